@@ -1,0 +1,29 @@
+// Element types, their rounding on the host, and the tolerance a result of
+// each type is held to (relative L2 error against a double reference).
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace kbench::kernels {
+
+enum class DType { kFp32, kFp16, kBf16 };
+
+const char* DTypeName(DType dtype);
+int DTypeBytes(DType dtype);
+
+// Relative L2 tolerance: fp32 1e-5 (2e-5 for attention, whose softmax sums
+// N terms), fp16 and bf16 1e-2.
+double Tolerance(DType dtype, bool attention);
+
+// Rounds x to the nearest value representable in dtype (round to nearest
+// even), returned as float: what a kernel of that dtype reads.
+float RoundTo(DType dtype, float x);
+
+// IEEE binary16 and bfloat16 bit patterns, round to nearest even.
+uint16_t FloatToHalfBits(float x);
+float HalfBitsToFloat(uint16_t h);
+uint16_t FloatToBf16Bits(float x);
+float Bf16BitsToFloat(uint16_t b);
+
+}  // namespace kbench::kernels

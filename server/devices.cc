@@ -1,0 +1,39 @@
+#include "server/devices.h"
+
+#include "absl/status/status.h"
+#include "server/cpu_device.h"
+#if KBENCH_HAVE_CUDA
+#include "server/cuda/cuda_device.h"
+#endif
+
+namespace kbench::server {
+namespace {
+
+absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenCuda() {
+#if KBENCH_HAVE_CUDA
+  return OpenCudaDevices();
+#else
+  return absl::FailedPreconditionError(
+      "this kbench-server was built without CUDA (KBENCH_CUDA=OFF or no nvcc); "
+      "use --backend cpu");
+#endif
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenDevices(
+    const std::string& backend) {
+  if (backend == "cuda") return OpenCuda();
+  if (backend == "auto") {
+    auto cuda = OpenCuda();
+    if (cuda.ok()) return cuda;
+  } else if (backend != "cpu") {
+    return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
+                                      backend + "'");
+  }
+  std::vector<std::unique_ptr<Device>> devices;
+  devices.push_back(MakeCpuDevice());
+  return devices;
+}
+
+}  // namespace kbench::server

@@ -1,0 +1,26 @@
+#include "server/log.h"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <mutex>
+#include <string>
+
+namespace kbench::server {
+
+void LogLine(std::string_view message) {
+  static std::mutex mu;
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
+  const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          now.time_since_epoch()).count() % 1000;
+  std::tm utc;
+  gmtime_r(&seconds, &utc);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::lock_guard lock(mu);
+  std::fprintf(stderr, "%s.%03dZ %.*s\n", stamp, int(millis), int(message.size()),
+               message.data());
+}
+
+}  // namespace kbench::server

@@ -1,0 +1,54 @@
+// A Device for tests of the runner, scheduler and service: each variant
+// takes a known time (reported, and optionally also spent sleeping so that
+// queueing and cancellation can be observed), and writes a correct, wrong
+// or no output. Vector add only: PrepareAttention is refused.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "server/device.h"
+
+namespace kbench::testing {
+
+struct FakeVariant {
+  double ms = 1.0;        // the time TimeSample reports
+  bool correct = true;    // false: every element off by one
+  bool writes = true;     // false: leaves the output as poisoned
+};
+
+class FakeDevice final : public server::Device {
+ public:
+  // sleep_ms: real time each Run and TimeSample spends.
+  FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants,
+             double sleep_ms = 0, double copy_gbps = 0);
+
+  v1::DeviceInfo Info() const override;
+  std::vector<v1::OpInfo> Ops() const override;
+  bool Healthy() const override { return true; }
+  absl::StatusOr<std::unique_ptr<server::Workload>> PrepareVectorAdd(
+      const server::VectorAddProblem& problem) override;
+  absl::StatusOr<std::unique_ptr<server::Workload>> PrepareAttention(
+      const server::AttentionProblem& problem) override;
+  server::ClockReading ReadClock() override;
+
+  // Names of the variants TimeSample ran, in call order.
+  std::vector<std::string> timed() const;
+  int timed_count() const { return timed_count_; }
+
+ private:
+  friend class FakeWorkload;
+  void RecordTimed(const std::string& variant);
+
+  std::vector<std::pair<std::string, FakeVariant>> variants_;
+  const double sleep_ms_;
+  const double copy_gbps_;
+  mutable std::mutex mu_;
+  std::vector<std::string> timed_;
+  std::atomic<int> timed_count_{0};
+};
+
+}  // namespace kbench::testing

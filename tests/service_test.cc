@@ -1,0 +1,335 @@
+// The gRPC service in-process on a loopback port: event order, validation
+// errors and their codes, queueing, cancellation, deadlines and draining.
+#include "server/service.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "grpcpp/grpcpp.h"
+#include "server/cpu_device.h"
+#include "server/limits.h"
+#include "tests/fake_device.h"
+
+namespace kbench::server {
+namespace {
+
+using testing::FakeDevice;
+
+class TestServer {
+ public:
+  explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = DefaultLimits("cpu"))
+      : scheduler_(MakeDevices(std::move(device)), limits.max_queue(), {}),
+        service_(scheduler_, "cpu", limits, DefaultTiming()) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&service_);
+    server_ = builder.BuildAndStart();
+  }
+  ~TestServer() {
+    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    scheduler_.Stop();
+  }
+  std::unique_ptr<v1::KernelBench::Stub> Stub() const {
+    return v1::KernelBench::NewStub(grpc::CreateChannel(
+        "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials()));
+  }
+  Scheduler& scheduler() { return scheduler_; }
+
+ private:
+  static std::vector<std::unique_ptr<Device>> MakeDevices(std::unique_ptr<Device> d) {
+    std::vector<std::unique_ptr<Device>> v;
+    v.push_back(std::move(d));
+    return v;
+  }
+  Scheduler scheduler_;
+  KernelBenchService service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+struct Stream {
+  std::vector<v1::RunEvent> events;
+  grpc::Status status;
+};
+
+Stream ReadAll(grpc::ClientReaderInterface<v1::RunEvent>& reader) {
+  Stream out;
+  v1::RunEvent event;
+  while (reader.Read(&event)) out.events.push_back(event);
+  out.status = reader.Finish();
+  return out;
+}
+
+Stream RunVectorAdd(v1::KernelBench::Stub& stub, const v1::VectorAddRequest& request) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  auto reader = stub.RunVectorAdd(&context, request);
+  return ReadAll(*reader);
+}
+
+v1::VectorAddRequest SmallVectorAdd() {
+  v1::VectorAddRequest request;
+  request.set_n(4099);
+  request.add_variants("naive");
+  request.add_variants("vectorized");
+  request.mutable_timing()->set_min_samples(5);
+  request.mutable_timing()->set_min_time_ms(1);
+  request.mutable_timing()->set_time_budget_ms(200);
+  return request;
+}
+
+// A fake device whose samples each take sleep_ms of real time.
+std::unique_ptr<Device> SlowDevice(double sleep_ms) {
+  return std::make_unique<FakeDevice>(
+      std::vector<std::pair<std::string, testing::FakeVariant>>{{"naive", {1.0}}},
+      sleep_ms);
+}
+
+v1::VectorAddRequest LongVectorAdd() {
+  v1::VectorAddRequest request;
+  request.set_n(100);
+  request.mutable_timing()->set_warmup_runs(0);
+  request.mutable_timing()->set_min_samples(1000);
+  request.mutable_timing()->set_max_samples(1000);
+  request.mutable_timing()->set_min_time_ms(60000);
+  request.mutable_timing()->set_time_budget_ms(60000);
+  return request;
+}
+
+// Reads events until one satisfies pred; false if the stream ended first.
+template <typename Pred>
+bool ReadUntil(grpc::ClientReaderInterface<v1::RunEvent>& reader, Pred pred,
+               std::vector<v1::RunEvent>* seen = nullptr) {
+  v1::RunEvent event;
+  while (reader.Read(&event)) {
+    if (seen) seen->push_back(event);
+    if (pred(event)) return true;
+  }
+  return false;
+}
+
+template <typename Pred>
+bool Eventually(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return pred();
+}
+
+TEST(Service, VectorAddStreamsQueuedStartedSamplesResultsAndSummaryInOrder) {
+  TestServer server(MakeCpuDevice());
+  const Stream s = RunVectorAdd(*server.Stub(), SmallVectorAdd());
+  ASSERT_TRUE(s.status.ok()) << s.status.error_message();
+  ASSERT_GE(s.events.size(), 5u);
+  EXPECT_TRUE(s.events[0].has_queued());
+  EXPECT_EQ(s.events[0].queued().position(), 0u);
+  const std::string run_id = s.events[0].queued().run_id();
+  EXPECT_FALSE(run_id.empty());
+  size_t i = 0;
+  while (s.events[i].has_queued()) ++i;
+  ASSERT_TRUE(s.events[i].has_started());
+  EXPECT_EQ(s.events[i].started().backend(), "cpu");
+  EXPECT_NE(s.events[i].started().seed(), 0u);  // the server picked one
+  ++i;
+  int samples = 0;
+  for (; s.events[i].has_sample(); ++i) ++samples;
+  EXPECT_GE(samples, 10);  // at least 5 of each variant
+  ASSERT_TRUE(s.events[i].has_variant_result());
+  EXPECT_EQ(s.events[i].variant_result().variant(), "naive");
+  EXPECT_TRUE(s.events[i].variant_result().verification().passed());
+  ASSERT_TRUE(s.events[i + 1].has_variant_result());
+  EXPECT_EQ(s.events[i + 1].variant_result().variant(), "vectorized");
+  EXPECT_TRUE(s.events[i + 1].variant_result().verification().passed());
+  ASSERT_EQ(i + 3, s.events.size());
+  ASSERT_TRUE(s.events[i + 2].has_summary());
+  EXPECT_EQ(s.events[i + 2].summary().run_id(), run_id);
+  EXPECT_TRUE(s.events[i + 2].summary().all_verified());
+  EXPECT_EQ(s.events[i + 2].summary().speedups_size(), 1);
+}
+
+TEST(Service, SameSeedGivesTheSameInputsAndErrors) {
+  TestServer server(MakeCpuDevice());
+  v1::AttentionRequest request;
+  request.set_batch(1);
+  request.set_heads(2);
+  request.set_seq_len(33);
+  request.set_head_dim(8);
+  request.set_seed(1234);
+  request.mutable_timing()->set_max_samples(3);
+  double errors[2];
+  for (double& error : errors) {
+    grpc::ClientContext context;
+    auto reader = server.Stub()->RunAttention(&context, request);
+    const Stream s = ReadAll(*reader);
+    ASSERT_TRUE(s.status.ok()) << s.status.error_message();
+    bool found = false;
+    for (const auto& e : s.events) {
+      if (e.has_started()) EXPECT_EQ(e.started().seed(), 1234u);
+      if (e.has_variant_result() && e.variant_result().variant() == "fused") {
+        error = e.variant_result().verification().max_abs_error();
+        found = true;
+      }
+    }
+    ASSERT_TRUE(found);
+  }
+  EXPECT_EQ(errors[0], errors[1]);
+}
+
+TEST(Service, RefusesSeqLenZeroWithInvalidArgumentNamingTheField) {
+  TestServer server(MakeCpuDevice());
+  v1::AttentionRequest request;
+  request.set_batch(1);
+  request.set_heads(1);
+  request.set_seq_len(0);
+  request.set_head_dim(64);
+  grpc::ClientContext context;
+  const Stream s = ReadAll(*server.Stub()->RunAttention(&context, request));
+  EXPECT_EQ(s.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.status.error_message().find("seq_len"), std::string::npos)
+      << s.status.error_message();
+  EXPECT_TRUE(s.events.empty());
+}
+
+TEST(Service, RefusesAnUnknownVariantListingTheSupportedOnes) {
+  TestServer server(MakeCpuDevice());
+  v1::VectorAddRequest request = SmallVectorAdd();
+  request.add_variants("bogus");
+  const Stream s = RunVectorAdd(*server.Stub(), request);
+  EXPECT_EQ(s.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.status.error_message().find("'bogus'"), std::string::npos);
+  EXPECT_NE(s.status.error_message().find("naive, vectorized"), std::string::npos)
+      << s.status.error_message();
+}
+
+TEST(Service, RefusesASizeOverTheLimitNamingFieldAndLimit) {
+  v1::Limits limits = DefaultLimits("cpu");
+  limits.set_max_vector_n(5000);
+  TestServer server(MakeCpuDevice(), limits);
+  v1::VectorAddRequest request = SmallVectorAdd();
+  request.set_n(5001);
+  const Stream s = RunVectorAdd(*server.Stub(), request);
+  EXPECT_EQ(s.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(s.status.error_message(), "n must be between 1 and 5000, got 5001");
+}
+
+TEST(Service, ASecondClientWaitsAndIsToldItsPosition) {
+  TestServer server(SlowDevice(/*sleep_ms=*/2));
+  auto stub = server.Stub();
+  grpc::ClientContext first_context;
+  auto first = stub->RunVectorAdd(&first_context, LongVectorAdd());
+  ASSERT_TRUE(ReadUntil(*first, [](const auto& e) { return e.has_started(); }));
+
+  v1::VectorAddRequest quick = LongVectorAdd();
+  quick.mutable_timing()->set_min_samples(2);
+  quick.mutable_timing()->set_max_samples(2);
+  quick.mutable_timing()->set_min_time_ms(0);
+  grpc::ClientContext second_context, third_context;
+  auto second = stub->RunVectorAdd(&second_context, quick);
+  v1::RunEvent event;
+  ASSERT_TRUE(second->Read(&event));
+  ASSERT_TRUE(event.has_queued());
+  EXPECT_EQ(event.queued().position(), 0u);
+  EXPECT_EQ(event.queued().running(), 1u);
+  auto third = stub->RunVectorAdd(&third_context, quick);
+  ASSERT_TRUE(third->Read(&event));
+  ASSERT_TRUE(event.has_queued());
+  EXPECT_EQ(event.queued().position(), 1u);
+  EXPECT_EQ(server.scheduler().queued(), 2u);
+
+  // The first run ends: the second starts, the third moves to position 0.
+  first_context.TryCancel();
+  ReadAll(*first);
+  std::vector<v1::RunEvent> seen;
+  ASSERT_TRUE(ReadUntil(*third, [](const auto& e) {
+    return e.has_queued() && e.queued().position() == 0;
+  }, &seen));
+  const Stream second_rest = ReadAll(*second);
+  EXPECT_TRUE(second_rest.status.ok()) << second_rest.status.error_message();
+  const Stream third_rest = ReadAll(*third);
+  EXPECT_TRUE(third_rest.status.ok()) << third_rest.status.error_message();
+  ASSERT_FALSE(third_rest.events.empty());
+  EXPECT_TRUE(third_rest.events.back().has_summary());
+}
+
+TEST(Service, ClientCancellationStopsTheRunOnTheServer) {
+  auto device = SlowDevice(/*sleep_ms=*/2);
+  FakeDevice* fake = static_cast<FakeDevice*>(device.get());
+  TestServer server(std::move(device));
+  grpc::ClientContext context;
+  auto reader = server.Stub()->RunVectorAdd(&context, LongVectorAdd());
+  ASSERT_TRUE(ReadUntil(*reader, [](const auto& e) { return e.has_sample(); }));
+  context.TryCancel();
+  const Stream rest = ReadAll(*reader);
+  EXPECT_EQ(rest.status.error_code(), grpc::StatusCode::CANCELLED);
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }));
+  const int after = fake->timed_count();
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(fake->timed_count(), after);  // no samples after the stop
+  EXPECT_LT(after, 1000);
+}
+
+TEST(Service, AnExpiredDeadlineEndsTheRunWithDeadlineExceeded) {
+  auto device = SlowDevice(/*sleep_ms=*/2);
+  TestServer server(std::move(device));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
+  const Stream s = ReadAll(*server.Stub()->RunVectorAdd(&context, LongVectorAdd()));
+  EXPECT_EQ(s.status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }));
+}
+
+TEST(Service, AFullQueueAnswersResourceExhausted) {
+  v1::Limits limits = DefaultLimits("cpu");
+  limits.set_max_queue(1);
+  TestServer server(SlowDevice(2), limits);
+  auto stub = server.Stub();
+  grpc::ClientContext running_context, waiting_context;
+  auto running = stub->RunVectorAdd(&running_context, LongVectorAdd());
+  ASSERT_TRUE(ReadUntil(*running, [](const auto& e) { return e.has_started(); }));
+  auto waiting = stub->RunVectorAdd(&waiting_context, LongVectorAdd());
+  v1::RunEvent event;
+  ASSERT_TRUE(waiting->Read(&event));
+  const Stream refused = RunVectorAdd(*stub, LongVectorAdd());
+  EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.status.error_message().find("queue is full"), std::string::npos);
+  running_context.TryCancel();
+  waiting_context.TryCancel();
+  ReadAll(*running);
+  ReadAll(*waiting);
+}
+
+TEST(Service, ADrainingServerAnswersUnavailable) {
+  TestServer server(MakeCpuDevice());
+  server.scheduler().Drain();
+  const Stream s = RunVectorAdd(*server.Stub(), SmallVectorAdd());
+  EXPECT_EQ(s.status.error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+TEST(Service, ServerInfoDescribesDevicesOpsLimitsAndLoad) {
+  v1::Limits limits = DefaultLimits("cpu");
+  limits.set_max_seq_len(777);
+  TestServer server(MakeCpuDevice(), limits);
+  grpc::ClientContext context;
+  v1::ServerInfo info;
+  ASSERT_TRUE(server.Stub()->GetServerInfo(&context, {}, &info).ok());
+  EXPECT_EQ(info.backend(), "cpu");
+  ASSERT_EQ(info.devices_size(), 1);
+  EXPECT_GT(info.devices(0).copy_bandwidth_gbps(), 0);
+  EXPECT_TRUE(info.devices(0).healthy());
+  ASSERT_EQ(info.ops_size(), 2);
+  EXPECT_EQ(info.ops(0).op(), "vector_add");
+  EXPECT_EQ(info.ops(1).op(), "attention");
+  EXPECT_EQ(info.ops(1).variants(1), "fused");
+  EXPECT_EQ(info.limits().max_seq_len(), 777u);
+  EXPECT_EQ(info.default_timing().min_samples(), DefaultTiming().min_samples);
+  EXPECT_EQ(info.running(), 0u);
+  EXPECT_FALSE(info.version().empty());
+}
+
+}  // namespace
+}  // namespace kbench::server
