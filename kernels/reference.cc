@@ -87,7 +87,9 @@ std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
   uint64_t counter = 0;
   while (count < max_rows) {
     const uint64_t r = SplitMix64(seed ^ 0x5EEDull) + counter++;
-    const int64_t bh = count < heads ? count : int64_t(SplitMix64(r) % heads);
+    // Rows of batch-heads 1 .. BH-2 first (0 and BH-1 have theirs), then any.
+    const int64_t next = count - 1;
+    const int64_t bh = next < heads - 1 ? next : int64_t(SplitMix64(r) % heads);
     const int64_t i = int64_t(SplitMix64(r + 1) % uint64_t(n));
     if (picked[bh].insert(i).second) ++count;
   }

@@ -29,10 +29,10 @@ std::vector<double> AttentionReferenceRows(const AttentionShape& shape,
                                            const std::vector<AttentionRow>& rows);
 
 // Every row of O when the problem has at most max_rows rows; otherwise
-// max_rows rows drawn from the seed, spread over batch-heads (every
-// batch-head gets one before any gets two, while max_rows allows), always
-// including the first and last row of some batch-head, grouped by
-// batch-head.
+// max(max_rows, 2) rows: the first row of the first batch-head and the last
+// row of the last (where masks and partial tiles bite), then rows drawn from
+// the seed, spread over batch-heads (every batch-head gets one before any
+// gets two, while max_rows allows). Grouped by batch-head, ascending.
 std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
                                               int64_t max_rows, uint64_t seed);
 
