@@ -1,0 +1,111 @@
+#include "cli.h"
+
+#include <unistd.h>
+
+#include <iostream>
+#include <optional>
+
+#include "command_line.h"
+#include "csv_format.h"
+#include "exit_codes.h"
+#include "json_format.h"
+#include "progress_reporter.h"
+#include "run_report.h"
+#include "server_calls.h"
+#include "server_info_format.h"
+#include "table_format.h"
+
+namespace kbench::client {
+namespace {
+
+// The exit code for a call that did not succeed, after saying why on stderr.
+ExitCode ReportFailure(const grpc::Status& status, const GlobalOptions& options,
+                       const InterruptWatcher& watcher) {
+  if (watcher.interrupted()) {
+    std::cerr << "kbench: interrupted; run cancelled" << std::endl;
+    return ExitCode::kInterrupted;
+  }
+  std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s)
+            << std::endl;
+  return ExitCodeForStatus(status.error_code());
+}
+
+ExitCode RunBenchmarkCommand(const GlobalOptions& options,
+                             const CallOptions& call, InterruptWatcher& watcher,
+                             const RunRequest& request) {
+  RunReport report;
+  report.request = request;
+  std::optional<ProgressReporter> progress;
+  if (!options.quiet) progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1);
+  const grpc::Status status =
+      RunBenchmark(call, request, watcher, [&](const v1::RunEvent& event) {
+        RecordEvent(event, report);
+        if (progress) progress->OnEvent(event);
+      });
+  if (progress) progress->Finish();
+  if (!status.ok()) return ReportFailure(status, options, watcher);
+  if (!report.summary) {
+    std::cerr << "kbench: the server at " << options.server
+              << " ended the run without a summary" << std::endl;
+    return ExitCode::kServerError;
+  }
+  switch (options.format) {
+    case OutputFormat::kTable:
+      std::cout << FormatTable(report) << std::flush;
+      break;
+    case OutputFormat::kJson:
+      std::cout << FormatRunJson(report) << std::flush;
+      break;
+    case OutputFormat::kCsv:
+      std::cout << FormatCsv(report) << std::flush;
+      break;
+  }
+  if (!AllVerified(report)) {
+    std::cerr << "kbench: a variant failed verification" << std::endl;
+    return ExitCode::kVerificationFailed;
+  }
+  return ExitCode::kOk;
+}
+
+ExitCode RunInfoCommand(const GlobalOptions& options, const CallOptions& call,
+                        InterruptWatcher& watcher) {
+  if (options.format == OutputFormat::kCsv) {
+    std::cerr << "kbench: --csv does not apply to info; use --json or neither"
+              << std::endl;
+    return ExitCode::kBadArguments;
+  }
+  v1::ServerInfo info;
+  const grpc::Status status = FetchServerInfo(call, watcher, info);
+  if (!status.ok()) return ReportFailure(status, options, watcher);
+  std::cout << (options.format == OutputFormat::kJson
+                    ? FormatServerInfoJson(info)
+                    : FormatServerInfo(info))
+            << std::flush;
+  return ExitCode::kOk;
+}
+
+}  // namespace
+
+int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
+  const std::variant<CommandLine, ExitCode> parsed =
+      ParseCommandLine(argc, argv, std::cout, std::cerr);
+  if (const auto* code = std::get_if<ExitCode>(&parsed)) {
+    return static_cast<int>(*code);
+  }
+  const CommandLine& line = std::get<CommandLine>(parsed);
+  CallOptions call;
+  call.server = line.options.server;
+  call.timeout = std::chrono::duration<double>(line.options.timeout_s);
+  ExitCode code;
+  if (const auto* add = std::get_if<v1::VectorAddRequest>(&line.command)) {
+    code = RunBenchmarkCommand(line.options, call, watcher, *add);
+  } else if (const auto* attention =
+                 std::get_if<v1::AttentionRequest>(&line.command)) {
+    code = RunBenchmarkCommand(line.options, call, watcher, *attention);
+  } else {
+    code = RunInfoCommand(line.options, call, watcher);
+  }
+  return static_cast<int>(code);
+}
+
+}  // namespace kbench::client

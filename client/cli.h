@@ -1,0 +1,18 @@
+// The kbench CLI from argv to exit code: parse the command line, call the
+// server, show progress on stderr and the results on stdout. Exit codes are
+// those of exit_codes.h.
+#ifndef KBENCH_CLIENT_CLI_H_
+#define KBENCH_CLIENT_CLI_H_
+
+#include "interrupt_watcher.h"
+
+namespace kbench::client {
+
+// Runs the command that argv names and returns the process exit code.
+// `watcher` must have been made before any thread started (see
+// InterruptWatcher); a SIGINT or SIGTERM cancels the call in flight.
+int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_CLI_H_

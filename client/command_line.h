@@ -1,0 +1,46 @@
+// The kbench command line: subcommands, flags and --help text, parsed with
+// CLI11 into the request to send.
+#ifndef KBENCH_CLIENT_COMMAND_LINE_H_
+#define KBENCH_CLIENT_COMMAND_LINE_H_
+
+#include <ostream>
+#include <string>
+#include <variant>
+
+#include "exit_codes.h"
+#include "kbench/v1/kbench.pb.h"
+
+namespace kbench::client {
+
+enum class OutputFormat { kTable, kJson, kCsv };
+
+// Options that apply to every subcommand; they may come before or after it.
+struct GlobalOptions {
+  std::string server;  // --server, else $KBENCH_SERVER, else localhost:50051
+  double timeout_s = 600;
+  OutputFormat format = OutputFormat::kTable;
+  bool quiet = false;
+};
+
+// `kbench info`.
+struct InfoCommand {};
+
+struct CommandLine {
+  GlobalOptions options;
+  std::variant<v1::VectorAddRequest, v1::AttentionRequest, InfoCommand> command;
+};
+
+// Parses argv (argv[0] is the program). Returns the command to carry out, or
+// the exit code to end with: kOk after --help was written to `out`,
+// kBadArguments after a parse error was written to `err`. Reads
+// KBENCH_SERVER from the environment. Flags left unset send 0 (the server's
+// default), except the attention shape's defaults (batch 1, heads 8,
+// head_dim 64).
+std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
+                                                     const char* const* argv,
+                                                     std::ostream& out,
+                                                     std::ostream& err);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_COMMAND_LINE_H_

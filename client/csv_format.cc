@@ -1,0 +1,97 @@
+#include "csv_format.h"
+
+#include <cstdio>
+#include <vector>
+
+#include "flag_values.h"
+#include "result_text.h"
+
+namespace kbench::client {
+namespace {
+
+std::string Number(double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.9g", value);
+  return text;
+}
+
+std::string Bool(bool value) { return value ? "true" : "false"; }
+
+std::string Escape(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string quoted = "\"";
+  for (char c : field) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// run_id through causal: the same for every row of the run.
+std::vector<std::string> RunFields(const RunReport& report) {
+  std::vector<std::string> fields = {
+      report.run_id, std::string(OpName(report.request)),
+      std::string(DTypeName(RequestDType(report.request)))};
+  if (const auto* add = std::get_if<v1::VectorAddRequest>(&report.request)) {
+    fields.insert(fields.end(), {std::to_string(add->n()), "", "", "", "", ""});
+  } else {
+    const auto& attention = std::get<v1::AttentionRequest>(report.request);
+    fields.insert(
+        fields.end(),
+        {"", std::to_string(attention.batch()),
+         std::to_string(attention.heads()), std::to_string(attention.seq_len()),
+         std::to_string(attention.head_dim()), Bool(attention.causal())});
+  }
+  return fields;
+}
+
+std::string Line(const std::vector<std::string>& fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) line += ',';
+    line += Escape(fields[i]);
+  }
+  return line + "\n";
+}
+
+}  // namespace
+
+std::string CsvHeader() {
+  return "run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,"
+         "samples,median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,"
+         "median_ci_high_ms,throughput,throughput_unit,fraction_of_ceiling,"
+         "max_abs_error,rel_l2_error,verified,speedup,speedup_ci_low,"
+         "speedup_ci_high,verdict,stop_reason";
+}
+
+std::string FormatCsv(const RunReport& report) {
+  std::string text = CsvHeader() + "\n";
+  const std::vector<std::string> run_fields = RunFields(report);
+  for (const v1::VariantResult& result : report.results) {
+    const v1::Statistics& s = result.stats();
+    const v1::Throughput& t = result.throughput();
+    const v1::Verification& v = result.verification();
+    std::vector<std::string> fields = run_fields;
+    fields.insert(
+        fields.end(),
+        {result.variant(), std::to_string(s.samples()), Number(s.median_ms()),
+         Number(s.p10_ms()), Number(s.p90_ms()), Number(s.mean_ms()),
+         Number(s.std_ms()), Number(s.median_ci_low_ms()),
+         Number(s.median_ci_high_ms()), Number(t.value()), t.unit(),
+         Number(t.fraction_of_ceiling()), Number(v.max_abs_error()),
+         Number(v.rel_l2_error()), Bool(v.passed())});
+    if (const v1::Speedup* speedup = FindSpeedup(report, result.variant())) {
+      fields.insert(fields.end(),
+                    {Number(speedup->speedup()), Number(speedup->ci_low()),
+                     Number(speedup->ci_high()),
+                     std::string(VerdictText(speedup->verdict()))});
+    } else {
+      fields.insert(fields.end(), {"", "", "", ""});
+    }
+    fields.emplace_back(StopReasonText(s.stop_reason()));
+    text += Line(fields);
+  }
+  return text;
+}
+
+}  // namespace kbench::client

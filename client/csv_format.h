@@ -1,0 +1,27 @@
+// The machine-readable report of a run as CSV (--csv).
+#ifndef KBENCH_CLIENT_CSV_FORMAT_H_
+#define KBENCH_CLIENT_CSV_FORMAT_H_
+
+#include <string>
+
+#include "run_report.h"
+
+namespace kbench::client {
+
+// The header line, without a newline:
+// run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,samples,
+// median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,median_ci_high_ms,
+// throughput,throughput_unit,fraction_of_ceiling,max_abs_error,rel_l2_error,
+// verified,speedup,speedup_ci_low,speedup_ci_high,verdict,stop_reason
+std::string CsvHeader();
+
+// The header line, then one line per variant result, each ending in '\n'.
+// Fields that do not apply are empty: n for attention; batch, heads,
+// seq_len, head_dim and causal for vector add; the speedup fields for the
+// baseline. Booleans are "true"/"false"; fields holding a comma or a quote
+// are quoted (RFC 4180).
+std::string FormatCsv(const RunReport& report);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_CSV_FORMAT_H_

@@ -1,0 +1,48 @@
+#include "exit_codes.h"
+
+#include <cstdio>
+#include <string>
+
+namespace kbench::client {
+
+ExitCode ExitCodeForStatus(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return ExitCode::kOk;
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return ExitCode::kBadArguments;
+    default:
+      return ExitCode::kServerError;
+  }
+}
+
+std::string DescribeRpcFailure(const grpc::Status& status,
+                               std::string_view server, double timeout_s) {
+  const std::string where(server);
+  const std::string& detail = status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "kbench: invalid request: " + detail;
+    case grpc::StatusCode::UNAVAILABLE:
+      return "kbench: cannot reach server at " + where +
+             " (is kbench-server running? set --server or KBENCH_SERVER): " +
+             detail;
+    case grpc::StatusCode::DEADLINE_EXCEEDED: {
+      char seconds[32];
+      std::snprintf(seconds, sizeof(seconds), "%g", timeout_s);
+      return "kbench: no complete answer from " + where + " within --timeout " +
+             seconds + " s (raise --timeout for long runs): " + detail;
+    }
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "kbench: server at " + where +
+             " is too busy (queue full); try again later: " + detail;
+    case grpc::StatusCode::INTERNAL:
+      return "kbench: the run failed on the server at " + where + ": " + detail;
+    default:
+      return "kbench: call to server at " + where + " failed (gRPC code " +
+             std::to_string(static_cast<int>(status.error_code())) +
+             "): " + detail;
+  }
+}
+
+}  // namespace kbench::client

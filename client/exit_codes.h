@@ -1,0 +1,41 @@
+// Exit codes of the kbench CLI, and how an RPC's outcome maps to them.
+//
+//   0    every variant ran and passed verification
+//   1    a variant failed verification (its results are still printed)
+//   2    bad arguments: a command-line error, or the server refused the
+//        request with INVALID_ARGUMENT (its message names field and limit)
+//   3    the server could not be reached or did not complete the call:
+//        UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or any
+//        other gRPC code
+//   130  interrupted by Ctrl-C (SIGINT) or SIGTERM; the run was cancelled
+#ifndef KBENCH_CLIENT_EXIT_CODES_H_
+#define KBENCH_CLIENT_EXIT_CODES_H_
+
+#include <grpcpp/support/status.h>
+
+#include <string>
+#include <string_view>
+
+namespace kbench::client {
+
+enum class ExitCode : int {
+  kOk = 0,
+  kVerificationFailed = 1,
+  kBadArguments = 2,
+  kServerError = 3,
+  kInterrupted = 130,
+};
+
+// The exit code for a call that ended with `code` and was not interrupted by
+// the user. OK maps to kOk: whether every variant verified is for the caller
+// to decide from the results.
+ExitCode ExitCodeForStatus(grpc::StatusCode code);
+
+// One line for stderr, starting "kbench: ", that explains a failed call to
+// the server at `server` made with a deadline of `timeout_s` seconds.
+std::string DescribeRpcFailure(const grpc::Status& status,
+                               std::string_view server, double timeout_s);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_EXIT_CODES_H_

@@ -1,0 +1,147 @@
+#include "flag_values.h"
+
+#include <charconv>
+#include <limits>
+#include <optional>
+
+#include "absl/status/status.h"
+
+namespace kbench::client {
+namespace {
+
+// INVALID_ARGUMENT: "'<text>' <advice>".
+absl::Status BadValue(std::string_view text, std::string_view advice) {
+  std::string message = "'";
+  message.append(text).append("' ").append(advice);
+  return absl::InvalidArgumentError(message);
+}
+
+constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+
+// The decimal digits of `text` as a number, or nullopt if `text` is not a
+// plain unsigned integer that fits 64 bits.
+std::optional<uint64_t> ParseDigits(std::string_view text) {
+  uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// 2^10, 2^20 or 2^30 for a K, M or G suffix (with or without "i"), 1 for no
+// suffix, nullopt for anything else.
+std::optional<uint64_t> SuffixMultiplier(std::string_view suffix) {
+  if (suffix.empty()) return 1;
+  if (suffix.size() == 2 && suffix[1] != 'i') return std::nullopt;
+  if (suffix.size() > 2) return std::nullopt;
+  switch (suffix[0]) {
+    case 'K':
+    case 'k':
+      return uint64_t{1} << 10;
+    case 'M':
+      return uint64_t{1} << 20;
+    case 'G':
+      return uint64_t{1} << 30;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<uint64_t> ParsePower(std::string_view base_text,
+                                   std::string_view exponent_text) {
+  std::optional<uint64_t> base = ParseDigits(base_text);
+  std::optional<uint64_t> exponent = ParseDigits(exponent_text);
+  if (!base || !exponent) return std::nullopt;
+  uint64_t value = 1;
+  for (uint64_t i = 0; i < *exponent && value != 0; ++i) {
+    if (*base != 0 && value > kMax / *base) return std::nullopt;
+    value *= *base;
+  }
+  return value;
+}
+
+std::optional<uint64_t> ParseWithSuffix(std::string_view text) {
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
+    ++digits;
+  }
+  std::optional<uint64_t> number = ParseDigits(text.substr(0, digits));
+  std::optional<uint64_t> multiplier = SuffixMultiplier(text.substr(digits));
+  if (!number || !multiplier) return std::nullopt;
+  if (*number > kMax / *multiplier) return std::nullopt;
+  return *number * *multiplier;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> ParseCount(std::string_view text) {
+  const size_t caret = text.find('^');
+  std::optional<uint64_t> value =
+      caret == std::string_view::npos
+          ? ParseWithSuffix(text)
+          : ParsePower(text.substr(0, caret), text.substr(caret + 1));
+  if (!value || *value == 0) {
+    return BadValue(text,
+                    "is not a positive count; use e.g. 1000, 2^28, 1M (= 1Mi "
+                    "= 2^20) or 16Mi");
+  }
+  return *value;
+}
+
+absl::StatusOr<std::vector<std::string>> SplitVariantList(
+    std::string_view text) {
+  std::vector<std::string> names;
+  size_t begin = 0;
+  while (true) {
+    const size_t comma = text.find(',', begin);
+    std::string_view name = text.substr(
+        begin, comma == std::string_view::npos ? comma : comma - begin);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
+    if (name.empty()) {
+      return BadValue(text,
+                      "has an empty variant name; give names separated by "
+                      "commas, e.g. naive,fused");
+    }
+    names.emplace_back(name);
+    if (comma == std::string_view::npos) return names;
+    begin = comma + 1;
+  }
+}
+
+absl::StatusOr<v1::DType> ParseDType(std::string_view text) {
+  if (text == "fp32") return v1::DTYPE_FP32;
+  if (text == "fp16") return v1::DTYPE_FP16;
+  if (text == "bf16") return v1::DTYPE_BF16;
+  return BadValue(text, "is not a dtype; use fp32, fp16 or bf16");
+}
+
+std::string_view DTypeName(v1::DType dtype) {
+  switch (dtype) {
+    case v1::DTYPE_FP16:
+      return "fp16";
+    case v1::DTYPE_BF16:
+      return "bf16";
+    default:
+      return "fp32";
+  }
+}
+
+absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text) {
+  if (text == "cold") return v1::TIMING_MODE_COLD;
+  if (text == "hot") return v1::TIMING_MODE_HOT;
+  return BadValue(text, "is not a timing mode; use cold or hot");
+}
+
+std::string_view TimingModeName(v1::TimingMode mode) {
+  switch (mode) {
+    case v1::TIMING_MODE_COLD:
+      return "cold";
+    case v1::TIMING_MODE_HOT:
+      return "hot";
+    default:
+      return "default";
+  }
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,44 @@
+// Parsers for command-line values that CLI11 cannot check by itself. Each
+// returns INVALID_ARGUMENT with a message that quotes the bad text; the
+// caller prefixes the flag's name.
+#ifndef KBENCH_CLIENT_FLAG_VALUES_H_
+#define KBENCH_CLIENT_FLAG_VALUES_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kbench/v1/kbench.pb.h"
+
+namespace kbench::client {
+
+// A positive element count: a plain integer ("1000"), a power ("2^28"), or an
+// integer with a binary suffix: K or Ki = 2^10, M or Mi = 2^20, G or Gi =
+// 2^30 ("1M" and "1Mi" are both 1048576). Zero, negatives, overflow of 64
+// bits and anything else are refused.
+absl::StatusOr<uint64_t> ParseCount(std::string_view text);
+
+// A comma-separated list of variant names, e.g. "naive, fused" gives
+// {"naive", "fused"}. Spaces around names are dropped; an empty name
+// ("naive,,fused", "") is refused.
+absl::StatusOr<std::vector<std::string>> SplitVariantList(
+    std::string_view text);
+
+// "fp32", "fp16" or "bf16".
+absl::StatusOr<v1::DType> ParseDType(std::string_view text);
+
+// The name ParseDType accepts; DTYPE_UNSPECIFIED, the request default, is
+// "fp32".
+std::string_view DTypeName(v1::DType dtype);
+
+// "cold" or "hot".
+absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text);
+
+// "cold", "hot", or "default" for TIMING_MODE_UNSPECIFIED.
+std::string_view TimingModeName(v1::TimingMode mode);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_FLAG_VALUES_H_

@@ -1,0 +1,84 @@
+#include "result_text.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kbench::client {
+
+std::string FormatSignificant(double value, int digits) {
+  char text[64];
+  if (std::fabs(value) >= std::pow(10.0, digits)) {
+    std::snprintf(text, sizeof(text), "%.0f", value);
+  } else {
+    std::snprintf(text, sizeof(text), "%.*g", digits, value);
+  }
+  return text;
+}
+
+std::string FormatScientific(double value) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2e", value);
+  return text;
+}
+
+std::string FormatThroughput(const v1::Throughput& throughput) {
+  return FormatSignificant(throughput.value()) + " " + throughput.unit();
+}
+
+std::string FormatSpeedup(const v1::Speedup& speedup) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "%.2fx [%.2f, %.2f] ", speedup.speedup(),
+                speedup.ci_low(), speedup.ci_high());
+  return text + std::string(VerdictText(speedup.verdict()));
+}
+
+std::string_view VerdictText(v1::Verdict verdict) {
+  switch (verdict) {
+    case v1::VERDICT_FASTER:
+      return "faster";
+    case v1::VERDICT_SLOWER:
+      return "slower";
+    case v1::VERDICT_NO_DIFFERENCE:
+      return "no difference";
+    default:
+      return "-";
+  }
+}
+
+std::string_view StopReasonText(v1::StopReason reason) {
+  switch (reason) {
+    case v1::STOP_REASON_CONVERGED:
+      return "converged";
+    case v1::STOP_REASON_TIME_BUDGET:
+      return "time budget";
+    case v1::STOP_REASON_MAX_SAMPLES:
+      return "max samples";
+    default:
+      return "-";
+  }
+}
+
+std::string DescribeShape(const RunRequest& request) {
+  if (const auto* add = std::get_if<v1::VectorAddRequest>(&request)) {
+    return "vector_add n=" + std::to_string(add->n());
+  }
+  const auto& attention = std::get<v1::AttentionRequest>(request);
+  return "attention batch=" + std::to_string(attention.batch()) +
+         " heads=" + std::to_string(attention.heads()) +
+         " seq=" + std::to_string(attention.seq_len()) +
+         " head_dim=" + std::to_string(attention.head_dim()) +
+         (attention.causal() ? " causal" : "");
+}
+
+std::string FormatBytes(uint64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024 && unit < 4) {
+    value /= 1024;
+    ++unit;
+  }
+  return FormatSignificant(value, 3) + " " + kUnits[unit];
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,43 @@
+// Words and numbers shared by the table, CSV, progress and info output, so
+// that every format spells a verdict, a stop reason or a shape the same way.
+#ifndef KBENCH_CLIENT_RESULT_TEXT_H_
+#define KBENCH_CLIENT_RESULT_TEXT_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kbench/v1/kbench.pb.h"
+#include "run_report.h"
+
+namespace kbench::client {
+
+// `value` with `digits` significant digits and no exponent for values of
+// 1e-4 and up: 0.01234, 12.34, 812.3, 4238 (digits = 4).
+std::string FormatSignificant(double value, int digits = 4);
+
+// `value` in scientific notation with two decimals: 3.10e-08.
+std::string FormatScientific(double value);
+
+// "812.3 GB/s", "12.4 TFLOP/s".
+std::string FormatThroughput(const v1::Throughput& throughput);
+
+// "2.31x [2.28, 2.35] faster".
+std::string FormatSpeedup(const v1::Speedup& speedup);
+
+// "faster", "slower", "no difference"; "-" when unspecified.
+std::string_view VerdictText(v1::Verdict verdict);
+
+// "converged", "time budget", "max samples"; "-" when unspecified.
+std::string_view StopReasonText(v1::StopReason reason);
+
+// The op and its shape: "vector_add n=1048576" or
+// "attention batch=1 heads=8 seq=4096 head_dim=64 causal".
+std::string DescribeShape(const RunRequest& request);
+
+// Bytes with a binary unit: "50 MiB", "141 GiB", "512 B".
+std::string FormatBytes(uint64_t bytes);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_RESULT_TEXT_H_

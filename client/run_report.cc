@@ -1,0 +1,53 @@
+#include "run_report.h"
+
+namespace kbench::client {
+
+std::string_view OpName(const RunRequest& request) {
+  return std::holds_alternative<v1::VectorAddRequest>(request) ? "vector_add"
+                                                               : "attention";
+}
+
+v1::DType RequestDType(const RunRequest& request) {
+  return std::visit([](const auto& r) { return r.dtype(); }, request);
+}
+
+void RecordEvent(const v1::RunEvent& event, RunReport& report) {
+  switch (event.event_case()) {
+    case v1::RunEvent::kQueued:
+      report.run_id = event.queued().run_id();
+      break;
+    case v1::RunEvent::kStarted:
+      report.run_id = event.started().run_id();
+      report.started = event.started();
+      break;
+    case v1::RunEvent::kVariantResult:
+      report.results.push_back(event.variant_result());
+      break;
+    case v1::RunEvent::kSummary:
+      report.run_id = event.summary().run_id();
+      report.summary = event.summary();
+      break;
+    case v1::RunEvent::kSample:
+    case v1::RunEvent::EVENT_NOT_SET:
+      break;
+  }
+}
+
+bool AllVerified(const RunReport& report) {
+  if (!report.summary || !report.summary->all_verified()) return false;
+  for (const v1::VariantResult& result : report.results) {
+    if (!result.verification().passed()) return false;
+  }
+  return true;
+}
+
+const v1::Speedup* FindSpeedup(const RunReport& report,
+                               std::string_view variant) {
+  if (!report.summary) return nullptr;
+  for (const v1::Speedup& speedup : report.summary->speedups()) {
+    if (speedup.variant() == variant) return &speedup;
+  }
+  return nullptr;
+}
+
+}  // namespace kbench::client

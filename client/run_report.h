@@ -1,0 +1,48 @@
+// What one benchmark run asked for and what the server sent back, collected
+// from the event stream for the formatters (table, CSV, JSON).
+#ifndef KBENCH_CLIENT_RUN_REPORT_H_
+#define KBENCH_CLIENT_RUN_REPORT_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kbench/v1/kbench.pb.h"
+
+namespace kbench::client {
+
+// The request of a run, as sent.
+using RunRequest = std::variant<v1::VectorAddRequest, v1::AttentionRequest>;
+
+// "vector_add" or "attention", as ServerInfo names the ops.
+std::string_view OpName(const RunRequest& request);
+
+// The request's dtype (DTYPE_UNSPECIFIED stays unspecified: it means fp32).
+v1::DType RequestDType(const RunRequest& request);
+
+// Plain data: the request, then events in arrival order. Queued and Sample
+// events only contribute run_id; the progress reporter shows them.
+struct RunReport {
+  RunRequest request;
+  std::string run_id;
+  std::optional<v1::Started> started;
+  std::vector<v1::VariantResult> results;
+  std::optional<v1::Summary> summary;
+};
+
+// Folds `event` into `report`.
+void RecordEvent(const v1::RunEvent& event, RunReport& report);
+
+// True when a summary arrived, it says all_verified, and every result passed.
+bool AllVerified(const RunReport& report);
+
+// The summary's speedup of `variant` over the baseline, or nullptr (the
+// baseline itself, or no summary).
+const v1::Speedup* FindSpeedup(const RunReport& report,
+                               std::string_view variant);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_RUN_REPORT_H_

@@ -1,0 +1,42 @@
+// The calls the CLI makes to a KernelBench server, over a blocking stub.
+#ifndef KBENCH_CLIENT_SERVER_CALLS_H_
+#define KBENCH_CLIENT_SERVER_CALLS_H_
+
+#include <grpcpp/support/status.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "interrupt_watcher.h"
+#include "kbench/v1/kbench.pb.h"
+#include "run_report.h"
+
+namespace kbench::client {
+
+struct CallOptions {
+  // HOST:PORT, or any gRPC target.
+  std::string server;
+  // Deadline of the whole call, from its start.
+  std::chrono::duration<double> timeout{600};
+  // How long to wait for a connection before giving up with UNAVAILABLE.
+  std::chrono::duration<double> connect_timeout{5};
+};
+
+// Connects to the server, then sends `request` and passes each RunEvent to
+// `on_event` as it arrives, on the calling thread. Returns the stream's
+// final status; UNAVAILABLE if no connection was made (refused at once, or
+// none within connect_timeout); CANCELLED if `watcher` saw an interrupt. The
+// RPC does not wait for a server that is not ready (wait_for_ready false).
+grpc::Status RunBenchmark(
+    const CallOptions& options, const RunRequest& request,
+    InterruptWatcher& watcher,
+    const std::function<void(const v1::RunEvent&)>& on_event);
+
+// Connects as RunBenchmark does and asks for the server's ServerInfo.
+grpc::Status FetchServerInfo(const CallOptions& options,
+                             InterruptWatcher& watcher, v1::ServerInfo& info);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_SERVER_CALLS_H_

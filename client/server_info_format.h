@@ -1,0 +1,19 @@
+// The human-readable answer of `kbench info`.
+#ifndef KBENCH_CLIENT_SERVER_INFO_FORMAT_H_
+#define KBENCH_CLIENT_SERVER_INFO_FORMAT_H_
+
+#include <string>
+
+#include "kbench/v1/kbench.pb.h"
+
+namespace kbench::client {
+
+// Lines, each ending in '\n': version and backend; each device (name, SMs,
+// L2, memory, measured ceilings, healthy); each op's variants, dtypes and
+// head dims; the limits; the default timing; running and queued runs. GPU
+// properties a device does not report (zero on the CPU backend) are left out.
+std::string FormatServerInfo(const v1::ServerInfo& info);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_SERVER_INFO_FORMAT_H_

@@ -1,0 +1,133 @@
+#include "table_format.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "flag_values.h"
+#include "result_text.h"
+
+namespace kbench::client {
+namespace {
+
+using Row = std::vector<std::string>;
+
+const Row kColumns = {"variant", "median ms",  "p10 ms",
+                      "p90 ms",  "throughput", "% ceiling",
+                      "rel err", "verified",   "speedup"};
+
+// Columns holding text are left-aligned, numbers right-aligned.
+bool IsLeftAligned(size_t column) {
+  return column == 0 || column == 7 || column == 8;
+}
+
+std::string HeaderLine(const RunReport& report) {
+  uint64_t samples = 0;
+  for (const v1::VariantResult& result : report.results) {
+    samples += result.stats().samples();
+  }
+  std::string line = DescribeShape(report.request) + ", " +
+                     std::string(DTypeName(RequestDType(report.request)));
+  if (report.started) {
+    line += ", " + report.started->backend() + " (" + report.started->device() +
+            ")";
+  }
+  line += ", " + std::to_string(samples) + " samples";
+  if (report.started) line += ", " + report.started->timing_method();
+  line += ", run " + (report.run_id.empty() ? "-" : report.run_id);
+  if (report.started)
+    line += ", seed " + std::to_string(report.started->seed());
+  return line + "\n";
+}
+
+std::string PercentOfCeiling(double fraction) {
+  if (fraction == 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.1f%%", fraction * 100);
+  return text;
+}
+
+Row ResultRow(const RunReport& report, const v1::VariantResult& result,
+              bool is_baseline) {
+  const v1::Statistics& stats = result.stats();
+  std::string speedup = "-";
+  if (is_baseline) {
+    speedup = "baseline";
+  } else if (const v1::Speedup* found = FindSpeedup(report, result.variant())) {
+    speedup = FormatSpeedup(*found);
+  }
+  return {result.variant(),
+          FormatSignificant(stats.median_ms()),
+          FormatSignificant(stats.p10_ms()),
+          FormatSignificant(stats.p90_ms()),
+          FormatThroughput(result.throughput()),
+          PercentOfCeiling(result.throughput().fraction_of_ceiling()),
+          FormatScientific(result.verification().rel_l2_error()),
+          result.verification().passed() ? "yes" : "NO",
+          speedup};
+}
+
+std::string Table(const std::vector<Row>& rows) {
+  std::vector<size_t> widths(kColumns.size(), 0);
+  for (const Row& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) {
+      widths[c] = std::max(widths[c], row[c].size());
+    }
+  }
+  std::string text;
+  for (const Row& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const std::string padding(widths[c] - row[c].size(), ' ');
+      if (c > 0) line += "  ";
+      line += IsLeftAligned(c) ? row[c] + padding : padding + row[c];
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    text += line + "\n";
+  }
+  return text;
+}
+
+std::string FooterLines(const RunReport& report) {
+  std::vector<std::string> formulas;
+  std::string stops;
+  std::string clocks;
+  for (const v1::VariantResult& result : report.results) {
+    std::string formula = result.throughput().formula();
+    if (!result.throughput().ceiling().empty()) {
+      formula += "; ceiling: " + result.throughput().ceiling();
+    }
+    if (std::find(formulas.begin(), formulas.end(), formula) ==
+        formulas.end()) {
+      formulas.push_back(formula);
+    }
+    stops += (stops.empty() ? "" : ", ") + result.variant() + " " +
+             std::string(StopReasonText(result.stats().stop_reason()));
+    const v1::Clocks& c = result.clocks();
+    if (c.available()) {
+      clocks += (clocks.empty() ? "" : ", ") + result.variant() + " " +
+                FormatSignificant(c.sm_clock_mhz_min()) + "-" +
+                FormatSignificant(c.sm_clock_mhz_max()) + " MHz" +
+                (c.throttled() ? " throttled" : "");
+    }
+  }
+  std::string text;
+  for (const std::string& formula : formulas) {
+    text += "throughput: " + formula + "\n";
+  }
+  if (!stops.empty()) text += "stopped: " + stops + "\n";
+  if (!clocks.empty()) text += "clocks: " + clocks + "\n";
+  return text;
+}
+
+}  // namespace
+
+std::string FormatTable(const RunReport& report) {
+  std::vector<Row> rows = {kColumns};
+  for (size_t i = 0; i < report.results.size(); ++i) {
+    rows.push_back(ResultRow(report, report.results[i], i == 0));
+  }
+  return HeaderLine(report) + "\n" + Table(rows) + "\n" + FooterLines(report);
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The whole GPU check of kbench, in two halves (../shared/GPU.md):
+#
+#   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
+#       configures build-gpu for sm_90 (Release), builds kbench-server, kbench
+#       and kbench_gpu_tests, and bundles them with the libraries the GPU
+#       machine lacks into .gpu/ (ignored by git), with scripts/bench beside
+#       them. KBENCH_SHARED_DIR (default ../shared, from the repo root) holds
+#       tools/bundle-for-device.sh; JOBS (default 2) is the build's
+#       parallelism.
+#
+#   scripts/gpu_check.sh device    on the GPU machine, from the repo root,
+#       with .gpu carried (run tool: carry [".gpu"]):
+#       1. the GPU tests (gtest JSON and log to $OUT);
+#       2. kbench-server --backend cuda on 127.0.0.1:0, and through it
+#          `kbench --json vector-add --variant naive,vectorized` for
+#          n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice (the
+#          second checks that two runs agree);
+#       3. the peers (scripts/bench/vector_add_peers.py): torch.add with
+#          triton's do_bench, and the device copy bandwidth;
+#       4. $OUT/vector_add.md, the table (scripts/bench/vector_add_table.py),
+#          printed last; all raw JSON and logs in $OUT/raw.tar.gz.
+#       Reads only: it never changes the GPU's clocks or settings.
+#       KBENCH_BACKEND (default cuda) lets the flow be tried on a CPU machine
+#       with --backend cpu; the results of such a run are not GPU figures.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-build}
+
+build() {
+  set -e
+  local shared=${KBENCH_SHARED_DIR:-../shared}
+  cmake -S . -B build-gpu -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DCMAKE_BUILD_TYPE=Release
+  cmake --build build-gpu -j"${JOBS:-2}" \
+    --target kbench-server kbench kbench_gpu_tests
+  rm -rf .gpu
+  "$shared/tools/bundle-for-device.sh" .gpu build-gpu/server/kbench-server \
+    build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests
+  cp -r scripts/bench .gpu/bench
+  rm -rf .gpu/bench/__pycache__
+  local exclude
+  exclude=$(git rev-parse --git-path info/exclude)
+  mkdir -p "$(dirname "$exclude")"
+  grep -qxF '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >>"$exclude"
+  echo "bundled into .gpu; on the GPU machine run: scripts/gpu_check.sh device"
+}
+
+device() {
+  local out=${OUT:-$PWD/gpu-out}
+  mkdir -p "$out"
+  local raw
+  raw=$(mktemp -d)
+  local log=$raw/check.log
+  local failed=0
+  export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PYTHONUNBUFFERED=1
+  local bench=.gpu/bench
+  [ -d "$bench" ] || bench=scripts/bench
+  note() { echo "== $*" | tee -a "$log"; }
+
+  note "$(date -u +%FT%TZ) gpu_check device on $(hostname)"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw,utilization.gpu \
+    --format=csv >>"$log" 2>&1
+
+  note "GPU tests"
+  timeout 400 .gpu/kbench_gpu_tests --gtest_output="json:$out/gpu_tests.json" \
+    >"$out/gpu_tests.log" 2>&1 || { failed=1; note "GPU tests FAILED"; }
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/gpu_tests.log" | tee -a "$log"
+
+  local backend=${KBENCH_BACKEND:-cuda}
+  note "kbench-server --backend $backend"
+  .gpu/kbench-server --backend "$backend" --listen 127.0.0.1:0 \
+    >"$raw/server.out" 2>"$raw/server.err" &
+  local server_pid=$!
+  local port=""
+  for _ in $(seq 1 120); do
+    port=$(sed -n 's/^kbench-server listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' \
+      "$raw/server.out")
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  if [ -z "$port" ]; then
+    failed=1
+    note "server did not start"; cat "$raw/server.err" | tee -a "$log"
+  else
+    local kb=(.gpu/kbench --server "127.0.0.1:$port")
+    timeout 60 "${kb[@]}" --json info >"$raw/info.json" 2>>"$log" || failed=1
+    local n
+    for repeat in 1 2; do
+      for spec in 1048576:cold 1048576:hot 16777216:cold 268435456:cold; do
+        n=${spec%%:*}
+        local m=${spec##*:}
+        note "kbench vector-add n=$n mode=$m repeat $repeat"
+        timeout 180 "${kb[@]}" --json vector-add --n "$n" \
+          --variant naive,vectorized --mode "$m" \
+          >"$raw/kbench_${n}_${m}_${repeat}.json" 2>>"$log" ||
+          { failed=1; note "kbench run failed"; }
+      done
+    done
+    # The human-readable report of one run, as a learner sees it.
+    timeout 180 "${kb[@]}" vector-add --n 268435456 --variant naive,vectorized \
+      >"$raw/kbench_268435456_text.txt" 2>&1 || failed=1
+    kill "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null
+  fi
+
+  note "peers: torch.add and copy bandwidth (do_bench)"
+  timeout 300 python3 "$bench/vector_add_peers.py" --out "$raw/peers.json" \
+    2>&1 | tee -a "$log" || failed=1
+
+  if [ -s "$raw/info.json" ] && [ -s "$raw/peers.json" ]; then
+    python3 "$bench/vector_add_table.py" --dir "$raw" \
+      --out "$out/vector_add.md" \
+      --command "scripts/gpu_check.sh build (here), then scripts/gpu_check.sh device (GPU machine)" \
+      >/dev/null 2>>"$log" || failed=1
+  else
+    failed=1
+  fi
+  cp "$log" "$out/check.log"
+  tar -czf "$out/raw.tar.gz" -C "$raw" .
+  echo
+  cat "$raw/kbench_268435456_text.txt" 2>/dev/null
+  echo
+  [ -f "$out/vector_add.md" ] && sed -n '/^| n | mode | kbench naive/,/^$/p' "$out/vector_add.md"
+  grep -E '^\[  (PASSED|FAILED) ' "$out/gpu_tests.log"
+  echo "gpu_check device: $([ $failed = 0 ] && echo OK || echo FAILED)"
+  return $failed
+}
+
+case "$mode" in
+  build) build ;;
+  device) device ;;
+  *) echo "usage: $0 [build|device]" >&2; exit 2 ;;
+esac

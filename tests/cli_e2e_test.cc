@@ -1,0 +1,226 @@
+// The kbench CLI as a process against a real kbench-server on the CPU
+// backend: output formats, exit codes, server-side refusals, and Ctrl-C
+// cancelling the run on the server.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "process_helper.h"
+
+namespace kbench {
+namespace {
+
+using ::kbench::testing::ChildProcess;
+using ::kbench::testing::ProcessResult;
+using ::kbench::testing::RunProcess;
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> CsvFields(const std::string& line) {
+  std::vector<std::string> fields;
+  std::istringstream stream(line);
+  for (std::string field; std::getline(stream, field, ',');) {
+    fields.push_back(field);
+  }
+  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  return fields;
+}
+
+// One kbench-server for the whole suite, on a free port of 127.0.0.1.
+class CliEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
+                                 "--backend", "cpu"},
+        /*capture_stderr=*/false);
+    if (!server_->WaitForOutput(kListening, 60s)) return;
+    const std::string& out = server_->out();
+    const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
+    if (!server_->WaitForOutput("\n", 5s)) return;
+    address_ =
+        "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
+  }
+
+  static void TearDownTestSuite() {
+    if (server_) {
+      server_->Signal(SIGTERM);
+      server_->Wait(20s);
+      server_.reset();
+    }
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(address_.empty())
+        << "kbench-server did not print '" << kListening
+        << "PORT'; stdout: " << (server_ ? server_->out() : "");
+  }
+
+  // Runs kbench with `args`, without --server.
+  static ProcessResult KbenchAnywhere(std::vector<std::string> args) {
+    args.insert(args.begin(), KBENCH_CLIENT_BIN);
+    return RunProcess(args, 120s);
+  }
+
+  // Runs kbench against the suite's server.
+  static ProcessResult Kbench(std::vector<std::string> args) {
+    args.insert(args.begin(), {"--server", address_});
+    return KbenchAnywhere(std::move(args));
+  }
+
+  static nlohmann::json ServerInfo() {
+    ProcessResult info = Kbench({"info", "--json"});
+    EXPECT_EQ(info.exit_code, 0) << info.err;
+    return nlohmann::json::parse(info.out);
+  }
+
+  static std::unique_ptr<ChildProcess> server_;
+  static std::string address_;
+};
+
+std::unique_ptr<ChildProcess> CliEndToEnd::server_;
+std::string CliEndToEnd::address_;
+
+// A short vector add of both variants, then `extra` arguments.
+std::vector<std::string> VectorAdd(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "vector-add",       "--n",         "1000", "--variant",
+      "naive,vectorized", "--budget-ms", "200"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST_F(CliEndToEnd, VectorAddPrintsATableOfBothVerifiedVariants) {
+  ProcessResult run = Kbench(VectorAdd());
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("vector_add n=1000"));
+  int verified_rows = 0;
+  for (const std::string& line : Lines(run.out)) {
+    if (line.rfind("naive ", 0) == 0 || line.rfind("vectorized ", 0) == 0) {
+      EXPECT_THAT(line, HasSubstr("  yes  "));
+      ++verified_rows;
+    }
+  }
+  EXPECT_EQ(verified_rows, 2) << run.out;
+  EXPECT_THAT(run.out, HasSubstr("baseline"));
+  EXPECT_THAT(run.err, HasSubstr("started on cpu"));
+  EXPECT_THAT(run.err, HasSubstr("naive: verified"));
+}
+
+TEST_F(CliEndToEnd, JsonHasTwoVerifiedResultsAndOneSpeedup) {
+  ProcessResult run = Kbench(VectorAdd({"--json"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const nlohmann::json json = nlohmann::json::parse(run.out);
+  EXPECT_EQ(json["op"], "vector_add");
+  EXPECT_FALSE(json["run_id"].get<std::string>().empty());
+  EXPECT_EQ(json["request"]["n"], "1000");
+  ASSERT_EQ(json["results"].size(), 2u);
+  for (const nlohmann::json& result : json["results"]) {
+    EXPECT_EQ(result["verification"]["passed"], true) << result.dump();
+  }
+  ASSERT_EQ(json["summary"]["speedups"].size(), 1u);
+  EXPECT_EQ(json["summary"]["speedups"][0]["variant"], "vectorized");
+  EXPECT_EQ(json["summary"]["run_id"], json["run_id"]);
+}
+
+TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {
+  ProcessResult run = Kbench(VectorAdd({"--csv"}));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<std::string> lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 3u) << run.out;
+  EXPECT_EQ(lines[0].rfind("run_id,op,dtype,n,", 0), 0u);
+  const size_t columns = CsvFields(lines[0]).size();
+  EXPECT_EQ(columns, 29u);
+  EXPECT_EQ(CsvFields(lines[1]).size(), columns);
+  EXPECT_EQ(CsvFields(lines[2]).size(), columns);
+  EXPECT_EQ(CsvFields(lines[1])[9], "naive");
+  EXPECT_EQ(CsvFields(lines[2])[9], "vectorized");
+  EXPECT_EQ(CsvFields(lines[2])[23], "true");  // verified
+}
+
+TEST_F(CliEndToEnd, ZeroSeqLenIsRefusedWithExitCode2NamingTheField) {
+  ProcessResult run = Kbench({"attention", "--seq", "0"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("kbench: invalid request: "));
+  EXPECT_THAT(run.err, HasSubstr("seq_len"));
+}
+
+TEST_F(CliEndToEnd, UnknownVariantIsRefusedWithExitCode2NamingIt) {
+  ProcessResult run =
+      Kbench({"vector-add", "--n", "1000", "--variant", "bogus"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("kbench: invalid request: "));
+  EXPECT_THAT(run.err, HasSubstr("bogus"));
+}
+
+TEST_F(CliEndToEnd, UnreachableServerExitsWith3) {
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult run =
+      KbenchAnywhere({"--server", "127.0.0.1:1", "vector-add", "--n", "1000"});
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("cannot reach server at 127.0.0.1:1"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 15s);
+}
+
+TEST_F(CliEndToEnd, InfoJsonListsVectorAddAndItsVariants) {
+  const nlohmann::json info = ServerInfo();
+  EXPECT_EQ(info["backend"], "cpu");
+  const auto& ops = info["ops"];
+  const auto vector_add = std::find_if(
+      ops.begin(), ops.end(),
+      [](const nlohmann::json& op) { return op["op"] == "vector_add"; });
+  ASSERT_NE(vector_add, ops.end()) << info.dump();
+  EXPECT_THAT((*vector_add)["variants"].get<std::vector<std::string>>(),
+              ::testing::IsSupersetOf({"naive", "vectorized"}));
+}
+
+TEST_F(CliEndToEnd, CtrlCCancelsTheRunOnTheServerAndExitsWith130) {
+  // As long a run as the server's limits allow (0: no limit).
+  const nlohmann::json limits = ServerInfo()["limits"];
+  const double max_budget_ms = limits["max_time_budget_ms"].get<double>();
+  const uint32_t max_samples_limit = limits["max_samples"].get<uint32_t>();
+  const std::string budget_ms =
+      std::to_string(max_budget_ms > 0 ? max_budget_ms : 60000.0);
+  const std::string max_samples =
+      std::to_string(max_samples_limit > 0 ? max_samples_limit : 100000u);
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address_, "attention",
+                    "--seq", "256", "--variant", "naive,fused", "--min-time-ms",
+                    budget_ms, "--budget-ms", budget_ms, "--min-samples",
+                    max_samples, "--max-samples", max_samples});
+  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true))
+      << run.err();
+  ASSERT_EQ(ServerInfo()["running"], 1);
+
+  run.Signal(SIGINT);
+  EXPECT_EQ(run.Wait(10s), 130) << run.err();
+  EXPECT_THAT(run.err(), HasSubstr("kbench: interrupted; run cancelled"));
+
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  int running = -1;
+  while (std::chrono::steady_clock::now() < give_up) {
+    running = ServerInfo()["running"].get<int>();
+    if (running == 0) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(running, 0) << "the server still runs the cancelled run";
+}
+
+}  // namespace
+}  // namespace kbench
