@@ -22,7 +22,9 @@
 #          printed last; all raw JSON and logs in $OUT/raw.tar.gz.
 #       Reads only: it never changes the GPU's clocks or settings.
 #       KBENCH_BACKEND (default cuda) lets the flow be tried on a CPU machine
-#       with --backend cpu; the results of such a run are not GPU figures.
+#       with --backend cpu, and KBENCH_CHECK_SIZES (default "1048576
+#       16777216 268435456"; the first is also run hot) smaller sizes for it;
+#       the results of such a run are not GPU figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
@@ -87,11 +89,14 @@ device() {
   else
     local kb=(.gpu/kbench --server "127.0.0.1:$port")
     timeout 60 "${kb[@]}" --json info >"$raw/info.json" 2>>"$log" || failed=1
-    local n
+    local sizes=(${KBENCH_CHECK_SIZES:-1048576 16777216 268435456})
+    local specs=("${sizes[0]}:cold" "${sizes[0]}:hot")
+    for n in "${sizes[@]:1}"; do specs+=("$n:cold"); done
+    local n m largest=${sizes[-1]}
     for repeat in 1 2; do
-      for spec in 1048576:cold 1048576:hot 16777216:cold 268435456:cold; do
+      for spec in "${specs[@]}"; do
         n=${spec%%:*}
-        local m=${spec##*:}
+        m=${spec##*:}
         note "kbench vector-add n=$n mode=$m repeat $repeat"
         timeout 180 "${kb[@]}" --json vector-add --n "$n" \
           --variant naive,vectorized --mode "$m" \
@@ -100,14 +105,17 @@ device() {
       done
     done
     # The human-readable report of one run, as a learner sees it.
-    timeout 180 "${kb[@]}" vector-add --n 268435456 --variant naive,vectorized \
-      >"$raw/kbench_268435456_text.txt" 2>&1 || failed=1
+    timeout 180 "${kb[@]}" vector-add --n "$largest" --variant naive,vectorized \
+      >"$raw/kbench_text.txt" 2>&1 || failed=1
     kill "$server_pid" 2>/dev/null
     wait "$server_pid" 2>/dev/null
   fi
 
   note "peers: torch.add and copy bandwidth (do_bench)"
+  local csv
+  csv=$(echo ${KBENCH_CHECK_SIZES:-1048576 16777216 268435456} | tr ' ' ,)
   timeout 300 python3 "$bench/vector_add_peers.py" --out "$raw/peers.json" \
+    --sizes "$csv" --hot-sizes "${csv%%,*}" \
     2>&1 | tee -a "$log" || failed=1
 
   if [ -s "$raw/info.json" ] && [ -s "$raw/peers.json" ]; then
@@ -121,7 +129,7 @@ device() {
   cp "$log" "$out/check.log"
   tar -czf "$out/raw.tar.gz" -C "$raw" .
   echo
-  cat "$raw/kbench_268435456_text.txt" 2>/dev/null
+  cat "$raw/kbench_text.txt" 2>/dev/null
   echo
   [ -f "$out/vector_add.md" ] && sed -n '/^| n | mode | kbench naive/,/^$/p' "$out/vector_add.md"
   grep -E '^\[  (PASSED|FAILED) ' "$out/gpu_tests.log"

@@ -169,7 +169,9 @@ TEST(Service, SameSeedGivesTheSameInputsAndErrors) {
     ASSERT_TRUE(s.status.ok()) << s.status.error_message();
     bool found = false;
     for (const auto& e : s.events) {
-      if (e.has_started()) EXPECT_EQ(e.started().seed(), 1234u);
+      if (e.has_started()) {
+        EXPECT_EQ(e.started().seed(), 1234u);
+      }
       if (e.has_variant_result() && e.variant_result().variant() == "fused") {
         error = e.variant_result().verification().max_abs_error();
         found = true;

@@ -1,0 +1,66 @@
+// Attention on a CUDA device, O = softmax(Q K^T / sqrt(d) [+ causal mask]) V,
+// for Q, K, V, O laid out as kernels/attention_shape.h says (row-major
+// [batch, heads, seq_len, head_dim]) in fp32, fp16 or bf16. Two variants:
+//   naive: the TinyGPT replica, three steps through HBM (attention_naive.cu):
+//          S = Q K^T * scale by cuBLAS (S in the input dtype, fp32
+//          accumulation; plain fp32 FMA for fp32, no TF32), a mask + softmax
+//          pass over S in place (attention_softmax.cu, fp32 arithmetic), then
+//          O = P V by cuBLAS.
+//   fused: one kernel, S never leaves the chip, online softmax:
+//          attention_fused_fp32.cu (CUDA cores) and attention_fused_mma.cu
+//          (fp16/bf16 on tensor cores). Head dims kFusedHeadDims only.
+// Tolerances (kernels/dtype.h): fp32 2e-5 relative L2, fp16/bf16 1e-2.
+//
+// Contract: every pointer is device memory from cudaMalloc (256-byte
+// aligned); a launcher enqueues on `stream`, does not wait, and returns the
+// launch's error. Any seq_len >= 1 works (tails are masked); causal masks key
+// j > query i.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/attention_shape.h"
+#include "kernels/dtype.h"
+#include "kernels/seeded_input.h"
+
+namespace kbench::kernels::cuda {
+
+inline constexpr int kFusedHeadDims[] = {64, 128};
+
+// True when `fused` runs this head_dim.
+bool FusedAttentionSupports(int64_t head_dim);
+
+struct AttentionTensors {
+  const void* q = nullptr;
+  const void* k = nullptr;
+  const void* v = nullptr;
+  void* o = nullptr;
+};
+
+// The fused kernel. cudaErrorInvalidValue for a head_dim outside
+// kFusedHeadDims, or a shape whose grid does not fit.
+cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
+                                 const AttentionTensors& tensors,
+                                 cudaStream_t stream);
+
+// The three steps of naive. `scores` holds shape.ScoreElements() elements of
+// dtype. The GEMMs run on `handle`'s stream; the caller sets it (and a
+// workspace, for graph capture) once.
+cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
+                                   const AttentionShape& shape, DType dtype,
+                                   const void* q, const void* k, void* scores);
+cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype,
+                                   void* scores, cudaStream_t stream);
+cublasStatus_t AttentionOutputGemm(cublasHandle_t handle,
+                                   const AttentionShape& shape, DType dtype,
+                                   const void* probs, const void* v, void* o);
+
+// Fills out[0, n) with SeededValue(seed, input, i) rounded to dtype (nearest
+// even), as kernels/reference.h rounds it. Not timed: runs once per problem.
+cudaError_t LaunchFillSeededAs(DType dtype, uint64_t seed, InputStream input,
+                               void* out, int64_t n, cudaStream_t stream);
+
+}  // namespace kbench::kernels::cuda

@@ -1,0 +1,362 @@
+// Fused attention, fp16 and bf16, on tensor cores (FlashAttention-2's forward
+// structure). What it changes over naive (attention.h):
+//   - One kernel. A block owns kBr = 128 query rows of one (batch, head) and
+//     walks the key/value rows in tiles of kBc; S and P exist only as
+//     registers of one tile, never in HBM: O's traffic is Q, K, V read and O
+//     written (K and V once per query block, mostly from L2).
+//   - Online softmax in fp32: a running row max and row sum, O rescaled by
+//     exp(m_old - m_new) as tiles arrive, divided by the sum once at the end.
+//   - Tensor cores: mma.sync m16n8k16 (fp32 accumulate). Each warp owns
+//     kRowTiles x 16 query rows; Q and K tiles come to registers by ldmatrix,
+//     V by ldmatrix.trans, and P goes from the S accumulators to the A
+//     operand of P V without leaving registers (rounded to the dtype, as
+//     FlashAttention does).
+//   - Memory: cp.async 16-byte copies into XOR-swizzled shared tiles (chunk c
+//     of row r at c ^ (r % 8): ldmatrix and the copies are bank-conflict
+//     free). V's tile copy overlaps Q K^T, the next K tile's copy overlaps
+//     the softmax and P V.
+//   - Any N: rows past N are zero-filled on load, their keys masked to -inf
+//     and their queries never stored. Causal: key tiles wholly above the
+//     diagonal are never loaded, a warp whose rows all precede a tile skips
+//     it, and query blocks run heaviest first.
+// Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_ptx.cuh"
+
+namespace kbench::kernels::cuda {
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634;
+
+template <int kD, int kBc, int kWarps, int kRowTiles>
+struct MmaTiles {
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kWarpRows = 16 * kRowTiles;
+  static constexpr int kBr = kWarpRows * kWarps;
+  static constexpr int kChunks = kD / 8;  // 16-byte chunks of a row
+  static constexpr int kRowBytes = kD * 2;
+  static constexpr int kQBytes = kBr * kRowBytes;
+  static constexpr int kKVBytes = kBc * kRowBytes;
+  static constexpr int kSmemBytes = kQBytes + 2 * kKVBytes;
+  // Rows one pass of the block's tile copy covers; a multiple of 8, so all
+  // rows a thread copies share one swizzle.
+  static constexpr int kCopyRows = kThreads / kChunks;
+  static_assert(kThreads % kChunks == 0 && kCopyRows % 8 == 0, "copy shape");
+  static_assert(kBr % kCopyRows == 0 && kBc % kCopyRows == 0, "copy shape");
+
+  // Byte offset of 16-byte chunk c of row r in a swizzled tile.
+  static __device__ __forceinline__ uint32_t Offset(int r, int c) {
+    return uint32_t(r * kRowBytes + ((c ^ (r & 7)) << 4));
+  }
+
+  // A thread's share of copying rows [0, kRows) of a [*, kD] slice into
+  // the tile at shared byte kTile: rows r0 + i * kCopyRows of its chunk,
+  // `dst` = smem base + Offset(r0, chunk), `src` = the slice + r0 * kD +
+  // chunk * 8. Rows at or past `valid` become zeros (their copies read
+  // nothing; they are given `safe`, an address inside the tensor).
+  template <int kRows, int kTile, typename T>
+  static __device__ __forceinline__ void Load(uint32_t dst, const T* src,
+                                              const T* safe, int r0,
+                                              int valid) {
+    ptx::StaticFor<0, kRows / kCopyRows>([&](auto i) {
+      constexpr int kRow = decltype(i)::value * kCopyRows;
+      const bool in = r0 + kRow < valid;
+      ptx::CpAsync16<kTile + kRow * kRowBytes>(
+          dst, in ? src + int64_t(kRow) * kD : safe, in ? 16 : 0);
+    });
+  }
+};
+
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
+__global__ void __launch_bounds__(32 * kWarps)
+    FusedMmaKernel(const T* __restrict__ q, const T* __restrict__ k,
+                   const T* __restrict__ v, T* __restrict__ o, int n,
+                   int m_blocks, float scale_log2) {
+  using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
+  constexpr int kBr = Tiles::kBr, kWarpRows = Tiles::kWarpRows;
+  constexpr int kRB = Tiles::kRowBytes;
+  constexpr int kQTile = 0, kKTile = Tiles::kQBytes;
+  constexpr int kVTile = Tiles::kQBytes + Tiles::kKVBytes;
+  constexpr int kDT = kD / 8;   // n-tiles of O
+  constexpr int kST = kBc / 8;  // n-tiles of S
+  extern __shared__ __align__(128) unsigned char smem[];
+  const uint32_t base = ptx::SharedAddress(smem);
+
+  const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+  const int64_t bh = blockIdx.x / m_blocks;
+  int mb = int(blockIdx.x % m_blocks);
+  if (kCausal) mb = m_blocks - 1 - mb;  // the longest rows first
+  const int q0 = mb * kBr;
+  const int64_t head = bh * int64_t(n) * kD;
+
+  // This thread's tile-copy slot: rows copy_r0 + i * kCopyRows, one chunk.
+  const int copy_r0 = tid / Tiles::kChunks, copy_c = tid % Tiles::kChunks;
+  const uint32_t copy_dst = base + Tiles::Offset(copy_r0, copy_c);
+  const int64_t copy_src = head + int64_t(copy_r0) * kD + copy_c * 8;
+  const T* q_src = q + copy_src;
+  const T* k_src = k + copy_src;
+  const T* v_src = v + copy_src;
+
+  Tiles::template Load<kBr, kQTile>(copy_dst, q_src + int64_t(q0) * kD,
+                                    q + head, copy_r0, n - q0);
+  Tiles::template Load<kBc, kKTile>(copy_dst, k_src, k + head, copy_r0, n);
+  ptx::CpAsyncCommit();
+
+  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
+  const int tiles = (kv_end + kBc - 1) / kBc;
+  const int warp_row0 = warp * kWarpRows;  // within the block
+  const int warp_q0 = q0 + warp_row0;      // within the sequence
+  const int g = lane / 4, t = lane % 4;
+
+  // ldmatrix addresses. Every row a lane addresses is = lane (mod 8), so
+  // chunk 8a + b of it sits at 8a + (b ^ lane % 8): a lane needs one
+  // register per b / 2 and operand order, the rest are immediates.
+  //   A order (Q; V with .trans): row lane % 8 + 8 * (lane / 8 % 2), chunk
+  //     2 * step + lane / 16.  B order (K): row lane % 8 + 8 * (lane / 16),
+  //     chunk 2 * step + lane / 8 % 2.
+  const int s8 = lane % 8;
+  const int a_row = s8 + ((lane / 8) & 1) * 8, a_chunk = lane / 16;
+  const int b_row = s8 + (lane / 16) * 8, b_chunk = (lane / 8) & 1;
+  uint32_t q_addr[4], k_addr[4], v_addr[4];
+#pragma unroll
+  for (int b = 0; b < 4; ++b) {
+    const uint32_t sw_a = uint32_t(((2 * b + a_chunk) ^ s8) << 4);
+    const uint32_t sw_b = uint32_t(((2 * b + b_chunk) ^ s8) << 4);
+    q_addr[b] = base + kQTile + (warp_row0 + a_row) * kRB + sw_a;
+    k_addr[b] = base + kKTile + b_row * kRB + sw_b;
+    v_addr[b] = base + kVTile + a_row * kRB + sw_a;
+  }
+
+  float acc_o[kRowTiles][kDT][4];
+  float row_max[kRowTiles][2], row_sum[kRowTiles][2];
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt) {
+#pragma unroll
+    for (int dn = 0; dn < kDT; ++dn)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) acc_o[mt][dn][e] = 0;
+    row_max[mt][0] = row_max[mt][1] = -INFINITY;
+    row_sum[mt][0] = row_sum[mt][1] = 0;
+  }
+
+  for (int j = 0; j < tiles; ++j) {
+    const int kb = j * kBc;
+    ptx::CpAsyncWait<0>();
+    __syncthreads();  // K_j landed; every warp is done with V_{j-1}
+    Tiles::template Load<kBc, kVTile>(copy_dst, v_src + int64_t(kb) * kD,
+                                      v + head, copy_r0, n - kb);
+    ptx::CpAsyncCommit();
+    const bool active = !kCausal || kb <= warp_q0 + kWarpRows - 1;
+
+    float acc_s[kRowTiles][kST][4];
+    if (active) {
+#pragma unroll
+      for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+        for (int nt = 0; nt < kST; ++nt)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] = 0;
+      // S = Q K_j^T
+      ptx::StaticFor<0, kD / 16>([&](auto ks_c) {
+        constexpr int ks = decltype(ks_c)::value;
+        constexpr int kChunkImm = (ks / 4) * 128;
+        uint32_t a[kRowTiles][4];
+        ptx::StaticFor<0, kRowTiles>([&](auto mt_c) {
+          constexpr int mt = decltype(mt_c)::value;
+          ptx::LdMatrixX4<mt * 16 * kRB + kChunkImm>(a[mt], q_addr[ks % 4]);
+        });
+        ptx::StaticFor<0, kBc / 16>([&](auto np_c) {
+          constexpr int np = decltype(np_c)::value;
+          uint32_t b[4];
+          ptx::LdMatrixX4<np * 16 * kRB + kChunkImm>(b, k_addr[ks % 4]);
+#pragma unroll
+          for (int mt = 0; mt < kRowTiles; ++mt) {
+            ptx::Mma16816<T>(acc_s[mt][2 * np], a[mt], b[0], b[1]);
+            ptx::Mma16816<T>(acc_s[mt][2 * np + 1], a[mt], b[2], b[3]);
+          }
+        });
+      });
+      // Keys past N, and (causal) keys after the query: element (nt, e) of
+      // a row holds key kb + 8 nt + 2t + e, kept while below `end`.
+      if (kb + kBc > n || (kCausal && kb + kBc - 1 > warp_q0)) {
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int row = warp_q0 + mt * 16 + g + 8 * h;
+            const int end = (kCausal ? min(n, row + 1) : n) - kb - 2 * t;
+#pragma unroll
+            for (int nt = 0; nt < kST; ++nt)
+#pragma unroll
+              for (int e = 0; e < 2; ++e)
+                if (nt * 8 + e >= end) acc_s[mt][nt][2 * h + e] = -INFINITY;
+          }
+      }
+    }
+    ptx::CpAsyncWait<0>();
+    __syncthreads();  // V_j landed; every warp is done with K_j
+    if (j + 1 < tiles)
+      Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(kb + kBc) * kD,
+                                        k + head, copy_r0, n - kb - kBc);
+    ptx::CpAsyncCommit();
+    if (!active) continue;
+
+    // Online softmax; a thread holds rows g and g + 8 of each row tile.
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int nt = 0; nt < kST; ++nt)
+          mx = fmaxf(mx, fmaxf(acc_s[mt][nt][2 * h], acc_s[mt][nt][2 * h + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
+        const float m_new = fmaxf(row_max[mt][h], mx);
+        const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
+        const float alpha = ptx::Exp2(row_max[mt][h] * scale_log2 - shift);
+        row_max[mt][h] = m_new;
+        float sum = 0;
+#pragma unroll
+        for (int nt = 0; nt < kST; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            const float p =
+                ptx::Exp2(fmaf(acc_s[mt][nt][2 * h + e], scale_log2, -shift));
+            acc_s[mt][nt][2 * h + e] = p;
+            sum += p;
+          }
+        row_sum[mt][h] = row_sum[mt][h] * alpha + sum;
+#pragma unroll
+        for (int dn = 0; dn < kDT; ++dn) {
+          acc_o[mt][dn][2 * h] *= alpha;
+          acc_o[mt][dn][2 * h + 1] *= alpha;
+        }
+      }
+
+    // P in the dtype as the A operand of P V: the accumulators of S n-tiles
+    // 2ks and 2ks + 1 are exactly A's fragment of keys 16ks...16ks + 15.
+    uint32_t pa[kRowTiles][kBc / 16][4];
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+      for (int ks = 0; ks < kBc / 16; ++ks) {
+        pa[mt][ks][0] = ptx::PackPair<T>(acc_s[mt][2 * ks][0], acc_s[mt][2 * ks][1]);
+        pa[mt][ks][1] = ptx::PackPair<T>(acc_s[mt][2 * ks][2], acc_s[mt][2 * ks][3]);
+        pa[mt][ks][2] = ptx::PackPair<T>(acc_s[mt][2 * ks + 1][0], acc_s[mt][2 * ks + 1][1]);
+        pa[mt][ks][3] = ptx::PackPair<T>(acc_s[mt][2 * ks + 1][2], acc_s[mt][2 * ks + 1][3]);
+      }
+    // O += P V_j
+    ptx::StaticFor<0, kBc / 16>([&](auto ks_c) {
+      constexpr int ks = decltype(ks_c)::value;
+      ptx::StaticFor<0, kD / 16>([&](auto dp_c) {
+        constexpr int dp = decltype(dp_c)::value;
+        uint32_t b[4];
+        ptx::LdMatrixX4Trans<ks * 16 * kRB + (dp / 4) * 128>(b, v_addr[dp % 4]);
+#pragma unroll
+        for (int mt = 0; mt < kRowTiles; ++mt) {
+          ptx::Mma16816<T>(acc_o[mt][2 * dp], pa[mt][ks], b[0], b[1]);
+          ptx::Mma16816<T>(acc_o[mt][2 * dp + 1], pa[mt][ks], b[2], b[3]);
+        }
+      });
+    });
+  }
+
+  // O / row sum, staged through this warp's own rows of the Q tile (no other
+  // warp reads them), then 16-byte coalesced stores of the rows below N.
+#pragma unroll
+  for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float total = row_sum[mt][h];
+      total += __shfl_xor_sync(~0u, total, 1);
+      total += __shfl_xor_sync(~0u, total, 2);
+      const float inv = total > 0 ? 1.0f / total : 0.0f;
+      const int r = warp_row0 + mt * 16 + g + 8 * h;
+#pragma unroll
+      for (int dn = 0; dn < kDT; ++dn)
+        *reinterpret_cast<uint32_t*>(smem + kQTile + Tiles::Offset(r, dn) + 4 * t) =
+            ptx::PackPair<T>(acc_o[mt][dn][2 * h] * inv,
+                             acc_o[mt][dn][2 * h + 1] * inv);
+    }
+  __syncwarp();
+  T* oh = o + head;
+#pragma unroll
+  for (int i = lane; i < kWarpRows * Tiles::kChunks; i += 32) {
+    const int r = warp_row0 + i / Tiles::kChunks, c = i % Tiles::kChunks;
+    if (q0 + r < n)
+      *reinterpret_cast<uint4*>(oh + int64_t(q0 + r) * kD + c * 8) =
+          *reinterpret_cast<const uint4*>(smem + kQTile + Tiles::Offset(r, c));
+  }
+}
+
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
+cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
+                   cudaStream_t stream) {
+  using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
+  auto kernel = FusedMmaKernel<T, kD, kBc, kWarps, kRowTiles, kCausal>;
+  const int n = int(shape.seq_len);
+  const int m_blocks = (n + Tiles::kBr - 1) / Tiles::kBr;
+  const int64_t blocks = shape.BatchHeads() * m_blocks;
+  if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
+  if (cudaError_t e = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
+      e != cudaSuccess)
+    return e;
+  const float scale_log2 = float(kLog2e / std::sqrt(double(kD)));
+  kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
+      static_cast<const T*>(x.q), static_cast<const T*>(x.k),
+      static_cast<const T*>(x.v), static_cast<T*>(x.o), n, m_blocks,
+      scale_log2);
+  return cudaGetLastError();
+}
+
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles>
+cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
+                         cudaStream_t stream) {
+  return shape.causal
+             ? Launch<T, kD, kBc, kWarps, kRowTiles, true>(shape, x, stream)
+             : Launch<T, kD, kBc, kWarps, kRowTiles, false>(shape, x, stream);
+}
+
+template <typename T>
+cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
+                        MmaConfig config, cudaStream_t stream) {
+  const bool d64 = shape.head_dim == 64;
+  switch (config) {
+    case MmaConfig::kWarps4Rows32:
+      return d64 ? LaunchCausal<T, 64, 128, 4, 2>(shape, x, stream)
+                 : LaunchCausal<T, 128, 64, 4, 2>(shape, x, stream);
+    case MmaConfig::kWarps8Rows16:
+      return d64 ? LaunchCausal<T, 64, 64, 8, 1>(shape, x, stream)
+                 : LaunchCausal<T, 128, 64, 8, 1>(shape, x, stream);
+    case MmaConfig::kWarps4Rows32Narrow:
+      return d64 ? LaunchCausal<T, 64, 64, 4, 2>(shape, x, stream)
+                 : LaunchCausal<T, 128, 32, 4, 2>(shape, x, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
+                                    const AttentionTensors& tensors,
+                                    MmaConfig config, cudaStream_t stream) {
+  if (shape.head_dim != 64 && shape.head_dim != 128) return cudaErrorInvalidValue;
+  if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
+    return cudaErrorInvalidValue;
+  switch (dtype) {
+    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, config, stream);
+    case DType::kBf16:
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, config, stream);
+    case DType::kFp32: break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kbench::kernels::cuda

@@ -1,0 +1,273 @@
+#include "server/cuda/attention_workload.h"
+
+#include <cublas_v2.h>
+
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/dtype.h"
+#include "server/cuda/cuda_status.h"
+#include "server/cuda/device_buffer.h"
+#include "server/cuda/sample_timer.h"
+
+namespace kbench::server::cuda {
+namespace {
+
+using kernels::DType;
+
+// cuBLAS's workspace, set explicitly so its GEMMs can be captured in the
+// CUDA graphs of HOT samples.
+constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
+
+enum class Variant { kNaive, kFused };
+
+absl::Status CublasError(cublasStatus_t status, const char* call) {
+  const std::string message =
+      absl::StrCat(call, " failed: ", cublasGetStatusString(status));
+  return status == CUBLAS_STATUS_ALLOC_FAILED
+             ? absl::ResourceExhaustedError(message)
+             : absl::InternalError(message);
+}
+
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                       \
+  do {                                                            \
+    if (const cublasStatus_t kbench_cublas_status_ = (expr);      \
+        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)           \
+      return CublasError(kbench_cublas_status_, #expr);           \
+  } while (0)
+
+struct CublasDeleter {
+  void operator()(cublasHandle_t handle) const { cublasDestroy(handle); }
+};
+using CublasHandle =
+    std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDeleter>;
+
+std::string FusedHeadDims() {
+  return absl::StrJoin(std::begin(kernels::cuda::kFusedHeadDims),
+                       std::end(kernels::cuda::kFusedHeadDims), ", ");
+}
+
+absl::StatusOr<std::vector<Variant>> ParseVariants(
+    const std::vector<std::string>& names) {
+  std::vector<Variant> variants;
+  for (const std::string& name : names) {
+    if (name == kAttentionNaive) {
+      variants.push_back(Variant::kNaive);
+    } else if (name == kAttentionFused) {
+      variants.push_back(Variant::kFused);
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("variants: attention on CUDA runs ", kAttentionNaive,
+                       " and ", kAttentionFused, ", not '", name, "'"));
+    }
+  }
+  return variants;
+}
+
+class CudaAttention final : public Workload {
+ public:
+  CudaAttention(std::shared_ptr<DeviceContext> context,
+                const AttentionProblem& problem, std::vector<Variant> variants,
+                DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
+                DeviceBuffer scores, DeviceBuffer workspace,
+                CublasHandle cublas, SampleTimer timer)
+      : context_(std::move(context)),
+        shape_(problem.shape),
+        dtype_(problem.dtype),
+        variants_(std::move(variants)),
+        q_(std::move(q)),
+        k_(std::move(k)),
+        v_(std::move(v)),
+        o_(std::move(o)),
+        scores_(std::move(scores)),
+        workspace_(std::move(workspace)),
+        cublas_(std::move(cublas)),
+        timer_(std::move(timer)) {}
+
+  absl::Status PoisonOutput() override {
+    return Guarded([&]() -> absl::Status {
+      // All bytes 0xFF: a NaN in fp32, fp16 and bf16 alike.
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemsetAsync(o_.get(), 0xFF, o_.bytes(), stream()));
+      return context_->stream.Synchronize();
+    });
+  }
+
+  absl::Status Run(int variant) override {
+    return Guarded([&]() -> absl::Status {
+      if (absl::Status s = Enqueue(variant, stream()); !s.ok()) return s;
+      return context_->stream.Synchronize();
+    });
+  }
+
+  absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) override {
+    if (absl::Status s = context_->Enter(); !s.ok()) return s;
+    auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
+    return context_->Track(mode == v1::TIMING_MODE_HOT
+                               ? timer_.Hot(variant, enqueue)
+                               : timer_.Cold(enqueue));
+  }
+
+  absl::StatusOr<std::span<const float>> Output() override {
+    const size_t n = size_t(shape_.TensorElements());
+    absl::Status copied = Guarded([&]() -> absl::Status {
+      host_.resize(n);
+      void* staging = host_.data();
+      if (dtype_ != DType::kFp32) {
+        bits_.resize(n);
+        staging = bits_.data();
+      }
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+          staging, o_.get(), o_.bytes(), cudaMemcpyDeviceToHost, stream()));
+      return context_->stream.Synchronize();
+    });
+    if (!copied.ok()) return copied;
+    if (dtype_ == DType::kFp16) {
+      for (size_t i = 0; i < n; ++i) host_[i] = kernels::HalfBitsToFloat(bits_[i]);
+    } else if (dtype_ == DType::kBf16) {
+      for (size_t i = 0; i < n; ++i) host_[i] = kernels::Bf16BitsToFloat(bits_[i]);
+    }
+    return std::span<const float>(host_);
+  }
+
+  std::string TimingMethod(v1::TimingMode mode) const override {
+    return timer_.Method(mode);
+  }
+
+ private:
+  cudaStream_t stream() const { return context_->stream.get(); }
+
+  template <typename F>
+  absl::Status Guarded(F body) {
+    if (absl::Status s = context_->Enter(); !s.ok()) return s;
+    return context_->Track(body());
+  }
+
+  absl::Status Enqueue(int variant, cudaStream_t stream) const {
+    if (variants_.at(variant) == Variant::kFused) {
+      const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(),
+                                                    v_.get(), o_.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, stream));
+      return absl::OkStatus();
+    }
+    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_.get(), stream));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionScoresGemm(
+        cublas_.get(), shape_, dtype_, q_.get(), k_.get(), scores_.get()));
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionSoftmax(
+        shape_, dtype_, scores_.get(), stream));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(
+        cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), o_.get()));
+    return absl::OkStatus();
+  }
+
+  std::shared_ptr<DeviceContext> context_;
+  const kernels::AttentionShape shape_;
+  const DType dtype_;
+  const std::vector<Variant> variants_;
+  DeviceBuffer q_, k_, v_, o_, scores_, workspace_;
+  CublasHandle cublas_;
+  SampleTimer timer_;
+  std::vector<float> host_;
+  std::vector<uint16_t> bits_;
+};
+
+}  // namespace
+
+v1::OpInfo CudaAttentionOp() {
+  v1::OpInfo op;
+  op.set_op("attention");
+  op.add_variants(kAttentionNaive);
+  op.add_variants(kAttentionFused);
+  op.add_dtypes(v1::DTYPE_FP32);
+  op.add_dtypes(v1::DTYPE_FP16);
+  op.add_dtypes(v1::DTYPE_BF16);
+  for (int d : kernels::cuda::kFusedHeadDims) op.add_head_dims(uint32_t(d));
+  return op;
+}
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
+    std::shared_ptr<DeviceContext> context, const AttentionProblem& problem) {
+  const kernels::AttentionShape& shape = problem.shape;
+  if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 ||
+      shape.head_dim < 1 ||
+      shape.seq_len > std::numeric_limits<int32_t>::max() / 2) {
+    return absl::InvalidArgumentError(
+        "batch, heads, seq_len and head_dim must be at least 1");
+  }
+  absl::StatusOr<std::vector<Variant>> variants =
+      ParseVariants(problem.variants);
+  if (!variants.ok()) return variants.status();
+  bool naive = false;
+  for (Variant v : *variants) {
+    naive |= v == Variant::kNaive;
+    if (v == Variant::kFused &&
+        !kernels::cuda::FusedAttentionSupports(shape.head_dim)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "head_dim ", shape.head_dim, " is not supported by ", kAttentionFused,
+          " on CUDA; supported: ", FusedHeadDims()));
+    }
+  }
+
+  const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
+  const size_t tensor = size_t(shape.TensorElements()) * element;
+  absl::StatusOr<DeviceBuffer> q = DeviceBuffer::Allocate(tensor);
+  if (!q.ok()) return q.status();
+  absl::StatusOr<DeviceBuffer> k = DeviceBuffer::Allocate(tensor);
+  if (!k.ok()) return k.status();
+  absl::StatusOr<DeviceBuffer> v = DeviceBuffer::Allocate(tensor);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<DeviceBuffer> o = DeviceBuffer::Allocate(tensor);
+  if (!o.ok()) return o.status();
+  DeviceBuffer scores;
+  if (naive) {
+    absl::StatusOr<DeviceBuffer> s =
+        DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
+    if (!s.ok()) {
+      return absl::Status(
+          s.status().code(),
+          absl::StrCat("the scores of ", kAttentionNaive, " (batch * heads * "
+                       "seq_len^2 = ", shape.ScoreElements(), " elements of ",
+                       kernels::DTypeName(problem.dtype), "): ",
+                       s.status().message()));
+    }
+    scores = *std::move(s);
+  }
+  absl::StatusOr<DeviceBuffer> workspace =
+      DeviceBuffer::Allocate(kCublasWorkspaceBytes);
+  if (!workspace.ok()) return workspace.status();
+
+  const cudaStream_t stream = context->stream.get();
+  using kernels::InputStream;
+  for (auto [buffer, input] : {std::pair{&*q, InputStream::kQ},
+                               std::pair{&*k, InputStream::kK},
+                               std::pair{&*v, InputStream::kV}}) {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeededAs(
+        problem.dtype, problem.seed, input, buffer->get(),
+        shape.TensorElements(), stream));
+  }
+  if (absl::Status s = context->stream.Synchronize(); !s.ok()) return s;
+
+  cublasHandle_t raw = nullptr;
+  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&raw));
+  CublasHandle cublas(raw);
+  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas.get(), stream));
+  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(
+      cublas.get(), workspace->get(), workspace->bytes()));
+
+  absl::StatusOr<SampleTimer> timer =
+      SampleTimer::Create(stream, &context->flusher);
+  if (!timer.ok()) return timer.status();
+  return std::make_unique<CudaAttention>(
+      std::move(context), problem, *std::move(variants), *std::move(q),
+      *std::move(k), *std::move(v), *std::move(o), std::move(scores),
+      *std::move(workspace), std::move(cublas), *std::move(timer));
+}
+
+}  // namespace kbench::server::cuda

@@ -1,0 +1,113 @@
+// The CUDA measurement engine on a kernel of known cost (vectorized vector
+// add: 12 bytes an element): cold samples flush the L2, hot samples are per
+// launch, bandwidth lands in a sane range of the copy ceiling measured at
+// start-up, and the SM clock is read. Skipped where no CUDA device is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "server/cuda/cuda_device.h"
+
+namespace kbench::server {
+namespace {
+
+constexpr int kVectorized = 1;
+
+class CudaTiming : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!CudaDeviceCount().ok()) return;
+    auto devices = OpenCudaDevices();
+    ASSERT_TRUE(devices.ok()) << devices.status();
+    device_ = std::move(devices->front());
+  }
+  static void TearDownTestSuite() { device_.reset(); }
+  void SetUp() override {
+    if (const auto count = CudaDeviceCount(); !count.ok())
+      GTEST_SKIP() << count.status().message();
+    ASSERT_NE(device_, nullptr);
+  }
+
+  static std::unique_ptr<Workload> Prepare(int64_t n) {
+    VectorAddProblem problem;
+    problem.n = n;
+    problem.seed = 7;
+    problem.variants = {"naive", "vectorized"};
+    auto workload = device_->PrepareVectorAdd(problem);
+    EXPECT_TRUE(workload.ok()) << workload.status();
+    return workload.ok() ? *std::move(workload) : nullptr;
+  }
+
+  // Median of `count` samples after one warm-up run.
+  static double MedianMs(Workload& workload, int variant, v1::TimingMode mode,
+                         int count = 21) {
+    EXPECT_TRUE(workload.Run(variant).ok());
+    std::vector<double> ms;
+    for (int i = 0; i < count; ++i) {
+      auto sample = workload.TimeSample(variant, mode);
+      EXPECT_TRUE(sample.ok()) << sample.status();
+      if (sample.ok()) ms.push_back(*sample);
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms.empty() ? 0 : ms[ms.size() / 2];
+  }
+
+  static inline std::unique_ptr<Device> device_;
+};
+
+TEST_F(CudaTiming, FlushingTheL2MakesAColdSampleOfACacheSizedProblemSlower) {
+  // Inputs and output together take a quarter of the L2: all resident when
+  // hot, all from HBM when cold.
+  const int64_t n = int64_t(device_->Info().l2_bytes() / 12 / 4);
+  auto workload = Prepare(n);
+  ASSERT_NE(workload, nullptr);
+  const double cold = MedianMs(*workload, kVectorized, v1::TIMING_MODE_COLD);
+  const double hot = MedianMs(*workload, kVectorized, v1::TIMING_MODE_HOT);
+  EXPECT_GT(cold, 1.2 * hot) << "cold " << cold << " ms, hot " << hot << " ms";
+}
+
+TEST_F(CudaTiming, ColdBandwidthOfALargeProblemIsNearTheCopyCeiling) {
+  const int64_t n = int64_t(1) << 26;
+  auto workload = Prepare(n);
+  ASSERT_NE(workload, nullptr);
+  const double ms = MedianMs(*workload, kVectorized, v1::TIMING_MODE_COLD);
+  const double gbps = 12.0 * double(n) / (ms * 1e-3) / 1e9;
+  const double ceiling = device_->Info().copy_bandwidth_gbps();
+  EXPECT_GT(gbps, 0.3 * ceiling) << gbps << " GB/s against " << ceiling;
+  EXPECT_LT(gbps, 1.5 * ceiling) << gbps << " GB/s against " << ceiling;
+}
+
+TEST_F(CudaTiming, AHotSampleIsTheTimeOfOneLaunch) {
+  // Far larger than the L2: hot and cold both stream from HBM, so one
+  // launch of either takes about as long.
+  auto workload = Prepare(int64_t(1) << 26);
+  ASSERT_NE(workload, nullptr);
+  const double cold =
+      MedianMs(*workload, kVectorized, v1::TIMING_MODE_COLD, 11);
+  const double hot = MedianMs(*workload, kVectorized, v1::TIMING_MODE_HOT, 11);
+  EXPECT_GT(hot, 0.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
+  EXPECT_LT(hot, 1.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
+}
+
+TEST_F(CudaTiming, TimingMethodSaysHowEachModeMeasures) {
+  auto workload = Prepare(1024);
+  ASSERT_NE(workload, nullptr);
+  const std::string cold = workload->TimingMethod(v1::TIMING_MODE_COLD);
+  const std::string hot = workload->TimingMethod(v1::TIMING_MODE_HOT);
+  EXPECT_NE(cold.find("L2"), std::string::npos) << cold;
+  EXPECT_NE(cold.find("CUDA events"), std::string::npos) << cold;
+  EXPECT_NE(hot.find("CUDA graph"), std::string::npos) << hot;
+}
+
+TEST_F(CudaTiming, ReadClockReportsAPlausibleSmClock) {
+  const ClockReading clock = device_->ReadClock();
+  if (!clock.available)
+    GTEST_SKIP() << "NVML (libnvidia-ml.so.1) not usable here";
+  EXPECT_GT(clock.sm_clock_mhz, 100);
+  EXPECT_LE(clock.sm_clock_mhz, device_->Info().max_sm_clock_mhz());
+}
+
+}  // namespace
+}  // namespace kbench::server
