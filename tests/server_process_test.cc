@@ -48,7 +48,7 @@ TEST(ServerProcess, SigtermLetsTheRunningRunFinishThenExitsZero) {
   server->Signal(SIGTERM);
   EXPECT_EQ(run->Wait(60s), 0) << run->err();
   EXPECT_THAT(run->out(), HasSubstr("vectorized"));
-  EXPECT_EQ(server->Wait(30s), 0);
+  EXPECT_EQ(server->Wait(30s), 0) << server->err();
   EXPECT_THAT(server->err(), HasSubstr("draining"));
 }
 
@@ -61,10 +61,10 @@ TEST(ServerProcess, RunsStillGoingWhenTheGraceEndsAreCancelled) {
   const auto signalled = std::chrono::steady_clock::now();
   server->Signal(SIGTERM);
   const auto code = run->Wait(30s);
-  ASSERT_TRUE(code.has_value());
+  ASSERT_TRUE(code.has_value()) << run->err() << server->err();
   EXPECT_EQ(*code, 3) << run->err();  // the server ended the call
-  EXPECT_EQ(server->Wait(30s), 0);
-  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 20s);
+  EXPECT_EQ(server->Wait(30s), 0) << server->err();
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 20s) << server->err();
   EXPECT_THAT(server->err(), HasSubstr("cancelled"));
 }
 
