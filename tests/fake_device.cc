@@ -24,6 +24,10 @@ class FakeWorkload final : public server::Workload {
   absl::Status Run(int variant) override {
     Sleep();
     const FakeVariant& v = variants_[variant];
+    if (v.breaks_device) {
+      device_.healthy_ = false;
+      return absl::InternalError("fake sticky error: the device is unusable");
+    }
     if (!v.writes) return absl::OkStatus();
     for (int64_t i = 0; i < problem_.n; ++i)
       output_[i] = float(kernels::VectorAddReference(problem_.seed, problem_.dtype, i)) +

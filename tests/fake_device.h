@@ -18,6 +18,7 @@ struct FakeVariant {
   double ms = 1.0;        // the time TimeSample reports
   bool correct = true;    // false: every element off by one
   bool writes = true;     // false: leaves the output as poisoned
+  bool breaks_device = false;  // true: Run fails and the device turns unhealthy
 };
 
 class FakeDevice final : public server::Device {
@@ -28,7 +29,7 @@ class FakeDevice final : public server::Device {
 
   v1::DeviceInfo Info() const override;
   std::vector<v1::OpInfo> Ops() const override;
-  bool Healthy() const override { return true; }
+  bool Healthy() const override { return healthy_; }
   absl::StatusOr<std::unique_ptr<server::Workload>> PrepareVectorAdd(
       const server::VectorAddProblem& problem) override;
   absl::StatusOr<std::unique_ptr<server::Workload>> PrepareAttention(
@@ -49,6 +50,7 @@ class FakeDevice final : public server::Device {
   mutable std::mutex mu_;
   std::vector<std::string> timed_;
   std::atomic<int> timed_count_{0};
+  std::atomic<bool> healthy_{true};
 };
 
 }  // namespace kbench::testing
