@@ -384,7 +384,11 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(kernels::DType::kFp32,
                                          kernels::DType::kFp16,
                                          kernels::DType::kBf16),
-                       ::testing::Bool()));
+                       ::testing::Bool()),
+    [](const ::testing::TestParamInfo<std::tuple<kernels::DType, bool>>& info) {
+      return std::string(kernels::DTypeName(std::get<0>(info.param))) +
+             (std::get<1>(info.param) ? "_causal" : "_full");
+    });
 
 }  // namespace
 }  // namespace kbench::server

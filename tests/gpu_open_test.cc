@@ -39,17 +39,19 @@ TEST(OpenCudaDevices, FailsWithUnavailableOrOpensEveryDevice) {
   }
 }
 
-TEST(OpenCudaDevices, OffersVectorAddNaiveAndVectorizedInFp32Only) {
+TEST(OpenCudaDevices, OffersVectorAddNaiveAndVectorizedInFp32AndAttention) {
   auto devices = OpenCudaDevices();
   if (!devices.ok()) GTEST_SKIP() << "no CUDA device: " << devices.status();
   const std::vector<v1::OpInfo> ops = devices->front()->Ops();
-  ASSERT_EQ(ops.size(), 1u);
+  // Attention's entry is specified in gpu_attention_test.cc.
+  ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].op(), "vector_add");
   ASSERT_EQ(ops[0].variants_size(), 2);
   EXPECT_EQ(ops[0].variants(0), "naive");
   EXPECT_EQ(ops[0].variants(1), "vectorized");
   ASSERT_EQ(ops[0].dtypes_size(), 1);
   EXPECT_EQ(ops[0].dtypes(0), v1::DTYPE_FP32);
+  EXPECT_EQ(ops[1].op(), "attention");
 }
 
 }  // namespace

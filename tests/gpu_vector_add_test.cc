@@ -126,13 +126,5 @@ TEST_F(CudaVectorAdd, OutOfMemoryIsResourceExhaustedAndTheDeviceStaysUsable) {
   EXPECT_TRUE((*small)->Run(1).ok());
 }
 
-TEST_F(CudaVectorAdd, AttentionIsUnimplementedForNow) {
-  AttentionProblem problem;
-  problem.variants = {"naive"};
-  auto workload = device_->PrepareAttention(problem);
-  ASSERT_FALSE(workload.ok());
-  EXPECT_EQ(workload.status().code(), absl::StatusCode::kUnimplemented);
-}
-
 }  // namespace
 }  // namespace kbench::server

@@ -31,10 +31,12 @@ std::string StartServer(std::unique_ptr<ChildProcess>& server, const std::string
   return "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
 }
 
-// A vector add whose sampling lasts about `ms` milliseconds.
+// A vector add whose sampling lasts about `ms` milliseconds: samples of a
+// million elements take about a millisecond each on the CPU, so neither the
+// RSE target nor max_samples can end it sooner.
 std::unique_ptr<ChildProcess> StartRun(const std::string& address, const std::string& ms) {
   return std::make_unique<ChildProcess>(std::vector<std::string>{
-      KBENCH_CLIENT_BIN, "--server", address, "vector-add", "--n", "1000",
+      KBENCH_CLIENT_BIN, "--server", address, "vector-add", "--n", "1000000",
       "--min-time-ms", ms, "--budget-ms", ms, "--target-rse", "0.000001",
       "--max-samples", "100000"});
 }

@@ -5,12 +5,12 @@
 #      backend's attention) and, when bundled, kbench_gpu_tests;
 #   2. kbench_attention_bench BENCH_ARGS (the kernels alone, do_bench-style
 #      timing; --grid for the FlashAttention grid);
-#   3. when kbench-server and kbench are bundled: the server on the GPU, the
+#   3. the PyTorch peers (attention_peers.py, PEER_ARGS);
+#   4. when kbench-server and kbench are bundled: the server on the GPU, the
 #      CLI's naive-vs-fused table for --batch 4 --heads 16 --seq 4096
 #      --head-dim 128 --dtype fp16, and the grid through the server
 #      (SERVER_DTYPES, default "fp16 fp32"; `kbench --json attention ...
 #      --variant naive,fused`, naive and fused interleaved by the runner);
-#   4. the PyTorch peers (attention_peers.py, PEER_ARGS);
 #   5. the table (attention_table.py), printed last.
 # Usage, from the repo root on the GPU machine:
 #   scripts/bench/attention_gpu.sh BUNDLE [BENCH_ARGS...]
@@ -43,6 +43,9 @@ fi
 
 timeout 400 "$bundle/kbench_attention_bench" "$@" >"$out/kbench.jsonl" \
   2>"$raw/bench.err" || status=1
+smi
+timeout 400 python3 scripts/bench/attention_peers.py ${PEER_ARGS:-} \
+  --out "$out/peers.jsonl" >/dev/null 2>"$raw/peers.err" || status=1
 smi
 
 if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
@@ -82,9 +85,6 @@ if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
 fi
 smi
 
-timeout 400 python3 scripts/bench/attention_peers.py ${PEER_ARGS:-} \
-  --out "$out/peers.jsonl" >/dev/null 2>"$raw/peers.err" || status=1
-smi
 python3 scripts/bench/attention_table.py "$out/kbench.jsonl" "$out/peers.jsonl" \
   "$raw"/server_*.json >"$out/table.md" 2>>"$raw/table.err" || status=1
 cp "$raw/gpu.txt" "$out/gpu.txt"

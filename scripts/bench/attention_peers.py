@@ -93,9 +93,11 @@ def main():
                     if causal:
                         mask = torch.full((n, n), float("-inf"), device="cuda",
                                           dtype=dtype).triu(1)
-                    variants = [("eager", lambda: eager(q, k, v, scale, mask))]
+                    def run_eager():
+                        return eager(q, k, v, scale, mask)
+                    variants = [("eager", run_eager)]
                     if args.eager_tf32 and dtype == torch.float32:
-                        variants.append(("eager-tf32", None))
+                        variants.append(("eager-tf32", run_eager))
                     for label, backend in BACKENDS.items():
                         def sdpa(backend=backend):
                             with sdpa_kernel(backend):
@@ -107,9 +109,8 @@ def main():
                                "dtype": name, "batch": b, "heads": h,
                                "seq_len": n, "head_dim": d, "causal": causal}
                         try:
-                            if label == "eager-tf32":
-                                torch.backends.cuda.matmul.allow_tf32 = True
-                                fn = lambda: eager(q, k, v, scale, mask)
+                            torch.backends.cuda.matmul.allow_tf32 = (
+                                label == "eager-tf32")
                             fn()
                             torch.cuda.synchronize()
                             ms = time_ms(fn)
