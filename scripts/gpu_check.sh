@@ -2,29 +2,38 @@
 # The whole GPU check of kbench, in two halves (../shared/GPU.md):
 #
 #   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
-#       configures build-gpu for sm_90 (Release), builds kbench-server, kbench
-#       and kbench_gpu_tests, and bundles them with the libraries the GPU
-#       machine lacks into .gpu/ (ignored by git), with scripts/bench beside
-#       them. KBENCH_SHARED_DIR (default ../shared, from the repo root) holds
-#       tools/bundle-for-device.sh; JOBS (default 2) is the build's
+#       configures build-gpu for sm_90 (Release), builds kbench-server,
+#       kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
+#       and kbench_attention_bench, and bundles them with the libraries the
+#       GPU machine lacks into .gpu/ (ignored by git), with scripts/bench
+#       beside them. KBENCH_SHARED_DIR (default ../shared, from the repo root)
+#       holds tools/bundle-for-device.sh; JOBS (default 2) is the build's
 #       parallelism.
 #
 #   scripts/gpu_check.sh device    on the GPU machine, from the repo root,
-#       with .gpu carried (run tool: carry [".gpu"]):
-#       1. the GPU tests (gtest JSON and log to $OUT);
-#       2. kbench-server --backend cuda on 127.0.0.1:0, and through it
-#          `kbench --json vector-add --variant naive,vectorized` for
-#          n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice (the
-#          second checks that two runs agree);
-#       3. the peers (scripts/bench/vector_add_peers.py): torch.add with
-#          triton's do_bench, and the device copy bandwidth;
-#       4. $OUT/vector_add.md, the table (scripts/bench/vector_add_table.py),
-#          printed last; all raw JSON and logs in $OUT/raw.tar.gz.
+#       with .gpu carried (run tool: carry [".gpu"]), all in the same run:
+#       1. the GPU tests, both binaries;
+#       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
+#          through it `kbench --json vector-add --variant naive,vectorized`
+#          for n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice
+#          (the second checks that two runs agree); the peers
+#          (scripts/bench/vector_add_peers.py: torch.add with triton's
+#          do_bench, and the device copy bandwidth); the table
+#          (scripts/bench/vector_add_table.py);
+#       3. attention (scripts/bench/attention_gpu.sh): the kernels alone over
+#          the FlashAttention grid in fp16 and fp32 with every tiling, the
+#          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
+#          efficient), the same grid through kbench-server, the CLI's
+#          naive-vs-fused table, and the attention table.
+#       Files in $OUT (at most 8, as the device tool brings back):
+#       vector_add.md, attention.md, attention_cli.txt, gpu_tests.log,
+#       gpu_attention_tests.log, check.log, raw.tar.gz (all JSON and logs).
 #       Reads only: it never changes the GPU's clocks or settings.
-#       KBENCH_BACKEND (default cuda) lets the flow be tried on a CPU machine
-#       with --backend cpu, and KBENCH_CHECK_SIZES (default "1048576
-#       16777216 268435456"; the first is also run hot) smaller sizes for it;
-#       the results of such a run are not GPU figures.
+#       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
+#       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
+#       "1048576 16777216 268435456"; the first is also run hot) smaller
+#       sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out. The results
+#       of such a run are not GPU figures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
@@ -35,10 +44,13 @@ build() {
   cmake -S . -B build-gpu -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release
   cmake --build build-gpu -j"${JOBS:-2}" \
-    --target kbench-server kbench kbench_gpu_tests
+    --target kbench-server kbench kbench_gpu_tests kbench_gpu_attention_test \
+    kbench_attention_bench
   rm -rf .gpu
   "$shared/tools/bundle-for-device.sh" .gpu build-gpu/server/kbench-server \
-    build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests
+    build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests \
+    build-gpu/tests/kbench_gpu_attention_test \
+    build-gpu/kernels/cuda/kbench_attention_bench
   cp -r scripts/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
@@ -66,9 +78,15 @@ device() {
     --format=csv >>"$log" 2>&1
 
   note "GPU tests"
-  timeout 400 .gpu/kbench_gpu_tests --gtest_output="json:$out/gpu_tests.json" \
+  timeout 400 .gpu/kbench_gpu_tests --gtest_output="json:$raw/gpu_tests.json" \
     >"$out/gpu_tests.log" 2>&1 || { failed=1; note "GPU tests FAILED"; }
   grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/gpu_tests.log" | tee -a "$log"
+  if [ -x .gpu/kbench_gpu_attention_test ]; then
+    timeout 400 .gpu/kbench_gpu_attention_test \
+      --gtest_output="json:$raw/gpu_attention_tests.json" \
+      >"$out/gpu_attention_tests.log" 2>&1 || { failed=1; note "GPU attention tests FAILED"; }
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/gpu_attention_tests.log" | tee -a "$log"
+  fi
 
   local backend=${KBENCH_BACKEND:-cuda}
   note "kbench-server --backend $backend"
@@ -126,13 +144,23 @@ device() {
   else
     failed=1
   fi
+  if [ -z "${KBENCH_SKIP_ATTENTION:-}" ]; then
+    note "attention: kernels, peers and the server over the FlashAttention grid"
+    mkdir -p "$raw/attention"
+    OUT="$raw/attention" SKIP_TESTS=1 timeout 540 bash scripts/bench/attention_gpu.sh \
+      .gpu --grid --dtypes fp16,fp32 --mma-configs >"$raw/attention/run.log" 2>&1 ||
+      { failed=1; note "attention check FAILED"; }
+    cp "$raw/attention/table.md" "$out/attention.md" 2>/dev/null || failed=1
+    cp "$raw/attention/cli.txt" "$out/attention_cli.txt" 2>/dev/null || failed=1
+  fi
   cp "$log" "$out/check.log"
   tar -czf "$out/raw.tar.gz" -C "$raw" .
   echo
   cat "$raw/kbench_text.txt" 2>/dev/null
   echo
   [ -f "$out/vector_add.md" ] && sed -n '/^| n | mode | kbench naive/,/^$/p' "$out/vector_add.md"
-  grep -E '^\[  (PASSED|FAILED) ' "$out/gpu_tests.log"
+  [ -f "$out/attention_cli.txt" ] && cat "$out/attention_cli.txt"
+  grep -E '^\[  (PASSED|FAILED) ' "$out"/gpu_*tests.log
   echo "gpu_check device: $([ $failed = 0 ] && echo OK || echo FAILED)"
   return $failed
 }
