@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "server/cpu_device.h"
+#include "server/log.h"
 #if KBENCH_HAVE_CUDA
 #include "server/cuda/cuda_device.h"
 #endif
@@ -27,6 +28,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenDevices(
   if (backend == "auto") {
     auto cuda = OpenCuda();
     if (cuda.ok()) return cuda;
+    Log("--backend auto: using the CPU (", cuda.status().message(), ")");
   } else if (backend != "cpu") {
     return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
                                       backend + "'");
