@@ -25,6 +25,7 @@
 #include "kernels/reference.h"
 #include "kernels/verify.h"
 #include "server/cuda/cuda_device.h"
+#include "tests/cuda_device_test.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -255,21 +256,8 @@ namespace {
 constexpr uint64_t kSeed = 20261201;
 
 // The first CUDA device, opened once for the suite.
-class CudaAttentionDevice : public ::testing::Test {
+class CudaAttentionDevice : public CudaDeviceTest {
  protected:
-  static void SetUpTestSuite() {
-    if (!CudaDeviceCount().ok()) return;
-    auto devices = OpenCudaDevices();
-    ASSERT_TRUE(devices.ok()) << devices.status();
-    device_ = std::move(devices->front());
-  }
-  static void TearDownTestSuite() { device_.reset(); }
-  void SetUp() override {
-    if (const auto count = CudaDeviceCount(); !count.ok())
-      GTEST_SKIP() << count.status().message();
-    ASSERT_NE(device_, nullptr);
-  }
-
   static AttentionProblem Problem(int64_t b, int64_t h, int64_t n, int64_t d,
                                   bool causal, kernels::DType dtype,
                                   std::vector<std::string> variants) {
@@ -285,7 +273,6 @@ class CudaAttentionDevice : public ::testing::Test {
     return p;
   }
 
-  static inline std::unique_ptr<Device> device_;
 };
 
 TEST_F(CudaAttentionDevice, OpsListAttentionWithItsDtypesAndHeadDims) {

@@ -9,27 +9,15 @@
 #include <vector>
 
 #include "server/cuda/cuda_device.h"
+#include "tests/cuda_device_test.h"
 
 namespace kbench::server {
 namespace {
 
 constexpr int kVectorized = 1;
 
-class CudaTiming : public ::testing::Test {
+class CudaTiming : public CudaDeviceTest {
  protected:
-  static void SetUpTestSuite() {
-    if (!CudaDeviceCount().ok()) return;
-    auto devices = OpenCudaDevices();
-    ASSERT_TRUE(devices.ok()) << devices.status();
-    device_ = std::move(devices->front());
-  }
-  static void TearDownTestSuite() { device_.reset(); }
-  void SetUp() override {
-    if (const auto count = CudaDeviceCount(); !count.ok())
-      GTEST_SKIP() << count.status().message();
-    ASSERT_NE(device_, nullptr);
-  }
-
   static std::unique_ptr<Workload> Prepare(int64_t n) {
     VectorAddProblem problem;
     problem.n = n;
@@ -54,7 +42,6 @@ class CudaTiming : public ::testing::Test {
     return ms.empty() ? 0 : ms[ms.size() / 2];
   }
 
-  static inline std::unique_ptr<Device> device_;
 };
 
 TEST_F(CudaTiming, FlushingTheL2MakesAColdSampleOfACacheSizedProblemSlower) {

@@ -12,6 +12,7 @@
 #include "kernels/reference.h"
 #include "kernels/verify.h"
 #include "server/cuda/cuda_device.h"
+#include "tests/cuda_device_test.h"
 
 namespace kbench::server {
 namespace {
@@ -19,21 +20,8 @@ namespace {
 constexpr uint64_t kSeed = 20261129;
 
 // The first CUDA device, opened once for the suite.
-class CudaVectorAdd : public ::testing::Test {
+class CudaVectorAdd : public CudaDeviceTest {
  protected:
-  static void SetUpTestSuite() {
-    if (!CudaDeviceCount().ok()) return;
-    auto devices = OpenCudaDevices();
-    ASSERT_TRUE(devices.ok()) << devices.status();
-    device_ = std::move(devices->front());
-  }
-  static void TearDownTestSuite() { device_.reset(); }
-  void SetUp() override {
-    if (const auto count = CudaDeviceCount(); !count.ok())
-      GTEST_SKIP() << count.status().message();
-    ASSERT_NE(device_, nullptr);
-  }
-
   static VectorAddProblem Problem(int64_t n) {
     VectorAddProblem problem;
     problem.n = n;
@@ -42,7 +30,6 @@ class CudaVectorAdd : public ::testing::Test {
     return problem;
   }
 
-  static inline std::unique_ptr<Device> device_;
 };
 
 kernels::ErrorStats Check(std::span<const float> out) {

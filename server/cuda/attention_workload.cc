@@ -13,6 +13,7 @@
 #include "kernels/cuda/attention.h"
 #include "kernels/dtype.h"
 #include "server/cuda/cuda_status.h"
+#include "server/cuda/cuda_workload.h"
 #include "server/cuda/device_buffer.h"
 #include "server/cuda/sample_timer.h"
 
@@ -70,89 +71,30 @@ absl::StatusOr<std::vector<Variant>> ParseVariants(
   return variants;
 }
 
-class CudaAttention final : public Workload {
+class CudaAttention final : public CudaWorkload {
  public:
   CudaAttention(std::shared_ptr<DeviceContext> context,
                 const AttentionProblem& problem, std::vector<Variant> variants,
                 DeviceBuffer q, DeviceBuffer k, DeviceBuffer v, DeviceBuffer o,
                 DeviceBuffer scores, DeviceBuffer workspace,
                 CublasHandle cublas, SampleTimer timer)
-      : context_(std::move(context)),
+      : CudaWorkload(std::move(context), problem.dtype,
+                     problem.shape.TensorElements(), std::move(o), std::move(timer)),
         shape_(problem.shape),
         dtype_(problem.dtype),
         variants_(std::move(variants)),
         q_(std::move(q)),
         k_(std::move(k)),
         v_(std::move(v)),
-        o_(std::move(o)),
         scores_(std::move(scores)),
         workspace_(std::move(workspace)),
-        cublas_(std::move(cublas)),
-        timer_(std::move(timer)) {}
-
-  absl::Status PoisonOutput() override {
-    return Guarded([&]() -> absl::Status {
-      // All bytes 0xFF: a NaN in fp32, fp16 and bf16 alike.
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          cudaMemsetAsync(o_.get(), 0xFF, o_.bytes(), stream()));
-      return context_->stream.Synchronize();
-    });
-  }
-
-  absl::Status Run(int variant) override {
-    return Guarded([&]() -> absl::Status {
-      if (absl::Status s = Enqueue(variant, stream()); !s.ok()) return s;
-      return context_->stream.Synchronize();
-    });
-  }
-
-  absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) override {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
-    auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
-    return context_->Track(mode == v1::TIMING_MODE_HOT
-                               ? timer_.Hot(variant, enqueue)
-                               : timer_.Cold(enqueue));
-  }
-
-  absl::StatusOr<std::span<const float>> Output() override {
-    const size_t n = size_t(shape_.TensorElements());
-    absl::Status copied = Guarded([&]() -> absl::Status {
-      host_.resize(n);
-      void* staging = host_.data();
-      if (dtype_ != DType::kFp32) {
-        bits_.resize(n);
-        staging = bits_.data();
-      }
-      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-          staging, o_.get(), o_.bytes(), cudaMemcpyDeviceToHost, stream()));
-      return context_->stream.Synchronize();
-    });
-    if (!copied.ok()) return copied;
-    if (dtype_ == DType::kFp16) {
-      for (size_t i = 0; i < n; ++i) host_[i] = kernels::HalfBitsToFloat(bits_[i]);
-    } else if (dtype_ == DType::kBf16) {
-      for (size_t i = 0; i < n; ++i) host_[i] = kernels::Bf16BitsToFloat(bits_[i]);
-    }
-    return std::span<const float>(host_);
-  }
-
-  std::string TimingMethod(v1::TimingMode mode) const override {
-    return timer_.Method(mode);
-  }
+        cublas_(std::move(cublas)) {}
 
  private:
-  cudaStream_t stream() const { return context_->stream.get(); }
-
-  template <typename F>
-  absl::Status Guarded(F body) {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
-    return context_->Track(body());
-  }
-
-  absl::Status Enqueue(int variant, cudaStream_t stream) const {
+  absl::Status Enqueue(int variant, cudaStream_t stream) const override {
     if (variants_.at(variant) == Variant::kFused) {
       const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(),
-                                                    v_.get(), o_.get()};
+                                                    v_.get(), output()};
       KBENCH_CUDA_RETURN_IF_ERROR(
           kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, stream));
       return absl::OkStatus();
@@ -163,19 +105,15 @@ class CudaAttention final : public Workload {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionSoftmax(
         shape_, dtype_, scores_.get(), stream));
     KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(
-        cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), o_.get()));
+        cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), output()));
     return absl::OkStatus();
   }
 
-  std::shared_ptr<DeviceContext> context_;
   const kernels::AttentionShape shape_;
   const DType dtype_;
   const std::vector<Variant> variants_;
-  DeviceBuffer q_, k_, v_, o_, scores_, workspace_;
+  DeviceBuffer q_, k_, v_, scores_, workspace_;
   CublasHandle cublas_;
-  SampleTimer timer_;
-  std::vector<float> host_;
-  std::vector<uint16_t> bits_;
 };
 
 }  // namespace

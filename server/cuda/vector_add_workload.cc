@@ -9,6 +9,7 @@
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda/vector_add.h"
 #include "server/cuda/cuda_status.h"
+#include "server/cuda/cuda_workload.h"
 #include "server/cuda/device_buffer.h"
 #include "server/cuda/sample_timer.h"
 
@@ -34,73 +35,23 @@ absl::StatusOr<std::vector<Variant>> ParseVariants(
   return variants;
 }
 
-class CudaVectorAdd final : public Workload {
+class CudaVectorAdd final : public CudaWorkload {
  public:
   CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n,
                 std::vector<Variant> variants, DeviceBuffer a, DeviceBuffer b,
                 DeviceBuffer c, SampleTimer timer)
-      : context_(std::move(context)),
+      : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c),
+                     std::move(timer)),
         n_(n),
         variants_(std::move(variants)),
         a_(std::move(a)),
-        b_(std::move(b)),
-        c_(std::move(c)),
-        timer_(std::move(timer)) {}
-
-  absl::Status PoisonOutput() override {
-    return Guarded([&]() -> absl::Status {
-      // All bytes 0xFF: the fp32 pattern 0xFFFFFFFF is a NaN.
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          cudaMemsetAsync(c_.get(), 0xFF, c_.bytes(), stream()));
-      return context_->stream.Synchronize();
-    });
-  }
-
-  absl::Status Run(int variant) override {
-    return Guarded([&]() -> absl::Status {
-      if (absl::Status s = Enqueue(variant, stream()); !s.ok()) return s;
-      return context_->stream.Synchronize();
-    });
-  }
-
-  absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) override {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
-    auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
-    return context_->Track(mode == v1::TIMING_MODE_HOT
-                               ? timer_.Hot(variant, enqueue)
-                               : timer_.Cold(enqueue));
-  }
-
-  absl::StatusOr<std::span<const float>> Output() override {
-    absl::Status copied = Guarded([&]() -> absl::Status {
-      host_.resize(size_t(n_));
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          cudaMemcpyAsync(host_.data(), c_.get(), c_.bytes(),
-                          cudaMemcpyDeviceToHost, stream()));
-      return context_->stream.Synchronize();
-    });
-    if (!copied.ok()) return copied;
-    return std::span<const float>(host_);
-  }
-
-  std::string TimingMethod(v1::TimingMode mode) const override {
-    return timer_.Method(mode);
-  }
+        b_(std::move(b)) {}
 
  private:
-  cudaStream_t stream() const { return context_->stream.get(); }
-
-  // Enters the device, runs `body`, and tracks its result for sticky errors.
-  template <typename F>
-  absl::Status Guarded(F body) {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
-    return context_->Track(body());
-  }
-
-  absl::Status Enqueue(int variant, cudaStream_t stream) const {
+  absl::Status Enqueue(int variant, cudaStream_t stream) const override {
     const float* a = a_.as<float>();
     const float* b = b_.as<float>();
-    float* c = c_.as<float>();
+    float* c = static_cast<float*>(output());
     if (variants_.at(variant) == Variant::kNaive) {
       KBENCH_CUDA_RETURN_IF_ERROR(
           kernels::cuda::LaunchVectorAddNaive(a, b, c, n_, stream));
@@ -111,12 +62,9 @@ class CudaVectorAdd final : public Workload {
     return absl::OkStatus();
   }
 
-  std::shared_ptr<DeviceContext> context_;
   const int64_t n_;
   const std::vector<Variant> variants_;
-  DeviceBuffer a_, b_, c_;
-  SampleTimer timer_;
-  std::vector<float> host_;
+  DeviceBuffer a_, b_;
 };
 
 }  // namespace
