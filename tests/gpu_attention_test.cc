@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -129,6 +130,11 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
          "n" + std::to_string(c.shape.seq_len) + "d" +
          std::to_string(c.shape.head_dim);
+}
+
+// Test names and ctest names show the case, not its bytes.
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << CaseName(::testing::TestParamInfo<Case>(c, 0));
 }
 
 class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
@@ -249,6 +255,11 @@ INSTANTIATE_TEST_SUITE_P(VariantsDtypesShapes, CudaAttentionMatchesReference,
 
 }  // namespace
 }  // namespace kbench::kernels::cuda
+
+namespace kbench::kernels {
+// Parameter tuples print the dtype by name.
+void PrintTo(DType dtype, std::ostream* os) { *os << DTypeName(dtype); }
+}  // namespace kbench::kernels
 
 namespace kbench::server {
 namespace {
