@@ -7,12 +7,18 @@
 //   - Q, K, V tiles in shared memory by cp.async (V's copy overlaps Q K^T;
 //     the next K's copy overlaps softmax and P V); one tile of P goes through
 //     shared memory between the two products.
-//   - Register blocking: 256 threads as 16 x 16; a thread computes kBr / 16
-//     query rows x 4 keys of S (keys tx + 16 j) and kBr / 16 rows x d / 16
-//     columns of O (float4 at tx * 4 + 64 c), reading shared memory as
-//     float4: with kBr = 128, 12 loads per 128 FMAs in Q K^T and 16 per 256
-//     in P V (d = 128). Q and K rows are padded by 4 floats, so the float4
-//     reads of 16 K rows hit distinct banks; Q and P reads are broadcasts.
+//   - Register blocking: 256 threads as 16 x 16 (row group ty, key group
+//     tx); a thread computes kBr / 16 query rows (ty + 16 i) x 4 keys of S
+//     (keys tx + 16 j) and the same rows x d / 16 columns of O (float4 at
+//     tx * 4 + 64 c), reading shared memory as float4: with kBr = 128, 12
+//     loads per 128 FMAs in Q K^T and 16 per 256 in P V (d = 128). Q and K
+//     rows are padded by 4 floats, so the float4 reads of 16 K rows hit
+//     distinct banks; Q and P reads are broadcasts, and the two row groups
+//     of a warp (adjacent rows) read distinct banks. P rows are padded by 16
+//     floats, so adjacent rows' P stores and loads do not collide either.
+//   - The 16 threads of a row are a half-warp, or (kSplit) lanes 0-7 and
+//     16-23 (or 8-15 and 24-31) of a warp. The unroll depths and kSplit of
+//     each case were picked by timing the alternatives on the H200.
 //   - Two tilings (Fp32Config): kBr = 128, one block an SM; or kBr = 64 with
 //     P written over the K tile (the next K is then copied after P V), small
 //     enough for two blocks an SM.
@@ -32,7 +38,7 @@ constexpr double kLog2e = 1.4426950408889634;
 constexpr int kThreads = 256;
 constexpr int kBc = 64;
 constexpr int kTN = kBc / 16;  // keys of a thread
-constexpr int kPStride = kBc + 4;
+constexpr int kPStride = kBc + 16;
 
 // kBr query rows a block; kAlias: P is written over the K tile once Q K^T
 // is done (the next K tile is then copied after P V instead of during it),
@@ -71,14 +77,20 @@ struct Fp32Tiles {
   }
 };
 
-__device__ __forceinline__ float HalfWarpMax(float x) {
+// Reductions over the 16 lanes that share a row: lane bits 0-2 and kHi
+// (8 for a half-warp, 16 when a row's lanes are split across the halves).
+template <int kHi>
+__device__ __forceinline__ float RowMax(float x) {
+  x = fmaxf(x, __shfl_xor_sync(~0u, x, kHi));
 #pragma unroll
-  for (int o = 8; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(~0u, x, o));
+  for (int o = 4; o > 0; o /= 2) x = fmaxf(x, __shfl_xor_sync(~0u, x, o));
   return x;
 }
-__device__ __forceinline__ float HalfWarpSum(float x) {
+template <int kHi>
+__device__ __forceinline__ float RowSum(float x) {
+  x += __shfl_xor_sync(~0u, x, kHi);
 #pragma unroll
-  for (int o = 8; o > 0; o /= 2) x += __shfl_xor_sync(~0u, x, o);
+  for (int o = 4; o > 0; o /= 2) x += __shfl_xor_sync(~0u, x, o);
   return x;
 }
 
@@ -87,7 +99,7 @@ __device__ __forceinline__ float HalfWarpSum(float x) {
 // Blocks of 64 rows are sized (registers and, aliased, shared memory) for
 // two blocks an SM.
 template <int kD, int kBr, bool kAlias, bool kCausal, int kUnrollQk,
-          int kUnrollPv>
+          int kUnrollPv, bool kSplit>
 __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     FusedFp32Kernel(const float* __restrict__ q, const float* __restrict__ k,
                     const float* __restrict__ v, float* __restrict__ o, int n,
@@ -104,7 +116,12 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   float* sp = kAlias ? smem_f + Tiles::kQFloats
                      : smem_f + Tiles::kQFloats + Tiles::kKFloats + Tiles::kVFloats;
 
-  const int tid = threadIdx.x, ty = tid / 16, tx = tid % 16;
+  // kSplit: a half-warp holds 2 row groups x 8 key groups (lane bit 3 picks
+  // the row group); otherwise 1 row group x 16 key groups.
+  constexpr int kHi = kSplit ? 16 : 8;
+  const int tid = threadIdx.x, lane = tid % 32;
+  const int ty = kSplit ? tid / 32 * 2 + (lane >> 3) % 2 : tid / 16;
+  const int tx = kSplit ? lane % 8 + (lane >> 4) * 8 : tid % 16;
   const int64_t bh = blockIdx.x / m_blocks;
   int mb = int(blockIdx.x % m_blocks);
   if (kCausal) mb = m_blocks - 1 - mb;
@@ -126,7 +143,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 
   const int kv_end = kCausal ? min(n, q0 + kBr) : n;
   const int tiles = (kv_end + kBc - 1) / kBc;
-  const int row0 = ty * kTM;  // first query row of this thread, in the block
+  const int row0 = ty;  // query rows of this thread, in the block: row0 + 16 i
 
   float acc_o[kTM][kOC][4];
   float row_max[kTM], row_sum[kTM];
@@ -162,7 +179,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 #pragma unroll
       for (int i = 0; i < kTM; ++i) {
         const float4 qv =
-            *reinterpret_cast<const float4*>(sq + (row0 + i) * Tiles::kStride + x);
+            *reinterpret_cast<const float4*>(sq + (row0 + 16 * i) * Tiles::kStride + x);
 #pragma unroll
         for (int c = 0; c < kTN; ++c) {
           s[i][c] = fmaf(qv.x, kv[c].x, s[i][c]);
@@ -175,7 +192,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     if (kb + kBc > n || (kCausal && kb + kBc - 1 > q0 + row0)) {
 #pragma unroll
       for (int i = 0; i < kTM; ++i) {
-        const int row = q0 + row0 + i;
+        const int row = q0 + row0 + 16 * i;
         const int end = (kCausal ? min(n, row + 1) : n) - kb - tx;  // keys kept
 #pragma unroll
         for (int c = 0; c < kTN; ++c)
@@ -189,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
       float mx = s[i][0];
 #pragma unroll
       for (int c = 1; c < kTN; ++c) mx = fmaxf(mx, s[i][c]);
-      mx = HalfWarpMax(mx);
+      mx = RowMax<kHi>(mx);
       const float m_new = fmaxf(row_max[i], mx);
       const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
       const float alpha = ptx::Exp2(row_max[i] * scale_log2 - shift);
@@ -198,7 +215,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 #pragma unroll
       for (int c = 0; c < kTN; ++c) {
         const float p = ptx::Exp2(fmaf(s[i][c], scale_log2, -shift));
-        sp[(row0 + i) * kPStride + tx + 16 * c] = p;
+        sp[(row0 + 16 * i) * kPStride + tx + 16 * c] = p;
         sum += p;
       }
       row_sum[i] = row_sum[i] * alpha + sum;
@@ -226,7 +243,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 #pragma unroll
       for (int i = 0; i < kTM; ++i) {
         const float4 pv =
-            *reinterpret_cast<const float4*>(sp + (row0 + i) * kPStride + x);
+            *reinterpret_cast<const float4*>(sp + (row0 + 16 * i) * kPStride + x);
         const float p[4] = {pv.x, pv.y, pv.z, pv.w};
 #pragma unroll
         for (int u = 0; u < 4; ++u)
@@ -252,9 +269,9 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   float* oh = o + head;
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
-    const float total = HalfWarpSum(row_sum[i]);
+    const float total = RowSum<kHi>(row_sum[i]);
     const float inv = total > 0 ? 1.0f / total : 0.0f;
-    const int row = q0 + row0 + i;
+    const int row = q0 + row0 + 16 * i;
     if (row >= n) continue;
 #pragma unroll
     for (int c = 0; c < kOC; ++c)
@@ -265,11 +282,11 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 }
 
 template <int kD, int kBr, bool kAlias, bool kCausal, int kUnrollQk,
-          int kUnrollPv>
+          int kUnrollPv, bool kSplit>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
                    cudaStream_t stream) {
   auto kernel =
-      FusedFp32Kernel<kD, kBr, kAlias, kCausal, kUnrollQk, kUnrollPv>;
+      FusedFp32Kernel<kD, kBr, kAlias, kCausal, kUnrollQk, kUnrollPv, kSplit>;
   const int n = int(shape.seq_len);
   const int m_blocks = (n + kBr - 1) / kBr;  // kBr: the template's
   const int64_t blocks = shape.BatchHeads() * m_blocks;
@@ -291,15 +308,26 @@ template <int kD, int kBr, bool kAlias, int kUnrollQk, int kUnrollPv>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
                          cudaStream_t stream) {
   return shape.causal
-             ? Launch<kD, kBr, kAlias, true, kUnrollQk, kUnrollPv>(shape, x, stream)
-             : Launch<kD, kBr, kAlias, false, kUnrollQk, kUnrollPv>(shape, x, stream);
+             ? Launch<kD, kBr, kAlias, true, kUnrollQk, kUnrollPv, false>(shape, x, stream)
+             : Launch<kD, kBr, kAlias, false, kUnrollQk, kUnrollPv, false>(shape, x, stream);
 }
 
 template <int kD>
 cudaError_t LaunchConfig(const AttentionShape& shape, const AttentionTensors& x,
                          Fp32Config config, cudaStream_t stream) {
   switch (config) {
-    case Fp32Config::kRows128: return LaunchCausal<kD, 128, false, 8, 4>(shape, x, stream);
+    case Fp32Config::kRows128: {
+      // Q K^T fully unrolled, except causal d = 128, where full unrolling ran
+      // up to 14% slower at small N and the split lane map with 16 x 4 was
+      // fastest.
+      constexpr bool kCausalSplit = kD == 128;
+      constexpr int kCausalQk = kCausalSplit ? 16 : 32;
+      constexpr int kCausalPv = kCausalSplit ? 4 : 8;
+      return shape.causal
+                 ? Launch<kD, 128, false, true, kCausalQk, kCausalPv, kCausalSplit>(
+                       shape, x, stream)
+                 : Launch<kD, 128, false, false, 32, 8, false>(shape, x, stream);
+    }
     case Fp32Config::kRows64Aliased:
       return LaunchCausal<kD, 64, true, 8, 4>(shape, x, stream);
   }
