@@ -1,0 +1,326 @@
+// Unit tests of the CPU kernels of kbench_kernels: vector add and attention
+// against the double references, and the row sampler of attention
+// verification.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "kernels/attention_shape.h"
+#include "kernels/cpu_attention.h"
+#include "kernels/cpu_vector_add.h"
+#include "kernels/dtype.h"
+#include "kernels/reference.h"
+#include "kernels/seeded_input.h"
+#include "kernels/verify.h"
+
+namespace kbench::kernels {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+// ---- Vector add ------------------------------------------------------------
+
+using VectorAddFn = void (*)(const float*, const float*, float*, int64_t);
+
+struct VectorAddCase {
+  const char* variant;
+  VectorAddFn fn;
+  int64_t n;
+};
+
+void PrintTo(const VectorAddCase& c, std::ostream* os) {
+  *os << c.variant << " n=" << c.n;
+}
+
+class VectorAddCpu : public ::testing::TestWithParam<VectorAddCase> {};
+
+constexpr uint64_t kSeed = 0x1234;
+constexpr int64_t kGuard = 16;
+constexpr float kSentinel = -777.25f;
+
+// a and b hold n + kGuard seeded elements; c holds n + kGuard sentinels.
+void RunVectorAdd(VectorAddFn fn, int64_t n, int64_t offset,
+                  std::vector<float>& c) {
+  const int64_t size = offset + n + kGuard;
+  std::vector<float> a(size), b(size);
+  FillSeeded(kSeed, InputStream::kA, 0, size, a.data());
+  FillSeeded(kSeed, InputStream::kB, 0, size, b.data());
+  c.assign(size, kSentinel);
+  fn(a.data() + offset, b.data() + offset, c.data() + offset, n);
+}
+
+TEST_P(VectorAddCpu, EqualsTheReferenceExactly) {
+  const auto& param = GetParam();
+  std::vector<float> c;
+  RunVectorAdd(param.fn, param.n, 0, c);
+  ErrorStats stats;
+  for (int64_t i = 0; i < param.n; ++i) {
+    const double ref = VectorAddReference(kSeed, DType::kFp32, uint64_t(i));
+    stats.Add(c[i], ref);
+    // Sums of two 24-bit values in [-1, 1) are exact in fp32.
+    ASSERT_EQ(double(c[i]), ref) << "element " << i;
+  }
+  EXPECT_EQ(stats.checked(), uint64_t(param.n));
+  if (param.n > 0) {
+    EXPECT_TRUE(stats.Passes(Tolerance(DType::kFp32, false)));
+  }
+}
+
+TEST_P(VectorAddCpu, WritesNothingPastN) {
+  const auto& param = GetParam();
+  std::vector<float> c;
+  RunVectorAdd(param.fn, param.n, 0, c);
+  for (int64_t i = param.n; i < param.n + kGuard; ++i)
+    EXPECT_EQ(c[i], kSentinel) << "guard element " << i - param.n;
+}
+
+TEST_P(VectorAddCpu, HandlesPointersNotAlignedTo16Bytes) {
+  const auto& param = GetParam();
+  std::vector<float> c;
+  RunVectorAdd(param.fn, param.n, 1, c);
+  EXPECT_EQ(c[0], kSentinel);
+  for (int64_t i = 0; i < param.n; ++i) {
+    const double ref = VectorAddReference(kSeed, DType::kFp32, uint64_t(i + 1));
+    ASSERT_EQ(double(c[1 + i]), ref) << "element " << i;
+  }
+  for (int64_t i = 1 + param.n; i < int64_t(c.size()); ++i)
+    EXPECT_EQ(c[i], kSentinel);
+}
+
+std::vector<VectorAddCase> VectorAddCases() {
+  std::vector<VectorAddCase> cases;
+  for (int64_t n : {0, 1, 3, 4, 5, 7, 1023, 1025}) {
+    cases.push_back({"Naive", &VectorAddNaiveCpu, n});
+    cases.push_back({"Vectorized", &VectorAddVectorizedCpu, n});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TailSizes, VectorAddCpu, ::testing::ValuesIn(VectorAddCases()),
+    [](const ::testing::TestParamInfo<VectorAddCase>& info) {
+      std::ostringstream name;
+      name << info.param.variant << "_n" << info.param.n;
+      return name.str();
+    });
+
+// ---- Attention -------------------------------------------------------------
+
+struct AttentionOutputs {
+  std::vector<float> v;      // the V input, for checks that need it
+  std::vector<float> naive;  // O from the naive variant
+  std::vector<float> fused;  // O from the fused variant
+};
+
+// Runs both variants on inputs made from kSeed, outputs poisoned with NaN
+// first so an element neither writes fails verification.
+AttentionOutputs RunAttention(const AttentionShape& shape) {
+  const int64_t count = shape.TensorElements();
+  std::vector<float> q(count), k(count);
+  AttentionOutputs out;
+  out.v.resize(count);
+  FillSeeded(kSeed, InputStream::kQ, 0, count, q.data());
+  FillSeeded(kSeed, InputStream::kK, 0, count, k.data());
+  FillSeeded(kSeed, InputStream::kV, 0, count, out.v.data());
+  std::vector<float> scores(shape.ScoreElements(), kNaN);
+  out.naive.assign(count, kNaN);
+  out.fused.assign(count, kNaN);
+  AttentionNaiveCpu(shape, q.data(), k.data(), out.v.data(), scores.data(),
+                    out.naive.data());
+  AttentionFusedCpu(shape, q.data(), k.data(), out.v.data(), out.fused.data());
+  return out;
+}
+
+std::vector<AttentionRow> AllRows(const AttentionShape& shape) {
+  std::vector<AttentionRow> rows;
+  for (int64_t bh = 0; bh < shape.BatchHeads(); ++bh)
+    for (int64_t i = 0; i < shape.seq_len; ++i) rows.push_back({bh, i});
+  return rows;
+}
+
+ErrorStats Compare(const std::vector<float>& out, const std::vector<double>& ref) {
+  ErrorStats stats;
+  for (size_t i = 0; i < out.size(); ++i) stats.Add(out[i], ref[i]);
+  return stats;
+}
+
+std::string ShapeName(const AttentionShape& s) {
+  std::ostringstream name;
+  name << "b" << s.batch << "h" << s.heads << "n" << s.seq_len << "d"
+       << s.head_dim << (s.causal ? "_causal" : "");
+  return name.str();
+}
+
+class AttentionCpu : public ::testing::TestWithParam<AttentionShape> {};
+
+}  // namespace
+
+// Found by argument-dependent lookup, so it lives in AttentionShape's namespace.
+static void PrintTo(const AttentionShape& shape, std::ostream* os) {
+  *os << ShapeName(shape);
+}
+
+namespace {
+
+TEST_P(AttentionCpu, NaiveMatchesTheReferenceOnEveryRow) {
+  const AttentionShape& shape = GetParam();
+  const AttentionOutputs out = RunAttention(shape);
+  const ErrorStats stats = Compare(
+      out.naive, AttentionReferenceRows(shape, kSeed, DType::kFp32, AllRows(shape)));
+  EXPECT_EQ(stats.checked(), uint64_t(shape.TensorElements()));
+  EXPECT_EQ(stats.non_finite(), 0u);
+  EXPECT_TRUE(stats.Passes(Tolerance(DType::kFp32, true)))
+      << "rel_l2_error " << stats.rel_l2_error();
+}
+
+TEST_P(AttentionCpu, FusedMatchesTheReferenceOnEveryRow) {
+  const AttentionShape& shape = GetParam();
+  const AttentionOutputs out = RunAttention(shape);
+  const ErrorStats stats = Compare(
+      out.fused, AttentionReferenceRows(shape, kSeed, DType::kFp32, AllRows(shape)));
+  EXPECT_EQ(stats.checked(), uint64_t(shape.TensorElements()));
+  EXPECT_EQ(stats.non_finite(), 0u);
+  EXPECT_TRUE(stats.Passes(Tolerance(DType::kFp32, true)))
+      << "rel_l2_error " << stats.rel_l2_error();
+}
+
+TEST_P(AttentionCpu, FusedAgreesWithNaive) {
+  const AttentionOutputs out = RunAttention(GetParam());
+  const std::vector<double> naive(out.naive.begin(), out.naive.end());
+  const ErrorStats stats = Compare(out.fused, naive);
+  EXPECT_TRUE(stats.Passes(Tolerance(DType::kFp32, true)))
+      << "rel_l2_error " << stats.rel_l2_error();
+  EXPECT_LT(stats.max_abs_error(), 1e-5);
+}
+
+std::vector<AttentionShape> AttentionShapes() {
+  // {batch, heads, seq_len, head_dim}: seq_len around and off the block sizes
+  // kCpuBlockQ = 32 and kCpuBlockK = 64; head_dim 1, 16 and 64.
+  const std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>> dims = {
+      {1, 1, 1, 1},   {1, 1, 1, 16},  {1, 1, 33, 16}, {1, 2, 64, 16},
+      {1, 2, 65, 64}, {2, 3, 100, 16}, {1, 2, 130, 64}, {2, 1, 97, 1},
+      {3, 1, 31, 64}};
+  std::vector<AttentionShape> shapes;
+  for (const auto& [b, h, n, d] : dims) {
+    for (bool causal : {false, true})
+      shapes.push_back({.batch = b, .heads = h, .seq_len = n, .head_dim = d,
+                        .causal = causal});
+  }
+  return shapes;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddShapes, AttentionCpu, ::testing::ValuesIn(AttentionShapes()),
+    [](const ::testing::TestParamInfo<AttentionShape>& info) {
+      return ShapeName(info.param);
+    });
+
+TEST(CausalAttentionCpu, FirstQueryRowEqualsFirstValueRow) {
+  // Query 0 sees key 0 alone: softmax over one score is 1, so O = V row 0.
+  for (const AttentionShape& shape : AttentionShapes()) {
+    if (!shape.causal) continue;
+    SCOPED_TRACE(ShapeName(shape));
+    const AttentionOutputs out = RunAttention(shape);
+    const int64_t n = shape.seq_len, d = shape.head_dim;
+    for (int64_t bh = 0; bh < shape.BatchHeads(); ++bh) {
+      for (int64_t x = 0; x < d; ++x) {
+        const size_t at = size_t(bh * n * d + x);
+        EXPECT_FLOAT_EQ(out.naive[at], out.v[at]) << "bh " << bh << " x " << x;
+        EXPECT_FLOAT_EQ(out.fused[at], out.v[at]) << "bh " << bh << " x " << x;
+      }
+    }
+  }
+}
+
+TEST(AttentionReferenceRows, ReturnsRowsInTheOrderGiven) {
+  const AttentionShape shape{.batch = 1, .heads = 2, .seq_len = 9, .head_dim = 4};
+  const auto all = AttentionReferenceRows(shape, kSeed, DType::kFp32, AllRows(shape));
+  const auto some = AttentionReferenceRows(shape, kSeed, DType::kFp32,
+                                           {{1, 8}, {0, 3}, {0, 0}});
+  ASSERT_EQ(some.size(), 3u * 4u);
+  for (int x = 0; x < 4; ++x) {
+    EXPECT_EQ(some[0 * 4 + x], all[(1 * 9 + 8) * 4 + x]);
+    EXPECT_EQ(some[1 * 4 + x], all[(0 * 9 + 3) * 4 + x]);
+    EXPECT_EQ(some[2 * 4 + x], all[(0 * 9 + 0) * 4 + x]);
+  }
+}
+
+// ---- Row sampling ----------------------------------------------------------
+
+TEST(SampleAttentionRows, ListsEveryRowWhenTheProblemIsSmall) {
+  const AttentionShape shape{.batch = 2, .heads = 3, .seq_len = 10, .head_dim = 8};
+  const auto rows = SampleAttentionRows(shape, 60, 1);
+  ASSERT_EQ(rows.size(), 60u);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    EXPECT_EQ(rows[r].batch_head, int64_t(r) / 10);
+    EXPECT_EQ(rows[r].row, int64_t(r) % 10);
+  }
+}
+
+void ExpectValidSample(const AttentionShape& shape, int64_t max_rows,
+                       uint64_t seed) {
+  const auto rows = SampleAttentionRows(shape, max_rows, seed);
+  ASSERT_EQ(int64_t(rows.size()), max_rows);
+  std::set<std::pair<int64_t, int64_t>> seen;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    ASSERT_GE(rows[r].batch_head, 0);
+    ASSERT_LT(rows[r].batch_head, shape.BatchHeads());
+    ASSERT_GE(rows[r].row, 0);
+    ASSERT_LT(rows[r].row, shape.seq_len);
+    if (r > 0) {
+      EXPECT_LE(rows[r - 1].batch_head, rows[r].batch_head) << r;
+    }
+    EXPECT_TRUE(seen.insert({rows[r].batch_head, rows[r].row}).second)
+        << "duplicate row (" << rows[r].batch_head << ", " << rows[r].row << ")";
+  }
+  EXPECT_TRUE(seen.count({0, 0}));
+  EXPECT_TRUE(seen.count({shape.BatchHeads() - 1, shape.seq_len - 1}));
+}
+
+TEST(SampleAttentionRows, DrawsExactlyMaxRowsGroupedWithoutDuplicates) {
+  for (uint64_t seed : {1ull, 2ull, 99ull}) {
+    SCOPED_TRACE(seed);
+    ExpectValidSample({.batch = 2, .heads = 4, .seq_len = 1000, .head_dim = 64}, 256, seed);
+    ExpectValidSample({.batch = 1, .heads = 1, .seq_len = 300, .head_dim = 64}, 256, seed);
+    ExpectValidSample({.batch = 1, .heads = 1, .seq_len = 3, .head_dim = 64}, 2, seed);
+    ExpectValidSample({.batch = 64, .heads = 16, .seq_len = 4, .head_dim = 8}, 256, seed);
+  }
+}
+
+TEST(SampleAttentionRows, CoversEveryBatchHeadBeforeRepeatingOne) {
+  // max_rows == batch_heads: every batch-head gets exactly one row.
+  const AttentionShape shape{.batch = 2, .heads = 4, .seq_len = 1000, .head_dim = 64};
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto rows = SampleAttentionRows(shape, shape.BatchHeads(), seed);
+    std::vector<int> per_head(shape.BatchHeads());
+    for (const auto& row : rows) ++per_head[row.batch_head];
+    for (int64_t bh = 0; bh < shape.BatchHeads(); ++bh)
+      EXPECT_EQ(per_head[bh], 1) << "seed " << seed << " batch_head " << bh;
+  }
+}
+
+TEST(SampleAttentionRows, IsDeterministicPerSeed) {
+  const AttentionShape shape{.batch = 2, .heads = 4, .seq_len = 1000, .head_dim = 64};
+  const auto key = [](const std::vector<AttentionRow>& rows) {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (const auto& r : rows) out.push_back({r.batch_head, r.row});
+    return out;
+  };
+  EXPECT_EQ(key(SampleAttentionRows(shape, 64, 5)), key(SampleAttentionRows(shape, 64, 5)));
+  EXPECT_NE(key(SampleAttentionRows(shape, 64, 5)), key(SampleAttentionRows(shape, 64, 6)));
+}
+
+}  // namespace
+}  // namespace kbench::kernels
