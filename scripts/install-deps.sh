@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages kbench builds with, only those missing.
+# Installs the Debian 12 packages kbench builds and tests with, only those
+# missing (PostgreSQL 15 and Chromium are for the store and dashboard tests).
 # Needs root or sudo when something is missing. CUDA (nvcc) is optional:
 # without it the build leaves the CUDA backend out.
 set -euo pipefail
@@ -7,6 +8,9 @@ packages=(
   build-essential cmake pkg-config
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler libabsl-dev
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
+  libsqlite3-dev libpqxx-dev postgresql-15 libcpp-httplib-dev prometheus-cpp-dev
+  libjs-chart.js libyaml-cpp-dev libssl-dev
+  chromium procps python3
 )
 missing=()
 for p in "${packages[@]}"; do
