@@ -5,16 +5,33 @@
 
 namespace kbench::kernels {
 
-const char* DTypeName(DType dtype) {
-  switch (dtype) {
-    case DType::kFp32: return "fp32";
-    case DType::kFp16: return "fp16";
-    case DType::kBf16: return "bf16";
-  }
-  return "?";
+namespace {
+
+constexpr DTypeInfo kDTypes[] = {
+    {DType::kFp32, "fp32", 4},
+    {DType::kFp16, "fp16", 2},
+    {DType::kBf16, "bf16", 2},
+};
+
+const DTypeInfo& InfoOf(DType dtype) {
+  for (const DTypeInfo& info : kDTypes)
+    if (info.dtype == dtype) return info;
+  return kDTypes[0];
 }
 
-int DTypeBytes(DType dtype) { return dtype == DType::kFp32 ? 4 : 2; }
+}  // namespace
+
+std::span<const DTypeInfo> AllDTypes() { return kDTypes; }
+
+const char* DTypeName(DType dtype) { return InfoOf(dtype).name; }
+
+int DTypeBytes(DType dtype) { return InfoOf(dtype).bytes; }
+
+std::optional<DType> DTypeNamed(std::string_view name) {
+  for (const DTypeInfo& info : kDTypes)
+    if (name == info.name) return info.dtype;
+  return std::nullopt;
+}
 
 double Tolerance(DType dtype, bool attention) {
   if (dtype == DType::kFp32) return attention ? 2e-5 : 1e-5;

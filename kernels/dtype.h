@@ -1,16 +1,33 @@
-// Element types, their rounding on the host, and the tolerance a result of
-// each type is held to (relative L2 error against a double reference).
+// Element types: the one table of their names and sizes (server, client
+// and tools all read it), their rounding on the host, and the tolerance a
+// result of each type is held to (relative L2 error against a double
+// reference).
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <string_view>
 
 namespace kbench::kernels {
 
-enum class DType { kFp32, kFp16, kBf16 };
+// The values are those of the API's kbench.v1.DType (server/ops/dtypes.h
+// checks that they agree).
+enum class DType { kFp32 = 1, kFp16 = 2, kBf16 = 3 };
+
+struct DTypeInfo {
+  DType dtype;
+  const char* name;  // as the API, the CLI and the reports spell it
+  int bytes;
+};
+
+// Every dtype, in the order they are listed to users.
+std::span<const DTypeInfo> AllDTypes();
 
 const char* DTypeName(DType dtype);
 int DTypeBytes(DType dtype);
+// The dtype named `name` ("fp32", "fp16", "bf16"), or nullopt.
+std::optional<DType> DTypeNamed(std::string_view name);
 
 // Relative L2 tolerance: fp32 1e-5 (2e-5 for attention, whose softmax sums
 // N terms), fp16 and bf16 1e-2.

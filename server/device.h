@@ -1,10 +1,11 @@
 // The backend contract: a Device runs problems, a Workload is one problem's
 // buffers on one device. The runner (runner.h) drives both; it is the only
-// caller.
+// caller. Backends live side by side in server/backends/ (cpu, cuda); each
+// implements every op's variants behind Prepare.
 //
-// Threading: a Device and its Workloads are used by one worker thread at a
-// time (one job per device: timing needs an otherwise idle device), except
-// Info(), Ops() and Healthy(), which any thread may call.
+// Threading: a Device and its Workloads are used by one thread at a time
+// (one run per device: timing needs an otherwise idle device), except
+// Info() and Healthy(), which any thread may call.
 #pragma once
 
 #include <cstdint>
@@ -16,26 +17,9 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
-#include "kernels/attention_shape.h"
-#include "kernels/dtype.h"
+#include "server/run_plan.h"
 
 namespace kbench::server {
-
-// What to compute. Variants are named as the API names them and have been
-// validated against Device::Ops(); a Workload refers to them by index.
-struct VectorAddProblem {
-  int64_t n = 0;
-  kernels::DType dtype = kernels::DType::kFp32;
-  uint64_t seed = 0;
-  std::vector<std::string> variants;
-};
-
-struct AttentionProblem {
-  kernels::AttentionShape shape;
-  kernels::DType dtype = kernels::DType::kFp32;
-  uint64_t seed = 0;
-  std::vector<std::string> variants;
-};
 
 // The SM clock while samples ran; available = false where it cannot be read.
 struct ClockReading {
@@ -54,6 +38,7 @@ class Workload {
   // Fills the output with NaN, so an element no kernel writes fails
   // verification.
   virtual absl::Status PoisonOutput() = 0;
+  // `variant` is a position in Problem::variants.
   // Runs variant `variant` once, untimed, and waits for it to complete.
   virtual absl::Status Run(int variant) = 0;
   // Runs variant `variant` and returns one sample's time in milliseconds,
@@ -72,21 +57,20 @@ class Device {
  public:
   virtual ~Device() = default;
 
-  // Name, index, properties and the ceilings measured at start-up.
+  // Backend, name, index, properties (memory, SMs) and the ceilings
+  // measured at start-up. What the device runs follows from its backend
+  // (ops::OffersOf) and its limit defaults from these properties
+  // (limits.h).
   virtual v1::DeviceInfo Info() const = 0;
-  // The ops, variants, dtypes and head_dims this device runs.
-  virtual std::vector<v1::OpInfo> Ops() const = 0;
   // False once the device hit an error that leaves it unusable (a sticky
   // CUDA error): the worker stops taking runs and health reports it.
   virtual bool Healthy() const = 0;
 
-  // Allocate and fill a problem's buffers. Fails with RESOURCE_EXHAUSTED when
-  // the device lacks the memory, INVALID_ARGUMENT for a combination it
-  // cannot run.
-  virtual absl::StatusOr<std::unique_ptr<Workload>> PrepareVectorAdd(
-      const VectorAddProblem& problem) = 0;
-  virtual absl::StatusOr<std::unique_ptr<Workload>> PrepareAttention(
-      const AttentionProblem& problem) = 0;
+  // Allocate and fill a problem's buffers; the workload runs the problem's
+  // variants by their position in problem.variants. Fails with
+  // RESOURCE_EXHAUSTED when the device lacks the memory, INVALID_ARGUMENT
+  // for an op or combination it cannot run (admission refuses those first).
+  virtual absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) = 0;
 
   // The SM clock now (called by the runner between samples).
   virtual ClockReading ReadClock() = 0;

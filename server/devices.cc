@@ -1,7 +1,7 @@
 #include "server/devices.h"
 
 #include "absl/status/status.h"
-#include "server/cpu_device.h"
+#include "server/backends/cpu/cpu_device.h"
 #include "server/log.h"
 #if KBENCH_HAVE_CUDA
 #include "server/cuda/cuda_device.h"
@@ -34,7 +34,7 @@ absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenDevices(
                                       backend + "'");
   }
   std::vector<std::unique_ptr<Device>> devices;
-  devices.push_back(MakeCpuDevice());
+  devices.push_back(cpu::MakeCpuDevice());
   return devices;
 }
 

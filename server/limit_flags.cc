@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "server/limits.h"
+#include "server/ops/registry.h"
 
 namespace kbench::server {
 namespace {
@@ -35,22 +36,19 @@ std::string Text(double value) {
 }
 
 std::string Help(const std::string& name) {
-  static const std::map<std::string, std::string> kHelp = {
-      {"max_vector_n", "Largest vector add n (elements)"},
-      {"max_batch", "Largest attention batch"},
-      {"max_heads", "Largest attention heads"},
-      {"max_seq_len", "Largest attention seq_len"},
-      {"max_head_dim", "Largest attention head_dim"},
-      {"max_attention_elements", "Largest batch*heads*seq_len*head_dim (each of Q, K, V, O)"},
-      {"max_score_elements", "Largest batch*heads*seq_len^2, the scores the naive variant stores"},
-      {"max_attention_gflop", "Largest work of one attention sample, 4*B*H*N^2*d, in GFLOP"},
-      {"max_warmup_runs", "Most warm-up runs a request may ask for"},
-      {"max_samples", "Most samples per variant a request may ask for"},
-      {"max_time_budget_ms", "Longest sampling time budget a request may ask for (ms)"},
-      {"max_variants", "Most variants in one request"},
-      {"max_label_length", "Longest label (bytes)"},
-      {"max_queue", "Most runs waiting for a device; more get RESOURCE_EXHAUSTED"},
-  };
+  static const std::map<std::string, std::string> kHelp = [] {
+    std::map<std::string, std::string> help = {
+        {"max_warmup_runs", "Most warm-up runs a request may ask for"},
+        {"max_samples", "Most samples per variant a request may ask for"},
+        {"max_time_budget_ms", "Longest sampling time budget a request may ask for (ms)"},
+        {"max_variants", "Most variants in one request"},
+        {"max_label_length", "Longest label (bytes)"},
+        {"max_queue", "Most runs waiting for a device; more get RESOURCE_EXHAUSTED"},
+    };
+    for (const ops::Op* op : ops::AllOps())
+      for (auto& [field, text] : op->LimitHelp()) help[field] = text;
+    return help;
+  }();
   const auto it = kHelp.find(name);
   return it == kHelp.end() ? name : it->second;
 }
@@ -58,14 +56,17 @@ std::string Help(const std::string& name) {
 }  // namespace
 
 void LimitFlags::Register(CLI::App& app) {
-  const v1::Limits cpu = DefaultLimits("cpu"), cuda = DefaultLimits("cuda");
+  // Defaults follow the device; help shows those of a CPU and of a GPU.
+  v1::DeviceInfo cpu_device, gpu_device;
+  gpu_device.set_sm_count(1);
+  const v1::Limits cpu = DefaultLimits(cpu_device), cuda = DefaultLimits(gpu_device);
   const auto* descriptor = v1::Limits::descriptor();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     const std::string name = field->name();
     const std::string flag = "--" + absl::StrReplaceAll(name, {{"_", "-"}});
     const std::string help = absl::StrCat(Help(name), " [default: cpu ", Text(Get(cpu, field)),
-                                          ", cuda ", Text(Get(cuda, field)), "]");
+                                          ", gpu ", Text(Get(cuda, field)), "]");
     app.add_option_function<double>(
            flag, [this, name](double value) { given_[name] = value; }, help)
         ->type_name("NUMBER")
@@ -74,8 +75,8 @@ void LimitFlags::Register(CLI::App& app) {
   }
 }
 
-v1::Limits LimitFlags::Resolve(const std::string& backend) const {
-  v1::Limits limits = DefaultLimits(backend);
+v1::Limits LimitFlags::Resolve(const v1::DeviceInfo& device) const {
+  v1::Limits limits = DefaultLimits(device);
   const auto* descriptor = v1::Limits::descriptor();
   for (const auto& [name, value] : given_)
     Set(limits, descriptor->FindFieldByName(name), value);

@@ -1,7 +1,7 @@
 // Command-line flags for the operator's limits: one --max-* flag for every
 // field of v1::Limits, named after the field (max_seq_len: --max-seq-len).
-// Defaults depend on the backend, which is known only after the devices are
-// opened, so flags are parsed first and resolved later.
+// Defaults depend on the device (limits.h), which is known only after the
+// workers have opened it, so flags are parsed first and resolved later.
 #pragma once
 
 #include <map>
@@ -14,10 +14,11 @@ namespace kbench::server {
 
 class LimitFlags {
  public:
-  // Adds the flags to app; their help shows the cpu and cuda defaults.
+  // Adds the flags to app; their help shows the defaults of a CPU and of a
+  // GPU.
   void Register(CLI::App& app);
-  // The backend's defaults (limits.h) with the flags given applied.
-  v1::Limits Resolve(const std::string& backend) const;
+  // The device's defaults (limits.h) with the flags given applied.
+  v1::Limits Resolve(const v1::DeviceInfo& device) const;
 
  private:
   std::map<std::string, double> given_;  // field name -> value

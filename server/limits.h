@@ -1,21 +1,19 @@
 // What a request may ask for, set by the operator with flags; and the timing
-// defaults a zero field of TimingOptions takes. Defaults depend on the
-// backend: a CPU is far slower than a GPU and has less memory to give.
+// defaults a zero field of TimingOptions takes. Defaults come from the
+// device's capabilities (its memory, whether it is a GPU), each op setting
+// its own fields (server/ops/op.h): a CPU is far slower than a GPU and has
+// less memory to give.
 #pragma once
 
-#include <string>
-
 #include "kbench/v1/kbench.pb.h"
-#include "server/runner.h"
+#include "server/run_plan.h"
 
 namespace kbench::server {
 
-// backend: "cpu" or "cuda" (the backend actually opened).
-v1::Limits DefaultLimits(const std::string& backend);
+// The defaults of every field of v1::Limits for `device`.
+v1::Limits DefaultLimits(const v1::DeviceInfo& device);
 
 // Values a zero TimingOptions field takes.
 TimingPlan DefaultTiming();
-
-v1::TimingOptions ToProto(const TimingPlan& plan);
 
 }  // namespace kbench::server

@@ -5,6 +5,7 @@
 // SIGINT or SIGTERM drains: new runs are refused with UNAVAILABLE, health
 // turns NOT_SERVING, running and waiting runs get --shutdown-grace seconds
 // to end, then are cancelled. A second signal exits at once.
+#include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,8 @@
 #include "server/devices.h"
 #include "server/limit_flags.h"
 #include "server/limits.h"
+#include "server/local_executor.h"
+#include "server/validation.h"
 #include "server/log.h"
 #include "server/scheduler.h"
 #include "server/service.h"
@@ -32,6 +35,7 @@ struct Options {
   std::string listen = "127.0.0.1:50051";
   std::string backend = "auto";
   double shutdown_grace_s = 30;
+  bool enable_fault_injection = false;
 };
 
 // Blocks SIGINT and SIGTERM in every thread (call before any thread starts)
@@ -76,6 +80,8 @@ int Main(int argc, char** argv) {
                  "Seconds running work may take to end after SIGINT/SIGTERM")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
+  app.add_flag("--enable-fault-injection", options.enable_fault_injection,
+               "Accept requests that ask a worker to fail (tests only)");
   limit_flags.Register(app);
   CLI11_PARSE(app, argc, argv);
 
@@ -84,26 +90,38 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "kbench-server: %s\n", std::string(devices.status().message()).c_str());
     return 1;
   }
-  const std::string backend = (*devices)[0]->Info().backend();
-  const v1::Limits limits = limit_flags.Resolve(backend);
-  for (const auto& device : *devices) {
+  const v1::Limits limits = limit_flags.Resolve((*devices)[0]->Info());
+  std::vector<std::unique_ptr<Executor>> executors;
+  for (auto& device : *devices) {
     const v1::DeviceInfo info = device->Info();
     Log("device ", info.index(), ": ", info.backend(), " ", info.name(),
         ", measured copy bandwidth ", info.copy_bandwidth_gbps(), " GB/s",
         info.matmul_tflops() > 0
             ? absl::StrCat(", matmul ", info.matmul_tflops(), " TFLOP/s")
             : "");
+    executors.push_back(std::make_unique<LocalExecutor>(std::move(device)));
+  }
+  absl::StatusOr<TimingPlan> timing_defaults =
+      ValidateTiming(v1::TimingOptions(), limits, DefaultTiming());
+  if (!timing_defaults.ok()) {
+    std::fprintf(stderr, "kbench-server: the limits leave no valid default timing: %s\n",
+                 std::string(timing_defaults.status().message()).c_str());
+    return 1;
   }
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
-  grpc::Server* server_ptr = nullptr;
-  Scheduler scheduler(std::move(*devices), limits.max_queue(), [&](bool healthy) {
-    Log("health: ", healthy ? "SERVING" : "NOT_SERVING (no healthy device)");
-    if (server_ptr != nullptr)
-      server_ptr->GetHealthCheckService()->SetServingStatus(kServiceName, healthy);
+  std::atomic<grpc::Server*> server_ptr{nullptr};
+  Scheduler scheduler(std::move(executors), limits.max_queue(), [&](bool serving) {
+    Log("health: ", serving ? "SERVING" : "NOT_SERVING (no device ready)");
+    if (grpc::Server* server = server_ptr.load())
+      server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
   });
-  KernelBenchService service(scheduler, backend, limits, DefaultTiming());
+  ServiceOptions service_options;
+  service_options.limits = limits;
+  service_options.timing_defaults = *timing_defaults;
+  service_options.enable_fault_injection = options.enable_fault_injection;
+  KernelBenchService service(scheduler, service_options);
 
   grpc::ServerBuilder builder;
   int port = 0;
@@ -115,13 +133,13 @@ int Main(int argc, char** argv) {
     return 1;
   }
   server_ptr = server.get();
-  const bool healthy = scheduler.AnyHealthy();
+  const bool healthy = scheduler.AnyReady();
   server->GetHealthCheckService()->SetServingStatus(kServiceName, healthy);
   server->GetHealthCheckService()->SetServingStatus(healthy);
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("kbench-server listening on %s:%d\n", host.c_str(), port);
   std::fflush(stdout);
-  Log("kbench-server ", kVersion, " serving on ", host, ":", port, ", backend ", backend);
+  Log("kbench-server ", kVersion, " serving on ", host, ":", port);
 
   const int signal = WaitForSignal(signals);
   Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (",

@@ -8,12 +8,13 @@
 
 namespace kbench::server {
 
-RunCall::RunCall(std::string run_id, std::string description,
-                 Scheduler& scheduler, Body body)
+RunCall::RunCall(std::string run_id, std::string description, AdmittedRun run,
+                 Scheduler& scheduler, std::vector<RunObserver*> observers)
     : run_id_(std::move(run_id)),
       description_(std::move(description)),
+      run_(std::move(run)),
       scheduler_(scheduler),
-      body_(std::move(body)) {}
+      observers_(std::move(observers)) {}
 
 void RunCall::Queued(uint32_t position, uint32_t running) {
   v1::RunEvent event;
@@ -23,30 +24,41 @@ void RunCall::Queued(uint32_t position, uint32_t running) {
   Emit(std::move(event));
 }
 
-void RunCall::Run(Device& device) {
+void RunCall::Run(Executor& executor) {
   if (cancelled_) return;  // the client left while the run waited
-  Log("run ", run_id_, " started on ", device.Info().name(), ": ", description_);
+  const v1::DeviceInfo device = executor.Info();
+  Log("run ", run_id_, " started on device ", device.index(), " (", device.name(),
+      "): ", description_);
+  for (RunObserver* o : observers_) o->OnStarted(run_id_, device);
   const auto start = std::chrono::steady_clock::now();
-  const absl::Status status = body_(device, run_id_, *this);
+  const absl::Status status = executor.Execute(run_, run_id_, *this);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   Log("run ", run_id_, " ended after ", seconds, " s: ",
       status.ok() ? "OK" : status.ToString());
-  Finish(ToGrpcStatus(status));
+  Finish(status);
 }
 
-void RunCall::Abandon(const absl::Status& why) { Finish(ToGrpcStatus(why)); }
+void RunCall::Abandon(const absl::Status& why) { Finish(why); }
 
 void RunCall::Emit(v1::RunEvent event) {
+  for (RunObserver* o : observers_) o->OnEvent(run_id_, event);
   std::unique_lock lock(mu_);
   if (finish_ || reactor_ == nullptr) return;
   pending_.push_back(std::move(event));
   Pump(lock);
 }
 
-void RunCall::Finish(const grpc::Status& status) {
+void RunCall::Finish(const absl::Status& status) {
   std::unique_lock lock(mu_);
-  if (!finish_) finish_ = status;
+  if (finish_) {
+    Pump(lock);
+    return;
+  }
+  finish_ = ToGrpcStatus(status);
+  lock.unlock();
+  for (RunObserver* o : observers_) o->OnEnded(run_id_, status);
+  lock.lock();
   Pump(lock);
 }
 
@@ -61,7 +73,6 @@ void RunCall::WriteDone(bool ok) {
   if (!ok) {  // the stream broke: the client is gone
     cancelled_ = true;
     pending_.clear();
-    if (!finish_) finish_ = grpc::Status(grpc::StatusCode::CANCELLED, "stream closed");
   }
   Pump(lock);
 }
@@ -69,13 +80,12 @@ void RunCall::WriteDone(bool ok) {
 void RunCall::ClientCancelled() {
   cancelled_ = true;
   scheduler_.Withdraw(this);
-  std::unique_lock lock(mu_);
-  pending_.clear();
-  if (!finish_) {
-    finish_ = grpc::Status(grpc::StatusCode::CANCELLED, "run cancelled by the client");
-    Log("run ", run_id_, " cancelled by the client");
+  {
+    std::lock_guard lock(mu_);
+    pending_.clear();
   }
-  Pump(lock);
+  Log("run ", run_id_, " cancelled by the client");
+  Finish(absl::CancelledError("run cancelled by the client"));
 }
 
 void RunCall::Detach() {

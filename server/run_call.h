@@ -1,23 +1,27 @@
 // One streaming run RPC: the bridge between the gRPC reactor (which writes
 // events to the client, one write in flight at a time) and the scheduler's
-// worker (which produces them). Events are queued here and written in order;
-// Finish waits until every queued event is written.
+// device thread (which produces them). Events are queued here and written in
+// order; Finish waits until every queued event is written. The run's
+// observers (run_observer.h: the store, the metrics) see the same events.
 //
 // Lifetime: RunReactor is owned by gRPC and holds a shared_ptr to RunCall;
 // the scheduler holds another while the run waits or runs. After OnDone the
-// reactor is gone and RunCall drops further events.
+// reactor is gone and RunCall stops writing, but observers still see the
+// run to its end.
 #pragma once
 
 #include <atomic>
 #include <deque>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
+#include "server/run_observer.h"
+#include "server/run_plan.h"
 #include "server/runner.h"
 #include "server/scheduler.h"
 
@@ -27,24 +31,23 @@ class RunReactor;
 
 class RunCall final : public Job, public RunSink {
  public:
-  // The work of the run on a device; its status ends the RPC.
-  using Body = std::function<absl::Status(Device&, const std::string& run_id, RunSink&)>;
-
-  RunCall(std::string run_id, std::string description, Scheduler& scheduler, Body body);
+  RunCall(std::string run_id, std::string description, AdmittedRun run,
+          Scheduler& scheduler, std::vector<RunObserver*> observers);
 
   const std::string& run_id() const { return run_id_; }
 
   // Job:
   void Queued(uint32_t position, uint32_t running) override;
-  void Run(Device& device) override;
+  void Run(Executor& executor) override;
   void Abandon(const absl::Status& why) override;
 
   // RunSink:
   void Emit(v1::RunEvent event) override;
   bool Cancelled() const override { return cancelled_; }
 
-  // Ends the RPC once the queued events are written; the first call wins.
-  void Finish(const grpc::Status& status);
+  // Ends the RPC once the queued events are written; the first call wins
+  // and is the one observers see.
+  void Finish(const absl::Status& status);
 
   // From the reactor.
   void Attach(RunReactor* reactor);
@@ -58,8 +61,9 @@ class RunCall final : public Job, public RunSink {
 
   const std::string run_id_;
   const std::string description_;
+  const AdmittedRun run_;
   Scheduler& scheduler_;
-  const Body body_;
+  const std::vector<RunObserver*> observers_;
   std::atomic<bool> cancelled_{false};
 
   std::mutex mu_;

@@ -7,14 +7,15 @@
 
 namespace kbench::server {
 
-Scheduler::Scheduler(std::vector<std::unique_ptr<Device>> devices,
+Scheduler::Scheduler(std::vector<std::unique_ptr<Executor>> executors,
                      uint32_t max_queue, std::function<void(bool)> health_changed)
-    : devices_(std::move(devices)),
+    : executors_(std::move(executors)),
       max_queue_(max_queue),
       health_changed_(std::move(health_changed)) {
-  healthy_workers_ = uint32_t(devices_.size());
-  for (auto& device : devices_)
-    workers_.emplace_back([this, d = device.get()] { WorkerLoop(*d); });
+  for (auto& executor : executors_) executor->SetStateListener([this] { StateChanged(); });
+  serving_ = AnyReady();
+  for (auto& executor : executors_)
+    threads_.emplace_back([this, e = executor.get()] { DeviceLoop(*e); });
 }
 
 Scheduler::~Scheduler() { Stop(); }
@@ -23,14 +24,15 @@ absl::Status Scheduler::Submit(std::shared_ptr<Job> job) {
   std::lock_guard lock(mu_);
   if (draining_)
     return absl::UnavailableError("the server is shutting down; retry on another server or later");
-  if (healthy_workers_ == 0)
-    return absl::UnavailableError("no healthy device on this server");
+  if (!AnyReady())
+    return absl::UnavailableError(
+        "no device is ready on this server (its workers are starting or restarting); retry");
   if (waiting_.size() >= max_queue_)
     return absl::ResourceExhaustedError(absl::StrCat(
         "the queue is full (", max_queue_, " runs waiting); retry later"));
   waiting_.push_back(std::move(job));
   waiting_.back()->Queued(uint32_t(waiting_.size() - 1), running_);
-  cv_.notify_one();
+  cv_.notify_all();
   return absl::OkStatus();
 }
 
@@ -59,8 +61,8 @@ void Scheduler::Stop() {
   }
   for (auto& job : abandoned)
     job->Abandon(absl::UnavailableError("the server stopped before the run could start; retry"));
-  for (auto& worker : workers_)
-    if (worker.joinable()) worker.join();
+  for (auto& thread : threads_)
+    if (thread.joinable()) thread.join();
 }
 
 uint32_t Scheduler::running() const {
@@ -73,9 +75,27 @@ uint32_t Scheduler::queued() const {
   return uint32_t(waiting_.size());
 }
 
-bool Scheduler::AnyHealthy() const {
-  std::lock_guard lock(mu_);
-  return healthy_workers_ > 0;
+bool Scheduler::AnyReady() const {
+  return std::any_of(executors_.begin(), executors_.end(),
+                     [](const auto& e) { return e->Ready(); });
+}
+
+void Scheduler::StateChanged() {
+  const bool serving = AnyReady();
+  const bool all_failed = std::all_of(executors_.begin(), executors_.end(),
+                                      [](const auto& e) { return e->Failed(); });
+  std::deque<std::shared_ptr<Job>> abandoned;
+  bool changed = false;
+  {
+    std::lock_guard lock(mu_);
+    changed = serving != serving_;
+    serving_ = serving;
+    if (all_failed) abandoned.swap(waiting_);
+    cv_.notify_all();
+  }
+  for (auto& job : abandoned)
+    job->Abandon(absl::UnavailableError("no usable device is left on this server"));
+  if (changed && health_changed_) health_changed_(serving);
 }
 
 void Scheduler::NotifyPositionsLocked() {
@@ -83,43 +103,24 @@ void Scheduler::NotifyPositionsLocked() {
     waiting_[i]->Queued(uint32_t(i), running_);
 }
 
-void Scheduler::WorkerLoop(Device& device) {
+void Scheduler::DeviceLoop(Executor& executor) {
   while (true) {
     std::shared_ptr<Job> job;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !waiting_.empty(); });
-      if (stopping_) return;
+      cv_.wait(lock, [&] {
+        return stopping_ || executor.Failed() || (!waiting_.empty() && executor.Ready());
+      });
+      if (stopping_ || executor.Failed()) return;
       job = std::move(waiting_.front());
       waiting_.pop_front();
       ++running_;
       NotifyPositionsLocked();
     }
-    job->Run(device);
-    bool became_unhealthy = false;
-    bool none_healthy = false;
+    job->Run(executor);
     {
       std::lock_guard lock(mu_);
       --running_;
-      if (!device.Healthy()) {
-        became_unhealthy = true;
-        none_healthy = --healthy_workers_ == 0;
-      }
-    }
-    if (became_unhealthy) {
-      // An unusable device takes no more runs; its waiting jobs go to the
-      // other workers, or are abandoned when none is left.
-      if (none_healthy) {
-        std::deque<std::shared_ptr<Job>> abandoned;
-        {
-          std::lock_guard lock(mu_);
-          abandoned.swap(waiting_);
-        }
-        for (auto& j : abandoned)
-          j->Abandon(absl::UnavailableError("no healthy device left on this server"));
-        if (health_changed_) health_changed_(false);
-      }
-      return;
     }
   }
 }

@@ -1,13 +1,16 @@
 #include "server/service.h"
 
+#include <chrono>
+#include <mutex>
 #include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "server/ops/registry.h"
+#include "server/run_call.h"
 #include "server/status_mapping.h"
-#include "server/limits.h"
 #include "server/validation.h"
 #include "server/version.h"
 
@@ -21,95 +24,92 @@ class RefusedStream final : public grpc::ServerWriteReactor<v1::RunEvent> {
   void OnDone() override { delete this; }
 };
 
-uint64_t RandomSeed() {
+uint64_t RandomNumber() {
   static std::mutex mu;
   static std::mt19937_64 rng{std::random_device{}()};
   std::lock_guard lock(mu);
-  uint64_t seed = 0;
-  while (seed == 0) seed = rng();
-  return seed;
+  uint64_t value = 0;
+  while (value == 0) value = rng();
+  return value;
 }
 
-std::string Description(const AdmittedRun<VectorAddProblem>& run) {
-  return absl::StrCat("vector_add n=", run.problem.n, " ",
-                      kernels::DTypeName(run.problem.dtype), " [",
-                      absl::StrJoin(run.problem.variants, ","), "]",
-                      run.label.empty() ? "" : " label=" + run.label);
-}
-
-std::string Description(const AdmittedRun<AttentionProblem>& run) {
-  const auto& s = run.problem.shape;
-  return absl::StrCat("attention B=", s.batch, " H=", s.heads, " N=", s.seq_len,
-                      " d=", s.head_dim, s.causal ? " causal " : " ",
-                      kernels::DTypeName(run.problem.dtype), " [",
-                      absl::StrJoin(run.problem.variants, ","), "]",
-                      run.label.empty() ? "" : " label=" + run.label);
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
 
-KernelBenchService::KernelBenchService(Scheduler& scheduler, std::string backend,
-                                       v1::Limits limits, TimingPlan timing_defaults)
-    : scheduler_(scheduler),
-      backend_(std::move(backend)),
-      limits_(std::move(limits)),
-      timing_defaults_(timing_defaults) {
-  // Every device of one server runs the same backend; the first speaks for all.
-  if (!scheduler_.devices().empty()) ops_ = scheduler_.devices().front()->Ops();
-}
+KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions options,
+                                       std::vector<RunObserver*> observers)
+    : scheduler_(scheduler), options_(std::move(options)), observers_(std::move(observers)) {}
 
-std::string KernelBenchService::NewRunId() {
-  return absl::StrFormat("run-%012x", RandomSeed() & 0xFFFFFFFFFFFFull);
+std::string KernelBenchService::Backend() const {
+  return scheduler_.executors().empty() ? "" : scheduler_.executors().front()->Info().backend();
 }
 
 grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
-    std::string description, RunCall::Body body) {
-  auto call = std::make_shared<RunCall>(NewRunId(), std::move(description),
-                                        scheduler_, std::move(body));
+    grpc::CallbackServerContext* context, const v1::RunRequest& request) {
+  RunAdmission admission;
+  admission.run_id = absl::StrFormat("run-%012x", RandomNumber() & 0xFFFFFFFFFFFFull);
+  admission.peer = context->peer();
+  admission.unix_ms = UnixMs();
+  admission.request = request;
+  if (const ops::Op* op = ops::OpOf(request)) admission.op = std::string(op->name());
+
+  auto refuse = [&](const absl::Status& why) {
+    for (RunObserver* o : observers_) o->OnRefused(admission, why);
+    return new RefusedStream(why);
+  };
+  if (request.fault() != v1::FAULT_NONE && !options_.enable_fault_injection)
+    return refuse(absl::PermissionDeniedError(
+        "fault: fault injection is refused unless the server runs with "
+        "--enable-fault-injection"));
+  absl::StatusOr<AdmittedRun> admitted =
+      Admit(request, options_.limits, Backend(), options_.timing_defaults);
+  if (!admitted.ok()) return refuse(admitted.status());
+  if (admitted->problem.request.seed() == 0)
+    admitted->problem.request.set_seed(RandomNumber());
+  admission.request = Resolved(*admitted);
+
+  std::string description = absl::StrCat(
+      admitted->problem.op->Describe(admitted->problem.request), " ",
+      kernels::DTypeName(admitted->problem.dtype), " [",
+      absl::StrJoin(admission.request.variants(), ","), "]",
+      request.label().empty() ? "" : " label=" + request.label());
+  auto call = std::make_shared<RunCall>(admission.run_id, std::move(description),
+                                        *std::move(admitted), scheduler_, observers_);
   auto* reactor = new RunReactor(call);
+  for (RunObserver* o : observers_) o->OnAccepted(admission);
   if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok())
-    call->Finish(ToGrpcStatus(submitted));
+    call->Finish(submitted);
   return reactor;
 }
 
+grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Run(
+    grpc::CallbackServerContext* context, const v1::RunRequest* request) {
+  return Start(context, *request);
+}
+
 grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunVectorAdd(
-    grpc::CallbackServerContext*, const v1::VectorAddRequest* request) {
-  auto admitted = ValidateVectorAdd(*request, limits_, ops_, timing_defaults_);
-  if (!admitted.ok()) return new RefusedStream(admitted.status());
-  if (admitted->problem.seed == 0) admitted->problem.seed = RandomSeed();
-  std::string description = Description(*admitted);
-  return Start(std::move(description),
-               [run = std::move(*admitted)](Device& device, const std::string& run_id,
-                                            RunSink& sink) {
-                 return RunVectorAddJob(device, run.problem, run.plan, run_id, sink);
-               });
+    grpc::CallbackServerContext* context, const v1::VectorAddRequest* request) {
+  return Start(context, ToRunRequest(*request));
 }
 
 grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunAttention(
-    grpc::CallbackServerContext*, const v1::AttentionRequest* request) {
-  auto admitted = ValidateAttention(*request, limits_, ops_, timing_defaults_);
-  if (!admitted.ok()) return new RefusedStream(admitted.status());
-  if (admitted->problem.seed == 0) admitted->problem.seed = RandomSeed();
-  std::string description = Description(*admitted);
-  return Start(std::move(description),
-               [run = std::move(*admitted)](Device& device, const std::string& run_id,
-                                            RunSink& sink) {
-                 return RunAttentionJob(device, run.problem, run.plan, run_id, sink);
-               });
+    grpc::CallbackServerContext* context, const v1::AttentionRequest* request) {
+  return Start(context, ToRunRequest(*request));
 }
 
 v1::ServerInfo KernelBenchService::Info() const {
   v1::ServerInfo info;
   info.set_version(kVersion);
-  info.set_backend(backend_);
-  for (const auto& device : scheduler_.devices()) {
-    v1::DeviceInfo d = device->Info();
-    d.set_healthy(device->Healthy());
-    *info.add_devices() = std::move(d);
-  }
-  for (const auto& op : ops_) *info.add_ops() = op;
-  *info.mutable_limits() = limits_;
-  *info.mutable_default_timing() = ToProto(timing_defaults_);
+  info.set_backend(Backend());
+  for (const auto& executor : scheduler_.executors()) *info.add_devices() = executor->Info();
+  for (v1::OpInfo& op : ops::OffersOf(Backend())) *info.add_ops() = std::move(op);
+  *info.mutable_limits() = options_.limits;
+  *info.mutable_default_timing() = ToProto(options_.timing_defaults);
   info.set_running(scheduler_.running());
   info.set_queued(scheduler_.queued());
   return info;

@@ -1,25 +1,37 @@
 // The KernelBench gRPC service (callback API). Reactions never block: an RPC
-// only validates its request, picks a seed and a run id, and hands the run
-// to the scheduler; the device's worker produces the events. Bad requests
-// end at once with INVALID_ARGUMENT naming the field and the limit.
+// only admits its request (validation.h, generic over the ops), picks a seed
+// and a run id, and hands the run to the scheduler; a device's executor
+// produces the events. Bad requests end at once with INVALID_ARGUMENT naming
+// the field and the limit. RunVectorAdd and RunAttention are Run with the
+// op's problem.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "kbench/v1/kbench.grpc.pb.h"
-#include "server/run_call.h"
-#include "server/runner.h"
+#include "server/run_observer.h"
+#include "server/run_plan.h"
 #include "server/scheduler.h"
 
 namespace kbench::server {
 
+struct ServiceOptions {
+  v1::Limits limits;
+  TimingPlan timing_defaults;
+  // Refuse Fault requests (PERMISSION_DENIED) unless set.
+  bool enable_fault_injection = false;
+};
+
 class KernelBenchService final : public v1::KernelBench::CallbackService {
  public:
-  // The scheduler must outlive the service. limits and timing_defaults are
-  // the operator's; backend is the one the scheduler's devices run.
-  KernelBenchService(Scheduler& scheduler, std::string backend,
-                     v1::Limits limits, TimingPlan timing_defaults);
+  // The scheduler and the observers must outlive the service. Every device
+  // of one server runs the same backend: the first executor's.
+  KernelBenchService(Scheduler& scheduler, ServiceOptions options,
+                     std::vector<RunObserver*> observers = {});
 
+  grpc::ServerWriteReactor<v1::RunEvent>* Run(grpc::CallbackServerContext* context,
+                                              const v1::RunRequest* request) override;
   grpc::ServerWriteReactor<v1::RunEvent>* RunVectorAdd(
       grpc::CallbackServerContext* context,
       const v1::VectorAddRequest* request) override;
@@ -34,16 +46,13 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   v1::ServerInfo Info() const;
 
  private:
-  // Queues an admitted run; returns the reactor of its stream.
-  grpc::ServerWriteReactor<v1::RunEvent>* Start(std::string description,
-                                                RunCall::Body body);
-  std::string NewRunId();
+  grpc::ServerWriteReactor<v1::RunEvent>* Start(grpc::CallbackServerContext* context,
+                                                const v1::RunRequest& request);
+  std::string Backend() const;
 
   Scheduler& scheduler_;
-  const std::string backend_;
-  const v1::Limits limits_;
-  const TimingPlan timing_defaults_;
-  std::vector<v1::OpInfo> ops_;
+  const ServiceOptions options_;
+  const std::vector<RunObserver*> observers_;
 };
 
 }  // namespace kbench::server

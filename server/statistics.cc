@@ -38,8 +38,10 @@ MedianInterval MedianWithInterval(std::vector<double> samples) {
   if (n < 6) {
     out.low = samples.front();
     out.high = samples.back();
+    out.confidence = 1 - std::pow(0.5, double(n) - 1);
     return out;
   }
+  out.confidence = 0.95;
   const double half_width = 0.98 * std::sqrt(double(n));  // 1.96 * sqrt(n) / 2
   // 1-based ranks, clamped to the sample.
   const double lo_rank = std::max(1.0, std::floor(double(n) / 2 - half_width));
@@ -73,8 +75,8 @@ v1::Statistics Summarize(const std::vector<double>& samples) {
   stats.set_p90_ms(Quantile(sorted, 0.9));
   stats.set_median_ci_low_ms(median.low);
   stats.set_median_ci_high_ms(median.high);
-  const double rse = RelativeStandardError(sorted);
-  stats.set_rse(std::isfinite(rse) ? rse : 0);
+  stats.set_median_ci_confidence(median.confidence);
+  if (sorted.size() > 1) stats.set_rse(RelativeStandardError(sorted));
   return stats;
 }
 

@@ -19,13 +19,17 @@ struct MedianInterval {
   double median = 0;
   double low = 0;
   double high = 0;
+  // 0.95, or for fewer than 6 samples the coverage of [min, max]:
+  // 1 - 2^(1 - n).
+  double confidence = 0;
 };
 MedianInterval MedianWithInterval(std::vector<double> samples);
 
 // std / sqrt(n) / mean; infinity for fewer than 2 samples.
 double RelativeStandardError(const std::vector<double>& samples);
 
-// Every field of Statistics but stop_reason; samples must be non-empty.
+// Every field of Statistics but stop_reason (rse absent for one sample);
+// samples must be non-empty.
 v1::Statistics Summarize(const std::vector<double>& samples);
 
 }  // namespace kbench::server

@@ -1,79 +1,75 @@
 #include "server/validation.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/ops/dtypes.h"
+#include "server/ops/registry.h"
+#include "server/ops/verification.h"
+#include "server/status_macros.h"
 
 namespace kbench::server {
 namespace {
 
-absl::Status OutOfRange(const std::string& field, uint64_t low, uint64_t high,
-                        uint64_t got) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      field, " must be between ", low, " and ", high, ", got ", got));
+using ops::CheckRange;
+
+std::string OpNames() {
+  std::vector<std::string> names;
+  for (const ops::Op* op : ops::AllOps()) names.emplace_back(op->name());
+  return absl::StrJoin(names, ", ");
 }
 
-absl::Status CheckRange(const std::string& field, uint64_t value, uint64_t low,
-                        uint64_t high) {
-  if (value < low || value > high) return OutOfRange(field, low, high, value);
-  return absl::OkStatus();
-}
-
-const v1::OpInfo* FindOp(const std::vector<v1::OpInfo>& ops, const std::string& op) {
-  for (const auto& info : ops)
-    if (info.op() == op) return &info;
-  return nullptr;
-}
-
-std::string DTypeText(v1::DType dtype) {
-  switch (dtype) {
-    case v1::DTYPE_FP32: return "fp32";
-    case v1::DTYPE_FP16: return "fp16";
-    case v1::DTYPE_BF16: return "bf16";
-    default: return absl::StrCat("dtype #", int(dtype));
-  }
-}
-
-// Checks the op exists on this backend, the dtype and the variants; returns
-// the dtype and fills `variants` (all of the op's when none were named).
-absl::StatusOr<kernels::DType> CheckOp(
-    const std::vector<v1::OpInfo>& ops, const std::string& op, v1::DType dtype,
-    const google::protobuf::RepeatedPtrField<std::string>& requested,
-    const v1::Limits& limits, std::vector<std::string>& variants) {
-  const v1::OpInfo* info = FindOp(ops, op);
-  if (info == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat(op, " is not offered by this server"));
-  if (dtype == v1::DTYPE_UNSPECIFIED) dtype = v1::DTYPE_FP32;
-  if (std::find(info->dtypes().begin(), info->dtypes().end(), dtype) ==
-      info->dtypes().end()) {
-    std::vector<std::string> names;
-    for (int d : info->dtypes()) names.push_back(DTypeText(v1::DType(d)));
+// The variants of the request (all the backend runs when none are named),
+// each known, run by the backend, and named once.
+absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(
+    const ops::Op& op, const v1::RunRequest& request, std::string_view backend,
+    const v1::Limits& limits) {
+  std::vector<std::string> offered;
+  for (const ops::VariantSpec& v : op.variants())
+    if (v.On(backend) != nullptr) offered.push_back(v.name);
+  if (uint64_t(request.variants_size()) > limits.max_variants())
     return absl::InvalidArgumentError(absl::StrCat(
-        "dtype ", DTypeText(dtype), " is not supported for ", op,
-        " on this server; supported: ", absl::StrJoin(names, ", ")));
-  }
-  if (uint64_t(requested.size()) > limits.max_variants())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "variants: at most ", limits.max_variants(), " per run, got ", requested.size()));
-  variants.assign(requested.begin(), requested.end());
-  if (variants.empty()) variants.assign(info->variants().begin(), info->variants().end());
-  for (size_t i = 0; i < variants.size(); ++i) {
-    const std::string& v = variants[i];
-    if (std::find(info->variants().begin(), info->variants().end(), v) ==
-        info->variants().end())
+        "variants: at most ", limits.max_variants(), " per run, got ",
+        request.variants_size()));
+  std::vector<std::string> names(request.variants().begin(), request.variants().end());
+  if (names.empty()) names = offered;
+  std::vector<const ops::VariantSpec*> chosen;
+  for (size_t i = 0; i < names.size(); ++i) {
+    const ops::VariantSpec* spec = op.FindVariant(names[i]);
+    if (spec == nullptr || spec->On(backend) == nullptr)
       return absl::InvalidArgumentError(absl::StrCat(
-          "variants: unknown ", op, " variant '", v,
-          "'; supported: ", absl::StrJoin(info->variants(), ", ")));
-    if (std::find(variants.begin(), variants.begin() + i, v) != variants.begin() + i)
+          "variants: unknown ", std::string(op.name()), " variant '", names[i],
+          "'; supported: ", absl::StrJoin(offered, ", ")));
+    if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end())
       return absl::InvalidArgumentError(
-          absl::StrCat("variants: '", v, "' is named twice"));
+          absl::StrCat("variants: '", names[i], "' is named twice"));
+    chosen.push_back(spec);
   }
-  return dtype == v1::DTYPE_FP16   ? kernels::DType::kFp16
-         : dtype == v1::DTYPE_BF16 ? kernels::DType::kBf16
-                                   : kernels::DType::kFp32;
+  return chosen;
+}
+
+absl::Status CheckDType(const ops::Op& op, v1::DType dtype,
+                        const std::vector<const ops::VariantSpec*>& variants,
+                        std::string_view backend) {
+  if (dtype != v1::DTYPE_UNSPECIFIED && !v1::DType_IsValid(dtype))
+    return absl::InvalidArgumentError(absl::StrCat("dtype: unknown value ", int(dtype)));
+  const kernels::DType wanted = ops::FromProto(dtype);
+  for (const ops::VariantSpec* variant : variants) {
+    const std::vector<kernels::DType>& dtypes = variant->On(backend)->dtypes;
+    if (std::find(dtypes.begin(), dtypes.end(), wanted) != dtypes.end()) continue;
+    std::vector<std::string> names;
+    for (kernels::DType d : dtypes) names.emplace_back(kernels::DTypeName(d));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dtype ", kernels::DTypeName(wanted), " is not supported by ", std::string(op.name()),
+        " variant ", variant->name, " on this server; supported: ",
+        absl::StrJoin(names, ", ")));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status CheckLabel(const std::string& label, const v1::Limits& limits) {
@@ -90,6 +86,9 @@ absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
                                           const v1::Limits& limits,
                                           const TimingPlan& defaults) {
   TimingPlan plan = defaults;
+  plan.warmup_runs = std::min(plan.warmup_runs, limits.max_warmup_runs());
+  plan.max_samples = std::min(plan.max_samples, limits.max_samples());
+  plan.time_budget_ms = std::min(plan.time_budget_ms, limits.max_time_budget_ms());
   if (timing.warmup_runs() > 0) plan.warmup_runs = timing.warmup_runs();
   if (timing.min_samples() > 0) plan.min_samples = timing.min_samples();
   if (timing.max_samples() > 0) plan.max_samples = timing.max_samples();
@@ -97,19 +96,17 @@ absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
   if (timing.time_budget_ms() != 0) plan.time_budget_ms = timing.time_budget_ms();
   if (timing.target_rse() != 0) plan.target_rse = timing.target_rse();
   if (timing.mode() != v1::TIMING_MODE_UNSPECIFIED) plan.mode = timing.mode();
+  if (timing.min_effect() != 0) plan.min_effect = timing.min_effect();
   // Defaults yield to the bounds the request set: a request for at most 3
   // samples, or a 50 ms budget, is not refused for the default minimums.
   if (timing.min_samples() == 0) plan.min_samples = std::min(plan.min_samples, plan.max_samples);
   if (timing.min_time_ms() == 0) plan.min_time_ms = std::min(plan.min_time_ms, plan.time_budget_ms);
 
-  if (auto s = CheckRange("timing.warmup_runs", plan.warmup_runs, 0,
-                          limits.max_warmup_runs());
-      !s.ok())
-    return s;
-  if (auto s = CheckRange("timing.max_samples", plan.max_samples, 1, limits.max_samples());
-      !s.ok())
-    return s;
-  if (auto s = CheckRange("timing.min_samples", plan.min_samples, 1, plan.max_samples);
+  KBENCH_RETURN_IF_ERROR(CheckRange("timing.warmup_runs", plan.warmup_runs, 0,
+                                    limits.max_warmup_runs()));
+  KBENCH_RETURN_IF_ERROR(
+      CheckRange("timing.max_samples", plan.max_samples, 1, limits.max_samples()));
+  if (absl::Status s = CheckRange("timing.min_samples", plan.min_samples, 1, plan.max_samples);
       !s.ok())
     return absl::InvalidArgumentError(absl::StrCat(
         s.message(), " (the upper bound is timing.max_samples)"));
@@ -125,83 +122,91 @@ absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
   if (!(plan.target_rse > 0 && plan.target_rse <= 1))
     return absl::InvalidArgumentError(absl::StrCat(
         "timing.target_rse must be above 0 and at most 1, got ", plan.target_rse));
+  if (!(plan.min_effect >= 0 && plan.min_effect <= 1))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "timing.min_effect must be between 0 and 1, got ", plan.min_effect));
   if (!v1::TimingMode_IsValid(plan.mode))
     return absl::InvalidArgumentError(
         absl::StrCat("timing.mode: unknown mode ", int(plan.mode)));
   return plan;
 }
 
-absl::StatusOr<AdmittedRun<VectorAddProblem>> ValidateVectorAdd(
-    const v1::VectorAddRequest& request, const v1::Limits& limits,
-    const std::vector<v1::OpInfo>& ops, const TimingPlan& defaults) {
-  AdmittedRun<VectorAddProblem> run;
-  if (auto s = CheckRange("n", request.n(), 1, limits.max_vector_n()); !s.ok()) return s;
-  auto dtype = CheckOp(ops, "vector_add", request.dtype(), request.variants(),
-                       limits, run.problem.variants);
-  if (!dtype.ok()) return dtype.status();
-  auto plan = ValidateTiming(request.timing(), limits, defaults);
-  if (!plan.ok()) return plan.status();
-  if (auto s = CheckLabel(request.label(), limits); !s.ok()) return s;
-  run.problem.n = int64_t(request.n());
-  run.problem.dtype = *dtype;
-  run.problem.seed = request.seed();
-  run.plan = *plan;
-  run.label = request.label();
+absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
+                                  const v1::Limits& limits,
+                                  std::string_view backend,
+                                  const TimingPlan& defaults) {
+  const ops::Op* op = ops::OpOf(request);
+  if (op == nullptr)
+    return absl::InvalidArgumentError(
+        absl::StrCat("problem: the request names no op; one of ", OpNames()));
+  KBENCH_RETURN_IF_ERROR(op->CheckProblem(request, limits));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<const ops::VariantSpec*> variants,
+                          ChooseVariants(*op, request, backend, limits));
+  KBENCH_RETURN_IF_ERROR(CheckDType(*op, request.dtype(), variants, backend));
+  KBENCH_RETURN_IF_ERROR(op->CheckVariants(request, variants, backend, limits));
+  KBENCH_ASSIGN_OR_RETURN(TimingPlan plan, ValidateTiming(request.timing(), limits, defaults));
+  KBENCH_RETURN_IF_ERROR(CheckLabel(request.label(), limits));
+  if (request.fault() != v1::FAULT_NONE && !v1::Fault_IsValid(request.fault()))
+    return absl::InvalidArgumentError(
+        absl::StrCat("fault: unknown value ", int(request.fault())));
+
+  AdmittedRun run;
+  run.problem.op = op;
+  run.problem.request = request;
+  run.problem.dtype = ops::FromProto(request.dtype());
+  for (const ops::VariantSpec* v : variants) run.problem.variants.push_back(v->id);
+  run.plan = plan;
   return run;
 }
 
-absl::StatusOr<AdmittedRun<AttentionProblem>> ValidateAttention(
-    const v1::AttentionRequest& request, const v1::Limits& limits,
-    const std::vector<v1::OpInfo>& ops, const TimingPlan& defaults) {
-  AdmittedRun<AttentionProblem> run;
-  for (const auto& [field, value, high] :
-       {std::tuple{"batch", request.batch(), limits.max_batch()},
-        std::tuple{"heads", request.heads(), limits.max_heads()},
-        std::tuple{"seq_len", request.seq_len(), limits.max_seq_len()},
-        std::tuple{"head_dim", request.head_dim(), limits.max_head_dim()}}) {
-    if (auto s = CheckRange(field, value, 1, high); !s.ok()) return s;
-  }
-  kernels::AttentionShape& shape = run.problem.shape;
-  shape.batch = request.batch();
-  shape.heads = request.heads();
-  shape.seq_len = request.seq_len();
-  shape.head_dim = request.head_dim();
-  shape.causal = request.causal();
-  auto dtype = CheckOp(ops, "attention", request.dtype(), request.variants(),
-                       limits, run.problem.variants);
-  if (!dtype.ok()) return dtype.status();
-  const v1::OpInfo* info = FindOp(ops, "attention");
-  if (!info->head_dims().empty() &&
-      std::find(info->head_dims().begin(), info->head_dims().end(),
-                request.head_dim()) == info->head_dims().end())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "head_dim ", request.head_dim(), " is not supported on this server; supported: ",
-        absl::StrJoin(info->head_dims(), ", ")));
-  if (uint64_t(shape.TensorElements()) > limits.max_attention_elements())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "batch * heads * seq_len * head_dim must be at most ",
-        limits.max_attention_elements(), ", got ", shape.TensorElements()));
-  const bool naive = std::find(run.problem.variants.begin(), run.problem.variants.end(),
-                               "naive") != run.problem.variants.end();
-  if (naive && uint64_t(shape.ScoreElements()) > limits.max_score_elements())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the naive variant stores batch * heads * seq_len^2 = ", shape.ScoreElements(),
-        " scores; the limit (max_score_elements) is ", limits.max_score_elements()));
-  const double gflop = 4.0 * shape.BatchHeads() * double(shape.seq_len) *
-                       double(shape.seq_len) * double(shape.head_dim) / 1e9;
-  if (gflop > limits.max_attention_gflop())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "one attention sample would take 4 * batch * heads * seq_len^2 * head_dim = ",
-        gflop, " GFLOP; the limit (max_attention_gflop) is ",
-        limits.max_attention_gflop()));
-  auto plan = ValidateTiming(request.timing(), limits, defaults);
-  if (!plan.ok()) return plan.status();
-  if (auto s = CheckLabel(request.label(), limits); !s.ok()) return s;
-  run.problem.dtype = *dtype;
-  run.problem.seed = request.seed();
-  run.plan = *plan;
-  run.label = request.label();
-  return run;
+v1::TimingOptions ToProto(const TimingPlan& plan) {
+  v1::TimingOptions t;
+  t.set_warmup_runs(plan.warmup_runs);
+  t.set_min_samples(plan.min_samples);
+  t.set_min_time_ms(plan.min_time_ms);
+  t.set_target_rse(plan.target_rse);
+  t.set_time_budget_ms(plan.time_budget_ms);
+  t.set_max_samples(plan.max_samples);
+  t.set_mode(plan.mode);
+  t.set_min_effect(plan.min_effect);
+  return t;
+}
+
+v1::RunRequest Resolved(const AdmittedRun& run) {
+  v1::RunRequest request = run.problem.request;
+  request.set_dtype(ops::ToProto(run.problem.dtype));
+  request.clear_variants();
+  for (size_t i = 0; i < run.problem.variants.size(); ++i)
+    request.add_variants(run.problem.VariantName(i));
+  *request.mutable_timing() = ToProto(run.plan);
+  return request;
+}
+
+v1::RunRequest ToRunRequest(const v1::VectorAddRequest& r) {
+  v1::RunRequest request;
+  request.mutable_vector_add()->set_n(r.n());
+  request.set_dtype(r.dtype());
+  *request.mutable_variants() = r.variants();
+  *request.mutable_timing() = r.timing();
+  request.set_seed(r.seed());
+  request.set_label(r.label());
+  return request;
+}
+
+v1::RunRequest ToRunRequest(const v1::AttentionRequest& r) {
+  v1::RunRequest request;
+  v1::AttentionProblem* p = request.mutable_attention();
+  p->set_batch(r.batch());
+  p->set_heads(r.heads());
+  p->set_seq_len(r.seq_len());
+  p->set_head_dim(r.head_dim());
+  p->set_causal(r.causal());
+  request.set_dtype(r.dtype());
+  *request.mutable_variants() = r.variants();
+  *request.mutable_timing() = r.timing();
+  request.set_seed(r.seed());
+  request.set_label(r.label());
+  return request;
 }
 
 }  // namespace kbench::server

@@ -1,38 +1,44 @@
-// Admission checks: turn a request into a problem and a timing plan, or
-// refuse it with INVALID_ARGUMENT whose message names the field, the limit
-// and the value given (e.g. "seq_len must be between 1 and 8192, got 0").
-// Pure functions of the request, the limits and what the device offers.
+// Admission: turn a request into an admitted run (problem and timing plan),
+// or refuse it with INVALID_ARGUMENT whose message names the field, the
+// limit and the value given (e.g. "seq_len must be between 1 and 8192, got
+// 0"). Generic over ops: the op of the request's problem (server/ops)
+// checks its own fields; this file checks what every op shares (the
+// problem's presence, dtype, variants, timing, label). Pure functions of the
+// request, the limits and the backend.
 #pragma once
 
-#include <vector>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
-#include "server/device.h"
-#include "server/runner.h"
+#include "server/run_plan.h"
 
 namespace kbench::server {
 
-// What a run needs once admitted. seed is the request's, 0 until the
-// service picks one.
-template <typename Problem>
-struct AdmittedRun {
-  Problem problem;
-  TimingPlan plan;
-  std::string label;
-};
-
-absl::StatusOr<AdmittedRun<VectorAddProblem>> ValidateVectorAdd(
-    const v1::VectorAddRequest& request, const v1::Limits& limits,
-    const std::vector<v1::OpInfo>& ops, const TimingPlan& defaults);
-
-absl::StatusOr<AdmittedRun<AttentionProblem>> ValidateAttention(
-    const v1::AttentionRequest& request, const v1::Limits& limits,
-    const std::vector<v1::OpInfo>& ops, const TimingPlan& defaults);
+// `backend` is the backend of the server's devices ("cpu", "cuda"): what
+// runs is read off the op's variant table for it. The admitted request has
+// the request's seed (0 until the service picks one).
+absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
+                                  const v1::Limits& limits,
+                                  std::string_view backend,
+                                  const TimingPlan& defaults);
 
 // Applies defaults to zero fields and checks each against the limits.
+// Defaults are first clamped to the limits (an operator who lowers
+// --max-samples below the default does not make plain requests fail).
 absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
                                           const v1::Limits& limits,
                                           const TimingPlan& defaults);
+
+// The request as admitted, every choice explicit: seed, dtype, variants in
+// run order and every timing field. What a worker receives and the store
+// keeps; admitting it again gives the same run.
+v1::RunRequest Resolved(const AdmittedRun& run);
+
+// The RunRequest of the op-specific RPCs.
+v1::RunRequest ToRunRequest(const v1::VectorAddRequest& request);
+v1::RunRequest ToRunRequest(const v1::AttentionRequest& request);
+
+v1::TimingOptions ToProto(const TimingPlan& plan);
 
 }  // namespace kbench::server
