@@ -32,6 +32,10 @@ absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(
   std::vector<std::string> offered;
   for (const ops::VariantSpec& v : op.variants())
     if (v.On(backend) != nullptr) offered.push_back(v.name);
+  if (offered.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "variants: this server's backend (", std::string(backend), ") runs no ",
+        std::string(op.name()), " variant"));
   if (uint64_t(request.variants_size()) > limits.max_variants())
     return absl::InvalidArgumentError(absl::StrCat(
         "variants: at most ", limits.max_variants(), " per run, got ",

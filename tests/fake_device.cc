@@ -5,17 +5,24 @@
 #include <limits>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "kernels/reference.h"
 
 namespace kbench::testing {
 
 class FakeWorkload final : public server::Workload {
  public:
-  FakeWorkload(FakeDevice& device, const server::VectorAddProblem& problem)
-      : device_(device), problem_(problem), output_(problem.n) {
-    for (const auto& name : problem.variants)
-      for (const auto& [n, v] : device.variants_)
-        if (n == name) variants_.push_back(v);
+  FakeWorkload(FakeDevice& device, const server::Problem& problem)
+      : device_(device),
+        n_(int64_t(problem.request.vector_add().n())),
+        seed_(problem.request.seed()),
+        dtype_(problem.dtype),
+        output_(size_t(n_)) {
+    for (size_t i = 0; i < problem.variants.size(); ++i) {
+      names_.push_back(problem.VariantName(i));
+      for (const auto& [name, v] : device.variants_)
+        if (name == names_.back()) variants_.push_back(v);
+    }
   }
   absl::Status PoisonOutput() override {
     std::fill(output_.begin(), output_.end(), std::numeric_limits<float>::quiet_NaN());
@@ -28,18 +35,17 @@ class FakeWorkload final : public server::Workload {
       device_.healthy_ = false;
       return absl::InternalError("fake sticky error: the device is unusable");
     }
-    if (!v.writes) return absl::OkStatus();
-    for (int64_t i = 0; i < problem_.n; ++i)
-      output_[i] = float(kernels::VectorAddReference(problem_.seed, problem_.dtype, i)) +
-                   (v.correct ? 0.0f : 1.0f);
+    Write(v, v.correct);
     return absl::OkStatus();
   }
   absl::StatusOr<double> TimeSample(int variant, v1::TimingMode) override {
     Sleep();
-    device_.RecordTimed(problem_.variants[variant]);
+    const FakeVariant& v = variants_[variant];
+    Write(v, v.correct && !v.wrong_when_timed);
+    device_.RecordTimed(names_[variant]);
     // A small jitter, the same for every variant of a round: -0.1%, 0, +0.1%.
     const int k = calls_[variant]++;
-    return variants_[variant].ms * (1.0 + 0.001 * double(k % 3 - 1));
+    return v.ms * (1.0 + 0.001 * double(k % 3 - 1));
   }
   absl::StatusOr<std::span<const float>> Output() override {
     return std::span<const float>(output_);
@@ -47,46 +53,48 @@ class FakeWorkload final : public server::Workload {
   std::string TimingMethod(v1::TimingMode) const override { return "fake clock"; }
 
  private:
+  void Write(const FakeVariant& v, bool correct) {
+    if (!v.writes) return;
+    for (int64_t i = 0; i < n_; ++i)
+      output_[i] = float(kernels::VectorAddReference(seed_, dtype_, uint64_t(i))) +
+                   (correct ? 0.0f : 1.0f);
+  }
   void Sleep() {
     if (device_.sleep_ms_ > 0)
       std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(device_.sleep_ms_));
   }
   FakeDevice& device_;
-  server::VectorAddProblem problem_;
+  const int64_t n_;
+  const uint64_t seed_;
+  const kernels::DType dtype_;
+  std::vector<std::string> names_;
   std::vector<FakeVariant> variants_;
   std::vector<float> output_;
   std::map<int, int> calls_;
 };
 
 FakeDevice::FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants,
-                       double sleep_ms, double copy_gbps)
-    : variants_(std::move(variants)), sleep_ms_(sleep_ms), copy_gbps_(copy_gbps) {}
+                       double sleep_ms, double copy_gbps, uint32_t index)
+    : variants_(std::move(variants)),
+      sleep_ms_(sleep_ms),
+      copy_gbps_(copy_gbps),
+      index_(index) {}
 
 v1::DeviceInfo FakeDevice::Info() const {
   v1::DeviceInfo info;
-  info.set_backend("fake");
-  info.set_name("fake device");
+  info.set_backend("cpu");
+  info.set_name(absl::StrCat("fake device ", index_));
+  info.set_index(index_);
   info.set_copy_bandwidth_gbps(copy_gbps_);
-  info.set_healthy(true);
+  info.set_healthy(healthy_);
   return info;
 }
 
-std::vector<v1::OpInfo> FakeDevice::Ops() const {
-  v1::OpInfo op;
-  op.set_op("vector_add");
-  for (const auto& [name, v] : variants_) op.add_variants(name);
-  op.add_dtypes(v1::DTYPE_FP32);
-  return {op};
-}
-
-absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::PrepareVectorAdd(
-    const server::VectorAddProblem& problem) {
+absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::Prepare(
+    const server::Problem& problem) {
+  if (problem.op->problem_case() != v1::RunRequest::kVectorAdd)
+    return absl::UnimplementedError("the fake device runs vector add only");
   return std::make_unique<FakeWorkload>(*this, problem);
-}
-
-absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::PrepareAttention(
-    const server::AttentionProblem&) {
-  return absl::UnimplementedError("the fake device runs vector add only");
 }
 
 server::ClockReading FakeDevice::ReadClock() { return {true, 1980.0, false}; }

@@ -1,7 +1,8 @@
 // A Device for tests of the runner, scheduler and service: each variant
 // takes a known time (reported, and optionally also spent sleeping so that
 // queueing and cancellation can be observed), and writes a correct, wrong
-// or no output. Vector add only: PrepareAttention is refused.
+// or no output. Vector add only (the registry's op or a FakeOp); variants
+// are matched by name.
 #pragma once
 
 #include <atomic>
@@ -19,21 +20,22 @@ struct FakeVariant {
   bool correct = true;    // false: every element off by one
   bool writes = true;     // false: leaves the output as poisoned
   bool breaks_device = false;  // true: Run fails and the device turns unhealthy
+  // true: the untimed run is right but timed samples write a wrong output
+  // (what a kernel that breaks under back-to-back launches would do).
+  bool wrong_when_timed = false;
 };
 
 class FakeDevice final : public server::Device {
  public:
-  // sleep_ms: real time each Run and TimeSample spends.
+  // sleep_ms: real time each Run and TimeSample spends. backend: what
+  // Info() reports ("cpu", so that admission offers the registry's ops).
   FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants,
-             double sleep_ms = 0, double copy_gbps = 0);
+             double sleep_ms = 0, double copy_gbps = 0, uint32_t index = 0);
 
   v1::DeviceInfo Info() const override;
-  std::vector<v1::OpInfo> Ops() const override;
   bool Healthy() const override { return healthy_; }
-  absl::StatusOr<std::unique_ptr<server::Workload>> PrepareVectorAdd(
-      const server::VectorAddProblem& problem) override;
-  absl::StatusOr<std::unique_ptr<server::Workload>> PrepareAttention(
-      const server::AttentionProblem& problem) override;
+  absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(
+      const server::Problem& problem) override;
   server::ClockReading ReadClock() override;
 
   // Names of the variants TimeSample ran, in call order.
@@ -47,6 +49,7 @@ class FakeDevice final : public server::Device {
   std::vector<std::pair<std::string, FakeVariant>> variants_;
   const double sleep_ms_;
   const double copy_gbps_;
+  const uint32_t index_;
   mutable std::mutex mu_;
   std::vector<std::string> timed_;
   std::atomic<int> timed_count_{0};

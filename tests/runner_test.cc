@@ -5,24 +5,19 @@
 
 #include <gtest/gtest.h>
 
-#include "server/cpu_device.h"
+#include "server/backends/cpu/cpu_device.h"
+#include "server/ops/attention_op.h"
 #include "tests/fake_device.h"
+#include "tests/fake_op.h"
 #include "tests/recording_sink.h"
 
 namespace kbench::server {
 namespace {
 
 using testing::FakeDevice;
+using testing::FakeOp;
 using testing::FakeVariant;
 using testing::RecordingSink;
-
-VectorAddProblem Problem(std::vector<std::string> variants, int64_t n = 1000) {
-  VectorAddProblem p;
-  p.n = n;
-  p.seed = 42;
-  p.variants = std::move(variants);
-  return p;
-}
 
 TimingPlan FastPlan() {
   TimingPlan plan;
@@ -35,6 +30,14 @@ TimingPlan FastPlan() {
   return plan;
 }
 
+// Runs the named variants of a FakeOp over n elements on `device`.
+absl::Status RunFake(Device& device, const std::vector<std::string>& variants,
+                     const TimingPlan& plan, RunSink& sink, int64_t n = 1000,
+                     const std::string& run_id = "r") {
+  const FakeOp op(variants);
+  return RunJob(device, op.Run(variants, n, plan), run_id, sink);
+}
+
 std::vector<v1::VariantResult> Results(const std::vector<v1::RunEvent>& events) {
   std::vector<v1::VariantResult> out;
   for (const auto& e : events)
@@ -45,8 +48,7 @@ std::vector<v1::VariantResult> Results(const std::vector<v1::RunEvent>& events) 
 TEST(Runner, EmitsStartedThenSamplesThenResultsThenSummaryLast) {
   FakeDevice device({{"naive", {2.0}}, {"vectorized", {1.0}}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive", "vectorized"}), FastPlan(),
-                              "run-1", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive", "vectorized"}, FastPlan(), sink, 1000, "run-1").ok());
   const auto events = sink.events();
   ASSERT_GE(events.size(), 4u);
   EXPECT_TRUE(events.front().has_started());
@@ -66,15 +68,16 @@ TEST(Runner, EmitsStartedThenSamplesThenResultsThenSummaryLast) {
   EXPECT_EQ(results[1].variant(), "vectorized");
 }
 
-TEST(Runner, InterleavesVariantsRoundByRound) {
+TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {
   FakeDevice device({{"a", {1.0}}, {"b", {1.0}}, {"c", {1.0}}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"c", "a", "b"}), FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"c", "a", "b"}, FastPlan(), sink).ok());
   const auto timed = device.timed();
   ASSERT_EQ(timed.size() % 3, 0u);
   ASSERT_GE(timed.size(), 15u);
-  for (size_t i = 0; i < timed.size(); ++i)
-    EXPECT_EQ(timed[i], std::vector<std::string>({"c", "a", "b"})[i % 3]) << i;
+  // Even rounds in the request's order, odd rounds reversed: c a b, b a c.
+  const std::vector<std::string> order = {"c", "a", "b", "b", "a", "c"};
+  for (size_t i = 0; i < timed.size(); ++i) EXPECT_EQ(timed[i], order[i % 6]) << i;
   // Sample events carry per-variant indices 0, 1, 2, ...
   int expected_index = 0;
   for (const auto& e : sink.events()) {
@@ -86,7 +89,7 @@ TEST(Runner, InterleavesVariantsRoundByRound) {
 TEST(Runner, StopsWhenEveryVariantConverged) {
   FakeDevice device({{"naive", {2.0}}, {"vectorized", {1.0}}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive", "vectorized"}), FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive", "vectorized"}, FastPlan(), sink).ok());
   for (const auto& r : Results(sink.events())) {
     // The jitter is 0.1%, so the RSE target of 1% is met at min_samples.
     EXPECT_EQ(r.stats().samples(), 5u);
@@ -101,7 +104,7 @@ TEST(Runner, StopsAtMaxSamplesWhenTheTargetIsOutOfReach) {
   plan.target_rse = 1e-9;
   plan.max_samples = 7;
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive"}), plan, "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive"}, plan, sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].stats().samples(), 7u);
@@ -115,7 +118,7 @@ TEST(Runner, StopsWhenTheTimeBudgetRunsOut) {
   plan.max_samples = 100000;
   plan.time_budget_ms = 60;
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive"}), plan, "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive"}, plan, sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   EXPECT_EQ(results[0].stats().stop_reason(), v1::STOP_REASON_TIME_BUDGET);
@@ -128,7 +131,7 @@ TEST(Runner, KeepsSamplingUntilTheMinimumTimeHasPassed) {
   TimingPlan plan = FastPlan();
   plan.min_time_ms = 80;
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive"}), plan, "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive"}, plan, sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   // 80 ms of 2 ms samples: far more than min_samples.
@@ -139,8 +142,7 @@ TEST(Runner, KeepsSamplingUntilTheMinimumTimeHasPassed) {
 TEST(Runner, ReportsSpeedupOverTheFirstVariantWithAVerdict) {
   FakeDevice device({{"slow", {4.0}}, {"fast", {1.0}}, {"same", {4.0}}, {"slower", {8.0}}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"slow", "fast", "same", "slower"}),
-                              FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"slow", "fast", "same", "slower"}, FastPlan(), sink).ok());
   const v1::Summary summary = sink.events().back().summary();
   ASSERT_EQ(summary.speedups_size(), 3);
   EXPECT_EQ(summary.speedups(0).variant(), "fast");
@@ -158,7 +160,7 @@ TEST(Runner, ReportsSpeedupOverTheFirstVariantWithAVerdict) {
 TEST(Runner, ComputesGigabytesPerSecondAgainstTheCopyCeiling) {
   FakeDevice device({{"naive", {2.0}}}, 0, /*copy_gbps=*/10.0);
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"naive"}, 1000000), FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"naive"}, FastPlan(), sink, 1000000).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   const v1::Throughput& t = results[0].throughput();
@@ -176,7 +178,7 @@ TEST(Runner, WrongOutputIsAFailedResultNotAnError) {
   wrong.correct = false;
   FakeDevice device({{"good", {1.0}}, {"bad", wrong}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"good", "bad"}), FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"good", "bad"}, FastPlan(), sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 2u);
   EXPECT_TRUE(results[0].verification().passed());
@@ -191,7 +193,7 @@ TEST(Runner, AnUnwrittenOutputStaysPoisonedAndFails) {
   lazy.writes = false;
   FakeDevice device({{"good", {1.0}}, {"lazy", lazy}});
   RecordingSink sink;
-  ASSERT_TRUE(RunVectorAddJob(device, Problem({"good", "lazy"}), FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"good", "lazy"}, FastPlan(), sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 2u);
   // The good variant ran first and wrote the buffer: only poisoning before
@@ -206,20 +208,80 @@ TEST(Runner, StopsBetweenSamplesOnceCancelled) {
   plan.target_rse = 1e-9;
   plan.max_samples = 1000;
   RecordingSink sink(/*cancel_after=*/4);  // started + 3 samples
-  const absl::Status status = RunVectorAddJob(device, Problem({"naive"}), plan, "r", sink);
+  const absl::Status status = RunFake(device, {"naive"}, plan, sink);
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(device.timed_count(), 3);
   for (const auto& e : sink.events()) EXPECT_FALSE(e.has_summary());
 }
 
-TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
-  auto device = MakeCpuDevice();
-  AttentionProblem problem;
-  problem.shape = {.batch = 2, .heads = 2, .seq_len = 60, .head_dim = 16, .causal = true};
-  problem.seed = 7;
-  problem.variants = {"naive", "fused"};
+TEST(Runner, AVariantWrongOnlyWhenTimedFailsVerification) {
+  FakeVariant flaky{1.0};
+  flaky.wrong_when_timed = true;
+  FakeDevice device({{"good", {1.0}}, {"flaky", flaky}});
   RecordingSink sink;
-  ASSERT_TRUE(RunAttentionJob(*device, problem, FastPlan(), "r", sink).ok());
+  ASSERT_TRUE(RunFake(device, {"good", "flaky"}, FastPlan(), sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].verification().passed());
+  EXPECT_FALSE(results[1].verification().passed());
+  EXPECT_FALSE(sink.events().back().summary().all_verified());
+}
+
+TEST(Runner, ASmallEffectIsNoDifferenceEvenWithATightInterval) {
+  // 1% faster with 0.1% jitter: the interval excludes 1, the effect is
+  // under the 2% minimum.
+  FakeDevice device({{"base", {1.01}}, {"tuned", {1.0}}});
+  RecordingSink sink;
+  TimingPlan plan = FastPlan();
+  plan.min_samples = 20;
+  ASSERT_TRUE(RunFake(device, {"base", "tuned"}, plan, sink).ok());
+  const v1::Speedup& s = sink.events().back().summary().speedups(0);
+  EXPECT_GT(s.ci_low(), 1.0);
+  EXPECT_EQ(s.min_effect(), 0.02);
+  EXPECT_EQ(s.verdict(), v1::VERDICT_NO_DIFFERENCE);
+  plan.min_effect = 0.005;
+  RecordingSink again;
+  ASSERT_TRUE(RunFake(device, {"base", "tuned"}, plan, again).ok());
+  EXPECT_EQ(again.events().back().summary().speedups(0).verdict(), v1::VERDICT_FASTER);
+}
+
+TEST(Runner, OneSampleHasNoRseAndAnIntervalOfNoConfidence) {
+  FakeDevice device({{"naive", {2.0}}});
+  TimingPlan plan = FastPlan();
+  plan.min_samples = 1;
+  plan.max_samples = 1;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"naive"}, plan, sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].stats().samples(), 1u);
+  EXPECT_FALSE(results[0].stats().has_rse());
+  EXPECT_EQ(results[0].stats().median_ci_confidence(), 0.0);
+}
+
+AdmittedRun CpuAttention(uint32_t batch, uint32_t heads, uint32_t seq_len, uint32_t head_dim,
+                         bool causal, std::vector<int> variants, uint64_t seed,
+                         const TimingPlan& plan) {
+  AdmittedRun run;
+  run.problem.op = &ops::AttentionOp();
+  v1::AttentionProblem* p = run.problem.request.mutable_attention();
+  p->set_batch(batch);
+  p->set_heads(heads);
+  p->set_seq_len(seq_len);
+  p->set_head_dim(head_dim);
+  p->set_causal(causal);
+  run.problem.request.set_seed(seed);
+  run.problem.variants = std::move(variants);
+  run.plan = plan;
+  return run;
+}
+
+TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
+  auto device = cpu::MakeCpuDevice();
+  const AdmittedRun run = CpuAttention(2, 2, 60, 16, true,
+                                       {ops::kAttentionNaive, ops::kAttentionFused}, 7, FastPlan());
+  RecordingSink sink;
+  ASSERT_TRUE(RunJob(*device, run, "r", sink).ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 2u);
   for (const auto& r : results) {
@@ -232,20 +294,19 @@ TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
 }
 
 TEST(Runner, LargeAttentionIsVerifiedOnSampledRows) {
-  auto device = MakeCpuDevice();
-  AttentionProblem problem;
-  problem.shape = {.batch = 1, .heads = 4, .seq_len = 200, .head_dim = 8, .causal = false};
-  problem.seed = 9;
-  problem.variants = {"fused"};
+  auto device = cpu::MakeCpuDevice();
   TimingPlan plan = FastPlan();
   plan.max_samples = 5;
   RecordingSink sink;
-  ASSERT_TRUE(RunAttentionJob(*device, problem, plan, "r", sink).ok());
+  ASSERT_TRUE(
+      RunJob(*device, CpuAttention(1, 4, 200, 8, false, {ops::kAttentionFused}, 9, plan), "r",
+             sink)
+          .ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   EXPECT_TRUE(results[0].verification().passed());
   EXPECT_EQ(results[0].verification().elements_checked(),
-            uint64_t(kMaxVerifiedAttentionRows) * 8);
+            uint64_t(ops::kMaxVerifiedAttentionRows) * 8);
   EXPECT_NE(results[0].verification().method().find("sample"), std::string::npos);
 }
 

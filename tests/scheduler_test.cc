@@ -1,6 +1,6 @@
 // The scheduler: one job at a time per device, oldest first, positions
-// told as the queue moves, and a device that turns unhealthy takes no more
-// jobs and reports it.
+// told as the queue moves, runs spread over several devices, and a device
+// that fails for good takes no more jobs and reports it.
 #include "server/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -8,33 +8,39 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <set>
 #include <thread>
 
-#include "server/runner.h"
+#include "server/local_executor.h"
 #include "tests/fake_device.h"
+#include "tests/fake_op.h"
 #include "tests/recording_sink.h"
 
 namespace kbench::server {
 namespace {
 
 using testing::FakeDevice;
+using testing::FakeOp;
 using testing::FakeVariant;
 
-// Runs a short vector add on the fake device and records what happened.
+const FakeOp& Op() {
+  static const FakeOp op({"naive"});
+  return op;
+}
+
+// Runs a short vector add on whichever device it gets and records which.
 class TestJob final : public Job {
  public:
   void Queued(uint32_t position, uint32_t) override { positions.push_back(position); }
-  void Run(Device& device) override {
-    VectorAddProblem problem;
-    problem.n = 10;
-    problem.variants = {device.Ops()[0].variants(0)};
+  void Run(Executor& executor) override {
     TimingPlan plan;
     plan.warmup_runs = 0;
     plan.min_samples = 1;
     plan.max_samples = 1;
     plan.min_time_ms = 0;
     testing::RecordingSink sink;
-    status = RunVectorAddJob(device, problem, plan, "r", sink);
+    device_index = int(executor.Info().index());
+    status = executor.Execute(Op().Run({"naive"}, 10, plan), "r", sink);
     done.set_value();
   }
   void Abandon(const absl::Status& why) override {
@@ -43,47 +49,42 @@ class TestJob final : public Job {
   }
   std::vector<uint32_t> positions;
   absl::Status status;
+  int device_index = -1;
   std::promise<void> done;
 };
 
-std::vector<std::unique_ptr<Device>> One(std::unique_ptr<Device> device) {
-  std::vector<std::unique_ptr<Device>> v;
-  v.push_back(std::move(device));
+std::vector<std::unique_ptr<Executor>> Devices(int count, FakeVariant variant,
+                                               double sleep_ms = 0) {
+  std::vector<std::unique_ptr<Executor>> v;
+  for (int i = 0; i < count; ++i)
+    v.push_back(std::make_unique<LocalExecutor>(std::make_unique<FakeDevice>(
+        std::vector<std::pair<std::string, FakeVariant>>{{"naive", variant}}, sleep_ms, 0,
+        uint32_t(i))));
   return v;
 }
 
 TEST(Scheduler, ADeviceThatBreaksTakesNoMoreRunsAndHealthTurnsOff) {
   FakeVariant broken;
   broken.breaks_device = true;
-  std::atomic<int> health_calls{0};
-  std::atomic<bool> last_health{true};
-  Scheduler scheduler(One(std::make_unique<FakeDevice>(
-                          std::vector<std::pair<std::string, FakeVariant>>{{"naive", broken}})),
-                      8, [&](bool healthy) {
-                        last_health = healthy;
-                        ++health_calls;
-                      });
+  std::promise<bool> health;
+  Scheduler scheduler(Devices(1, broken), 8, [&](bool serving) { health.set_value(serving); });
   auto job = std::make_shared<TestJob>();
   auto done = job->done.get_future();
   ASSERT_TRUE(scheduler.Submit(job).ok());
   ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(job->status.code(), absl::StatusCode::kInternal);
   EXPECT_NE(job->status.message().find("sticky"), std::string::npos);
-  for (int i = 0; i < 500 && health_calls == 0; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  EXPECT_EQ(health_calls, 1);
-  EXPECT_FALSE(last_health);
-  EXPECT_FALSE(scheduler.AnyHealthy());
+  auto serving = health.get_future();
+  ASSERT_EQ(serving.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_FALSE(serving.get());
+  EXPECT_FALSE(scheduler.AnyReady());
   const absl::Status refused = scheduler.Submit(std::make_shared<TestJob>());
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable);
-  EXPECT_NE(refused.message().find("no healthy device"), std::string::npos);
+  EXPECT_NE(refused.message().find("no device is ready"), std::string::npos);
 }
 
 TEST(Scheduler, StopAbandonsWaitingJobsWithUnavailable) {
-  Scheduler scheduler(One(std::make_unique<FakeDevice>(
-                          std::vector<std::pair<std::string, FakeVariant>>{{"naive", {1.0}}},
-                          /*sleep_ms=*/200)),
-                      8, {});
+  Scheduler scheduler(Devices(1, {1.0}, /*sleep_ms=*/200), 8, {});
   auto running = std::make_shared<TestJob>();
   auto waiting = std::make_shared<TestJob>();
   auto waiting_done = waiting->done.get_future();
@@ -100,6 +101,55 @@ TEST(Scheduler, StopAbandonsWaitingJobsWithUnavailable) {
   EXPECT_TRUE(running->status.ok()) << running->status;
   EXPECT_EQ(scheduler.Submit(std::make_shared<TestJob>()).code(),
             absl::StatusCode::kUnavailable);
+}
+
+TEST(Scheduler, RunsGoToEveryFreeDeviceAtOnce) {
+  // Three devices, three jobs of 300 ms each: all three run at the same
+  // time, one on each device.
+  Scheduler scheduler(Devices(3, {1.0}, /*sleep_ms=*/100), 8, {});
+  std::vector<std::shared_ptr<TestJob>> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(std::make_shared<TestJob>());
+    ASSERT_TRUE(scheduler.Submit(jobs.back()).ok());
+  }
+  uint32_t most_running = 0;
+  for (int i = 0; i < 1000 && most_running < 3; ++i) {
+    most_running = std::max(most_running, scheduler.running());
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(most_running, 3u);
+  std::set<int> devices;
+  for (auto& job : jobs) {
+    ASSERT_EQ(job->done.get_future().wait_for(std::chrono::seconds(10)),
+              std::future_status::ready);
+    EXPECT_TRUE(job->status.ok()) << job->status;
+    devices.insert(job->device_index);
+  }
+  EXPECT_EQ(devices, (std::set<int>{0, 1, 2}));
+}
+
+TEST(Scheduler, ABrokenDeviceLeavesTheOthersServing) {
+  std::vector<std::unique_ptr<Executor>> executors = Devices(1, {1.0});
+  FakeVariant broken;
+  broken.breaks_device = true;
+  for (auto& e : Devices(1, broken)) executors.push_back(std::move(e));
+  Scheduler scheduler(std::move(executors), 8, {});
+  // Jobs until the broken device has taken one; then everything runs on
+  // the healthy one.
+  for (int i = 0; i < 50 && !scheduler.executors()[1]->Failed(); ++i) {
+    auto job = std::make_shared<TestJob>();
+    ASSERT_TRUE(scheduler.Submit(job).ok());
+    job->done.get_future().wait();
+  }
+  ASSERT_TRUE(scheduler.executors()[1]->Failed());
+  EXPECT_TRUE(scheduler.AnyReady());
+  for (int i = 0; i < 5; ++i) {
+    auto job = std::make_shared<TestJob>();
+    ASSERT_TRUE(scheduler.Submit(job).ok());
+    job->done.get_future().wait();
+    EXPECT_TRUE(job->status.ok()) << job->status;
+    EXPECT_EQ(job->device_index, 0);
+  }
 }
 
 }  // namespace

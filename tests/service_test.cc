@@ -9,8 +9,9 @@
 #include <thread>
 
 #include "grpcpp/grpcpp.h"
-#include "server/cpu_device.h"
+#include "server/backends/cpu/cpu_device.h"
 #include "server/limits.h"
+#include "server/local_executor.h"
 #include "tests/fake_device.h"
 
 namespace kbench::server {
@@ -18,11 +19,15 @@ namespace {
 
 using testing::FakeDevice;
 
+v1::Limits CpuLimits() { return DefaultLimits(v1::DeviceInfo()); }
+
+std::unique_ptr<Device> MakeCpuDevice() { return cpu::MakeCpuDevice(); }
+
 class TestServer {
  public:
-  explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = DefaultLimits("cpu"))
-      : scheduler_(MakeDevices(std::move(device)), limits.max_queue(), {}),
-        service_(scheduler_, "cpu", limits, DefaultTiming()) {
+  explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = CpuLimits())
+      : scheduler_(MakeExecutors(std::move(device)), limits.max_queue(), {}),
+        service_(scheduler_, {limits, DefaultTiming()}) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);
@@ -39,9 +44,9 @@ class TestServer {
   Scheduler& scheduler() { return scheduler_; }
 
  private:
-  static std::vector<std::unique_ptr<Device>> MakeDevices(std::unique_ptr<Device> d) {
-    std::vector<std::unique_ptr<Device>> v;
-    v.push_back(std::move(d));
+  static std::vector<std::unique_ptr<Executor>> MakeExecutors(std::unique_ptr<Device> d) {
+    std::vector<std::unique_ptr<Executor>> v;
+    v.push_back(std::make_unique<LocalExecutor>(std::move(d)));
     return v;
   }
   Scheduler scheduler_;
@@ -209,7 +214,7 @@ TEST(Service, RefusesAnUnknownVariantListingTheSupportedOnes) {
 }
 
 TEST(Service, RefusesASizeOverTheLimitNamingFieldAndLimit) {
-  v1::Limits limits = DefaultLimits("cpu");
+  v1::Limits limits = CpuLimits();
   limits.set_max_vector_n(5000);
   TestServer server(MakeCpuDevice(), limits);
   v1::VectorAddRequest request = SmallVectorAdd();
@@ -286,7 +291,7 @@ TEST(Service, AnExpiredDeadlineEndsTheRunWithDeadlineExceeded) {
 }
 
 TEST(Service, AFullQueueAnswersResourceExhausted) {
-  v1::Limits limits = DefaultLimits("cpu");
+  v1::Limits limits = CpuLimits();
   limits.set_max_queue(1);
   TestServer server(SlowDevice(2), limits);
   auto stub = server.Stub();
@@ -313,7 +318,7 @@ TEST(Service, ADrainingServerAnswersUnavailable) {
 }
 
 TEST(Service, ServerInfoDescribesDevicesOpsLimitsAndLoad) {
-  v1::Limits limits = DefaultLimits("cpu");
+  v1::Limits limits = CpuLimits();
   limits.set_max_seq_len(777);
   TestServer server(MakeCpuDevice(), limits);
   grpc::ClientContext context;

@@ -17,30 +17,21 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// The ops as the CPU device offers them (server/cpu_device.cc).
-std::vector<v1::OpInfo> CpuOps() {
-  v1::OpInfo vector_add;
-  vector_add.set_op("vector_add");
-  vector_add.add_variants("naive");
-  vector_add.add_variants("vectorized");
-  vector_add.add_dtypes(v1::DTYPE_FP32);
-  v1::OpInfo attention;
-  attention.set_op("attention");
-  attention.add_variants("naive");
-  attention.add_variants("fused");
-  attention.add_dtypes(v1::DTYPE_FP32);
-  return {vector_add, attention};
+// The names of an admitted run's variants, in run order.
+std::vector<std::string> Names(const AdmittedRun& run) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < run.problem.variants.size(); ++i)
+    names.push_back(run.problem.VariantName(i));
+  return names;
 }
 
 class Validation : public ::testing::Test {
  protected:
-  absl::StatusOr<AdmittedRun<VectorAddProblem>> VectorAdd(
-      const v1::VectorAddRequest& request) const {
-    return ValidateVectorAdd(request, limits_, ops_, defaults_);
+  absl::StatusOr<AdmittedRun> VectorAdd(const v1::VectorAddRequest& request) const {
+    return Admit(ToRunRequest(request), limits_, "cpu", defaults_);
   }
-  absl::StatusOr<AdmittedRun<AttentionProblem>> Attention(
-      const v1::AttentionRequest& request) const {
-    return ValidateAttention(request, limits_, ops_, defaults_);
+  absl::StatusOr<AdmittedRun> Attention(const v1::AttentionRequest& request) const {
+    return Admit(ToRunRequest(request), limits_, "cpu", defaults_);
   }
   absl::StatusOr<TimingPlan> Timing(const v1::TimingOptions& timing) const {
     return ValidateTiming(timing, limits_, defaults_);
@@ -60,8 +51,7 @@ class Validation : public ::testing::Test {
     return request;
   }
 
-  const v1::Limits limits_ = DefaultLimits("cpu");
-  const std::vector<v1::OpInfo> ops_ = CpuOps();
+  const v1::Limits limits_ = DefaultLimits(v1::DeviceInfo());
   const TimingPlan defaults_ = DefaultTiming();
 };
 
@@ -95,11 +85,11 @@ TEST_F(Validation, VectorAddTakesDefaultTimingAndEveryVariant) {
   request.set_label("lab 1");
   const auto run = VectorAdd(request);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(run->problem.n, 1000);
+  EXPECT_EQ(run->problem.request.vector_add().n(), 1000u);
   EXPECT_EQ(run->problem.dtype, kernels::DType::kFp32);
-  EXPECT_EQ(run->problem.seed, 77u);
-  EXPECT_EQ(run->problem.variants, (std::vector<std::string>{"naive", "vectorized"}));
-  EXPECT_EQ(run->label, "lab 1");
+  EXPECT_EQ(run->problem.request.seed(), 77u);
+  EXPECT_EQ(Names(*run), (std::vector<std::string>{"naive", "vectorized"}));
+  EXPECT_EQ(run->problem.request.label(), "lab 1");
   ExpectPlanEq(run->plan, DefaultTiming());
 }
 
@@ -109,13 +99,13 @@ TEST_F(Validation, AttentionTakesDefaultTimingAndEveryVariant) {
   request.set_dtype(v1::DTYPE_FP32);
   const auto run = Attention(request);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(run->problem.shape.batch, 2);
-  EXPECT_EQ(run->problem.shape.heads, 4);
-  EXPECT_EQ(run->problem.shape.seq_len, 128);
-  EXPECT_EQ(run->problem.shape.head_dim, 64);
-  EXPECT_TRUE(run->problem.shape.causal);
+  EXPECT_EQ(run->problem.request.attention().batch(), 2u);
+  EXPECT_EQ(run->problem.request.attention().heads(), 4u);
+  EXPECT_EQ(run->problem.request.attention().seq_len(), 128u);
+  EXPECT_EQ(run->problem.request.attention().head_dim(), 64u);
+  EXPECT_TRUE(run->problem.request.attention().causal());
   EXPECT_EQ(run->problem.dtype, kernels::DType::kFp32);
-  EXPECT_EQ(run->problem.variants, (std::vector<std::string>{"naive", "fused"}));
+  EXPECT_EQ(Names(*run), (std::vector<std::string>{"naive", "fused"}));
   ExpectPlanEq(run->plan, DefaultTiming());
 }
 
@@ -125,7 +115,7 @@ TEST_F(Validation, KeepsNamedVariantsInRequestOrder) {
   request.add_variants("naive");
   const auto run = VectorAdd(request);
   ASSERT_TRUE(run.ok()) << run.status();
-  EXPECT_EQ(run->problem.variants, (std::vector<std::string>{"vectorized", "naive"}));
+  EXPECT_EQ(Names(*run), (std::vector<std::string>{"vectorized", "naive"}));
 }
 
 TEST_F(Validation, NonZeroTimingFieldsOverrideTheDefaults) {
@@ -322,10 +312,56 @@ TEST_F(Validation, RefusesHalfPrecisionOnTheCpuAndListsFp32) {
   }
 }
 
-TEST_F(Validation, RefusesAnOpTheServerDoesNotOffer) {
-  const std::vector<v1::OpInfo> vector_add_only = {CpuOps()[0]};
-  ExpectRefused(ValidateAttention(SmallAttention(), limits_, vector_add_only, defaults_),
-                {"attention"});
+TEST_F(Validation, RefusesARequestWithoutAProblemAndNamesTheOps) {
+  ExpectRefused(Admit(v1::RunRequest(), limits_, "cpu", defaults_),
+                {"problem", "vector_add", "attention"});
+}
+
+TEST_F(Validation, RefusesAVariantTheBackendDoesNotRun) {
+  ExpectRefused(Admit(ToRunRequest(SmallAttention()), limits_, "tpu", defaults_),
+                {"variants", "tpu", "attention"});
+}
+
+TEST_F(Validation, RefusesAHeadDimTheFusedCudaKernelDoesNotRunAndListsTheSupported) {
+  v1::AttentionRequest request = SmallAttention();
+  request.set_head_dim(96);
+  request.add_variants("fused");
+  ExpectRefused(Admit(ToRunRequest(request), limits_, "cuda", defaults_),
+                {"head_dim 96", "fused", "64, 128"});
+  // Naive runs any head_dim on CUDA, and fused any on the CPU.
+  request.clear_variants();
+  request.add_variants("naive");
+  EXPECT_TRUE(Admit(ToRunRequest(request), limits_, "cuda", defaults_).ok());
+  request.clear_variants();
+  request.add_variants("fused");
+  EXPECT_TRUE(Admit(ToRunRequest(request), limits_, "cpu", defaults_).ok());
+}
+
+TEST_F(Validation, DefaultsYieldToLoweredOperatorLimits) {
+  v1::Limits lowered = limits_;
+  lowered.set_max_samples(100);
+  lowered.set_max_warmup_runs(1);
+  lowered.set_max_time_budget_ms(50);
+  const auto plan = ValidateTiming(v1::TimingOptions(), lowered, defaults_);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->max_samples, 100u);
+  EXPECT_EQ(plan->warmup_runs, 1u);
+  EXPECT_EQ(plan->time_budget_ms, 50);
+  EXPECT_LE(plan->min_time_ms, 50);
+}
+
+TEST_F(Validation, ResolvedRequestAdmitsToTheSameRun) {
+  v1::AttentionRequest request = SmallAttention();
+  request.set_seed(5);
+  const auto run = Attention(request);
+  ASSERT_TRUE(run.ok()) << run.status();
+  const v1::RunRequest resolved = Resolved(*run);
+  EXPECT_EQ(resolved.variants_size(), 2);
+  EXPECT_EQ(resolved.timing().max_samples(), defaults_.max_samples);
+  const auto again = Admit(resolved, limits_, "cpu", TimingPlan{});
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->problem.variants, run->problem.variants);
+  ExpectPlanEq(again->plan, run->plan);
 }
 
 TEST_F(Validation, RefusesALabelOverTheLimit) {
