@@ -12,11 +12,6 @@
 namespace kbench::server {
 namespace {
 
-bool IsLoopback(const std::string& peer) {
-  return absl::StartsWith(peer, "ipv4:127.") || absl::StartsWith(peer, "ipv6:[::1]") ||
-         absl::StartsWith(peer, "ipv6:[::ffff:127.") || absl::StartsWith(peer, "unix:");
-}
-
 // ExportRuns: pages are read on the store thread, one at a time, only once
 // the previous one is written; records are written one at a time.
 class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
@@ -104,12 +99,17 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
 
 }  // namespace
 
+bool IsLoopbackPeer(const std::string& peer) {
+  return absl::StartsWith(peer, "ipv4:127.") || absl::StartsWith(peer, "ipv6:[::1]") ||
+         absl::StartsWith(peer, "ipv6:[::ffff:127.") || absl::StartsWith(peer, "unix:");
+}
+
 HistoryService::HistoryService(store::RunStore& store, bool allow_remote)
     : store_(store), allow_remote_(allow_remote) {}
 
 grpc::Status HistoryService::CheckPeer(const grpc::CallbackServerContext& context) const {
   const std::string peer = context.peer();
-  if (allow_remote_ || IsLoopback(peer)) return grpc::Status::OK;
+  if (allow_remote_ || IsLoopbackPeer(peer)) return grpc::Status::OK;
   return grpc::Status(
       grpc::StatusCode::PERMISSION_DENIED,
       absl::StrCat("run history is served to loopback clients only until users "

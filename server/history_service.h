@@ -12,11 +12,17 @@
 // serves it (destroy the server first: Shutdown waits for the RPCs).
 #pragma once
 
+#include <string>
+
 #include "kbench/v1/history.grpc.pb.h"
 #include "server/store/run_store.h"
 #include "server/store/store_thread.h"
 
 namespace kbench::server {
+
+// Whether a gRPC peer string (grpc::ServerContext::peer) is this machine:
+// ipv4:127.x, ipv6:[::1] (or IPv4-mapped 127.x), unix:.
+bool IsLoopbackPeer(const std::string& peer);
 
 class HistoryService final : public v1::RunHistory::CallbackService {
  public:
