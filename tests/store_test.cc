@@ -1,6 +1,7 @@
 // The RunStore suite, run against both engines: SQLite (a file in a
 // temporary directory) and a real PostgreSQL 15 that the test starts.
 #include <memory>
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -23,6 +24,12 @@ using ::kbench::testing::TestDevice;
 using ::kbench::testing::TestStarted;
 
 enum class Engine { kSqlite, kPostgres };
+
+std::string EngineName(Engine engine) {
+  return engine == Engine::kSqlite ? "Sqlite" : "Postgres";
+}
+
+void PrintTo(Engine engine, std::ostream* os) { *os << EngineName(engine); }
 
 class RunStoreTest : public ::testing::TestWithParam<Engine> {
  protected:
@@ -297,7 +304,7 @@ TEST_P(RunStoreTest, EverythingPersistsAcrossReopen) {
 INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {
-                           return info.param == Engine::kSqlite ? "Sqlite" : "Postgres";
+                           return EngineName(info.param);
                          });
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "server/store/postgres_database.h"
 
 #include <optional>
-#include <pqxx/pqxx>
 #include <utility>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "pqxx/pqxx"
 
 namespace kbench::server::store {
 namespace {

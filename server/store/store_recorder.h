@@ -18,7 +18,6 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
-#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
