@@ -1,0 +1,24 @@
+// The store's schema, as the ordered list of migrations that build it. A
+// migration, once released, never changes: a new column or table is a new
+// migration with the next version.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "server/store/sql_database.h"
+
+namespace kbench::server::store {
+
+struct Migration {
+  int64_t version;
+  std::string description;
+  // Run in order, in one transaction, in the dialect's spelling.
+  std::vector<std::string> statements;
+};
+
+// Every migration for `dialect`, by increasing version.
+std::vector<Migration> Migrations(SqlDialect dialect);
+
+}  // namespace kbench::server::store

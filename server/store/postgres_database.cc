@@ -1,0 +1,160 @@
+#include "server/store/postgres_database.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "pqxx/pqxx"
+
+namespace kbench::server::store {
+namespace {
+
+// Type OIDs of the columns that do not read as text.
+constexpr pqxx::oid kInt8Oid = 20;
+constexpr pqxx::oid kInt2Oid = 21;
+constexpr pqxx::oid kInt4Oid = 23;
+constexpr pqxx::oid kByteaOid = 17;
+
+// `?` placeholders to PostgreSQL's $1, $2, ... (the statements of the store
+// have no `?` in literals).
+std::string Numbered(const std::string& sql) {
+  std::string out;
+  int n = 0;
+  for (char c : sql) {
+    if (c == '?') {
+      absl::StrAppend(&out, "$", ++n);
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Every parameter goes as text; bytes in BYTEA's hex input format.
+std::vector<std::string> AsText(const std::vector<SqlValue>& params) {
+  std::vector<std::string> text;
+  text.reserve(params.size());
+  for (const SqlValue& value : params) {
+    if (const auto* number = std::get_if<int64_t>(&value)) {
+      text.push_back(absl::StrCat(*number));
+    } else if (const auto* string = std::get_if<std::string>(&value)) {
+      text.push_back(*string);
+    } else {
+      text.push_back(absl::StrCat("\\x", absl::BytesToHexString(std::get<SqlBytes>(value).data)));
+    }
+  }
+  return text;
+}
+
+SqlValue Column(const pqxx::field& field) {
+  switch (field.type()) {
+    case kInt2Oid:
+    case kInt4Oid:
+    case kInt8Oid:
+      return field.as<int64_t>();
+    case kByteaOid:
+      return SqlBytes{pqxx::binarystring(field).str()};
+    default:
+      return std::string(field.c_str(), field.size());
+  }
+}
+
+class PostgresDatabase final : public SqlDatabase {
+ public:
+  explicit PostgresDatabase(std::unique_ptr<pqxx::connection> connection)
+      : connection_(std::move(connection)) {}
+
+  SqlDialect dialect() const override { return SqlDialect::kPostgres; }
+
+  absl::StatusOr<std::vector<SqlRow>> Query(
+      const std::string& sql, const std::vector<SqlValue>& params) override {
+    std::vector<SqlRow> rows;
+    absl::Status status = Run(sql, params, [&](const pqxx::result& result) {
+      for (const pqxx::row& source : result) {
+        SqlRow& row = rows.emplace_back();
+        for (const pqxx::field& field : source) row.push_back(Column(field));
+      }
+    });
+    if (!status.ok()) return status;
+    return rows;
+  }
+
+  absl::StatusOr<int64_t> Execute(const std::string& sql,
+                                  const std::vector<SqlValue>& params) override {
+    int64_t changed = 0;
+    absl::Status status = Run(sql, params, [&](const pqxx::result& result) {
+      changed = result.affected_rows();
+    });
+    if (!status.ok()) return status;
+    return changed;
+  }
+
+  absl::Status InTransaction(const std::function<absl::Status()>& body) override {
+    try {
+      transaction_.emplace(*connection_);
+    } catch (const std::exception& e) {
+      return Error(e, "BEGIN");
+    }
+    absl::Status status = body();
+    try {
+      if (status.ok()) {
+        transaction_->commit();
+      } else {
+        transaction_->abort();
+      }
+    } catch (const std::exception& e) {
+      status = Error(e, "COMMIT");
+    }
+    transaction_.reset();
+    return status;
+  }
+
+ private:
+  // Runs one statement in the open transaction, or alone (autocommit) when
+  // none is open, and hands its result to `read`.
+  template <typename Read>
+  absl::Status Run(const std::string& sql, const std::vector<SqlValue>& params,
+                   Read read) {
+    const std::string numbered = Numbered(sql);
+    const std::vector<std::string> text = AsText(params);
+    try {
+      if (transaction_) {
+        read(transaction_->exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
+      } else {
+        pqxx::nontransaction alone(*connection_);
+        read(alone.exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
+      }
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      return Error(e, sql);
+    }
+  }
+
+  static absl::Status Error(const std::exception& e, const std::string& sql) {
+    const std::string message = absl::StrCat("postgresql: ", e.what(), " (in: ", sql, ")");
+    if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+      return absl::UnavailableError(message);
+    }
+    return absl::InternalError(message);
+  }
+
+  std::unique_ptr<pqxx::connection> connection_;
+  std::optional<pqxx::work> transaction_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
+    const std::string& url) {
+  try {
+    auto connection = std::make_unique<pqxx::connection>(url);
+    return std::make_unique<PostgresDatabase>(std::move(connection));
+  } catch (const std::exception& e) {
+    // The URL may hold a password: name the error, not the URL.
+    return absl::UnavailableError(
+        absl::StrCat("cannot connect to the PostgreSQL store: ", e.what()));
+  }
+}
+
+}  // namespace kbench::server::store

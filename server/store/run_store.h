@@ -1,0 +1,94 @@
+// The results store: every run the front accepted or refused, its device,
+// its results and its raw samples, kept across restarts. Two engines behind
+// one interface: SQLite (a file; the default) and PostgreSQL (a URL; for
+// several hosts sharing results). The front feeds it through StoreRecorder
+// and reads it through the RunHistory service.
+//
+// A run's life in the store: Accept (QUEUED, or REFUSED with its error),
+// then Start (RUNNING), then Finish (OK, FAILED_VERIFICATION, CANCELLED or
+// ERROR). At start-up, before any run is accepted, the server calls
+// MarkInFlightInterrupted: runs that a previous process left QUEUED or
+// RUNNING become INTERRUPTED.
+//
+// Every method may be called from any thread; calls are serialized inside.
+// Each one blocks on the database, so callers on gRPC threads hand them to a
+// StoreThread. Errors: INVALID_ARGUMENT (a bad record or filter, naming the
+// field), NOT_FOUND (an unknown run id, named), ALREADY_EXISTS (a run id
+// accepted twice), FAILED_PRECONDITION (Start or Finish of a run that has
+// already ended), INTERNAL or UNAVAILABLE (the database failed; the message
+// is the database's).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "google/protobuf/repeated_field.h"
+#include "kbench/v1/history.pb.h"
+
+namespace kbench::server::store {
+
+// How a run ended, as Finish records it.
+struct RunOutcome {
+  // OK, FAILED_VERIFICATION, CANCELLED or ERROR.
+  v1::RunStatus status = v1::RUN_STATUS_UNSPECIFIED;
+  // Why it failed; empty for OK and FAILED_VERIFICATION.
+  std::string error;
+  google::protobuf::RepeatedPtrField<v1::VariantResult> results;
+  // Empty when the run ended before its summary.
+  std::optional<v1::Summary> summary;
+  google::protobuf::RepeatedPtrField<v1::SampleSeries> samples;
+  // Milliseconds since the Unix epoch.
+  int64_t unix_ms = 0;
+};
+
+// Whether listed runs carry their raw samples.
+enum class Samples { kOmit, kInclude };
+
+class RunStore {
+ public:
+  virtual ~RunStore() = default;
+
+  // Applies, in order, each schema migration not yet recorded in the
+  // schema_version table, each in its own transaction; safe to call again
+  // and from several processes at once. OpenStore has already called it.
+  virtual absl::Status Migrate() = 0;
+
+  // Records a run at admission: its run_id, user, peer, label, op, request,
+  // accepted_unix_ms, and status QUEUED, or REFUSED with its error. Any
+  // other field the record carries (samples included) is stored too.
+  virtual absl::Status Accept(const v1::RunRecord& record) = 0;
+
+  // A device took the run: status RUNNING, its device, its Started event and
+  // started_unix_ms. Calling it again while the run is RUNNING replaces
+  // them (the worker's Started event comes after the device took the run).
+  virtual absl::Status Start(const std::string& run_id,
+                             const v1::DeviceInfo& device,
+                             const v1::Started& started, int64_t unix_ms) = 0;
+
+  // The run ended: its final status, error, results, summary, samples and
+  // ended_unix_ms, written in one transaction.
+  virtual absl::Status Finish(const std::string& run_id,
+                              const RunOutcome& outcome) = 0;
+
+  // Every QUEUED or RUNNING run becomes INTERRUPTED; returns how many did.
+  virtual absl::StatusOr<int64_t> MarkInFlightInterrupted() = 0;
+
+  // One page of the runs matching the request's filters, newest first (see
+  // ListRunsRequest in kbench/v1/history.proto).
+  virtual absl::StatusOr<v1::ListRunsResponse> List(
+      const v1::ListRunsRequest& request, Samples samples) = 0;
+
+  // One run with everything, its samples included.
+  virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
+};
+
+// Opens and migrates the store that `spec` names: a postgresql:// or
+// postgres:// URL opens PostgreSQL; anything else is the path of a SQLite
+// file, created with its directory when missing.
+absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec);
+
+}  // namespace kbench::server::store

@@ -1,0 +1,268 @@
+#include "server/store/sql_run_store.h"
+
+#include <utility>
+#include <variant>
+
+#include "absl/strings/str_cat.h"
+#include "server/status_macros.h"
+#include "server/store/list_query.h"
+#include "server/store/migrations.h"
+#include "server/store/unix_time.h"
+
+namespace kbench::server::store {
+namespace {
+
+// Held by a PostgreSQL migration transaction, so that servers starting
+// together apply each migration once.
+constexpr int64_t kMigrationLockKey = 0x6b62656e6368;  // "kbench"
+
+constexpr char kColumns[] =
+    "run_id, user_name, peer, label, op, status, error, accepted_unix_ms, "
+    "started_unix_ms, ended_unix_ms, admission_part, start_part, end_part";
+
+SqlBytes Serialized(const google::protobuf::Message& message) {
+  return SqlBytes{message.SerializeAsString()};
+}
+
+// A row of kColumns to its record: the parts merged, then the columns.
+absl::StatusOr<v1::RunRecord> RecordFromRow(const SqlRow& row) {
+  v1::RunRecord record;
+  for (int i = 10; i <= 12; ++i) {
+    if (!record.MergeFromString(std::get<SqlBytes>(row[i]).data)) {
+      return absl::DataLossError(absl::StrCat(
+          "run ", std::get<std::string>(row[0]), ": a stored part does not parse"));
+    }
+  }
+  record.set_run_id(std::get<std::string>(row[0]));
+  record.set_user(std::get<std::string>(row[1]));
+  record.set_peer(std::get<std::string>(row[2]));
+  record.set_label(std::get<std::string>(row[3]));
+  record.set_op(std::get<std::string>(row[4]));
+  record.set_status(static_cast<v1::RunStatus>(std::get<int64_t>(row[5])));
+  record.set_error(std::get<std::string>(row[6]));
+  record.set_accepted_unix_ms(std::get<int64_t>(row[7]));
+  record.set_started_unix_ms(std::get<int64_t>(row[8]));
+  record.set_ended_unix_ms(std::get<int64_t>(row[9]));
+  return record;
+}
+
+bool IsFinal(v1::RunStatus status) {
+  return status == v1::RUN_STATUS_OK || status == v1::RUN_STATUS_FAILED_VERIFICATION ||
+         status == v1::RUN_STATUS_CANCELLED || status == v1::RUN_STATUS_ERROR;
+}
+
+}  // namespace
+
+SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database)
+    : database_(std::move(database)) {}
+
+absl::Status SqlRunStore::Migrate() {
+  std::lock_guard lock(mu_);
+  const std::vector<Migration> migrations = Migrations(database_->dialect());
+  for (const Migration& migration : migrations) {
+    KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
+      if (database_->dialect() == SqlDialect::kPostgres) {
+        KBENCH_RETURN_IF_ERROR(
+            database_->Query("SELECT pg_advisory_xact_lock(?)", {kMigrationLockKey})
+                .status());
+      }
+      KBENCH_RETURN_IF_ERROR(
+          database_
+              ->Execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                        "version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
+                        "applied_unix_ms BIGINT NOT NULL)",
+                        {})
+              .status());
+      KBENCH_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> newest,
+          database_->Query("SELECT version FROM schema_version ORDER BY version DESC "
+                           "LIMIT 1",
+                           {}));
+      if (!newest.empty() && std::get<int64_t>(newest[0][0]) > migrations.back().version) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the store's schema is at version ", std::get<int64_t>(newest[0][0]),
+            ", newer than this server's ", migrations.back().version));
+      }
+      KBENCH_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> applied,
+          database_->Query("SELECT 1 FROM schema_version WHERE version = ?",
+                           {migration.version}));
+      if (!applied.empty()) return absl::OkStatus();
+      for (const std::string& statement : migration.statements) {
+        KBENCH_RETURN_IF_ERROR(database_->Execute(statement, {}).status());
+      }
+      return database_
+          ->Execute("INSERT INTO schema_version (version, description, applied_unix_ms) "
+                    "VALUES (?, ?, ?)",
+                    {migration.version, migration.description, NowUnixMs()})
+          .status();
+    }));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
+  if (record.run_id().empty()) {
+    return absl::InvalidArgumentError("run_id: empty");
+  }
+  if (record.status() != v1::RUN_STATUS_QUEUED && record.status() != v1::RUN_STATUS_REFUSED) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "status: a run is accepted QUEUED or REFUSED, not ",
+        v1::RunStatus_Name(record.status())));
+  }
+  if (record.samples_size() != 0) {
+    return absl::InvalidArgumentError("samples: written by Finish, not Accept");
+  }
+  // The columns are stored once, as columns.
+  v1::RunRecord admission = record;
+  admission.clear_run_id();
+  admission.clear_user();
+  admission.clear_peer();
+  admission.clear_label();
+  admission.clear_op();
+  admission.clear_status();
+  admission.clear_error();
+  admission.clear_accepted_unix_ms();
+  admission.clear_started_unix_ms();
+  admission.clear_ended_unix_ms();
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      int64_t inserted,
+      database_->Execute(
+          "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
+          "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part) "
+          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+          {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
+           int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
+           record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission)}));
+  if (inserted == 0) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("run \"", record.run_id(), "\" is already stored"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status SqlRunStore::Start(const std::string& run_id, const v1::DeviceInfo& device,
+                                const v1::Started& started, int64_t unix_ms) {
+  v1::RunRecord start;
+  *start.mutable_device() = device;
+  *start.mutable_started() = started;
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      int64_t updated,
+      database_->Execute("UPDATE runs SET status = ?, started_unix_ms = ?, start_part = ? "
+                         "WHERE run_id = ? AND status IN (?, ?)",
+                         {int64_t{v1::RUN_STATUS_RUNNING}, unix_ms, Serialized(start),
+                          run_id, int64_t{v1::RUN_STATUS_QUEUED},
+                          int64_t{v1::RUN_STATUS_RUNNING}}));
+  if (updated == 0) return NotInFlight(run_id);
+  return absl::OkStatus();
+}
+
+absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& outcome) {
+  if (!IsFinal(outcome.status)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "status: a run finishes OK, FAILED_VERIFICATION, CANCELLED or ERROR, not ",
+        v1::RunStatus_Name(outcome.status)));
+  }
+  v1::RunRecord end;
+  *end.mutable_results() = outcome.results;
+  if (outcome.summary) *end.mutable_summary() = *outcome.summary;
+  std::lock_guard lock(mu_);
+  return database_->InTransaction([&]() -> absl::Status {
+    KBENCH_ASSIGN_OR_RETURN(
+        int64_t updated,
+        database_->Execute(
+            "UPDATE runs SET status = ?, error = ?, ended_unix_ms = ?, end_part = ? "
+            "WHERE run_id = ? AND status IN (?, ?)",
+            {int64_t{outcome.status}, outcome.error, outcome.unix_ms, Serialized(end),
+             run_id, int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}}));
+    if (updated == 0) return NotInFlight(run_id);
+    for (int i = 0; i < outcome.samples.size(); ++i) {
+      KBENCH_RETURN_IF_ERROR(
+          database_
+              ->Execute("INSERT INTO run_samples (run_id, position, series) VALUES (?, ?, ?)",
+                        {run_id, int64_t{i}, Serialized(outcome.samples[i])})
+              .status());
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<int64_t> SqlRunStore::MarkInFlightInterrupted() {
+  std::lock_guard lock(mu_);
+  return database_->Execute(
+      "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
+      "WHERE status IN (?, ?)",
+      {int64_t{v1::RUN_STATUS_QUEUED}, "the server stopped while the run was queued",
+       "the server stopped while the run was running",
+       int64_t{v1::RUN_STATUS_INTERRUPTED}, int64_t{v1::RUN_STATUS_QUEUED},
+       int64_t{v1::RUN_STATUS_RUNNING}});
+}
+
+absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest& request,
+                                                       Samples samples) {
+  KBENCH_ASSIGN_OR_RETURN(ListQuery query, BuildListQuery(request));
+  // One more than a page tells whether another page follows.
+  query.params.emplace_back(std::in_place_type<int64_t>, query.page_size + 1);
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query(absl::StrCat("SELECT ", kColumns, " FROM runs ", query.where,
+                                    " ORDER BY accepted_unix_ms DESC, run_id DESC LIMIT ?"),
+                       query.params));
+  v1::ListRunsResponse response;
+  for (size_t i = 0; i < rows.size() && i < query.page_size; ++i) {
+    KBENCH_ASSIGN_OR_RETURN(*response.add_runs(), RecordFromRow(rows[i]));
+    if (samples == Samples::kInclude) {
+      KBENCH_RETURN_IF_ERROR(ReadSamples(*response.mutable_runs()->rbegin()));
+    }
+  }
+  if (rows.size() > query.page_size) {
+    const v1::RunRecord& last = *response.runs().rbegin();
+    response.set_next_page_token(EncodePageToken(last.accepted_unix_ms(), last.run_id()));
+  }
+  return response;
+}
+
+absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query(absl::StrCat("SELECT ", kColumns, " FROM runs WHERE run_id = ?"),
+                       {run_id}));
+  if (rows.empty()) {
+    return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+  }
+  KBENCH_ASSIGN_OR_RETURN(v1::RunRecord record, RecordFromRow(rows[0]));
+  KBENCH_RETURN_IF_ERROR(ReadSamples(record));
+  return record;
+}
+
+absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query("SELECT status FROM runs WHERE run_id = ?", {run_id}));
+  if (rows.empty()) {
+    return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "run \"", run_id, "\" has already ended: ",
+      v1::RunStatus_Name(static_cast<v1::RunStatus>(std::get<int64_t>(rows[0][0])))));
+}
+
+absl::Status SqlRunStore::ReadSamples(v1::RunRecord& record) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query("SELECT series FROM run_samples WHERE run_id = ? ORDER BY position",
+                       {record.run_id()}));
+  for (const SqlRow& row : rows) {
+    if (!record.add_samples()->ParseFromString(std::get<SqlBytes>(row[0]).data)) {
+      return absl::DataLossError(
+          absl::StrCat("run ", record.run_id(), ": stored samples do not parse"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kbench::server::store

@@ -1,0 +1,39 @@
+// RunStore over a SqlDatabase: the one implementation of the store's
+// statements, migrations and record layout, shared by the SQLite and
+// PostgreSQL engines. A mutex serializes every call.
+#pragma once
+
+#include <memory>
+#include <mutex>
+
+#include "server/store/run_store.h"
+#include "server/store/sql_database.h"
+
+namespace kbench::server::store {
+
+class SqlRunStore final : public RunStore {
+ public:
+  // Does not migrate; OpenStore does.
+  explicit SqlRunStore(std::unique_ptr<SqlDatabase> database);
+
+  absl::Status Migrate() override;
+  absl::Status Accept(const v1::RunRecord& record) override;
+  absl::Status Start(const std::string& run_id, const v1::DeviceInfo& device,
+                     const v1::Started& started, int64_t unix_ms) override;
+  absl::Status Finish(const std::string& run_id, const RunOutcome& outcome) override;
+  absl::StatusOr<int64_t> MarkInFlightInterrupted() override;
+  absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
+                                            Samples samples) override;
+  absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) override;
+
+ private:
+  // Why an update of an in-flight run changed nothing: NOT_FOUND, or
+  // FAILED_PRECONDITION naming the status the run already has.
+  absl::Status NotInFlight(const std::string& run_id);
+  absl::Status ReadSamples(v1::RunRecord& record);
+
+  std::mutex mu_;
+  const std::unique_ptr<SqlDatabase> database_;
+};
+
+}  // namespace kbench::server::store

@@ -1,0 +1,41 @@
+// A real PostgreSQL 15 for tests: a fresh cluster made by initdb in a
+// temporary directory, served by postgres on a free port of 127.0.0.1 (its
+// Unix socket in that directory too), trust authentication, fsync off. As
+// root (CI), initdb and postgres run as the `postgres` user through
+// runuser, which owns the directory. The binaries are looked for in
+// $KBENCH_PG_BIN, else /usr/lib/postgresql/15/bin; when they are missing,
+// Start fails saying so (scripts/install-deps.sh installs them).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "tests/temp_dir.h"
+
+namespace kbench::testing {
+
+class PostgresServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<PostgresServer>> Start();
+  // Stops the server (immediate shutdown) and removes its directory.
+  ~PostgresServer();
+
+  // A new, empty database; returns its postgresql:// URL.
+  absl::StatusOr<std::string> CreateDatabase();
+
+ private:
+  PostgresServer(std::string bin, int port);
+
+  TempDir dir_;
+  std::string bin_;
+  int port_;
+  bool running_ = false;
+  int databases_ = 0;
+};
+
+// The test program's one server: started at the first call, stopped when
+// the tests end. Every call after a failed start returns that failure.
+absl::StatusOr<PostgresServer*> SharedPostgres();
+
+}  // namespace kbench::testing

@@ -1,0 +1,311 @@
+// The RunStore suite, run against both engines: SQLite (a file in a
+// temporary directory) and a real PostgreSQL 15 that the test starts.
+#include <memory>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "gtest/gtest.h"
+#include "server/store/run_store.h"
+#include "tests/postgres_fixture.h"
+#include "tests/run_records.h"
+#include "tests/temp_dir.h"
+
+namespace kbench::server::store {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using ::kbench::testing::AdmittedRun;
+using ::kbench::testing::FullOutcome;
+using ::kbench::testing::TestDevice;
+using ::kbench::testing::TestStarted;
+
+enum class Engine { kSqlite, kPostgres };
+
+std::string EngineName(Engine engine) {
+  return engine == Engine::kSqlite ? "Sqlite" : "Postgres";
+}
+
+void PrintTo(Engine engine, std::ostream* os) { *os << EngineName(engine); }
+
+class RunStoreTest : public ::testing::TestWithParam<Engine> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Engine::kSqlite) {
+      // A directory that does not exist yet: OpenStore makes it.
+      spec_ = dir_.path() + "/state/runs.db";
+    } else {
+      absl::StatusOr<::kbench::testing::PostgresServer*> server =
+          ::kbench::testing::SharedPostgres();
+      ASSERT_TRUE(server.ok()) << server.status();
+      absl::StatusOr<std::string> url = (*server)->CreateDatabase();
+      ASSERT_TRUE(url.ok()) << url.status();
+      spec_ = *url;
+    }
+    Open();
+  }
+
+  void Open() {
+    store_.reset();
+    absl::StatusOr<std::unique_ptr<RunStore>> store = OpenStore(spec_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+
+  // A run through its whole life; returns what Get should return.
+  v1::RunRecord CompleteRun(const std::string& run_id, int64_t unix_ms) {
+    v1::RunRecord expected = AdmittedRun(run_id, unix_ms);
+    EXPECT_TRUE(store_->Accept(expected).ok());
+    EXPECT_TRUE(store_->Start(run_id, TestDevice(), TestStarted(run_id), unix_ms + 5).ok());
+    const RunOutcome outcome = FullOutcome(run_id, unix_ms + 900);
+    EXPECT_TRUE(store_->Finish(run_id, outcome).ok());
+    expected.set_status(v1::RUN_STATUS_OK);
+    expected.set_started_unix_ms(unix_ms + 5);
+    expected.set_ended_unix_ms(unix_ms + 900);
+    *expected.mutable_device() = TestDevice();
+    *expected.mutable_started() = TestStarted(run_id);
+    *expected.mutable_results() = outcome.results;
+    *expected.mutable_summary() = *outcome.summary;
+    *expected.mutable_samples() = outcome.samples;
+    return expected;
+  }
+
+  std::vector<std::string> ListIds(const v1::ListRunsRequest& request) {
+    absl::StatusOr<v1::ListRunsResponse> page = store_->List(request, Samples::kOmit);
+    EXPECT_TRUE(page.ok()) << page.status();
+    std::vector<std::string> ids;
+    if (page.ok()) {
+      for (const v1::RunRecord& run : page->runs()) ids.push_back(run.run_id());
+    }
+    return ids;
+  }
+
+  ::kbench::testing::TempDir dir_;
+  std::string spec_;
+  std::unique_ptr<RunStore> store_;
+};
+
+void ExpectEqual(const google::protobuf::Message& expected,
+                 const google::protobuf::Message& actual) {
+  std::string diff;
+  MessageDifferencer differencer;
+  differencer.ReportDifferencesToString(&diff);
+  EXPECT_TRUE(differencer.Compare(expected, actual)) << diff;
+}
+
+TEST_P(RunStoreTest, MigrationsRunTwiceChangeNothing) {
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000)).ok());
+  ASSERT_TRUE(store_->Migrate().ok());
+  ASSERT_TRUE(store_->Migrate().ok());
+  Open();  // migrates once more
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectEqual(AdmittedRun("r1", 1000), *run);
+}
+
+TEST_P(RunStoreTest, AcceptStartFinishRoundTripsEverythingWithSamples) {
+  const v1::RunRecord expected = CompleteRun("r1", 1000);
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectEqual(expected, *run);
+}
+
+TEST_P(RunStoreTest, StartIsRunningAndCanBeRepeatedUntilTheEnd) {
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000)).ok());
+  ASSERT_TRUE(store_->Start("r1", TestDevice(), v1::Started(), 1005).ok());
+  ASSERT_TRUE(store_->Start("r1", TestDevice(), TestStarted("r1"), 1005).ok());
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_RUNNING);
+  ExpectEqual(TestStarted("r1"), run->started());
+  EXPECT_TRUE(run->samples().empty());
+
+  ASSERT_TRUE(store_->Finish("r1", FullOutcome("r1", 2000)).ok());
+  EXPECT_TRUE(absl::IsFailedPrecondition(
+      store_->Start("r1", TestDevice(), TestStarted("r1"), 3000)));
+  EXPECT_TRUE(absl::IsFailedPrecondition(store_->Finish("r1", FullOutcome("r1", 3000))));
+}
+
+TEST_P(RunStoreTest, RefusedRunKeepsItsError) {
+  v1::RunRecord refused = AdmittedRun("r1", 1000);
+  refused.set_status(v1::RUN_STATUS_REFUSED);
+  refused.set_error("seq_len: 70000 is over the limit of 65536");
+  ASSERT_TRUE(store_->Accept(refused).ok());
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectEqual(refused, *run);
+}
+
+TEST_P(RunStoreTest, RefusesBadRecordsAndSecondAccepts) {
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000)).ok());
+  const absl::Status twice = store_->Accept(AdmittedRun("r1", 1000));
+  EXPECT_TRUE(absl::IsAlreadyExists(twice)) << twice;
+  v1::RunRecord running = AdmittedRun("r2", 1000);
+  running.set_status(v1::RUN_STATUS_RUNNING);
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->Accept(running)));
+  RunOutcome queued = FullOutcome("r1", 2000);
+  queued.status = v1::RUN_STATUS_QUEUED;
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->Finish("r1", queued)));
+}
+
+TEST_P(RunStoreTest, GetOfAnUnknownRunIsNotFoundNamingIt) {
+  const absl::StatusOr<v1::RunRecord> run = store_->Get("no-such-run");
+  EXPECT_TRUE(absl::IsNotFound(run.status())) << run.status();
+  EXPECT_NE(run.status().message().find("no-such-run"), std::string::npos);
+  const absl::Status start = store_->Start("no-such-run", TestDevice(), v1::Started(), 1);
+  EXPECT_TRUE(absl::IsNotFound(start)) << start;
+}
+
+TEST_P(RunStoreTest, FiltersByLabelOpUserStatusAndTime) {
+  ASSERT_TRUE(store_->Accept(AdmittedRun("a", 1000, "lab1", "attention", "ada")).ok());
+  ASSERT_TRUE(store_->Accept(AdmittedRun("b", 2000, "lab1", "vector_add", "bob")).ok());
+  ASSERT_TRUE(store_->Accept(AdmittedRun("c", 3000, "lab2", "attention", "bob")).ok());
+  ASSERT_TRUE(store_->Accept(AdmittedRun("d", 4000, "lab2", "vector_add", "ada")).ok());
+  ASSERT_TRUE(store_->Finish("c", FullOutcome("c", 3500)).ok());
+
+  v1::ListRunsRequest request;
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"d", "c", "b", "a"}));
+  request.set_label("lab1");
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"b", "a"}));
+  request.Clear();
+  request.set_op("attention");
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"c", "a"}));
+  request.Clear();
+  request.set_user("ada");
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"d", "a"}));
+  request.Clear();
+  request.set_status(v1::RUN_STATUS_OK);
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"c"}));
+  request.Clear();
+  request.set_since_unix_ms(2000);
+  request.set_until_unix_ms(4000);
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"c", "b"}));
+  request.Clear();
+  request.set_label("lab2");
+  request.set_user("bob");
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"c"}));
+}
+
+TEST_P(RunStoreTest, ListLeavesSamplesOutUnlessAsked) {
+  CompleteRun("r1", 1000);
+  absl::StatusOr<v1::ListRunsResponse> without = store_->List({}, Samples::kOmit);
+  ASSERT_TRUE(without.ok()) << without.status();
+  ASSERT_EQ(without->runs_size(), 1);
+  EXPECT_EQ(without->runs(0).samples_size(), 0);
+  EXPECT_EQ(without->runs(0).results_size(), 2);
+  absl::StatusOr<v1::ListRunsResponse> with = store_->List({}, Samples::kInclude);
+  ASSERT_TRUE(with.ok()) << with.status();
+  ASSERT_EQ(with->runs_size(), 1);
+  EXPECT_EQ(with->runs(0).samples_size(), 2);
+}
+
+TEST_P(RunStoreTest, BadFiltersAreInvalidArgumentNamingTheField) {
+  const auto refused_field = [&](const v1::ListRunsRequest& request) {
+    const absl::Status status = store_->List(request, Samples::kOmit).status();
+    EXPECT_TRUE(absl::IsInvalidArgument(status)) << status;
+    return std::string(status.message());
+  };
+  v1::ListRunsRequest request;
+  request.set_page_size(501);
+  EXPECT_EQ(refused_field(request).rfind("page_size", 0), 0u);
+  request.Clear();
+  request.set_since_unix_ms(5000);
+  request.set_until_unix_ms(5000);
+  EXPECT_EQ(refused_field(request).rfind("until_unix_ms", 0), 0u);
+  request.Clear();
+  request.set_page_token("not a token");
+  EXPECT_EQ(refused_field(request).rfind("page_token", 0), 0u);
+  request.Clear();
+  request.set_status(static_cast<v1::RunStatus>(42));
+  EXPECT_EQ(refused_field(request).rfind("status", 0), 0u);
+}
+
+TEST_P(RunStoreTest, PagesHaveNoDuplicatesOrGapsWhileRunsAreAdded) {
+  std::vector<std::string> expected;
+  // Pairs of runs share their time, so the run id breaks ties across pages.
+  for (int i = 0; i < 23; ++i) {
+    const std::string id = absl::StrCat("run-", 100 + i);
+    ASSERT_TRUE(store_->Accept(AdmittedRun(id, 1000 + i / 2)).ok());
+    expected.insert(expected.begin(), id);
+  }
+  v1::ListRunsRequest request;
+  request.set_page_size(5);
+  std::vector<std::string> listed;
+  int pages = 0;
+  int added = 0;
+  do {
+    absl::StatusOr<v1::ListRunsResponse> page = store_->List(request, Samples::kOmit);
+    ASSERT_TRUE(page.ok()) << page.status();
+    ++pages;
+    for (const v1::RunRecord& run : page->runs()) listed.push_back(run.run_id());
+    // Newer runs arrive between pages; they belong before the first page.
+    for (int i = 0; i < 2; ++i) {
+      ASSERT_TRUE(store_->Accept(AdmittedRun(absl::StrCat("new-", added++), 5000)).ok());
+    }
+    request.set_page_token(page->next_page_token());
+  } while (!request.page_token().empty());
+  EXPECT_EQ(listed, expected);
+  EXPECT_EQ(pages, 5);
+}
+
+TEST_P(RunStoreTest, MarkInFlightInterruptedEndsQueuedAndRunningRunsOnly) {
+  ASSERT_TRUE(store_->Accept(AdmittedRun("queued", 1000)).ok());
+  ASSERT_TRUE(store_->Accept(AdmittedRun("running", 1001)).ok());
+  ASSERT_TRUE(store_->Start("running", TestDevice(), TestStarted("running"), 1002).ok());
+  CompleteRun("done", 1003);
+  v1::RunRecord refused = AdmittedRun("refused", 1004);
+  refused.set_status(v1::RUN_STATUS_REFUSED);
+  ASSERT_TRUE(store_->Accept(refused).ok());
+
+  absl::StatusOr<int64_t> marked = store_->MarkInFlightInterrupted();
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 2);
+  for (const char* id : {"queued", "running"}) {
+    absl::StatusOr<v1::RunRecord> run = store_->Get(id);
+    ASSERT_TRUE(run.ok()) << run.status();
+    EXPECT_EQ(run->status(), v1::RUN_STATUS_INTERRUPTED) << id;
+    EXPECT_NE(run->error().find(id), std::string::npos) << run->error();
+  }
+  EXPECT_EQ(store_->Get("done")->status(), v1::RUN_STATUS_OK);
+  EXPECT_EQ(store_->Get("refused")->status(), v1::RUN_STATUS_REFUSED);
+  marked = store_->MarkInFlightInterrupted();
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 0);
+}
+
+TEST_P(RunStoreTest, LabelWithQuotesNewlinesAndUnicodeIsStoredIntact) {
+  const std::string label = "it's \"lab 1\"; DROP TABLE runs; --\nline two\t\\x00 ünïcødé ✓ 🚀";
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000, label)).ok());
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r2", 1001, "plain")).ok());
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  EXPECT_EQ(run->label(), label);
+  EXPECT_EQ(run->request().label(), label);
+  v1::ListRunsRequest request;
+  request.set_label(label);
+  EXPECT_EQ(ListIds(request), (std::vector<std::string>{"r1"}));
+}
+
+TEST_P(RunStoreTest, EverythingPersistsAcrossReopen) {
+  const v1::RunRecord complete = CompleteRun("r1", 1000);
+  ASSERT_TRUE(store_->Accept(AdmittedRun("r2", 2000)).ok());
+  Open();
+  absl::StatusOr<v1::RunRecord> run = store_->Get("r1");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectEqual(complete, *run);
+  run = store_->Get("r2");
+  ASSERT_TRUE(run.ok()) << run.status();
+  ExpectEqual(AdmittedRun("r2", 2000), *run);
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
+                         ::testing::Values(Engine::kSqlite, Engine::kPostgres),
+                         [](const ::testing::TestParamInfo<Engine>& info) {
+                           return EngineName(info.param);
+                         });
+
+}  // namespace
+}  // namespace kbench::server::store

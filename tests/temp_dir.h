@@ -1,0 +1,22 @@
+// A fresh directory under the system's temporary directory, removed with
+// everything in it when the object goes.
+#pragma once
+
+#include <string>
+
+namespace kbench::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace kbench::testing
