@@ -19,31 +19,32 @@ namespace kbench::client {
 namespace {
 
 // The exit code for a call that did not succeed, after saying why on stderr.
-ExitCode ReportFailure(const grpc::Status& status, const GlobalOptions& options,
+ExitCode ReportFailure(const CallResult& result, const GlobalOptions& options,
                        const InterruptWatcher& watcher) {
   if (watcher.interrupted()) {
     std::cerr << "kbench: interrupted; run cancelled" << std::endl;
     return ExitCode::kInterrupted;
   }
-  std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s)
+  std::cerr << DescribeRpcFailure(result.status, options.server,
+                                  options.timeout_s, result.stage)
             << std::endl;
-  return ExitCodeForStatus(status.error_code());
+  return ExitCodeForStatus(result.status.error_code());
 }
 
 ExitCode RunBenchmarkCommand(const GlobalOptions& options,
                              const CallOptions& call, InterruptWatcher& watcher,
-                             const RunRequest& request) {
+                             const v1::RunRequest& request) {
   RunReport report;
   report.request = request;
   std::optional<ProgressReporter> progress;
   if (!options.quiet) progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1);
-  const grpc::Status status =
+  const CallResult result =
       RunBenchmark(call, request, watcher, [&](const v1::RunEvent& event) {
         RecordEvent(event, report);
         if (progress) progress->OnEvent(event);
       });
   if (progress) progress->Finish();
-  if (!status.ok()) return ReportFailure(status, options, watcher);
+  if (!result.status.ok()) return ReportFailure(result, options, watcher);
   if (!report.summary) {
     std::cerr << "kbench: the server at " << options.server
               << " ended the run without a summary" << std::endl;
@@ -75,8 +76,8 @@ ExitCode RunInfoCommand(const GlobalOptions& options, const CallOptions& call,
     return ExitCode::kBadArguments;
   }
   v1::ServerInfo info;
-  const grpc::Status status = FetchServerInfo(call, watcher, info);
-  if (!status.ok()) return ReportFailure(status, options, watcher);
+  const CallResult result = FetchServerInfo(call, watcher, info);
+  if (!result.status.ok()) return ReportFailure(result, options, watcher);
   std::cout << (options.format == OutputFormat::kJson
                     ? FormatServerInfoJson(info)
                     : FormatServerInfo(info))
@@ -96,15 +97,11 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
   CallOptions call;
   call.server = line.options.server;
   call.timeout = std::chrono::duration<double>(line.options.timeout_s);
-  ExitCode code;
-  if (const auto* add = std::get_if<v1::VectorAddRequest>(&line.command)) {
-    code = RunBenchmarkCommand(line.options, call, watcher, *add);
-  } else if (const auto* attention =
-                 std::get_if<v1::AttentionRequest>(&line.command)) {
-    code = RunBenchmarkCommand(line.options, call, watcher, *attention);
-  } else {
-    code = RunInfoCommand(line.options, call, watcher);
-  }
+  const ExitCode code =
+      std::holds_alternative<v1::RunRequest>(line.command)
+          ? RunBenchmarkCommand(line.options, call, watcher,
+                                std::get<v1::RunRequest>(line.command))
+          : RunInfoCommand(line.options, call, watcher);
   return static_cast<int>(code);
 }
 

@@ -2,9 +2,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "flag_values.h"
+#include "server/ops/registry.h"
 
 namespace kbench::client {
 namespace {
@@ -25,22 +28,49 @@ constexpr char kGlobalOptionsHelp[] =
     "Global options (before or after the subcommand; see kbench --help):\n"
     "  --server HOST:PORT, --timeout SECONDS, --json | --csv, --quiet\n";
 
-constexpr char kTopFooter[] =
+constexpr char kEnvironmentHelp[] =
     "\nEnvironment:\n"
     "  KBENCH_SERVER  server address (HOST:PORT) used when --server is not\n"
     "                 given; without either, localhost:50051\n"
     "\n"
     "Output: progress on stderr (unless --quiet); results on stdout as a\n"
-    "table, or one JSON object (--json), or CSV with a header (--csv).\n"
-    "\n"
-    "Examples:\n"
-    "  kbench info\n"
-    "  kbench vector-add --n 2^28 --variant naive,vectorized\n"
-    "  kbench attention --seq 4096 --variant naive,fused --causal\n"
-    "  kbench --csv attention --seq 1024 --heads 16 --dtype bf16 >> runs.csv\n"
-    "  KBENCH_SERVER=gpu1:50051 kbench vector-add --n 16Mi --json\n"
-    "\n"
-    "Run 'kbench SUBCOMMAND --help' for the options of each subcommand.\n";
+    "table, or one JSON object (--json), or CSV with a header (--csv).\n";
+
+constexpr char kTimingGroup[] =
+    "Timing (unset or 0: the server's default, see kbench info)";
+
+// The run subcommand of `op`: its name with '-' for '_'.
+std::string SubcommandName(const ops::Op& op) {
+  std::string name(op.name());
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+// "naive,fused": the op's variant names, for the help of --variant.
+std::string VariantExample(const ops::Op& op) {
+  std::string text;
+  for (const ops::VariantSpec& variant : op.variants()) {
+    text += (text.empty() ? "" : ",") + variant.name;
+  }
+  return text;
+}
+
+std::string ExampleLines(const ops::Op& op) {
+  std::string text;
+  for (const std::string& example : op.examples())
+    text += "  " + example + "\n";
+  return text;
+}
+
+std::string TopFooter() {
+  std::string text =
+      std::string(kEnvironmentHelp) + "\nExamples:\n  kbench info\n";
+  for (const ops::Op* op : ops::AllOps()) text += ExampleLines(*op);
+  return text +
+         "  KBENCH_SERVER=gpu1:50051 kbench --json info\n"
+         "\n"
+         "Run 'kbench SUBCOMMAND --help' for the options of each subcommand.\n";
+}
 
 // Flags both run subcommands share; copied into the request after parsing.
 struct RunFlags {
@@ -60,10 +90,14 @@ T ValueOrThrow(absl::StatusOr<T> value, const std::string& flag) {
   return *std::move(value);
 }
 
-// `value` if it is at least 0 (above 0 if `positive`); else throws the
-// CLI11 error that names `flag`.
+// `value` if it is a finite number of at least 0 (above 0 if `positive`);
+// else throws the CLI11 error that names `flag`.
 double CheckedAmount(double value, const std::string& flag, bool positive) {
-  if (std::isnan(value) || value < 0 || (positive && value == 0)) {
+  if (!std::isfinite(value)) {
+    throw CLI::ValidationError(
+        flag, "must be a finite number, got " + std::to_string(value));
+  }
+  if (value < 0 || (positive && value == 0)) {
     throw CLI::ValidationError(
         flag, positive ? "must be more than 0" : "must be 0 or more");
   }
@@ -76,7 +110,7 @@ CLI::Option* AddTimingFlag(CLI::App& command, const std::string& name,
                            std::function<void(const Value&)> set,
                            const std::string& help) {
   return command.add_option_function<Value>(name, std::move(set), help)
-      ->group("Timing (unset or 0: the server's default, see kbench info)");
+      ->group(kTimingGroup);
 }
 
 void AddRunFlags(CLI::App& command, RunFlags& flags,
@@ -97,7 +131,7 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
           [&flags](const std::string& text) {
             flags.dtype = ValueOrThrow(ParseDType(text), "--dtype");
           },
-          "Element type: fp32, fp16 or bf16 (default: fp32)")
+          "Element type: " + DTypeChoices() + " (default: fp32)")
       ->type_name("DTYPE");
   v1::TimingOptions& t = flags.timing;
   AddTimingFlag<uint32_t>(
@@ -144,6 +178,14 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
       "cold: caches flushed before each sample; hot: back-to-back "
       "launches, for launch-bound sizes (default: cold)")
       ->type_name("cold|hot");
+  AddTimingFlag<double>(
+      command, "--min-effect",
+      [&t](double v) {
+        t.set_min_effect(CheckedAmount(v, "--min-effect", /*positive=*/false));
+      },
+      "A speedup is judged faster or slower only when it is at least this "
+      "fraction away from 1, e.g. 0.02 for 2%")
+      ->type_name("FRACTION");
   command
       .add_option("--seed", flags.seed,
                   "Seed of the inputs; the same seed gives the same inputs "
@@ -155,8 +197,79 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
       ->type_name("TEXT");
 }
 
-template <typename Request>
-void ApplyRunFlags(const RunFlags& flags, Request& request) {
+// Sets `problem`'s field `field` from the flag's text: a count (ParseCount:
+// 4096, 2^12, 4Ki) for an unsigned field, "true" for a bool.
+void SetProblemField(google::protobuf::Message& problem,
+                     const ops::ProblemField& field, const std::string& text) {
+  using google::protobuf::FieldDescriptor;
+  const FieldDescriptor* f =
+      problem.GetDescriptor()->FindFieldByName(field.field);
+  const google::protobuf::Reflection* reflection = problem.GetReflection();
+  switch (f->cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      reflection->SetBool(&problem, f, text == "true");
+      return;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      reflection->SetUInt64(&problem, f,
+                            ValueOrThrow(ParseCount(text), field.flag));
+      return;
+    case FieldDescriptor::CPPTYPE_UINT32: {
+      const uint64_t value = ValueOrThrow(ParseCount(text), field.flag);
+      if (value > std::numeric_limits<uint32_t>::max()) {
+        throw CLI::ValidationError(
+            field.flag,
+            "'" + text + "' is too large; the most is " +
+                std::to_string(std::numeric_limits<uint32_t>::max()));
+      }
+      reflection->SetUInt32(&problem, f, static_cast<uint32_t>(value));
+      return;
+    }
+    default:
+      throw std::logic_error("problem field " + field.field +
+                             " has a type the CLI cannot set");
+  }
+}
+
+// The flags of `op`'s problem fields on `command`, each setting its field in
+// `problem`, which is given each field's default first. A field without a
+// default is a required flag; a bool field is a flag without a value, off
+// unless given.
+void AddProblemFlags(CLI::App& command, const ops::Op& op,
+                     google::protobuf::Message& problem) {
+  for (const ops::ProblemField& field : op.fields()) {
+    const google::protobuf::FieldDescriptor* descriptor =
+        problem.GetDescriptor()->FindFieldByName(field.field);
+    if (descriptor == nullptr) {
+      throw std::logic_error(std::string(op.name()) + " declares field " +
+                             field.field + ", which its problem lacks");
+    }
+    if (descriptor->cpp_type() ==
+        google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
+      command.add_flag_callback(
+          field.flag,
+          [&problem, &field] { SetProblemField(problem, field, "true"); },
+          field.help + " (default: off)");
+      continue;
+    }
+    if (!field.default_value.empty()) {
+      SetProblemField(problem, field, field.default_value);
+    }
+    CLI::Option* option =
+        command
+            .add_option_function<std::string>(
+                field.flag,
+                [&problem, &field](const std::string& text) {
+                  SetProblemField(problem, field, text);
+                },
+                field.help + (field.default_value.empty()
+                                  ? ""
+                                  : " (default: " + field.default_value + ")"))
+            ->type_name(field.type_name);
+    if (field.default_value.empty()) option->required();
+  }
+}
+
+void ApplyRunFlags(const RunFlags& flags, v1::RunRequest& request) {
   request.set_dtype(flags.dtype);
   for (const std::string& variant : flags.variants) {
     request.add_variants(variant);
@@ -175,9 +288,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   CommandLine line;
   line.options.server = kDefaultServer;
   CLI::App app(
-      "kbench: runs vector add and attention kernels on a kbench server (GPU "
-      "or CPU), checks every output against a double-precision reference, "
-      "and prints verified timings, throughput and speedups.",
+      "kbench: runs kernels on a kbench server (GPU or CPU), checks every "
+      "output against a double-precision reference, and prints verified "
+      "timings, throughput and speedups.",
       "kbench");
   app.fallthrough();  // Global options also after the subcommand.
   app.require_subcommand(1);
@@ -191,7 +304,13 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
                  "Server address (default: $KBENCH_SERVER, else "
                  "localhost:50051)")
       ->type_name("HOST:PORT")
-      ->envname("KBENCH_SERVER");
+      ->envname("KBENCH_SERVER")
+      ->check(CLI::Validator(
+          [](std::string& address) {
+            const absl::Status status = CheckServerAddress(address);
+            return status.ok() ? std::string() : std::string(status.message());
+          },
+          "", "server address"));
   app.add_option_function<double>(
          "--timeout",
          [&line](double seconds) {
@@ -210,91 +329,59 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   json_flag->excludes(csv_flag);
   app.add_flag("--quiet", line.options.quiet, "No progress on stderr");
 
+  // One run subcommand per op, each filling its own request; the flags
+  // every op shares land in run_flags (only one subcommand is parsed).
+  const std::vector<const ops::Op*>& all_ops = ops::AllOps();
   RunFlags run_flags;
-  v1::VectorAddRequest vector_add;
-  CLI::App* vector_add_command = app.add_subcommand(
-      "vector-add",
-      "Time c = a + b over n elements; reports GB/s (bytes = 3 * n * "
-      "sizeof(dtype)) and the fraction of the device's copy bandwidth.");
-  vector_add_command
-      ->add_option_function<std::string>(
-          "--n",
-          [&vector_add](const std::string& text) {
-            vector_add.set_n(ValueOrThrow(ParseCount(text), "--n"));
-          },
-          "Number of elements (required): 1000, 2^28, 1M (= 1Mi = 2^20), "
-          "16Mi, 1G")
-      ->type_name("COUNT")
-      ->required();
-  AddRunFlags(*vector_add_command, run_flags, "naive,vectorized");
-  vector_add_command->footer(
-      std::string("\nExamples:\n"
-                  "  kbench vector-add --n 2^28\n"
-                  "  kbench vector-add --n 1000 --variant naive,vectorized "
-                  "--budget-ms 200 --csv\n\n") +
-      kGlobalOptionsHelp + "\n" + kExitCodesHelp);
-
-  v1::AttentionRequest attention;
-  attention.set_batch(1);
-  attention.set_heads(8);
-  attention.set_head_dim(64);
-  CLI::App* attention_command = app.add_subcommand(
-      "attention",
-      "Time O = softmax(Q K^T / sqrt(head_dim) [+ causal mask]) V; reports "
-      "TFLOP/s (4 * batch * heads * seq^2 * head_dim, halved for causal).");
-  auto shape = [&](const char* name,
-                   void (v1::AttentionRequest::*set)(uint32_t),
-                   const std::string& help) {
-    return attention_command->add_option_function<uint32_t>(
-        name, [&attention, set](uint32_t v) { (attention.*set)(v); }, help);
-  };
-  shape("--batch", &v1::AttentionRequest::set_batch, "Batch size (default: 1)")
-      ->type_name("N");
-  shape("--heads", &v1::AttentionRequest::set_heads, "Heads (default: 8)")
-      ->type_name("N");
-  shape("--seq", &v1::AttentionRequest::set_seq_len,
-        "Sequence length N, in tokens (required)")
-      ->type_name("N")
-      ->required();
-  shape("--head-dim", &v1::AttentionRequest::set_head_dim,
-        "Head dimension d (default: 64)")
-      ->type_name("D");
-  attention_command->add_flag_callback(
-      "--causal", [&attention] { attention.set_causal(true); },
-      "Query i attends to keys 0..i only (default: off)");
-  AddRunFlags(*attention_command, run_flags, "naive,fused");
-  attention_command->footer(
-      std::string("\nExamples:\n"
-                  "  kbench attention --seq 4096 --variant naive,fused\n"
-                  "  kbench attention --batch 4 --heads 16 --seq 2048 "
-                  "--head-dim 128 --causal --dtype bf16\n\n") +
-      kGlobalOptionsHelp + "\n" + kExitCodesHelp);
+  std::vector<v1::RunRequest> requests(all_ops.size());
+  std::vector<CLI::App*> run_commands;
+  std::string subcommand_names;
+  for (size_t i = 0; i < all_ops.size(); ++i) {
+    const ops::Op& op = *all_ops[i];
+    CLI::App* command =
+        app.add_subcommand(SubcommandName(op), std::string(op.description()));
+    AddProblemFlags(*command, op, *op.MutableProblem(requests[i]));
+    AddRunFlags(*command, run_flags, VariantExample(op));
+    command->footer("\nExamples:\n" + ExampleLines(op) + "\n" +
+                    kGlobalOptionsHelp + "\n" + kExitCodesHelp);
+    run_commands.push_back(command);
+    subcommand_names += SubcommandName(op) + ", ";
+  }
 
   CLI::App* info_command = app.add_subcommand(
       "info",
       "Show the server: version, backend, devices and their measured "
-      "ceilings, variants and dtypes per op, limits, default timing, load.");
+      "ceilings, each op with its variants and their dtypes, limits, default "
+      "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
+  subcommand_names += "info";
 
-  app.footer(std::string(kTopFooter) + "\n" + kExitCodesHelp);
+  app.footer(TopFooter() + "\n" + kExitCodesHelp);
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // CLI11 reports a word that names no subcommand as a missing one.
+    if (e.get_name() == "RequiredError" && app.get_subcommands().empty()) {
+      const std::vector<std::string> extras = app.remaining();
+      err << "kbench: "
+          << (extras.empty() ? "a subcommand is required"
+                             : "unknown subcommand '" + extras.front() + "'")
+          << "; the subcommands are " << subcommand_names
+          << "\nrun 'kbench --help' for usage" << std::endl;
+      return ExitCode::kBadArguments;
+    }
     return app.exit(e, out, err) == 0 ? ExitCode::kOk : ExitCode::kBadArguments;
   }
 
   line.options.format = json  ? OutputFormat::kJson
                         : csv ? OutputFormat::kCsv
                               : OutputFormat::kTable;
-  if (vector_add_command->parsed()) {
-    ApplyRunFlags(run_flags, vector_add);
-    line.command = vector_add;
-  } else if (attention_command->parsed()) {
-    ApplyRunFlags(run_flags, attention);
-    line.command = attention;
-  } else {
-    line.command = InfoCommand{};
+  line.command = InfoCommand{};
+  for (size_t i = 0; i < run_commands.size(); ++i) {
+    if (!run_commands[i]->parsed()) continue;
+    ApplyRunFlags(run_flags, requests[i]);
+    line.command = std::move(requests[i]);
   }
   return line;
 }

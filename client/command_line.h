@@ -1,5 +1,7 @@
 // The kbench command line: subcommands, flags and --help text, parsed with
-// CLI11 into the request to send.
+// CLI11 into the request to send. There is one run subcommand per op of the
+// registry (server/ops/registry.h), named for the op with '-' for '_'
+// (vector-add, attention), whose flags are the op's problem fields.
 #ifndef KBENCH_CLIENT_COMMAND_LINE_H_
 #define KBENCH_CLIENT_COMMAND_LINE_H_
 
@@ -27,15 +29,16 @@ struct InfoCommand {};
 
 struct CommandLine {
   GlobalOptions options;
-  std::variant<v1::VectorAddRequest, v1::AttentionRequest, InfoCommand> command;
+  // A run subcommand's request, its problem set (the oneof names the op).
+  std::variant<v1::RunRequest, InfoCommand> command;
 };
 
 // Parses argv (argv[0] is the program). Returns the command to carry out, or
 // the exit code to end with: kOk after --help was written to `out`,
 // kBadArguments after a parse error was written to `err`. Reads
-// KBENCH_SERVER from the environment. Flags left unset send 0 (the server's
-// default), except the attention shape's defaults (batch 1, heads 8,
-// head_dim 64).
+// KBENCH_SERVER from the environment. Problem fields left unset take the
+// op's default (ProblemField::default_value); other flags left unset send 0
+// (the server's default).
 std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
                                                      const char* const* argv,
                                                      std::ostream& out,

@@ -1,10 +1,12 @@
 #include "csv_format.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
 #include "flag_values.h"
 #include "result_text.h"
+#include "server/ops/registry.h"
 
 namespace kbench::client {
 namespace {
@@ -27,20 +29,35 @@ std::string Escape(const std::string& field) {
   return quoted + "\"";
 }
 
-// run_id through causal: the same for every row of the run.
+// The problem columns: every op's problem fields in registry order, each
+// name once.
+std::vector<std::string> ProblemColumns() {
+  std::vector<std::string> columns;
+  for (const ops::Op* op : ops::AllOps()) {
+    for (const ops::ProblemField& field : op->fields()) {
+      if (std::find(columns.begin(), columns.end(), field.field) ==
+          columns.end()) {
+        columns.push_back(field.field);
+      }
+    }
+  }
+  return columns;
+}
+
+// run_id through the problem columns: the same for every row of the run.
 std::vector<std::string> RunFields(const RunReport& report) {
-  std::vector<std::string> fields = {
-      report.run_id, std::string(OpName(report.request)),
-      std::string(DTypeName(RequestDType(report.request)))};
-  if (const auto* add = std::get_if<v1::VectorAddRequest>(&report.request)) {
-    fields.insert(fields.end(), {std::to_string(add->n()), "", "", "", "", ""});
-  } else {
-    const auto& attention = std::get<v1::AttentionRequest>(report.request);
-    fields.insert(
-        fields.end(),
-        {"", std::to_string(attention.batch()),
-         std::to_string(attention.heads()), std::to_string(attention.seq_len()),
-         std::to_string(attention.head_dim()), Bool(attention.causal())});
+  std::vector<std::string> fields = {report.run_id,
+                                     std::string(OpName(report.request)),
+                                     DTypeName(report.request.dtype())};
+  const ops::Op* op = ops::OpOf(report.request);
+  for (const std::string& column : ProblemColumns()) {
+    std::string value;
+    if (op != nullptr) {
+      for (const ops::ProblemField& field : op->fields()) {
+        if (field.field == column) value = op->FieldText(report.request, field);
+      }
+    }
+    fields.push_back(std::move(value));
   }
   return fields;
 }
@@ -57,11 +74,14 @@ std::string Line(const std::vector<std::string>& fields) {
 }  // namespace
 
 std::string CsvHeader() {
-  return "run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,"
-         "samples,median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,"
-         "median_ci_high_ms,throughput,throughput_unit,fraction_of_ceiling,"
-         "max_abs_error,rel_l2_error,verified,speedup,speedup_ci_low,"
-         "speedup_ci_high,verdict,stop_reason";
+  std::string header = "run_id,op,dtype,";
+  for (const std::string& column : ProblemColumns()) header += column + ",";
+  return header +
+         "variant,samples,median_ms,p10_ms,p90_ms,mean_ms,std_ms,"
+         "median_ci_low_ms,median_ci_high_ms,throughput,throughput_unit,"
+         "fraction_of_ceiling,max_abs_error,rel_l2_error,verified,speedup,"
+         "speedup_ci_low,speedup_ci_high,verdict,stop_reason,"
+         "median_ci_confidence,speedup_min_effect";
 }
 
 std::string FormatCsv(const RunReport& report) {
@@ -80,7 +100,8 @@ std::string FormatCsv(const RunReport& report) {
          Number(s.median_ci_high_ms()), Number(t.value()), t.unit(),
          Number(t.fraction_of_ceiling()), Number(v.max_abs_error()),
          Number(v.rel_l2_error()), Bool(v.passed())});
-    if (const v1::Speedup* speedup = FindSpeedup(report, result.variant())) {
+    const v1::Speedup* speedup = FindSpeedup(report, result.variant());
+    if (speedup != nullptr) {
       fields.insert(fields.end(),
                     {Number(speedup->speedup()), Number(speedup->ci_low()),
                      Number(speedup->ci_high()),
@@ -89,6 +110,8 @@ std::string FormatCsv(const RunReport& report) {
       fields.insert(fields.end(), {"", "", "", ""});
     }
     fields.emplace_back(StopReasonText(s.stop_reason()));
+    fields.push_back(Number(s.median_ci_confidence()));
+    fields.push_back(speedup != nullptr ? Number(speedup->min_effect()) : "");
     text += Line(fields);
   }
   return text;

@@ -8,18 +8,20 @@
 
 namespace kbench::client {
 
-// The header line, without a newline:
-// run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,samples,
+// The header line, without a newline: run_id,op,dtype, then the problem
+// columns, the union of every op's problem fields in registry order
+// (n,batch,heads,seq_len,head_dim,causal today), then variant,samples,
 // median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,median_ci_high_ms,
 // throughput,throughput_unit,fraction_of_ceiling,max_abs_error,rel_l2_error,
-// verified,speedup,speedup_ci_low,speedup_ci_high,verdict,stop_reason
+// verified,speedup,speedup_ci_low,speedup_ci_high,verdict,stop_reason,
+// median_ci_confidence,speedup_min_effect
 std::string CsvHeader();
 
 // The header line, then one line per variant result, each ending in '\n'.
-// Fields that do not apply are empty: n for attention; batch, heads,
-// seq_len, head_dim and causal for vector add; the speedup fields for the
-// baseline. Booleans are "true"/"false"; fields holding a comma or a quote
-// are quoted (RFC 4180).
+// Fields that do not apply are empty: a problem column of another op's
+// field (n for attention; batch ... causal for vector add); the speedup
+// fields for the baseline. Booleans are "true"/"false"; fields holding a
+// comma or a quote are quoted (RFC 4180).
 std::string FormatCsv(const RunReport& report);
 
 }  // namespace kbench::client

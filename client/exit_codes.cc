@@ -17,16 +17,30 @@ ExitCode ExitCodeForStatus(grpc::StatusCode code) {
 }
 
 std::string DescribeRpcFailure(const grpc::Status& status,
-                               std::string_view server, double timeout_s) {
+                               std::string_view server, double timeout_s,
+                               CallStage stage) {
   const std::string where(server);
   const std::string& detail = status.error_message();
   switch (status.error_code()) {
     case grpc::StatusCode::INVALID_ARGUMENT:
       return "kbench: invalid request: " + detail;
     case grpc::StatusCode::UNAVAILABLE:
-      return "kbench: cannot reach server at " + where +
-             " (is kbench-server running? set --server or KBENCH_SERVER): " +
-             detail;
+      switch (stage) {
+        case CallStage::kConnecting:
+          return "kbench: cannot reach server at " + where +
+                 " (is kbench-server running? set --server or "
+                 "KBENCH_SERVER): " +
+                 detail;
+        case CallStage::kCalling:
+          return "kbench: the server at " + where +
+                 " is unavailable (it may be shutting down): " + detail;
+        case CallStage::kStreaming:
+          return "kbench: the connection to the server at " + where +
+                 " was lost during the run (the server stopped or the "
+                 "network failed); the run's results are lost: " +
+                 detail;
+      }
+      break;
     case grpc::StatusCode::DEADLINE_EXCEEDED: {
       char seconds[32];
       std::snprintf(seconds, sizeof(seconds), "%g", timeout_s);
@@ -39,10 +53,10 @@ std::string DescribeRpcFailure(const grpc::Status& status,
     case grpc::StatusCode::INTERNAL:
       return "kbench: the run failed on the server at " + where + ": " + detail;
     default:
-      return "kbench: call to server at " + where + " failed (gRPC code " +
-             std::to_string(static_cast<int>(status.error_code())) +
-             "): " + detail;
+      break;
   }
+  return "kbench: call to server at " + where + " failed (gRPC code " +
+         std::to_string(static_cast<int>(status.error_code())) + "): " + detail;
 }
 
 }  // namespace kbench::client

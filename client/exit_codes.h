@@ -31,10 +31,21 @@ enum class ExitCode : int {
 // to decide from the results.
 ExitCode ExitCodeForStatus(grpc::StatusCode code);
 
+// How far a call to the server got, which decides how its failure reads:
+// UNAVAILABLE before a connection means the server is not there; after the
+// run's first event it means the connection was lost during the run.
+enum class CallStage {
+  kConnecting,  // no connection was made
+  kCalling,     // connected; the server had sent nothing yet
+  kStreaming,   // the server had sent at least one event of the run
+};
+
 // One line for stderr, starting "kbench: ", that explains a failed call to
-// the server at `server` made with a deadline of `timeout_s` seconds.
+// the server at `server` made with a deadline of `timeout_s` seconds that
+// ended at `stage`.
 std::string DescribeRpcFailure(const grpc::Status& status,
-                               std::string_view server, double timeout_s);
+                               std::string_view server, double timeout_s,
+                               CallStage stage = CallStage::kConnecting);
 
 }  // namespace kbench::client
 

@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "kernels/dtype.h"
+#include "server/ops/dtypes.h"
 
 namespace kbench::client {
 namespace {
@@ -110,21 +112,72 @@ absl::StatusOr<std::vector<std::string>> SplitVariantList(
 }
 
 absl::StatusOr<v1::DType> ParseDType(std::string_view text) {
-  if (text == "fp32") return v1::DTYPE_FP32;
-  if (text == "fp16") return v1::DTYPE_FP16;
-  if (text == "bf16") return v1::DTYPE_BF16;
-  return BadValue(text, "is not a dtype; use fp32, fp16 or bf16");
+  if (std::optional<kernels::DType> dtype = kernels::DTypeNamed(text)) {
+    return ops::ToProto(*dtype);
+  }
+  return BadValue(text, "is not a dtype; use " + DTypeChoices());
 }
 
-std::string_view DTypeName(v1::DType dtype) {
-  switch (dtype) {
-    case v1::DTYPE_FP16:
-      return "fp16";
-    case v1::DTYPE_BF16:
-      return "bf16";
-    default:
-      return "fp32";
+std::string DTypeName(v1::DType dtype) { return ops::DTypeText(dtype); }
+
+std::string DTypeChoices() {
+  const std::span<const kernels::DTypeInfo> all = kernels::AllDTypes();
+  std::string text;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) text += i + 1 == all.size() ? " or " : ", ";
+    text += all[i].name;
   }
+  return text;
+}
+
+absl::Status CheckServerAddress(std::string_view address) {
+  constexpr char kForm[] = "; give HOST:PORT, e.g. localhost:50051";
+  if (address.empty())
+    return BadValue(address, std::string("is empty") + kForm);
+  for (std::string_view scheme :
+       {"dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:"}) {
+    if (address.substr(0, scheme.size()) == scheme) return absl::OkStatus();
+  }
+  if (address.find("://") != std::string_view::npos) {
+    return BadValue(address,
+                    std::string("is a URL; kbench speaks gRPC, so leave out "
+                                "the scheme") +
+                        kForm);
+  }
+  const size_t colon = address.rfind(':');
+  const size_t bracket = address.rfind(']');
+  if (colon == std::string_view::npos ||
+      (bracket != std::string_view::npos && colon < bracket)) {
+    return BadValue(address, std::string("has no port") + kForm);
+  }
+  std::string_view host = address.substr(0, colon);
+  const std::string_view port = address.substr(colon + 1);
+  const bool bracketed =
+      host.size() >= 2 && host.front() == '[' && host.back() == ']';
+  if (bracketed) host = host.substr(1, host.size() - 2);
+  if (host.empty()) {
+    return BadValue(address, std::string("has no host") + kForm);
+  }
+  if (!bracketed && host.find(':') != std::string_view::npos) {
+    return BadValue(address,
+                    "has more than one ':'; write an IPv6 address in "
+                    "brackets, e.g. [::1]:50051");
+  }
+  for (char c : host) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+                         c == '_' || (bracketed && c == ':');
+    if (!allowed) {
+      return BadValue(address, "has a host, '" + std::string(host) +
+                                   "', with a character no host name has");
+    }
+  }
+  const std::optional<uint64_t> port_number = ParseDigits(port);
+  if (!port_number || *port_number == 0 || *port_number > 65535) {
+    return BadValue(address, "has port '" + std::string(port) +
+                                 "'; a port is a number from 1 to 65535");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text) {

@@ -26,12 +26,23 @@ absl::StatusOr<uint64_t> ParseCount(std::string_view text);
 absl::StatusOr<std::vector<std::string>> SplitVariantList(
     std::string_view text);
 
-// "fp32", "fp16" or "bf16".
+// A dtype by its name in the one dtype table (kernels/dtype.h): "fp32",
+// "fp16", "bf16".
 absl::StatusOr<v1::DType> ParseDType(std::string_view text);
 
 // The name ParseDType accepts; DTYPE_UNSPECIFIED, the request default, is
 // "fp32".
-std::string_view DTypeName(v1::DType dtype);
+std::string DTypeName(v1::DType dtype);
+
+// Every dtype name, for help and errors: "fp32, fp16 or bf16".
+std::string DTypeChoices();
+
+// OK when `address` can name a server: HOST:PORT (a host name, an IPv4
+// address, or an IPv6 address in brackets, and a port from 1 to 65535), or
+// a gRPC target with a scheme (dns:, ipv4:, ipv6:, unix:, unix-abstract:,
+// vsock:), which gRPC itself checks. Else INVALID_ARGUMENT saying what is
+// wrong: empty, no port, a bad port, a URL scheme, characters no host has.
+absl::Status CheckServerAddress(std::string_view address);
 
 // "cold" or "hot".
 absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text);

@@ -30,8 +30,7 @@ std::string FormatRunJson(const RunReport& report) {
   const nlohmann::json json = {
       {"run_id", report.run_id},
       {"op", OpName(report.request)},
-      {"request", std::visit([](const auto& r) { return ProtoToJson(r); },
-                             report.request)},
+      {"request", ProtoToJson(report.request)},
       {"started", report.started ? ProtoToJson(*report.started) : nullptr},
       {"results", results},
       {"summary", report.summary ? ProtoToJson(*report.summary) : nullptr},

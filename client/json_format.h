@@ -13,8 +13,9 @@
 namespace kbench::client {
 
 // One object on one line, ending in '\n':
-// {"run_id", "op", "request", "started", "results": [VariantResult...],
-//  "summary"}; "started" and "summary" are null if they never arrived.
+// {"run_id", "op", "request" (the v1::RunRequest sent), "started",
+//  "results": [VariantResult...], "summary"}; "started" and "summary" are
+// null if they never arrived.
 std::string FormatRunJson(const RunReport& report);
 
 // ServerInfo as one JSON object, ending in '\n'.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "server/ops/registry.h"
+
 namespace kbench::client {
 
 std::string FormatSignificant(double value, int digits) {
@@ -58,16 +60,14 @@ std::string_view StopReasonText(v1::StopReason reason) {
   }
 }
 
-std::string DescribeShape(const RunRequest& request) {
-  if (const auto* add = std::get_if<v1::VectorAddRequest>(&request)) {
-    return "vector_add n=" + std::to_string(add->n());
-  }
-  const auto& attention = std::get<v1::AttentionRequest>(request);
-  return "attention batch=" + std::to_string(attention.batch()) +
-         " heads=" + std::to_string(attention.heads()) +
-         " seq=" + std::to_string(attention.seq_len()) +
-         " head_dim=" + std::to_string(attention.head_dim()) +
-         (attention.causal() ? " causal" : "");
+std::string DescribeShape(const v1::RunRequest& request) {
+  const ops::Op* op = ops::OpOf(request);
+  return op == nullptr ? std::string("unknown op") : op->Describe(request);
+}
+
+std::string FormatRse(const v1::Statistics& stats) {
+  if (!stats.has_rse()) return "-";
+  return FormatSignificant(stats.rse() * 100, 3) + "%";
 }
 
 std::string FormatBytes(uint64_t bytes) {

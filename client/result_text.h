@@ -31,9 +31,14 @@ std::string_view VerdictText(v1::Verdict verdict);
 // "converged", "time budget", "max samples"; "-" when unspecified.
 std::string_view StopReasonText(v1::StopReason reason);
 
-// The op and its shape: "vector_add n=1048576" or
-// "attention batch=1 heads=8 seq=4096 head_dim=64 causal".
-std::string DescribeShape(const RunRequest& request);
+// The op and its problem as the op describes it (ops::Op::Describe):
+// "vector_add n=1048576" or
+// "attention batch=1 heads=8 seq_len=4096 head_dim=64 causal".
+std::string DescribeShape(const v1::RunRequest& request);
+
+// The relative standard error of the mean as a percentage, "0.312%"; "-"
+// when the statistics have none (a single sample).
+std::string FormatRse(const v1::Statistics& stats);
 
 // Bytes with a binary unit: "50 MiB", "141 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);

@@ -1,14 +1,12 @@
 #include "run_report.h"
 
+#include "server/ops/registry.h"
+
 namespace kbench::client {
 
-std::string_view OpName(const RunRequest& request) {
-  return std::holds_alternative<v1::VectorAddRequest>(request) ? "vector_add"
-                                                               : "attention";
-}
-
-v1::DType RequestDType(const RunRequest& request) {
-  return std::visit([](const auto& r) { return r.dtype(); }, request);
+std::string_view OpName(const v1::RunRequest& request) {
+  const ops::Op* op = ops::OpOf(request);
+  return op == nullptr ? "unknown" : op->name();
 }
 
 void RecordEvent(const v1::RunEvent& event, RunReport& report) {

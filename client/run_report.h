@@ -6,26 +6,20 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <variant>
 #include <vector>
 
 #include "kbench/v1/kbench.pb.h"
 
 namespace kbench::client {
 
-// The request of a run, as sent.
-using RunRequest = std::variant<v1::VectorAddRequest, v1::AttentionRequest>;
-
-// "vector_add" or "attention", as ServerInfo names the ops.
-std::string_view OpName(const RunRequest& request);
-
-// The request's dtype (DTYPE_UNSPECIFIED stays unspecified: it means fp32).
-v1::DType RequestDType(const RunRequest& request);
+// The name of the request's op (server/ops/registry.h) as ServerInfo names
+// it, "vector_add"; "unknown" when the request names no op.
+std::string_view OpName(const v1::RunRequest& request);
 
 // Plain data: the request, then events in arrival order. Queued and Sample
 // events only contribute run_id; the progress reporter shows them.
 struct RunReport {
-  RunRequest request;
+  v1::RunRequest request;
   std::string run_id;
   std::optional<v1::Started> started;
   std::vector<v1::VariantResult> results;

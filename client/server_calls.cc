@@ -56,41 +56,41 @@ void PrepareContext(const CallOptions& options, grpc::ClientContext& context) {
 
 }  // namespace
 
-grpc::Status RunBenchmark(
-    const CallOptions& options, const RunRequest& request,
+CallResult RunBenchmark(
+    const CallOptions& options, const v1::RunRequest& request,
     InterruptWatcher& watcher,
     const std::function<void(const v1::RunEvent&)>& on_event) {
   std::shared_ptr<grpc::Channel> channel;
   if (grpc::Status status = Connect(options, watcher, channel); !status.ok()) {
-    return status;
+    return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);
   grpc::ClientContext context;
   PrepareContext(options, context);
   InterruptWatcher::Watch watch(watcher, &context);
-  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader;
-  if (const auto* add = std::get_if<v1::VectorAddRequest>(&request)) {
-    reader = stub->RunVectorAdd(&context, *add);
-  } else {
-    reader =
-        stub->RunAttention(&context, std::get<v1::AttentionRequest>(request));
-  }
+  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader =
+      stub->Run(&context, request);
+  CallStage stage = CallStage::kCalling;
   v1::RunEvent event;
-  while (reader->Read(&event)) on_event(event);
-  return reader->Finish();
+  while (reader->Read(&event)) {
+    stage = CallStage::kStreaming;
+    on_event(event);
+  }
+  return {reader->Finish(), stage};
 }
 
-grpc::Status FetchServerInfo(const CallOptions& options,
-                             InterruptWatcher& watcher, v1::ServerInfo& info) {
+CallResult FetchServerInfo(const CallOptions& options,
+                           InterruptWatcher& watcher, v1::ServerInfo& info) {
   std::shared_ptr<grpc::Channel> channel;
   if (grpc::Status status = Connect(options, watcher, channel); !status.ok()) {
-    return status;
+    return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);
   grpc::ClientContext context;
   PrepareContext(options, context);
   InterruptWatcher::Watch watch(watcher, &context);
-  return stub->GetServerInfo(&context, v1::GetServerInfoRequest(), &info);
+  return {stub->GetServerInfo(&context, v1::GetServerInfoRequest(), &info),
+          CallStage::kCalling};
 }
 
 }  // namespace kbench::client

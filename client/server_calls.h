@@ -8,9 +8,9 @@
 #include <functional>
 #include <string>
 
+#include "exit_codes.h"
 #include "interrupt_watcher.h"
 #include "kbench/v1/kbench.pb.h"
-#include "run_report.h"
 
 namespace kbench::client {
 
@@ -23,19 +23,26 @@ struct CallOptions {
   std::chrono::duration<double> connect_timeout{5};
 };
 
-// Connects to the server, then sends `request` and passes each RunEvent to
-// `on_event` as it arrives, on the calling thread. Returns the stream's
-// final status; UNAVAILABLE if no connection was made (refused at once, or
-// none within connect_timeout); CANCELLED if `watcher` saw an interrupt. The
-// RPC does not wait for a server that is not ready (wait_for_ready false).
-grpc::Status RunBenchmark(
-    const CallOptions& options, const RunRequest& request,
+// How a call ended, and how far it got (for DescribeRpcFailure).
+struct CallResult {
+  grpc::Status status;
+  CallStage stage = CallStage::kConnecting;
+};
+
+// Connects to the server, then sends `request` through the generic Run RPC
+// and passes each RunEvent to `on_event` as it arrives, on the calling
+// thread. Returns the stream's final status; UNAVAILABLE at kConnecting if
+// no connection was made (refused at once, or none within connect_timeout);
+// CANCELLED if `watcher` saw an interrupt. The RPC does not wait for a
+// server that is not ready (wait_for_ready false).
+CallResult RunBenchmark(
+    const CallOptions& options, const v1::RunRequest& request,
     InterruptWatcher& watcher,
     const std::function<void(const v1::RunEvent&)>& on_event);
 
 // Connects as RunBenchmark does and asks for the server's ServerInfo.
-grpc::Status FetchServerInfo(const CallOptions& options,
-                             InterruptWatcher& watcher, v1::ServerInfo& info);
+CallResult FetchServerInfo(const CallOptions& options,
+                           InterruptWatcher& watcher, v1::ServerInfo& info);
 
 }  // namespace kbench::client
 

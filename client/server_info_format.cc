@@ -4,6 +4,7 @@
 
 #include "flag_values.h"
 #include "result_text.h"
+#include "server/ops/registry.h"
 
 namespace kbench::client {
 namespace {
@@ -49,50 +50,91 @@ std::string DeviceLines(const v1::DeviceInfo& device) {
   return text;
 }
 
-std::string OpLine(const v1::OpInfo& op) {
-  auto to_string = [](const auto& item) { return std::string(item); };
-  auto dtype_name = [](int dtype) {
-    return std::string(DTypeName(static_cast<v1::DType>(dtype)));
-  };
-  std::string text = "  " + op.op() + ": variants " +
-                     Join(op.variants(), to_string) + "; dtypes " +
-                     Join(op.dtypes(), dtype_name);
-  if (op.op() == "attention") {
-    text += "; head dims ";
-    text += op.head_dims().empty() ? std::string("any up to the limit")
-                                   : Join(op.head_dims(), [](uint32_t d) {
-                                       return std::to_string(d);
-                                     });
-  }
-  return text + "\n";
+std::string DTypeList(const google::protobuf::RepeatedField<int>& dtypes) {
+  return Join(dtypes, [](int dtype) {
+    return DTypeName(static_cast<v1::DType>(dtype));
+  });
 }
 
-std::string LimitLines(const v1::Limits& l) {
-  auto line = [](std::string_view name, const std::string& value) {
-    return "  " + std::string(name) + " " + value + "\n";
-  };
-  using std::to_string;
-  return line("max_vector_n", to_string(l.max_vector_n())) +
-         line("max_batch", to_string(l.max_batch())) +
-         line("max_heads", to_string(l.max_heads())) +
-         line("max_seq_len", to_string(l.max_seq_len())) +
-         line("max_head_dim", to_string(l.max_head_dim())) +
-         line("max_attention_elements", to_string(l.max_attention_elements())) +
-         line("max_score_elements", to_string(l.max_score_elements())) +
-         line("max_attention_gflop", FormatSignificant(l.max_attention_gflop())) +
-         line("max_warmup_runs", to_string(l.max_warmup_runs())) +
-         line("max_samples", to_string(l.max_samples())) +
-         line("max_time_budget_ms", FormatSignificant(l.max_time_budget_ms())) +
-         line("max_variants", to_string(l.max_variants())) +
-         line("max_label_length", to_string(l.max_label_length())) +
-         line("max_queue", to_string(l.max_queue()));
+// Whether the op (as this client knows it) has a head_dim problem field,
+// for which an empty list of head dims means any up to the limit.
+bool TakesHeadDim(const std::string& op_name) {
+  const ops::Op* op = ops::FindOp(op_name);
+  if (op == nullptr) return false;
+  for (const ops::ProblemField& field : op->fields()) {
+    if (field.field == "head_dim") return true;
+  }
+  return false;
+}
+
+std::string HeadDims(const google::protobuf::RepeatedField<uint32_t>& dims) {
+  return Join(dims, [](uint32_t d) { return std::to_string(d); });
+}
+
+// The op and its description, then one line per variant: its dtypes, head
+// dims where it has a list of them (or the op takes a head_dim), and what
+// it does. A server without variant_details gets the op-level lists.
+std::string OpLines(const v1::OpInfo& op) {
+  std::string text = "  " + op.op();
+  if (!op.description().empty()) text += ": " + op.description();
+  text += "\n";
+  const bool takes_head_dim = TakesHeadDim(op.op());
+  if (op.variant_details().empty()) {
+    text += "    variants " +
+            Join(op.variants(), [](const std::string& v) { return v; }) +
+            "; dtypes " + DTypeList(op.dtypes());
+    if (!op.head_dims().empty())
+      text += "; head dims " + HeadDims(op.head_dims());
+    return text + "\n";
+  }
+  for (const v1::VariantInfo& variant : op.variant_details()) {
+    text += "    " + variant.name() + " (" + DTypeList(variant.dtypes());
+    if (!variant.head_dims().empty()) {
+      text += "; head dims " + HeadDims(variant.head_dims());
+    } else if (takes_head_dim) {
+      text += "; any head dim up to max_head_dim";
+    }
+    text += ")";
+    if (!variant.summary().empty()) text += ": " + variant.summary();
+    text += "\n";
+  }
+  return text;
+}
+
+// Every field of Limits, in the order of the proto, so that an op's new
+// limits show without a change here.
+std::string LimitLines(const v1::Limits& limits) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = limits.GetDescriptor();
+  const google::protobuf::Reflection* reflection = limits.GetReflection();
+  std::string text;
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    std::string value;
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_UINT32:
+        value = std::to_string(reflection->GetUInt32(limits, field));
+        break;
+      case FieldDescriptor::CPPTYPE_UINT64:
+        value = std::to_string(reflection->GetUInt64(limits, field));
+        break;
+      case FieldDescriptor::CPPTYPE_DOUBLE:
+        value = FormatSignificant(reflection->GetDouble(limits, field));
+        break;
+      default:
+        continue;
+    }
+    text += "  " + field->name() + " " + value + "\n";
+  }
+  return text;
 }
 
 std::string TimingLine(const v1::TimingOptions& t) {
   return "default timing: warmup " + std::to_string(t.warmup_runs()) +
          ", min samples " + std::to_string(t.min_samples()) + ", min time " +
          FormatSignificant(t.min_time_ms()) + " ms, target rse " +
-         FormatSignificant(t.target_rse()) + ", budget " +
+         FormatSignificant(t.target_rse()) + ", min effect " +
+         FormatSignificant(t.min_effect()) + ", budget " +
          FormatSignificant(t.time_budget_ms()) + " ms, max samples " +
          std::to_string(t.max_samples()) + ", mode " +
          std::string(TimingModeName(t.mode())) + "\n";
@@ -108,7 +150,7 @@ std::string FormatServerInfo(const v1::ServerInfo& info) {
     text += DeviceLines(device);
   }
   text += "ops:\n";
-  for (const v1::OpInfo& op : info.ops()) text += OpLine(op);
+  for (const v1::OpInfo& op : info.ops()) text += OpLines(op);
   text += "limits:\n" + LimitLines(info.limits());
   text += TimingLine(info.default_timing());
   text += "load: " + std::to_string(info.running()) + " running, " +

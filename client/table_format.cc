@@ -26,8 +26,8 @@ std::string HeaderLine(const RunReport& report) {
   for (const v1::VariantResult& result : report.results) {
     samples += result.stats().samples();
   }
-  std::string line = DescribeShape(report.request) + ", " +
-                     std::string(DTypeName(RequestDType(report.request)));
+  std::string line =
+      DescribeShape(report.request) + ", " + DTypeName(report.request.dtype());
   if (report.started) {
     line += ", " + report.started->backend() + " (" + report.started->device() +
             ")";
@@ -91,6 +91,7 @@ std::string Table(const std::vector<Row>& rows) {
 std::string FooterLines(const RunReport& report) {
   std::vector<std::string> formulas;
   std::string stops;
+  std::string rses;
   std::string clocks;
   for (const v1::VariantResult& result : report.results) {
     std::string formula = result.throughput().formula();
@@ -103,6 +104,8 @@ std::string FooterLines(const RunReport& report) {
     }
     stops += (stops.empty() ? "" : ", ") + result.variant() + " " +
              std::string(StopReasonText(result.stats().stop_reason()));
+    rses += (rses.empty() ? "" : ", ") + result.variant() + " " +
+            FormatRse(result.stats());
     const v1::Clocks& c = result.clocks();
     if (c.available()) {
       clocks += (clocks.empty() ? "" : ", ") + result.variant() + " " +
@@ -116,6 +119,7 @@ std::string FooterLines(const RunReport& report) {
     text += "throughput: " + formula + "\n";
   }
   if (!stops.empty()) text += "stopped: " + stops + "\n";
+  if (!rses.empty()) text += "rse of the mean: " + rses + "\n";
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
   return text;
 }

@@ -16,7 +16,8 @@ namespace kbench::client {
 //   ms, p10 ms, p90 ms, throughput, % of ceiling ("-" when no ceiling), rel
 //   err, verified (yes/NO) and speedup ("baseline" for the first variant,
 //   "2.31x [2.28, 2.35] faster" for the others);
-// - the throughput formula and ceiling, each variant's stop reason, and SM
+// - the throughput formula and ceiling, each variant's stop reason, its
+//   relative standard error of the mean ("-" for a single sample), and SM
 //   clocks when the backend reports them.
 // Parts of the report that are missing print as "-".
 std::string FormatTable(const RunReport& report);

@@ -1,6 +1,7 @@
 // The kbench CLI as a process against a real kbench-server on the CPU
-// backend: output formats, exit codes, server-side refusals, and Ctrl-C
-// cancelling the run on the server.
+// backend: every op through the generic Run RPC, output formats, exit codes,
+// server-side refusals, the CLI's messages for bad input and a server that
+// dies mid-run, and Ctrl-C cancelling the run on the server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -22,6 +23,7 @@ using ::kbench::testing::ChildProcess;
 using ::kbench::testing::ProcessResult;
 using ::kbench::testing::RunProcess;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace std::chrono_literals;
 
 constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
@@ -130,7 +132,7 @@ TEST_F(CliEndToEnd, JsonHasTwoVerifiedResultsAndOneSpeedup) {
   const nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["op"], "vector_add");
   EXPECT_FALSE(json["run_id"].get<std::string>().empty());
-  EXPECT_EQ(json["request"]["n"], "1000");
+  EXPECT_EQ(json["request"]["vector_add"]["n"], "1000");
   ASSERT_EQ(json["results"].size(), 2u);
   for (const nlohmann::json& result : json["results"]) {
     EXPECT_EQ(result["verification"]["passed"], true) << result.dump();
@@ -147,7 +149,7 @@ TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {
   ASSERT_EQ(lines.size(), 3u) << run.out;
   EXPECT_EQ(lines[0].rfind("run_id,op,dtype,n,", 0), 0u);
   const size_t columns = CsvFields(lines[0]).size();
-  EXPECT_EQ(columns, 29u);
+  EXPECT_EQ(columns, 31u);
   EXPECT_EQ(CsvFields(lines[1]).size(), columns);
   EXPECT_EQ(CsvFields(lines[2]).size(), columns);
   EXPECT_EQ(CsvFields(lines[1])[9], "naive");
@@ -155,11 +157,77 @@ TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {
   EXPECT_EQ(CsvFields(lines[2])[23], "true");  // verified
 }
 
-TEST_F(CliEndToEnd, ZeroSeqLenIsRefusedWithExitCode2NamingTheField) {
-  ProcessResult run = Kbench({"attention", "--seq", "0"});
+TEST_F(CliEndToEnd, AttentionRunsThroughRunWithTheShapeFromItsFields) {
+  ProcessResult run =
+      Kbench({"attention", "--seq", "2^6", "--heads", "2", "--causal",
+              "--variant", "naive,fused", "--budget-ms", "100"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("attention batch=1 heads=2 seq_len=64 "
+                                 "head_dim=64 causal, fp32, cpu"));
+  EXPECT_THAT(run.err, HasSubstr("fused: verified"));
+}
+
+TEST_F(CliEndToEnd, CsvOfAttentionFillsItsColumnsAndTheNewOnes) {
+  ProcessResult run = Kbench({"attention", "--seq", "64", "--heads", "2",
+                              "--variant", "naive,fused", "--budget-ms", "100",
+                              "--min-effect", "0.05", "--csv"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<std::string> lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 3u) << run.out;
+  const std::vector<std::string> header = CsvFields(lines[0]);
+  const std::vector<std::string> fused = CsvFields(lines[2]);
+  ASSERT_EQ(fused.size(), header.size());
+  auto column = [&](const std::string& name) {
+    return fused[std::find(header.begin(), header.end(), name) -
+                 header.begin()];
+  };
+  EXPECT_EQ(column("op"), "attention");
+  EXPECT_EQ(column("n"), "");
+  EXPECT_EQ(column("heads"), "2");
+  EXPECT_EQ(column("seq_len"), "64");
+  EXPECT_EQ(column("causal"), "false");
+  EXPECT_EQ(column("speedup_min_effect"), "0.05");
+  EXPECT_FALSE(column("median_ci_confidence").empty());
+}
+
+TEST_F(CliEndToEnd, OverLimitSeqLenIsRefusedByTheServerWithExitCode2) {
+  // 2^20 is over every backend's max_seq_len.
+  ProcessResult run = Kbench({"attention", "--seq", "1M"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("kbench: invalid request: "));
   EXPECT_THAT(run.err, HasSubstr("seq_len"));
+}
+
+TEST_F(CliEndToEnd, ZeroSeqLenIsRefusedByTheCliWithExitCode2NamingTheFlag) {
+  ProcessResult run = Kbench({"attention", "--seq", "0"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--seq"));
+}
+
+TEST_F(CliEndToEnd, UnknownSubcommandIsNamedWithTheSubcommands) {
+  ProcessResult run = Kbench({"vectoradd", "--n", "8"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("unknown subcommand 'vectoradd'"));
+  EXPECT_THAT(run.err, HasSubstr("vector-add, attention, info"));
+  EXPECT_THAT(run.err, Not(HasSubstr("A subcommand is required")));
+}
+
+TEST_F(CliEndToEnd, EmptyOrInvalidServerAddressSaysWhatIsWrong) {
+  ProcessResult empty = KbenchAnywhere({"--server", "", "info"});
+  EXPECT_EQ(empty.exit_code, 2) << empty.err;
+  EXPECT_THAT(empty.err, HasSubstr("--server: '' is empty"));
+  EXPECT_THAT(empty.err, Not(HasSubstr("resolver")));
+  ProcessResult invalid = KbenchAnywhere({"--server", "127.0.0.1:x", "info"});
+  EXPECT_EQ(invalid.exit_code, 2) << invalid.err;
+  EXPECT_THAT(invalid.err, HasSubstr("has port 'x'"));
+  EXPECT_THAT(invalid.err, Not(HasSubstr("connection failed")));
+}
+
+TEST_F(CliEndToEnd, NanBudgetIsRefusedAsNotAFiniteNumber) {
+  ProcessResult run =
+      Kbench({"vector-add", "--n", "1000", "--budget-ms", "nan"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("--budget-ms: must be a finite number"));
 }
 
 TEST_F(CliEndToEnd, UnknownVariantIsRefusedWithExitCode2NamingIt) {
@@ -189,6 +257,44 @@ TEST_F(CliEndToEnd, InfoJsonListsVectorAddAndItsVariants) {
   ASSERT_NE(vector_add, ops.end()) << info.dump();
   EXPECT_THAT((*vector_add)["variants"].get<std::vector<std::string>>(),
               ::testing::IsSupersetOf({"naive", "vectorized"}));
+}
+
+TEST_F(CliEndToEnd, InfoShowsOpDescriptionsAndVariantSummaries) {
+  const nlohmann::json info = ServerInfo();
+  ProcessResult text = Kbench({"info"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const nlohmann::json& op : info["ops"]) {
+    EXPECT_THAT(text.out, HasSubstr(op["op"].get<std::string>() + ": " +
+                                    op["description"].get<std::string>()));
+    for (const nlohmann::json& variant : op["variant_details"]) {
+      EXPECT_THAT(text.out,
+                  HasSubstr(variant["name"].get<std::string>() + " (fp32"));
+      EXPECT_THAT(text.out, HasSubstr(variant["summary"].get<std::string>()));
+    }
+  }
+}
+
+TEST_F(CliEndToEnd, AServerThatDiesMidRunIsReportedAsALostConnection) {
+  ChildProcess server(
+      {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--backend", "cpu"},
+      /*capture_stderr=*/false);
+  ASSERT_TRUE(server.WaitForOutput(kListening, 60s));
+  ASSERT_TRUE(server.WaitForOutput("\n", 5s));
+  const std::string& out = server.out();
+  const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
+  const std::string address =
+      "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address, "attention",
+                    "--seq", "256", "--min-time-ms", "30000", "--budget-ms",
+                    "30000", "--min-samples", "100000", "--max-samples",
+                    "100000"});
+  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true))
+      << run.err();
+
+  server.Signal(SIGKILL);
+  EXPECT_EQ(run.Wait(10s), 3) << run.err();
+  EXPECT_THAT(run.err(), HasSubstr("was lost during the run"));
+  EXPECT_THAT(run.err(), Not(HasSubstr("is kbench-server running?")));
 }
 
 TEST_F(CliEndToEnd, CtrlCCancelsTheRunOnTheServerAndExitsWith130) {

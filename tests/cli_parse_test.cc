@@ -15,8 +15,12 @@
 #include "exit_codes.h"
 #include "flag_values.h"
 #include "json_format.h"
+#include "kernels/dtype.h"
 #include "progress_reporter.h"
+#include "result_text.h"
 #include "run_report.h"
+#include "server/ops/registry.h"
+#include "server_info_format.h"
 #include "table_format.h"
 
 namespace kbench::client {
@@ -87,6 +91,49 @@ TEST(ParseDType, KnowsTheThreeDTypesAndNamesThemBack) {
   EXPECT_FALSE(ParseDType("fp64").ok());
 }
 
+TEST(ParseDType, ReadsEveryNameOfTheKernelsDTypeTable) {
+  for (const kernels::DTypeInfo& info : kernels::AllDTypes()) {
+    const absl::StatusOr<v1::DType> dtype = ParseDType(info.name);
+    ASSERT_TRUE(dtype.ok()) << info.name;
+    EXPECT_EQ(static_cast<int>(*dtype), static_cast<int>(info.dtype));
+    EXPECT_EQ(DTypeName(*dtype), info.name);
+    EXPECT_THAT(DTypeChoices(), HasSubstr(info.name));
+  }
+  EXPECT_THAT(std::string(ParseDType("fp64").status().message()),
+              HasSubstr(DTypeChoices()));
+}
+
+TEST(CheckServerAddress, AcceptsHostPortAndGrpcTargets) {
+  for (const char* good :
+       {"localhost:50051", "127.0.0.1:1", "gpu-1.lab_x.example:65535",
+        "[::1]:50051", "unix:/tmp/kbench.sock", "dns:///gpu1:50051",
+        "ipv4:10.0.0.1:7000"}) {
+    EXPECT_TRUE(CheckServerAddress(good).ok()) << good;
+  }
+}
+
+TEST(CheckServerAddress, SaysWhatIsWrongWithABadAddress) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", "is empty"},
+      {"localhost", "has no port"},
+      {"[::1]", "has no port"},
+      {"localhost:", "has port ''"},
+      {"localhost:abc", "has port 'abc'"},
+      {"localhost:0", "from 1 to 65535"},
+      {"localhost:70000", "from 1 to 65535"},
+      {":50051", "has no host"},
+      {"http://localhost:50051", "is a URL"},
+      {"::1:50051", "IPv6 address in brackets"},
+      {"local host:50051", "character no host name has"},
+  };
+  for (const auto& [address, reason] : cases) {
+    const absl::Status status = CheckServerAddress(address);
+    ASSERT_FALSE(status.ok()) << address;
+    EXPECT_THAT(std::string(status.message()), HasSubstr(reason)) << address;
+    EXPECT_THAT(std::string(status.message()), HasSubstr("'" + address + "'"));
+  }
+}
+
 // ---- Command line ----------------------------------------------------------
 
 struct Parsed {
@@ -111,7 +158,9 @@ TEST(ParseCommandLine, TakesGlobalOptionsAfterTheSubcommand) {
   EXPECT_EQ(line.options.server, "gpu1:7000");
   EXPECT_EQ(line.options.timeout_s, 30);
   EXPECT_TRUE(line.options.quiet);
-  EXPECT_EQ(std::get<v1::VectorAddRequest>(line.command).n(), 1u << 20);
+  const auto& request = std::get<v1::RunRequest>(line.command);
+  EXPECT_EQ(request.problem_case(), v1::RunRequest::kVectorAdd);
+  EXPECT_EQ(request.vector_add().n(), 1u << 20);
 }
 
 TEST(ParseCommandLine, TakesGlobalOptionsBeforeTheSubcommand) {
@@ -121,18 +170,22 @@ TEST(ParseCommandLine, TakesGlobalOptionsBeforeTheSubcommand) {
 }
 
 TEST(ParseCommandLine, FillsTheAttentionRequestWithDefaultsAndFlags) {
-  Parsed parsed =
-      Parse({"attention", "--seq", "4096", "--causal", "--variant",
-             "naive,fused", "--dtype", "bf16", "--min-samples", "7",
-             "--target-rse", "0.005", "--mode", "hot", "--seed", "42"});
-  const auto& request = std::get<v1::AttentionRequest>(
-      std::get<CommandLine>(parsed.result).command);
-  EXPECT_EQ(request.batch(), 1u);
-  EXPECT_EQ(request.heads(), 8u);
-  EXPECT_EQ(request.head_dim(), 64u);
-  EXPECT_EQ(request.seq_len(), 4096u);
-  EXPECT_TRUE(request.causal());
+  Parsed parsed = Parse(
+      {"attention",    "--seq",        "4096",   "--causal",      "--variant",
+       "naive,fused",  "--dtype",      "bf16",   "--min-samples", "7",
+       "--target-rse", "0.005",        "--mode", "hot",           "--seed",
+       "42",           "--min-effect", "0.02",   "--label",       "hw3"});
+  const auto& request =
+      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
+  ASSERT_EQ(request.problem_case(), v1::RunRequest::kAttention);
+  EXPECT_EQ(request.attention().batch(), 1u);
+  EXPECT_EQ(request.attention().heads(), 8u);
+  EXPECT_EQ(request.attention().head_dim(), 64u);
+  EXPECT_EQ(request.attention().seq_len(), 4096u);
+  EXPECT_TRUE(request.attention().causal());
   EXPECT_EQ(request.dtype(), v1::DTYPE_BF16);
+  EXPECT_DOUBLE_EQ(request.timing().min_effect(), 0.02);
+  EXPECT_EQ(request.label(), "hw3");
   ASSERT_EQ(request.variants_size(), 2);
   EXPECT_EQ(request.variants(1), "fused");
   EXPECT_EQ(request.timing().min_samples(), 7u);
@@ -140,6 +193,173 @@ TEST(ParseCommandLine, FillsTheAttentionRequestWithDefaultsAndFlags) {
   EXPECT_EQ(request.timing().mode(), v1::TIMING_MODE_HOT);
   EXPECT_EQ(request.timing().time_budget_ms(), 0);  // unset: server default
   EXPECT_EQ(request.seed(), 42u);
+}
+
+TEST(ParseCommandLine, LeavesCausalOffAndTheMinEffectToTheServerUnlessGiven) {
+  Parsed parsed = Parse({"attention", "--seq", "128"});
+  const auto& request =
+      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
+  EXPECT_FALSE(request.attention().causal());
+  EXPECT_EQ(request.timing().min_effect(), 0);
+}
+
+TEST(ParseCommandLine, ReadsEveryUnsignedProblemFieldAsACount) {
+  Parsed parsed = Parse({"attention", "--seq", "2^12", "--heads", "16",
+                         "--batch", "2^2", "--head-dim", "2^7"});
+  const auto& attention =
+      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command)
+          .attention();
+  EXPECT_EQ(attention.seq_len(), 4096u);
+  EXPECT_EQ(attention.heads(), 16u);
+  EXPECT_EQ(attention.batch(), 4u);
+  EXPECT_EQ(attention.head_dim(), 128u);
+}
+
+TEST(ParseCommandLine, RefusesAZeroOrTooLargeProblemFieldNamingTheFlag) {
+  Parsed zero = Parse({"attention", "--seq", "0"});
+  EXPECT_EQ(std::get<ExitCode>(zero.result), ExitCode::kBadArguments);
+  EXPECT_THAT(zero.err, HasSubstr("--seq"));
+  EXPECT_THAT(zero.err, HasSubstr("'0'"));
+  // seq_len is a uint32 field of the proto.
+  Parsed large = Parse({"attention", "--seq", "2^32"});
+  EXPECT_EQ(std::get<ExitCode>(large.result), ExitCode::kBadArguments);
+  EXPECT_THAT(large.err, HasSubstr("--seq"));
+  EXPECT_THAT(large.err, HasSubstr("too large"));
+}
+
+// The subcommand the CLI offers for `op`.
+std::string SubcommandOf(const ops::Op& op) {
+  std::string name(op.name());
+  std::replace(name.begin(), name.end(), '_', '-');
+  return name;
+}
+
+TEST(ParseCommandLine, OffersOneRunSubcommandPerOpWithItsFieldsAndExamples) {
+  ASSERT_FALSE(ops::AllOps().empty());
+  for (const ops::Op* op : ops::AllOps()) {
+    const std::string name = SubcommandOf(*op);
+    Parsed help = Parse({name.c_str(), "--help"});
+    EXPECT_EQ(std::get<ExitCode>(help.result), ExitCode::kOk) << name;
+    EXPECT_THAT(help.out, HasSubstr(std::string(op->description()))) << name;
+    for (const std::string& example : op->examples()) {
+      EXPECT_THAT(help.out, HasSubstr(example)) << name;
+    }
+    for (const ops::ProblemField& field : op->fields()) {
+      EXPECT_THAT(help.out, HasSubstr(field.flag)) << name;
+      EXPECT_THAT(help.out, HasSubstr(field.help)) << name;
+      if (!field.default_value.empty() && !field.type_name.empty()) {
+        EXPECT_THAT(help.out,
+                    HasSubstr("(default: " + field.default_value + ")"))
+            << name << " " << field.flag;
+      }
+    }
+    EXPECT_THAT(help.out, HasSubstr("--min-effect")) << name;
+  }
+}
+
+TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
+  for (const ops::Op* op : ops::AllOps()) {
+    const std::string name = SubcommandOf(*op);
+    // Every field given: 3 for a count, nothing for a bool.
+    std::vector<std::string> words = {name};
+    for (const ops::ProblemField& field : op->fields()) {
+      words.push_back(field.flag);
+      if (!field.type_name.empty()) words.push_back("3");
+    }
+    std::vector<const char*> args;
+    for (const std::string& word : words) args.push_back(word.c_str());
+    Parsed all = Parse(args);
+    const auto& request =
+        std::get<v1::RunRequest>(std::get<CommandLine>(all.result).command);
+    EXPECT_EQ(request.problem_case(), op->problem_case()) << name;
+    for (const ops::ProblemField& field : op->fields()) {
+      EXPECT_EQ(op->FieldText(request, field),
+                field.type_name.empty() ? "true" : "3")
+          << name << " " << field.flag;
+    }
+    // Only the subcommand: each field without a default is named as missing,
+    // or the request holds every default.
+    Parsed bare = Parse({name.c_str()});
+    bool any_required = false;
+    for (const ops::ProblemField& field : op->fields()) {
+      if (field.default_value.empty() && !field.type_name.empty()) {
+        any_required = true;
+        EXPECT_THAT(bare.err, HasSubstr(field.flag)) << name;
+      }
+    }
+    if (any_required) {
+      EXPECT_EQ(std::get<ExitCode>(bare.result), ExitCode::kBadArguments);
+      continue;
+    }
+    const auto& defaults =
+        std::get<v1::RunRequest>(std::get<CommandLine>(bare.result).command);
+    for (const ops::ProblemField& field : op->fields()) {
+      EXPECT_EQ(op->FieldText(defaults, field),
+                field.type_name.empty() ? "false" : field.default_value);
+    }
+  }
+}
+
+TEST(ParseCommandLine, RefusesNonFiniteTimingValuesAsNotAFiniteNumber) {
+  for (const char* flag :
+       {"--budget-ms", "--min-time-ms", "--target-rse", "--min-effect"}) {
+    for (const char* value : {"nan", "inf", "-inf", "NaN"}) {
+      Parsed parsed = Parse({"vector-add", "--n", "8", flag, value});
+      ASSERT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments)
+          << flag << " " << value;
+      EXPECT_THAT(parsed.err, HasSubstr(flag));
+      EXPECT_THAT(parsed.err, HasSubstr("must be a finite number"))
+          << parsed.err;
+      EXPECT_THAT(parsed.err, Not(HasSubstr("0 or more")));
+    }
+  }
+  Parsed timeout = Parse({"--timeout", "nan", "info"});
+  EXPECT_EQ(std::get<ExitCode>(timeout.result), ExitCode::kBadArguments);
+  EXPECT_THAT(timeout.err, HasSubstr("--timeout"));
+  EXPECT_THAT(timeout.err, HasSubstr("must be a finite number"));
+}
+
+TEST(ParseCommandLine, StillRefusesNegativeTimingValues) {
+  Parsed parsed = Parse({"vector-add", "--n", "8", "--min-effect", "-0.1"});
+  EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
+  EXPECT_THAT(parsed.err, HasSubstr("--min-effect"));
+  EXPECT_THAT(parsed.err, HasSubstr("must be 0 or more"));
+}
+
+TEST(ParseCommandLine, NamesAnUnknownSubcommandAndListsTheSubcommands) {
+  for (const std::vector<const char*>& args :
+       {std::vector<const char*>{"bogus"},
+        std::vector<const char*>{"--server", "gpu1:7000", "bogus", "--n", "8"},
+        std::vector<const char*>{"vector_add", "--n", "8"}}) {
+    Parsed parsed = Parse(args);
+    EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
+    EXPECT_THAT(parsed.err, HasSubstr("unknown subcommand '"));
+    EXPECT_THAT(parsed.err, Not(HasSubstr("A subcommand is required")));
+    for (const ops::Op* op : ops::AllOps()) {
+      EXPECT_THAT(parsed.err, HasSubstr(SubcommandOf(*op)));
+    }
+    EXPECT_THAT(parsed.err, HasSubstr("info"));
+  }
+  EXPECT_THAT(Parse({"bogus"}).err, HasSubstr("unknown subcommand 'bogus'"));
+}
+
+TEST(ParseCommandLine, RefusesAnEmptyServerNamingTheFlag) {
+  Parsed parsed = Parse({"--server", "", "info"});
+  EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
+  EXPECT_THAT(parsed.err, HasSubstr("--server"));
+  EXPECT_THAT(parsed.err, HasSubstr("is empty"));
+}
+
+TEST(ParseCommandLine, SaysWhatIsWrongWithAnInvalidServerAddress) {
+  Parsed parsed = Parse({"info", "--server", "localhost:notaport"});
+  EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
+  EXPECT_THAT(parsed.err, HasSubstr("--server"));
+  EXPECT_THAT(parsed.err, HasSubstr("has port 'notaport'"));
+  setenv("KBENCH_SERVER", "gpu1", 1);
+  Parsed from_env = Parse({"info"});
+  unsetenv("KBENCH_SERVER");
+  EXPECT_EQ(std::get<ExitCode>(from_env.result), ExitCode::kBadArguments);
+  EXPECT_THAT(from_env.err, HasSubstr("has no port"));
 }
 
 TEST(ParseCommandLine, DefaultsToLocalhostWithoutFlagOrEnvironment) {
@@ -167,7 +387,10 @@ TEST(ParseCommandLine, RefusesJsonWithCsv) {
 }
 
 TEST(ParseCommandLine, RefusesAMissingSubcommandOrRequiredFlag) {
-  EXPECT_EQ(std::get<ExitCode>(Parse({}).result), ExitCode::kBadArguments);
+  Parsed none = Parse({});
+  EXPECT_EQ(std::get<ExitCode>(none.result), ExitCode::kBadArguments);
+  EXPECT_THAT(none.err, HasSubstr("a subcommand is required"));
+  EXPECT_THAT(none.err, HasSubstr("info"));
   Parsed parsed = Parse({"attention"});
   EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
   EXPECT_THAT(parsed.err, HasSubstr("--seq"));
@@ -213,6 +436,27 @@ TEST(DescribeRpcFailure, TellsHowToReachTheServerWhenUnavailable) {
       "localhost:50051", 600);
   EXPECT_THAT(message, HasSubstr("cannot reach server at localhost:50051"));
   EXPECT_THAT(message, HasSubstr("KBENCH_SERVER"));
+  EXPECT_THAT(message, HasSubstr("is kbench-server running?"));
+}
+
+TEST(DescribeRpcFailure, SaysTheConnectionWasLostWhenTheServerDiedMidRun) {
+  const std::string message = DescribeRpcFailure(
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "Socket closed"),
+      "localhost:50051", 600, CallStage::kStreaming);
+  EXPECT_THAT(message, HasSubstr("connection to the server at localhost:50051 "
+                                 "was lost during the run"));
+  EXPECT_THAT(message, HasSubstr("Socket closed"));
+  EXPECT_THAT(message, Not(HasSubstr("is kbench-server running?")));
+  EXPECT_THAT(message, Not(HasSubstr("cannot reach")));
+}
+
+TEST(DescribeRpcFailure, DoesNotAskWhetherAServerThatAnsweredIsRunning) {
+  const std::string message = DescribeRpcFailure(
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down"),
+      "localhost:50051", 600, CallStage::kCalling);
+  EXPECT_THAT(message, HasSubstr("unavailable"));
+  EXPECT_THAT(message, HasSubstr("server is shutting down"));
+  EXPECT_THAT(message, Not(HasSubstr("is kbench-server running?")));
 }
 
 // ---- Reports ---------------------------------------------------------------
@@ -241,6 +485,7 @@ v1::RunEvent Result(const std::string& variant, double median_ms, double gbps,
   stats->set_p10_ms(median_ms * 0.9);
   stats->set_p90_ms(median_ms * 1.1);
   stats->set_stop_reason(v1::STOP_REASON_CONVERGED);
+  stats->set_median_ci_confidence(0.95);
   v1::Throughput* throughput = result->mutable_throughput();
   throughput->set_value(gbps);
   throughput->set_unit("GB/s");
@@ -265,12 +510,14 @@ v1::RunEvent Summary(bool all_verified) {
   speedup->set_ci_low(2.28);
   speedup->set_ci_high(2.35);
   speedup->set_verdict(v1::VERDICT_FASTER);
+  speedup->set_min_effect(0.02);
+  speedup->set_ci_confidence(0.95);
   return event;
 }
 
 RunReport VectorAddReport(bool vectorized_passes = true) {
-  v1::VectorAddRequest request;
-  request.set_n(1000);
+  v1::RunRequest request;
+  request.mutable_vector_add()->set_n(1000);
   request.add_variants("naive");
   request.add_variants("vectorized");
   RunReport report;
@@ -315,6 +562,30 @@ TEST(FormatTable, ShowsHeaderColumnsAndTheSpeedupVerdict) {
   EXPECT_THAT(table, HasSubstr("throughput: bytes = 3 * n * 4"));
   EXPECT_THAT(table, HasSubstr("naive converged, vectorized converged"));
   EXPECT_THAT(table, Not(HasSubstr("clocks:")));  // the CPU has none
+}
+
+TEST(FormatTable, ShowsTheRseOfEachVariantAndADashWhereAbsent) {
+  RunReport report = VectorAddReport();
+  report.results[0].mutable_stats()->set_rse(0.003125);
+  // results[1] has no rse: a single sample has none.
+  EXPECT_THAT(FormatTable(report),
+              HasSubstr("rse of the mean: naive 0.312%, vectorized -\n"));
+}
+
+TEST(FormatTable, DescribesTheShapeFromTheOpsFields) {
+  RunReport report = VectorAddReport();
+  v1::AttentionProblem* attention = report.request.mutable_attention();
+  attention->set_batch(2);
+  attention->set_heads(8);
+  attention->set_seq_len(256);
+  attention->set_head_dim(64);
+  attention->set_causal(true);
+  report.request.set_dtype(v1::DTYPE_BF16);
+  EXPECT_THAT(FormatTable(report),
+              HasSubstr("attention batch=2 heads=8 seq_len=256 head_dim=64 "
+                        "causal, bf16, cpu"));
+  EXPECT_EQ(DescribeShape(report.request),
+            ops::OpOf(report.request)->Describe(report.request));
 }
 
 // The cells of `variant`'s row of a table: columns are separated by two or
@@ -370,33 +641,52 @@ TEST(FormatTable, ShowsADashWhenNoCeilingWasMeasured) {
   EXPECT_EQ(row[5], "-");
 }
 
-TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf29Fields) {
+TEST(FormatCsv, KeepsTheHeaderOfEarlierVersionsAndAddsTwoColumnsAtTheEnd) {
+  EXPECT_EQ(CsvHeader(),
+            "run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,"
+            "samples,median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,"
+            "median_ci_high_ms,throughput,throughput_unit,fraction_of_ceiling,"
+            "max_abs_error,rel_l2_error,verified,speedup,speedup_ci_low,"
+            "speedup_ci_high,verdict,stop_reason,median_ci_confidence,"
+            "speedup_min_effect");
+}
+
+TEST(FormatCsv, HasAProblemColumnForEveryFieldOfEveryOp) {
+  const std::string header = CsvHeader();
+  for (const ops::Op* op : ops::AllOps()) {
+    for (const ops::ProblemField& field : op->fields()) {
+      EXPECT_THAT(header, HasSubstr("," + field.field + ","));
+    }
+  }
+}
+
+TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf31Fields) {
   const std::vector<std::string> lines = Lines(FormatCsv(VectorAddReport()));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], CsvHeader());
-  EXPECT_EQ(lines[0].rfind("run_id,op,dtype,n,batch,", 0), 0u);
-  for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 29u);
+  for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 31u);
   EXPECT_EQ(lines[1].rfind("run-17,vector_add,fp32,1000,,,,,,naive,50,1.5,", 0),
             0u);
-  // The baseline has no speedup; the other row has it and its verdict.
-  EXPECT_THAT(lines[1], HasSubstr(",true,,,,,converged"));
-  EXPECT_THAT(lines[2], HasSubstr(",true,2.31,2.28,2.35,faster,converged"));
+  // The baseline has no speedup; the other row has it, its verdict and the
+  // minimum effect the verdict required.
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",true,,,,,converged,0.95,"));
+  EXPECT_THAT(lines[2], ::testing::EndsWith(
+                            ",true,2.31,2.28,2.35,faster,converged,0.95,0.02"));
 }
 
 TEST(FormatCsv, LeavesNEmptyForAttentionAndFillsTheShape) {
-  v1::AttentionRequest request;
-  request.set_batch(2);
-  request.set_heads(8);
-  request.set_seq_len(256);
-  request.set_head_dim(64);
-  request.set_causal(true);
   RunReport report = VectorAddReport();
-  report.request = request;
+  v1::AttentionProblem* attention = report.request.mutable_attention();
+  attention->set_batch(2);
+  attention->set_heads(8);
+  attention->set_seq_len(256);
+  attention->set_head_dim(64);
+  attention->set_causal(true);
   const std::vector<std::string> lines = Lines(FormatCsv(report));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1].rfind("run-17,attention,fp32,,2,8,256,64,true,naive,", 0),
             0u);
-  EXPECT_EQ(FieldCount(lines[1]), 29u);
+  EXPECT_EQ(FieldCount(lines[1]), 31u);
 }
 
 TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
@@ -404,7 +694,9 @@ TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
       nlohmann::json::parse(FormatRunJson(VectorAddReport()));
   EXPECT_EQ(json["run_id"], "run-17");
   EXPECT_EQ(json["op"], "vector_add");
-  EXPECT_EQ(json["request"]["n"], "1000");  // proto JSON: uint64 as string
+  // The RunRequest; proto JSON prints a uint64 as a string.
+  EXPECT_EQ(json["request"]["vector_add"]["n"], "1000");
+  EXPECT_EQ(json["request"]["variants"][1], "vectorized");
   EXPECT_EQ(json["started"]["device"], "Test CPU");
   ASSERT_EQ(json["results"].size(), 2u);
   EXPECT_EQ(json["results"][0]["verification"]["passed"], true);
@@ -412,6 +704,63 @@ TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
   EXPECT_EQ(json["results"][1]["verification"]["passed"], true);
   ASSERT_EQ(json["summary"]["speedups"].size(), 1u);
   EXPECT_EQ(json["summary"]["speedups"][0]["verdict"], "VERDICT_FASTER");
+}
+
+// ---- Server info -----------------------------------------------------------
+
+// ServerInfo with each op's offers as the registry makes them for `backend`.
+v1::ServerInfo InfoOf(const std::string& backend) {
+  v1::ServerInfo info;
+  info.set_backend(backend);
+  for (const v1::OpInfo& op : ops::OffersOf(backend)) *info.add_ops() = op;
+  return info;
+}
+
+TEST(FormatServerInfo, ShowsEachOpsDescriptionAndEachVariantsSummary) {
+  const std::string text = FormatServerInfo(InfoOf("cuda"));
+  for (const ops::Op* op : ops::AllOps()) {
+    EXPECT_THAT(text, HasSubstr(std::string(op->name()) + ": " +
+                                std::string(op->description())));
+    for (const ops::VariantSpec& variant : op->variants()) {
+      EXPECT_THAT(text, HasSubstr(": " + variant.summary + "\n"));
+    }
+  }
+}
+
+TEST(FormatServerInfo, ShowsEachVariantsDTypesAndHeadDims) {
+  v1::ServerInfo info;
+  v1::OpInfo* op = info.add_ops();
+  op->set_op("attention");
+  op->set_description("softmax attention");
+  v1::VariantInfo* fused = op->add_variant_details();
+  fused->set_name("fused");
+  fused->set_summary("tiles on chip");
+  fused->add_dtypes(v1::DTYPE_FP32);
+  fused->add_dtypes(v1::DTYPE_BF16);
+  fused->add_head_dims(64);
+  fused->add_head_dims(128);
+  v1::VariantInfo* naive = op->add_variant_details();
+  naive->set_name("naive");
+  naive->set_summary("S to memory");
+  naive->add_dtypes(v1::DTYPE_FP16);
+  const std::string text = FormatServerInfo(info);
+  EXPECT_THAT(text, HasSubstr("  attention: softmax attention\n"));
+  EXPECT_THAT(text,
+              HasSubstr("    fused (fp32, bf16; head dims 64, 128): tiles on "
+                        "chip\n"));
+  EXPECT_THAT(text, HasSubstr("    naive (fp16; any head dim up to "
+                              "max_head_dim): S to memory\n"));
+}
+
+TEST(FormatServerInfo, ListsEveryLimit) {
+  v1::ServerInfo info;
+  info.mutable_limits()->set_max_seq_len(8192);
+  const std::string text = FormatServerInfo(info);
+  const google::protobuf::Descriptor* limits = v1::Limits::descriptor();
+  for (int i = 0; i < limits->field_count(); ++i) {
+    EXPECT_THAT(text, HasSubstr("  " + limits->field(i)->name() + " "));
+  }
+  EXPECT_THAT(text, HasSubstr("  max_seq_len 8192\n"));
 }
 
 // ---- Progress --------------------------------------------------------------
