@@ -22,6 +22,7 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/verify.h"
@@ -174,14 +175,14 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
   Buffer q(bytes), k(bytes), v(bytes), o(bytes);
   ASSERT_NE(o.get(), nullptr);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kQ, q.get(),
-                               shape.TensorElements(), nullptr),
+  ASSERT_EQ(LaunchFillSeeded(c.dtype, kSeed, InputStream::kQ, 0, q.get(),
+                             shape.TensorElements(), nullptr),
             cudaSuccess);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kK, k.get(),
-                               shape.TensorElements(), nullptr),
+  ASSERT_EQ(LaunchFillSeeded(c.dtype, kSeed, InputStream::kK, 0, k.get(),
+                             shape.TensorElements(), nullptr),
             cudaSuccess);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kV, v.get(),
-                               shape.TensorElements(), nullptr),
+  ASSERT_EQ(LaunchFillSeeded(c.dtype, kSeed, InputStream::kV, 0, v.get(),
+                             shape.TensorElements(), nullptr),
             cudaSuccess);
   // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
   ASSERT_EQ(cudaMemset(o.get(), 0xFF, bytes), cudaSuccess);

@@ -46,8 +46,9 @@ TEST(VectorAddVectorizedGrid,
                        kernels::InputStream::kA}) {
       auto buffer = DeviceBuffer::Allocate(size_t(n) * sizeof(float));
       ASSERT_TRUE(buffer.ok()) << buffer.status();
-      ASSERT_EQ(kernels::cuda::LaunchFillSeeded(
-                    1, input, 0, buffer->as<float>(), n, stream->get()),
+      ASSERT_EQ(kernels::cuda::LaunchFillSeeded(kernels::DType::kFp32, 1, input,
+                                                0, buffer->get(), n,
+                                                stream->get()),
                 cudaSuccess);
       buffers.push_back(*std::move(buffer));
     }

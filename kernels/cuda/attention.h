@@ -24,7 +24,6 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/dtype.h"
-#include "kernels/seeded_input.h"
 
 namespace kbench::kernels::cuda {
 
@@ -57,10 +56,5 @@ cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype,
 cublasStatus_t AttentionOutputGemm(cublasHandle_t handle,
                                    const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o);
-
-// Fills out[0, n) with SeededValue(seed, input, i) rounded to dtype (nearest
-// even), as kernels/reference.h rounds it. Not timed: runs once per problem.
-cudaError_t LaunchFillSeededAs(DType dtype, uint64_t seed, InputStream input,
-                               void* out, int64_t n, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

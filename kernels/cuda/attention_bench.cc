@@ -32,6 +32,7 @@
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/verify.h"
@@ -253,11 +254,11 @@ int Run(const Options& opt) {
         std::fprintf(stderr, "out of memory for inputs\n");
         return 2;
       }
-      CHECK_CUDA(LaunchFillSeededAs(dtype, kSeed, InputStream::kQ, q.ptr,
+      CHECK_CUDA(LaunchFillSeeded(dtype, kSeed, InputStream::kQ, 0, q.ptr,
                                     shape.TensorElements(), nullptr));
-      CHECK_CUDA(LaunchFillSeededAs(dtype, kSeed, InputStream::kK, k.ptr,
+      CHECK_CUDA(LaunchFillSeeded(dtype, kSeed, InputStream::kK, 0, k.ptr,
                                     shape.TensorElements(), nullptr));
-      CHECK_CUDA(LaunchFillSeededAs(dtype, kSeed, InputStream::kV, v.ptr,
+      CHECK_CUDA(LaunchFillSeeded(dtype, kSeed, InputStream::kV, 0, v.ptr,
                                     shape.TensorElements(), nullptr));
       Buffer scores(size_t(shape.ScoreElements()) * eb);
       const AttentionTensors x{q.ptr, k.ptr, v.ptr, o.ptr};

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "server/cuda/cuda_status.h"
 #include "server/cuda/cuda_workload.h"
@@ -186,8 +187,8 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
   for (auto [buffer, input] : {std::pair{&*q, InputStream::kQ},
                                std::pair{&*k, InputStream::kK},
                                std::pair{&*v, InputStream::kV}}) {
-    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeededAs(
-        problem.dtype, problem.seed, input, buffer->get(),
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+        problem.dtype, problem.seed, input, 0, buffer->get(),
         shape.TensorElements(), stream));
   }
   if (absl::Status s = context->stream.Synchronize(); !s.ok()) return s;

@@ -96,10 +96,12 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream) {
   absl::StatusOr<DeviceBuffer> c = DeviceBuffer::Allocate(kBytes);
   if (!c.ok()) return c.status();
   using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeededHalf(
-      1, InputStream::kA, 0, a->get(), kElements, stream));
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeededHalf(
-      1, InputStream::kB, 0, b->get(), kElements, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+      kernels::DType::kFp16, 1, InputStream::kA, 0, a->get(), kElements,
+      stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+      kernels::DType::kFp16, 1, InputStream::kB, 0, b->get(), kElements,
+      stream));
 
   cublasHandle_t raw = nullptr;
   KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&raw));

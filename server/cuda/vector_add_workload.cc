@@ -96,10 +96,14 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaVectorAdd(
 
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.seed, InputStream::kA, 0, a->as<float>(), problem.n, stream));
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.seed, InputStream::kB, 0, b->as<float>(), problem.n, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(problem.dtype, problem.seed,
+                                      InputStream::kA, 0, a->get(), problem.n,
+                                      stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(problem.dtype, problem.seed,
+                                      InputStream::kB, 0, b->get(), problem.n,
+                                      stream));
   if (absl::Status s = context->stream.Synchronize(); !s.ok()) return s;
 
   absl::StatusOr<SampleTimer> timer =
