@@ -4,7 +4,7 @@
 // with batch * heads above the H200's 132 SMs, and long rows that take the
 // softmax's streaming path; every element of the output is written (it is
 // poisoned with NaN before each run); unsupported head dims are refused.
-// Then the same through the CUDA backend (server/cuda/attention_workload.h):
+// Then the same through the CUDA backend (server/backends/cuda/attention_workload.h):
 // what Ops() lists, refusals with the right codes, a run checked and timed
 // cold and hot (a CUDA graph around cuBLAS and the kernels).
 // Skipped, with the reason, where no CUDA device is present.
@@ -26,7 +26,7 @@
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/verify.h"
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::kernels::cuda {

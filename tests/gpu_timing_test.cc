@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

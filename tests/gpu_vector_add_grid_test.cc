@@ -12,20 +12,20 @@
 
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda/vector_add.h"
-#include "server/cuda/cuda_device.h"
-#include "server/cuda/device_buffer.h"
-#include "server/cuda/l2_flusher.h"
-#include "server/cuda/sample_timer.h"
-#include "server/cuda/stream.h"
+#include "server/backends/cuda/cuda_device.h"
+#include "server/cuda_runtime/device_buffer.h"
+#include "server/cuda_runtime/l2_flusher.h"
+#include "server/cuda_runtime/sample_timer.h"
+#include "server/cuda_runtime/stream.h"
 
-namespace kbench::server::cuda {
+namespace kbench::cuda {
 namespace {
 
 constexpr int kSamples = 31;
 
 TEST(VectorAddVectorizedGrid,
      CoveringTheArrayIsWithinThreePercentOfTheBestGrid) {
-  if (const auto count = CudaDeviceCount(); !count.ok())
+  if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   int l2_bytes = 0, wave = 0;
@@ -88,4 +88,4 @@ TEST(VectorAddVectorizedGrid,
 }
 
 }  // namespace
-}  // namespace kbench::server::cuda
+}  // namespace kbench::cuda

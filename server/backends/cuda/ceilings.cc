@@ -1,0 +1,124 @@
+#include "server/backends/cuda/ceilings.h"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/seeded_fill.h"
+#include "server/cuda_runtime/cuda_status.h"
+#include "server/cuda_runtime/device_buffer.h"
+#include "server/cuda_runtime/event_pair.h"
+
+namespace kbench::server::cuda_backend {
+namespace {
+
+// Warm-ups long enough (tens of ms) for an idle GPU to reach its clocks.
+constexpr int kCopyWarmups = 50;
+constexpr int kCopyRepetitions = 20;
+constexpr int kGemmWarmups = 20;
+constexpr int kGemmRepetitions = 10;
+constexpr size_t kCopyBytes = size_t(1) << 30;
+constexpr int kGemmSize = 8192;
+
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                                  \
+  do {                                                                       \
+    if (const cublasStatus_t kbench_cublas_status_ = (expr);                 \
+        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                    \
+      const std::string message = absl::StrCat(                              \
+          #expr, " failed: ", cublasGetStatusString(kbench_cublas_status_)); \
+      return kbench_cublas_status_ == CUBLAS_STATUS_ALLOC_FAILED             \
+                 ? absl::ResourceExhaustedError(message)                     \
+                 : absl::InternalError(message);                             \
+    }                                                                        \
+  } while (0)
+
+struct CublasDeleter {
+  void operator()(cublasHandle_t handle) const { cublasDestroy(handle); }
+};
+using CublasHandle =
+    std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDeleter>;
+
+// Median device time of `enqueue` over `repetitions`, after `warmups`.
+absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
+                                int repetitions,
+                                absl::FunctionRef<absl::Status()> enqueue) {
+  absl::StatusOr<cuda::EventPair> events = cuda::EventPair::Create();
+  if (!events.ok()) return events.status();
+  for (int i = 0; i < warmups; ++i) {
+    if (absl::Status s = enqueue(); !s.ok()) return s;
+  }
+  std::vector<double> times;
+  for (int i = 0; i < repetitions; ++i) {
+    if (absl::Status s = events->Start(stream); !s.ok()) return s;
+    if (absl::Status s = enqueue(); !s.ok()) return s;
+    if (absl::Status s = events->Stop(stream); !s.ok()) return s;
+    absl::StatusOr<double> ms = events->ElapsedMs();
+    if (!ms.ok()) return ms.status();
+    times.push_back(*ms);
+  }
+  std::nth_element(times.begin(), times.begin() + times.size() / 2,
+                   times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+absl::StatusOr<double> MeasureCopyBandwidthGbps(cudaStream_t stream) {
+  size_t free_bytes = 0, total_bytes = 0;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const size_t bytes = std::min(kCopyBytes, free_bytes / 4);
+  absl::StatusOr<cuda::DeviceBuffer> src = cuda::DeviceBuffer::Allocate(bytes);
+  if (!src.ok()) return src.status();
+  absl::StatusOr<cuda::DeviceBuffer> dst = cuda::DeviceBuffer::Allocate(bytes);
+  if (!dst.ok()) return dst.status();
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src->get(), 1, bytes, stream));
+  absl::StatusOr<double> ms =
+      MedianMs(stream, kCopyWarmups, kCopyRepetitions, [&]() -> absl::Status {
+        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+            dst->get(), src->get(), bytes, cudaMemcpyDeviceToDevice, stream));
+        return absl::OkStatus();
+      });
+  if (!ms.ok()) return ms.status();
+  return 2.0 * double(bytes) / (*ms * 1e-3) / 1e9;
+}
+
+absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream) {
+  constexpr int64_t kElements = int64_t(kGemmSize) * kGemmSize;
+  constexpr size_t kBytes = size_t(kElements) * 2;
+  absl::StatusOr<cuda::DeviceBuffer> a = cuda::DeviceBuffer::Allocate(kBytes);
+  if (!a.ok()) return a.status();
+  absl::StatusOr<cuda::DeviceBuffer> b = cuda::DeviceBuffer::Allocate(kBytes);
+  if (!b.ok()) return b.status();
+  absl::StatusOr<cuda::DeviceBuffer> c = cuda::DeviceBuffer::Allocate(kBytes);
+  if (!c.ok()) return c.status();
+  using kernels::InputStream;
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(kernels::DType::kFp16, 1, InputStream::kA,
+                                      0, a->get(), kElements, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(kernels::DType::kFp16, 1, InputStream::kB,
+                                      0, b->get(), kElements, stream));
+
+  cublasHandle_t raw = nullptr;
+  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&raw));
+  CublasHandle handle(raw);
+  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(handle.get(), stream));
+  const float alpha = 1.0f, beta = 0.0f;
+  const int n = kGemmSize;
+  absl::StatusOr<double> ms =
+      MedianMs(stream, kGemmWarmups, kGemmRepetitions, [&]() -> absl::Status {
+        KBENCH_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
+            handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a->get(),
+            CUDA_R_16F, n, b->get(), CUDA_R_16F, n, &beta, c->get(), CUDA_R_16F,
+            n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        return absl::OkStatus();
+      });
+  if (!ms.ok()) return ms.status();
+  return 2.0 * double(n) * n * n / (*ms * 1e-3) / 1e12;
+}
+
+}  // namespace kbench::server::cuda_backend
