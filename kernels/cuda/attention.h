@@ -46,8 +46,10 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  cudaStream_t stream);
 
 // The three steps of naive. `scores` holds shape.ScoreElements() elements of
-// dtype. The GEMMs run on `handle`'s stream; the caller sets it (and a
-// workspace, for graph capture) once.
+// dtype. The GEMMs run on `handle`'s stream; the caller puts the handle on
+// its stream with a workspace of its own (cublasSetStream, then
+// cublasSetWorkspace: setting the stream resets the workspace), so that the
+// GEMMs can be captured into a CUDA graph.
 cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
                                    const AttentionShape& shape, DType dtype,
                                    const void* q, const void* k, void* scores);

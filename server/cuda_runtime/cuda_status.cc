@@ -12,8 +12,8 @@ namespace {
 
 constexpr absl::string_view kPayloadUrl = "kbench.dev/cuda-error";
 
-// The path from the project root, so messages do not carry the build host's
-// directories.
+}  // namespace
+
 absl::string_view ProjectPath(absl::string_view file) {
   for (absl::string_view root :
        {"/server/", "/kernels/", "/tools/", "/tests/"}) {
@@ -22,8 +22,6 @@ absl::string_view ProjectPath(absl::string_view file) {
   }
   return file;
 }
-
-}  // namespace
 
 absl::Status CudaError(cudaError_t error, const char* call, const char* file,
                        int line) {

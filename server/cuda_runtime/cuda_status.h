@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace kbench::cuda {
 
@@ -23,6 +24,10 @@ namespace kbench::cuda {
 // passing error is not reported again by the next launch check.
 absl::Status CudaError(cudaError_t error, const char* call, const char* file,
                        int line);
+
+// `file` (a __FILE__) from the project root, so messages do not carry the
+// build host's directories.
+absl::string_view ProjectPath(absl::string_view file);
 
 // The CUDA error a Status was made from, if CudaError made it.
 std::optional<cudaError_t> CudaErrorOf(const absl::Status& status);

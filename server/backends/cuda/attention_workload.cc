@@ -1,10 +1,7 @@
 #include "server/backends/cuda/attention_workload.h"
 
-#include <cublas_v2.h>
-
 #include <limits>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -14,41 +11,18 @@
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "server/backends/cuda/cuda_workload.h"
+#include "server/cuda_runtime/cublas_handle.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/sample_timer.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
 
 using kernels::DType;
 
-// cuBLAS's workspace, set explicitly so its GEMMs can be captured in the
-// CUDA graphs of HOT samples.
-constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
-
 enum class Variant { kNaive, kFused };
-
-absl::Status CublasError(cublasStatus_t status, const char* call) {
-  const std::string message =
-      absl::StrCat(call, " failed: ", cublasGetStatusString(status));
-  return status == CUBLAS_STATUS_ALLOC_FAILED
-             ? absl::ResourceExhaustedError(message)
-             : absl::InternalError(message);
-}
-
-#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                  \
-  do {                                                       \
-    if (const cublasStatus_t kbench_cublas_status_ = (expr); \
-        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)      \
-      return CublasError(kbench_cublas_status_, #expr);      \
-  } while (0)
-
-struct CublasDeleter {
-  void operator()(cublasHandle_t handle) const { cublasDestroy(handle); }
-};
-using CublasHandle =
-    std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDeleter>;
 
 std::string FusedHeadDims() {
   return absl::StrJoin(std::begin(kernels::cuda::kFusedHeadDims),
@@ -78,8 +52,8 @@ class CudaAttention final : public CudaWorkload {
                 const AttentionProblem& problem, std::vector<Variant> variants,
                 cuda::DeviceBuffer q, cuda::DeviceBuffer k,
                 cuda::DeviceBuffer v, cuda::DeviceBuffer o,
-                cuda::DeviceBuffer scores, cuda::DeviceBuffer workspace,
-                CublasHandle cublas, cuda::SampleTimer timer)
+                cuda::DeviceBuffer scores, cuda::CublasHandle cublas,
+                cuda::SampleTimer timer)
       : CudaWorkload(std::move(context), problem.dtype,
                      problem.shape.TensorElements(), std::move(o),
                      std::move(timer)),
@@ -90,11 +64,10 @@ class CudaAttention final : public CudaWorkload {
         k_(std::move(k)),
         v_(std::move(v)),
         scores_(std::move(scores)),
-        workspace_(std::move(workspace)),
         cublas_(std::move(cublas)) {}
 
  private:
-  absl::Status Enqueue(int variant, cudaStream_t stream) const override {
+  absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == Variant::kFused) {
       const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(),
                                                     v_.get(), output()};
@@ -102,7 +75,7 @@ class CudaAttention final : public CudaWorkload {
           kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, stream));
       return absl::OkStatus();
     }
-    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_.get(), stream));
+    KBENCH_RETURN_IF_ERROR(cublas_.Bind(stream));
     KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionScoresGemm(
         cublas_.get(), shape_, dtype_, q_.get(), k_.get(), scores_.get()));
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionSoftmax(
@@ -115,8 +88,8 @@ class CudaAttention final : public CudaWorkload {
   const kernels::AttentionShape shape_;
   const DType dtype_;
   const std::vector<Variant> variants_;
-  cuda::DeviceBuffer q_, k_, v_, scores_, workspace_;
-  CublasHandle cublas_;
+  cuda::DeviceBuffer q_, k_, v_, scores_;
+  cuda::CublasHandle cublas_;
 };
 
 }  // namespace
@@ -142,11 +115,10 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
     return absl::InvalidArgumentError(
         "batch, heads, seq_len and head_dim must be at least 1");
   }
-  absl::StatusOr<std::vector<Variant>> variants =
-      ParseVariants(problem.variants);
-  if (!variants.ok()) return variants.status();
+  KBENCH_ASSIGN_OR_RETURN(std::vector<Variant> variants,
+                          ParseVariants(problem.variants));
   bool naive = false;
-  for (Variant v : *variants) {
+  for (Variant v : variants) {
     naive |= v == Variant::kNaive;
     if (v == Variant::kFused &&
         !kernels::cuda::FusedAttentionSupports(shape.head_dim)) {
@@ -158,14 +130,14 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
 
   const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
   const size_t tensor = size_t(shape.TensorElements()) * element;
-  absl::StatusOr<cuda::DeviceBuffer> q = cuda::DeviceBuffer::Allocate(tensor);
-  if (!q.ok()) return q.status();
-  absl::StatusOr<cuda::DeviceBuffer> k = cuda::DeviceBuffer::Allocate(tensor);
-  if (!k.ok()) return k.status();
-  absl::StatusOr<cuda::DeviceBuffer> v = cuda::DeviceBuffer::Allocate(tensor);
-  if (!v.ok()) return v.status();
-  absl::StatusOr<cuda::DeviceBuffer> o = cuda::DeviceBuffer::Allocate(tensor);
-  if (!o.ok()) return o.status();
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o,
+                          cuda::DeviceBuffer::Allocate(tensor));
   cuda::DeviceBuffer scores;
   if (naive) {
     absl::StatusOr<cuda::DeviceBuffer> s =
@@ -181,35 +153,27 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
     }
     scores = *std::move(s);
   }
-  absl::StatusOr<cuda::DeviceBuffer> workspace =
-      cuda::DeviceBuffer::Allocate(kCublasWorkspaceBytes);
-  if (!workspace.ok()) return workspace.status();
 
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
   for (auto [buffer, input] :
-       {std::pair{&*q, InputStream::kQ}, std::pair{&*k, InputStream::kK},
-        std::pair{&*v, InputStream::kV}}) {
+       {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
+        std::pair{&v, InputStream::kV}}) {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
         problem.dtype, problem.seed, input, 0, buffer->get(),
         shape.TensorElements(), stream));
   }
-  if (absl::Status s = context->stream.Synchronize(); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
 
-  cublasHandle_t raw = nullptr;
-  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&raw));
-  CublasHandle cublas(raw);
-  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas.get(), stream));
-  KBENCH_CUBLAS_RETURN_IF_ERROR(
-      cublasSetWorkspace(cublas.get(), workspace->get(), workspace->bytes()));
-
-  absl::StatusOr<cuda::SampleTimer> timer =
-      cuda::SampleTimer::Create(stream, &context->flusher);
-  if (!timer.ok()) return timer.status();
+  // The workspace of GEMMs captured into the CUDA graphs of hot samples.
+  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas,
+                          cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
+                          cuda::SampleTimer::Create(stream, &context->flusher));
   return std::make_unique<CudaAttention>(
-      std::move(context), problem, *std::move(variants), *std::move(q),
-      *std::move(k), *std::move(v), *std::move(o), std::move(scores),
-      *std::move(workspace), std::move(cublas), *std::move(timer));
+      std::move(context), problem, std::move(variants), std::move(q),
+      std::move(k), std::move(v), std::move(o), std::move(scores),
+      std::move(cublas), std::move(timer));
 }
 
 }  // namespace kbench::server::cuda_backend

@@ -1,17 +1,16 @@
 #include "server/backends/cuda/ceilings.h"
 
-#include <cublas_v2.h>
-
 #include <algorithm>
-#include <memory>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/seeded_fill.h"
+#include "server/cuda_runtime/cublas_handle.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/event_pair.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
@@ -23,24 +22,6 @@ constexpr int kGemmWarmups = 20;
 constexpr int kGemmRepetitions = 10;
 constexpr size_t kCopyBytes = size_t(1) << 30;
 constexpr int kGemmSize = 8192;
-
-#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                                  \
-  do {                                                                       \
-    if (const cublasStatus_t kbench_cublas_status_ = (expr);                 \
-        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                    \
-      const std::string message = absl::StrCat(                              \
-          #expr, " failed: ", cublasGetStatusString(kbench_cublas_status_)); \
-      return kbench_cublas_status_ == CUBLAS_STATUS_ALLOC_FAILED             \
-                 ? absl::ResourceExhaustedError(message)                     \
-                 : absl::InternalError(message);                             \
-    }                                                                        \
-  } while (0)
-
-struct CublasDeleter {
-  void operator()(cublasHandle_t handle) const { cublasDestroy(handle); }
-};
-using CublasHandle =
-    std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, CublasDeleter>;
 
 // Median device time of `enqueue` over `repetitions`, after `warmups`.
 absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
@@ -103,10 +84,9 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream) {
       kernels::cuda::LaunchFillSeeded(kernels::DType::kFp16, 1, InputStream::kB,
                                       0, b->get(), kElements, stream));
 
-  cublasHandle_t raw = nullptr;
-  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasCreate(&raw));
-  CublasHandle handle(raw);
-  KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSetStream(handle.get(), stream));
+  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle handle,
+                          cuda::CublasHandle::Create());
+  KBENCH_RETURN_IF_ERROR(handle.Bind(stream));
   const float alpha = 1.0f, beta = 0.0f;
   const int n = kGemmSize;
   absl::StatusOr<double> ms =

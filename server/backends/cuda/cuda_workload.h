@@ -40,7 +40,8 @@ class CudaWorkload : public Workload {
 
  protected:
   // Enqueues one run of `variant` on `stream` without waiting.
-  virtual absl::Status Enqueue(int variant, cudaStream_t stream) const = 0;
+  // Not const: it may bind a cuBLAS handle to `stream`.
+  virtual absl::Status Enqueue(int variant, cudaStream_t stream) = 0;
 
   void* output() const { return output_.get(); }
 

@@ -49,7 +49,7 @@ class CudaVectorAdd final : public CudaWorkload {
         b_(std::move(b)) {}
 
  private:
-  absl::Status Enqueue(int variant, cudaStream_t stream) const override {
+  absl::Status Enqueue(int variant, cudaStream_t stream) override {
     const float* a = a_.as<float>();
     const float* b = b_.as<float>();
     float* c = static_cast<float*>(output());
