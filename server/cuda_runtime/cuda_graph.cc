@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "server/cuda_runtime/cuda_status.h"
+#include "server/status_macros.h"
 
 namespace kbench::cuda {
 namespace {
@@ -25,7 +26,7 @@ absl::StatusOr<GraphExec> GraphExec::Capture(
   cudaGraph_t raw = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &raw);
   GraphPtr graph(raw);
-  if (!enqueued.ok()) return enqueued;
+  KBENCH_RETURN_IF_ERROR(enqueued);
   KBENCH_CUDA_RETURN_IF_ERROR(ended);
   cudaGraphExec_t exec = nullptr;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&exec, graph.get(), 0));

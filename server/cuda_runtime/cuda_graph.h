@@ -2,6 +2,8 @@
 // destructor; move-only. Made by capturing what a callback enqueues on a
 // stream, replayed with one launch: the device then runs the captured
 // kernels back to back without the host's per-launch gaps (hot samples).
+// The graph refers to the buffers the captured work used: they must outlive
+// it. Threading: one thread at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>

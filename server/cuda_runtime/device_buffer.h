@@ -2,7 +2,9 @@
 // Move-only; a moved-from buffer is empty. Memory comes from cudaMalloc on
 // the calling thread's current device (256-byte aligned, so float4 access is
 // safe from the base). No managed memory: asking for more than a card has
-// can hang it (the device tool's notes).
+// can hang it (the device tool's notes). Threading: one thread at a time;
+// work on the memory is ordered by the streams that use it, and the buffer
+// must outlive the work enqueued on it.
 #pragma once
 
 #include <cstddef>

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "server/cuda_runtime/cuda_status.h"
+#include "server/status_macros.h"
 
 namespace kbench::cuda {
 
@@ -34,11 +35,9 @@ void Event::Reset() {
 }
 
 absl::StatusOr<EventPair> EventPair::Create() {
-  absl::StatusOr<Event> start = Event::Create();
-  if (!start.ok()) return start.status();
-  absl::StatusOr<Event> stop = Event::Create();
-  if (!stop.ok()) return stop.status();
-  return EventPair(*std::move(start), *std::move(stop));
+  KBENCH_ASSIGN_OR_RETURN(Event start, Event::Create());
+  KBENCH_ASSIGN_OR_RETURN(Event stop, Event::Create());
+  return EventPair(std::move(start), std::move(stop));
 }
 
 namespace {

@@ -4,7 +4,8 @@
 // stop event and returns the device time between the two (resolution about
 // half a microsecond). The host clock never enters a GPU timing. Start() and
 // Stop() may also be called while the stream is captured into a CUDA graph:
-// the records then happen when the graph replays.
+// the records then happen when the graph replays. Threading: one thread at a
+// time.
 #pragma once
 
 #include <cuda_runtime_api.h>

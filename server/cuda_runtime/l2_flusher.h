@@ -3,6 +3,7 @@
 // nvbench does. Each flush writes a different byte value, so no level of the
 // memory system can skip it as a repeat. The flush is enqueued on the
 // sample's stream before its start event, so it is never inside a timing.
+// Move-only (it owns its buffer); one thread at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>

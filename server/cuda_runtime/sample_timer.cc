@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_format.h"
 #include "server/cuda_runtime/cuda_status.h"
+#include "server/status_macros.h"
 
 namespace kbench::cuda {
 namespace {
@@ -25,29 +26,26 @@ int LaunchesFor(double per_launch_ms) {
 
 absl::StatusOr<SampleTimer> SampleTimer::Create(cudaStream_t stream,
                                                 L2Flusher* flusher) {
-  absl::StatusOr<EventPair> events = EventPair::Create();
-  if (!events.ok()) return events.status();
-  return SampleTimer(stream, flusher, *std::move(events));
+  KBENCH_ASSIGN_OR_RETURN(EventPair events, EventPair::Create());
+  return SampleTimer(stream, flusher, std::move(events));
 }
 
 absl::StatusOr<double> SampleTimer::Cold(Enqueue enqueue) {
-  if (absl::Status s = flusher_->Flush(stream_); !s.ok()) return s;
-  if (absl::Status s = events_.Start(stream_); !s.ok()) return s;
-  if (absl::Status s = enqueue(stream_); !s.ok()) return s;
-  if (absl::Status s = events_.Stop(stream_); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(flusher_->Flush(stream_));
+  KBENCH_RETURN_IF_ERROR(events_.Start(stream_));
+  KBENCH_RETURN_IF_ERROR(enqueue(stream_));
+  KBENCH_RETURN_IF_ERROR(events_.Stop(stream_));
   return events_.ElapsedMs();
 }
 
 absl::StatusOr<double> SampleTimer::Hot(int key, Enqueue enqueue) {
   auto it = hot_.find(key);
   if (it == hot_.end()) {
-    absl::StatusOr<HotGraph> built = BuildHotGraph(enqueue);
-    if (!built.ok()) return built.status();
-    it = hot_.emplace(key, *std::move(built)).first;
+    KBENCH_ASSIGN_OR_RETURN(HotGraph built, BuildHotGraph(enqueue));
+    it = hot_.emplace(key, std::move(built)).first;
   }
-  absl::StatusOr<double> ms = Replay(it->second.graph);
-  if (!ms.ok()) return ms.status();
-  return *ms / it->second.launches;
+  KBENCH_ASSIGN_OR_RETURN(double ms, Replay(it->second.graph));
+  return ms / it->second.launches;
 }
 
 int SampleTimer::HotLaunches(int key) const {
@@ -58,45 +56,41 @@ int SampleTimer::HotLaunches(int key) const {
 absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(
     Enqueue enqueue) {
   // One untimed run first: module load and first touch stay out of the guess.
-  if (absl::Status s = enqueue(stream_); !s.ok()) return s;
-  if (absl::Status s = events_.Start(stream_); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(enqueue(stream_));
+  KBENCH_RETURN_IF_ERROR(events_.Start(stream_));
   for (int i = 0; i < kCalibrationLaunches; ++i) {
-    if (absl::Status s = enqueue(stream_); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(enqueue(stream_));
   }
-  if (absl::Status s = events_.Stop(stream_); !s.ok()) return s;
-  absl::StatusOr<double> guess = events_.ElapsedMs();
-  if (!guess.ok()) return guess.status();
+  KBENCH_RETURN_IF_ERROR(events_.Stop(stream_));
+  KBENCH_ASSIGN_OR_RETURN(double guess, events_.ElapsedMs());
 
   HotGraph hot;
-  hot.launches = LaunchesFor(*guess / kCalibrationLaunches);
+  hot.launches = LaunchesFor(guess / kCalibrationLaunches);
   for (int rebuild = 0;; ++rebuild) {
-    absl::StatusOr<GraphExec> graph = Capture(hot.launches, enqueue);
-    if (!graph.ok()) return graph.status();
-    hot.graph = *std::move(graph);
+    KBENCH_ASSIGN_OR_RETURN(GraphExec graph, Capture(hot.launches, enqueue));
+    hot.graph = std::move(graph);
     // The first replay uploads the graph; the second is representative.
-    if (absl::StatusOr<double> ms = Replay(hot.graph); !ms.ok())
-      return ms.status();
-    absl::StatusOr<double> ms = Replay(hot.graph);
-    if (!ms.ok()) return ms.status();
-    if (*ms >= kHotBatchMs || hot.launches >= kMaxHotLaunches ||
+    KBENCH_RETURN_IF_ERROR(Replay(hot.graph).status());
+    KBENCH_ASSIGN_OR_RETURN(double ms, Replay(hot.graph));
+    if (ms >= kHotBatchMs || hot.launches >= kMaxHotLaunches ||
         rebuild == kMaxRebuilds)
       return hot;
-    hot.launches = LaunchesFor(*ms / hot.launches / 1.1);
+    hot.launches = LaunchesFor(ms / hot.launches / 1.1);
   }
 }
 
 absl::StatusOr<GraphExec> SampleTimer::Capture(int launches, Enqueue enqueue) {
   return GraphExec::Capture(stream_, [&](cudaStream_t stream) -> absl::Status {
-    if (absl::Status s = events_.Start(stream); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(events_.Start(stream));
     for (int i = 0; i < launches; ++i) {
-      if (absl::Status s = enqueue(stream); !s.ok()) return s;
+      KBENCH_RETURN_IF_ERROR(enqueue(stream));
     }
     return events_.Stop(stream);
   });
 }
 
 absl::StatusOr<double> SampleTimer::Replay(const GraphExec& graph) {
-  if (absl::Status s = graph.Launch(stream_); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(graph.Launch(stream_));
   return events_.ElapsedMs();
 }
 

@@ -1,4 +1,4 @@
-// SampleTimer: how every CUDA op takes one timed sample (DESIGN.md,
+// SampleTimer: how every CUDA op and tool takes one timed sample (DESIGN.md,
 // Measurement). The work of a sample is given as a callback that enqueues one
 // run on a stream without waiting.
 //   COLD: the L2 is flushed (L2Flusher), then a start event, the work, a
@@ -9,8 +9,10 @@
 //         outside them), with K chosen once per key so a replay lasts at
 //         least kHotBatchMs; the sample is the replay's time / K, with caches
 //         warm and launch gaps as small as the device makes them.
-// A SampleTimer belongs to one workload (graphs capture its buffers) and is
-// used by its worker thread only.
+// Ownership: the stream and the flusher are borrowed and must outlive the
+// timer. The hot graphs capture whatever buffers `enqueue` touches, so a timer
+// belongs to one set of buffers (one workload) and must not outlive them.
+// Threading: one thread at a time.
 #pragma once
 
 #include <map>

@@ -1,6 +1,8 @@
 // Stream: a CUDA stream owned by one object, destroyed by its destructor.
 // Non-blocking (cudaStreamNonBlocking), so work on the legacy default stream
 // of another library cannot slip between a sample's events. Move-only.
+// Threading: a CUDA stream may be used from any thread; a sample's ordering is
+// only meaningful when one thread enqueues on it at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>

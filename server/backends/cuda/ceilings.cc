@@ -27,19 +27,17 @@ constexpr int kGemmSize = 8192;
 absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
                                 int repetitions,
                                 absl::FunctionRef<absl::Status()> enqueue) {
-  absl::StatusOr<cuda::EventPair> events = cuda::EventPair::Create();
-  if (!events.ok()) return events.status();
+  KBENCH_ASSIGN_OR_RETURN(cuda::EventPair events, cuda::EventPair::Create());
   for (int i = 0; i < warmups; ++i) {
-    if (absl::Status s = enqueue(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(enqueue());
   }
   std::vector<double> times;
   for (int i = 0; i < repetitions; ++i) {
-    if (absl::Status s = events->Start(stream); !s.ok()) return s;
-    if (absl::Status s = enqueue(); !s.ok()) return s;
-    if (absl::Status s = events->Stop(stream); !s.ok()) return s;
-    absl::StatusOr<double> ms = events->ElapsedMs();
-    if (!ms.ok()) return ms.status();
-    times.push_back(*ms);
+    KBENCH_RETURN_IF_ERROR(events.Start(stream));
+    KBENCH_RETURN_IF_ERROR(enqueue());
+    KBENCH_RETURN_IF_ERROR(events.Stop(stream));
+    KBENCH_ASSIGN_OR_RETURN(double ms, events.ElapsedMs());
+    times.push_back(ms);
   }
   std::nth_element(times.begin(), times.begin() + times.size() / 2,
                    times.end());
@@ -52,53 +50,53 @@ absl::StatusOr<double> MeasureCopyBandwidthGbps(cudaStream_t stream) {
   size_t free_bytes = 0, total_bytes = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes));
   const size_t bytes = std::min(kCopyBytes, free_bytes / 4);
-  absl::StatusOr<cuda::DeviceBuffer> src = cuda::DeviceBuffer::Allocate(bytes);
-  if (!src.ok()) return src.status();
-  absl::StatusOr<cuda::DeviceBuffer> dst = cuda::DeviceBuffer::Allocate(bytes);
-  if (!dst.ok()) return dst.status();
-  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src->get(), 1, bytes, stream));
-  absl::StatusOr<double> ms =
-      MedianMs(stream, kCopyWarmups, kCopyRepetitions, [&]() -> absl::Status {
-        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
-            dst->get(), src->get(), bytes, cudaMemcpyDeviceToDevice, stream));
-        return absl::OkStatus();
-      });
-  if (!ms.ok()) return ms.status();
-  return 2.0 * double(bytes) / (*ms * 1e-3) / 1e9;
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer src,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer dst,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src.get(), 1, bytes, stream));
+  auto copy = [&]() -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+        dst.get(), src.get(), bytes, cudaMemcpyDeviceToDevice, stream));
+    return absl::OkStatus();
+  };
+  KBENCH_ASSIGN_OR_RETURN(
+      const double ms, MedianMs(stream, kCopyWarmups, kCopyRepetitions, copy));
+  return 2.0 * double(bytes) / (ms * 1e-3) / 1e9;
 }
 
 absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream) {
   constexpr int64_t kElements = int64_t(kGemmSize) * kGemmSize;
   constexpr size_t kBytes = size_t(kElements) * 2;
-  absl::StatusOr<cuda::DeviceBuffer> a = cuda::DeviceBuffer::Allocate(kBytes);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<cuda::DeviceBuffer> b = cuda::DeviceBuffer::Allocate(kBytes);
-  if (!b.ok()) return b.status();
-  absl::StatusOr<cuda::DeviceBuffer> c = cuda::DeviceBuffer::Allocate(kBytes);
-  if (!c.ok()) return c.status();
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a,
+                          cuda::DeviceBuffer::Allocate(kBytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b,
+                          cuda::DeviceBuffer::Allocate(kBytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c,
+                          cuda::DeviceBuffer::Allocate(kBytes));
   using kernels::InputStream;
   KBENCH_CUDA_RETURN_IF_ERROR(
       kernels::cuda::LaunchFillSeeded(kernels::DType::kFp16, 1, InputStream::kA,
-                                      0, a->get(), kElements, stream));
+                                      0, a.get(), kElements, stream));
   KBENCH_CUDA_RETURN_IF_ERROR(
       kernels::cuda::LaunchFillSeeded(kernels::DType::kFp16, 1, InputStream::kB,
-                                      0, b->get(), kElements, stream));
+                                      0, b.get(), kElements, stream));
 
   KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle handle,
                           cuda::CublasHandle::Create());
   KBENCH_RETURN_IF_ERROR(handle.Bind(stream));
   const float alpha = 1.0f, beta = 0.0f;
   const int n = kGemmSize;
-  absl::StatusOr<double> ms =
-      MedianMs(stream, kGemmWarmups, kGemmRepetitions, [&]() -> absl::Status {
-        KBENCH_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
-            handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a->get(),
-            CUDA_R_16F, n, b->get(), CUDA_R_16F, n, &beta, c->get(), CUDA_R_16F,
-            n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-        return absl::OkStatus();
-      });
-  if (!ms.ok()) return ms.status();
-  return 2.0 * double(n) * n * n / (*ms * 1e-3) / 1e12;
+  auto gemm = [&]() -> absl::Status {
+    KBENCH_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
+        handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(),
+        CUDA_R_16F, n, b.get(), CUDA_R_16F, n, &beta, c.get(), CUDA_R_16F, n,
+        CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return absl::OkStatus();
+  };
+  KBENCH_ASSIGN_OR_RETURN(
+      const double ms, MedianMs(stream, kGemmWarmups, kGemmRepetitions, gemm));
+  return 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
 }
 
 }  // namespace kbench::server::cuda_backend

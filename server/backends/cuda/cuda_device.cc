@@ -13,6 +13,7 @@
 #include "server/backends/cuda/vector_add_workload.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/nvml_clock.h"
+#include "server/status_macros.h"
 
 namespace kbench::server {
 namespace {
@@ -46,14 +47,14 @@ class CudaDevice final : public Device {
 
   absl::StatusOr<std::unique_ptr<Workload>> PrepareVectorAdd(
       const VectorAddProblem& problem) override {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(
         cuda_backend::PrepareCudaVectorAdd(context_, problem));
   }
 
   absl::StatusOr<std::unique_ptr<Workload>> PrepareAttention(
       const AttentionProblem& problem) override {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(
         cuda_backend::PrepareCudaAttention(context_, problem));
   }
@@ -82,20 +83,18 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   KBENCH_CUDA_RETURN_IF_ERROR(
       cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
 
-  absl::StatusOr<cuda::Stream> stream = cuda::Stream::Create();
-  if (!stream.ok()) return stream.status();
-  absl::StatusOr<cuda::L2Flusher> flusher =
-      cuda::L2Flusher::Create(size_t(props.l2CacheSize));
-  if (!flusher.ok()) return flusher.status();
-  auto context = std::make_shared<DeviceContext>(ordinal, *std::move(stream),
-                                                 *std::move(flusher));
+  KBENCH_ASSIGN_OR_RETURN(cuda::Stream stream, cuda::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
+                          cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
+  auto context = std::make_shared<DeviceContext>(ordinal, std::move(stream),
+                                                 std::move(flusher));
 
-  absl::StatusOr<double> copy_gbps =
-      cuda_backend::MeasureCopyBandwidthGbps(context->stream.get());
-  if (!copy_gbps.ok()) return copy_gbps.status();
-  absl::StatusOr<double> matmul_tflops =
-      cuda_backend::MeasureMatmulTflops(context->stream.get());
-  if (!matmul_tflops.ok()) return matmul_tflops.status();
+  KBENCH_ASSIGN_OR_RETURN(
+      double copy_gbps,
+      cuda_backend::MeasureCopyBandwidthGbps(context->stream.get()));
+  KBENCH_ASSIGN_OR_RETURN(
+      double matmul_tflops,
+      cuda_backend::MeasureMatmulTflops(context->stream.get()));
 
   cuda::NvmlClock clock = cuda::NvmlClock::Open(pci_bus_id);
   double max_sm_clock_mhz = clock.MaxSmClockMhz().value_or(0);
@@ -115,8 +114,8 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   info.set_memory_bytes(uint64_t(props.totalGlobalMem));
   info.set_max_sm_clock_mhz(max_sm_clock_mhz);
   info.set_compute_capability(absl::StrCat(props.major, ".", props.minor));
-  info.set_copy_bandwidth_gbps(*copy_gbps);
-  info.set_matmul_tflops(*matmul_tflops);
+  info.set_copy_bandwidth_gbps(copy_gbps);
+  info.set_matmul_tflops(matmul_tflops);
   info.set_healthy(true);
   return std::make_unique<CudaDevice>(std::move(context), std::move(info),
                                       std::move(clock));
@@ -138,10 +137,9 @@ absl::StatusOr<int> CudaDeviceCount() {
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenCudaDevices() {
-  absl::StatusOr<int> count = CudaDeviceCount();
-  if (!count.ok()) return count.status();
+  KBENCH_ASSIGN_OR_RETURN(int count, CudaDeviceCount());
   std::vector<std::unique_ptr<Device>> devices;
-  for (int ordinal = 0; ordinal < *count; ++ordinal) {
+  for (int ordinal = 0; ordinal < count; ++ordinal) {
     absl::StatusOr<std::unique_ptr<Device>> device = OpenCudaDevice(ordinal);
     if (!device.ok()) {
       return absl::Status(device.status().code(),

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "server/cuda_runtime/cuda_status.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 
@@ -25,14 +26,14 @@ absl::Status CudaWorkload::PoisonOutput() {
 
 absl::Status CudaWorkload::Run(int variant) {
   return Guarded([&]() -> absl::Status {
-    if (absl::Status s = Enqueue(variant, stream()); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(Enqueue(variant, stream()));
     return context_->stream.Synchronize();
   });
 }
 
 absl::StatusOr<double> CudaWorkload::TimeSample(int variant,
                                                 v1::TimingMode mode) {
-  if (absl::Status s = context_->Enter(); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(context_->Enter());
   auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
   return context_->Track(mode == v1::TIMING_MODE_HOT
                              ? timer_.Hot(variant, enqueue)
@@ -41,7 +42,7 @@ absl::StatusOr<double> CudaWorkload::TimeSample(int variant,
 
 absl::StatusOr<std::span<const float>> CudaWorkload::Output() {
   const size_t n = size_t(elements_);
-  absl::Status copied = Guarded([&]() -> absl::Status {
+  auto copy = [&]() -> absl::Status {
     host_.resize(n);
     void* staging = host_.data();
     if (dtype_ != kernels::DType::kFp32) {
@@ -52,8 +53,8 @@ absl::StatusOr<std::span<const float>> CudaWorkload::Output() {
         cudaMemcpyAsync(staging, output_.get(), output_.bytes(),
                         cudaMemcpyDeviceToHost, stream()));
     return context_->stream.Synchronize();
-  });
-  if (!copied.ok()) return copied;
+  };
+  KBENCH_RETURN_IF_ERROR(Guarded(copy));
   if (dtype_ == kernels::DType::kFp16) {
     for (size_t i = 0; i < n; ++i)
       host_[i] = kernels::HalfBitsToFloat(bits_[i]);

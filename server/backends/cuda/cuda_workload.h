@@ -22,6 +22,7 @@
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/sample_timer.h"
 #include "server/device.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 
@@ -50,7 +51,7 @@ class CudaWorkload : public Workload {
   // Enters the device, runs `body`, and tracks its result for sticky errors.
   template <typename F>
   absl::Status Guarded(F body) {
-    if (absl::Status s = context_->Enter(); !s.ok()) return s;
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(body());
   }
 

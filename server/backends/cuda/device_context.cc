@@ -1,11 +1,12 @@
 #include "server/backends/cuda/device_context.h"
 
 #include "server/cuda_runtime/cuda_status.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 
 absl::Status DeviceContext::Enter() const {
-  if (absl::Status usable = health.CheckUsable(); !usable.ok()) return usable;
+  KBENCH_RETURN_IF_ERROR(health.CheckUsable());
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
   return absl::OkStatus();
 }

@@ -12,6 +12,7 @@
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/sample_timer.h"
+#include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
@@ -83,34 +84,32 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaVectorAdd(
     return absl::InvalidArgumentError(
         absl::StrCat("n: ", problem.n, " elements do not fit in memory"));
   }
-  absl::StatusOr<std::vector<Variant>> variants =
-      ParseVariants(problem.variants);
-  if (!variants.ok()) return variants.status();
+  KBENCH_ASSIGN_OR_RETURN(std::vector<Variant> variants,
+                          ParseVariants(problem.variants));
 
   const size_t bytes = size_t(problem.n) * sizeof(float);
-  absl::StatusOr<cuda::DeviceBuffer> a = cuda::DeviceBuffer::Allocate(bytes);
-  if (!a.ok()) return a.status();
-  absl::StatusOr<cuda::DeviceBuffer> b = cuda::DeviceBuffer::Allocate(bytes);
-  if (!b.ok()) return b.status();
-  absl::StatusOr<cuda::DeviceBuffer> c = cuda::DeviceBuffer::Allocate(bytes);
-  if (!c.ok()) return c.status();
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c,
+                          cuda::DeviceBuffer::Allocate(bytes));
 
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
   KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.dtype, problem.seed, InputStream::kA, 0, a->get(), problem.n,
+      problem.dtype, problem.seed, InputStream::kA, 0, a.get(), problem.n,
       stream));
   KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.dtype, problem.seed, InputStream::kB, 0, b->get(), problem.n,
+      problem.dtype, problem.seed, InputStream::kB, 0, b.get(), problem.n,
       stream));
-  if (absl::Status s = context->stream.Synchronize(); !s.ok()) return s;
+  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
 
-  absl::StatusOr<cuda::SampleTimer> timer =
-      cuda::SampleTimer::Create(stream, &context->flusher);
-  if (!timer.ok()) return timer.status();
+  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
+                          cuda::SampleTimer::Create(stream, &context->flusher));
   return std::make_unique<CudaVectorAdd>(
-      std::move(context), problem.n, *std::move(variants), *std::move(a),
-      *std::move(b), *std::move(c), *std::move(timer));
+      std::move(context), problem.n, std::move(variants), std::move(a),
+      std::move(b), std::move(c), std::move(timer));
 }
 
 }  // namespace kbench::server::cuda_backend
