@@ -50,7 +50,7 @@ build() {
   "$shared/tools/bundle-for-device.sh" .gpu build-gpu/server/kbench-server \
     build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests \
     build-gpu/tests/kbench_gpu_attention_test \
-    build-gpu/kernels/cuda/kbench_attention_bench
+    build-gpu/tools/kbench_attention_bench
   cp -r scripts/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
