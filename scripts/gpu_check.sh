@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
-# The whole GPU check of kbench, in two halves (../shared/GPU.md):
+# The whole GPU check of kbench, in two halves:
 #
 #   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
 #       configures build-gpu for sm_90 (Release), builds kbench-server,
 #       kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
 #       and kbench_attention_bench, and bundles them with the libraries the
 #       GPU machine lacks into .gpu/ (ignored by git), with scripts/bench
-#       beside them. KBENCH_SHARED_DIR (default ../shared, from the repo root)
-#       holds tools/bundle-for-device.sh; JOBS (default 2) is the build's
-#       parallelism.
+#       beside them (scripts/bundle-for-device.sh). JOBS (default 2) is the
+#       build's parallelism.
 #
 #   scripts/gpu_check.sh device    on the GPU machine, from the repo root,
 #       with .gpu carried (run tool: carry [".gpu"]), all in the same run:
@@ -19,7 +18,8 @@
 #          (the second checks that two runs agree); the peers
 #          (scripts/bench/vector_add_peers.py: torch.add with triton's
 #          do_bench, and the device copy bandwidth); the table
-#          (scripts/bench/vector_add_table.py);
+#          (scripts/bench/vector_add_table.py, with the margins as figures:
+#          cold over hot, and the grid sweep of gpu_tests.log);
 #       3. attention (scripts/bench/attention_gpu.sh): the kernels alone over
 #          the FlashAttention grid in fp16 and fp32 with every tiling, the
 #          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
@@ -40,17 +40,16 @@ mode=${1:-build}
 
 build() {
   set -e
-  local shared=${KBENCH_SHARED_DIR:-../shared}
   cmake -S . -B build-gpu -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release
   cmake --build build-gpu -j"${JOBS:-2}" \
     --target kbench-server kbench kbench_gpu_tests kbench_gpu_attention_test \
     kbench_attention_bench
   rm -rf .gpu
-  "$shared/tools/bundle-for-device.sh" .gpu build-gpu/server/kbench-server \
+  scripts/bundle-for-device.sh .gpu build-gpu/server/kbench-server \
     build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests \
     build-gpu/tests/kbench_gpu_attention_test \
-    build-gpu/kernels/cuda/kbench_attention_bench
+    build-gpu/tools/kbench_attention_bench
   cp -r scripts/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
@@ -140,6 +139,7 @@ device() {
     python3 "$bench/vector_add_table.py" --dir "$raw" \
       --out "$out/vector_add.md" \
       --command "scripts/gpu_check.sh build (here), then scripts/gpu_check.sh device (GPU machine)" \
+      --grid-log "$out/gpu_tests.log" \
       >/dev/null 2>>"$log" || failed=1
   else
     failed=1

@@ -4,7 +4,7 @@
 #include "server/backends/cpu/cpu_device.h"
 #include "server/log.h"
 #if KBENCH_HAVE_CUDA
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #endif
 
 namespace kbench::server {

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #include "server/device.h"
 
 namespace kbench::server {

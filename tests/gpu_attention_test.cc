@@ -4,10 +4,11 @@
 // with batch * heads above the H200's 132 SMs, and long rows that take the
 // softmax's streaming path; every element of the output is written (it is
 // poisoned with NaN before each run); unsupported head dims are refused.
-// Then the same through the CUDA backend (server/cuda/attention_workload.h):
-// what Ops() lists, refusals with the right codes, a run checked and timed
-// cold and hot (a CUDA graph around cuBLAS and the kernels).
-// Skipped, with the reason, where no CUDA device is present.
+// Then the same through the CUDA backend
+// (server/backends/cuda/attention_workload.h): what Ops() lists, refusals with
+// the right codes, a run checked and timed cold and hot (a CUDA graph around
+// cuBLAS and the kernels). Skipped, with the reason, where no CUDA device is
+// present.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -15,21 +16,33 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/verify.h"
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
+#include "server/cuda_runtime/cublas_handle.h"
+#include "server/cuda_runtime/cuda_status.h"
+#include "server/cuda_runtime/device_buffer.h"
+#include "server/cuda_runtime/stream.h"
+#include "server/status_macros.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::kernels::cuda {
 namespace {
+
+using ::kbench::cuda::CublasHandle;
+using ::kbench::cuda::DeviceBuffer;
+using ::kbench::cuda::Stream;
 
 constexpr uint64_t kSeed = 20261130;
 // Rows checked against the reference: all of them up to 2048, else a sample
@@ -39,55 +52,22 @@ int64_t CheckedRows(const AttentionShape& shape) {
   return std::clamp<int64_t>(budget, 64, 2048);
 }
 
-// Empty when a CUDA device is present, else why not.
-std::string NoDeviceReason() {
-  int count = 0;
-  const cudaError_t error = cudaGetDeviceCount(&count);
-  if (error != cudaSuccess) {
-    cudaGetLastError();
-    return std::string("no CUDA device found: ") + cudaGetErrorString(error);
-  }
-  return count == 0 ? "no CUDA device found" : "";
-}
-
-// Device memory freed on scope exit.
-class Buffer {
- public:
-  explicit Buffer(size_t bytes) : bytes_(bytes) {
-    if (cudaMalloc(&ptr_, bytes) != cudaSuccess) {
-      cudaGetLastError();
-      ptr_ = nullptr;
-    }
-  }
-  ~Buffer() {
-    if (ptr_ != nullptr) cudaFree(ptr_);
-  }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return ptr_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  void* ptr_ = nullptr;
-  size_t bytes_;
-};
-
-std::vector<float> ToHost(const Buffer& buffer, DType dtype) {
+// The output of `dtype` on the device, copied to the host as float.
+absl::StatusOr<std::vector<float>> ToHost(const DeviceBuffer& buffer,
+                                          DType dtype, const Stream& stream) {
   const size_t n = buffer.bytes() / size_t(DTypeBytes(dtype));
   std::vector<float> out(n);
-  if (dtype == DType::kFp32) {
-    EXPECT_EQ(cudaMemcpy(out.data(), buffer.get(), buffer.bytes(),
-                         cudaMemcpyDeviceToHost),
-              cudaSuccess);
-    return out;
-  }
-  std::vector<uint16_t> bits(n);
-  EXPECT_EQ(cudaMemcpy(bits.data(), buffer.get(), buffer.bytes(),
-                       cudaMemcpyDeviceToHost),
-            cudaSuccess);
-  for (size_t i = 0; i < n; ++i)
-    out[i] = dtype == DType::kFp16 ? HalfBitsToFloat(bits[i])
-                                   : Bf16BitsToFloat(bits[i]);
+  std::vector<uint16_t> bits(dtype == DType::kFp32 ? 0 : n);
+  void* host = dtype == DType::kFp32 ? static_cast<void*>(out.data())
+                                     : static_cast<void*>(bits.data());
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(host, buffer.get(), buffer.bytes(),
+                      cudaMemcpyDeviceToHost, stream.get()));
+  KBENCH_RETURN_IF_ERROR(stream.Synchronize());
+  if (dtype != DType::kFp32)
+    for (size_t i = 0; i < n; ++i)
+      out[i] = dtype == DType::kFp16 ? HalfBitsToFloat(bits[i])
+                                     : Bf16BitsToFloat(bits[i]);
   return out;
 }
 
@@ -109,9 +89,9 @@ TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
   EXPECT_FALSE(FusedAttentionSupports(32));
   const AttentionTensors none;
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
-    EXPECT_EQ(LaunchAttentionFused(Shape(1, 1, 64, 96, false), dtype, none,
-                                   nullptr),
-              cudaErrorInvalidValue);
+    EXPECT_EQ(
+        LaunchAttentionFused(Shape(1, 1, 64, 96, false), dtype, none, nullptr),
+        cudaErrorInvalidValue);
 }
 
 enum class Variant { kNaive, kFused };
@@ -140,11 +120,59 @@ void PrintTo(const Case& c, std::ostream* os) {
 class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    if (const std::string reason = NoDeviceReason(); !reason.empty())
-      GTEST_SKIP() << reason;
-    if (handle_ == nullptr) {
-      ASSERT_EQ(cublasCreate(&handle_), CUBLAS_STATUS_SUCCESS);
+    if (const auto count = server::CudaDeviceCount(); !count.ok())
+      GTEST_SKIP() << count.status().message();
+    if (!stream_) {
+      auto stream = Stream::Create();
+      ASSERT_TRUE(stream.ok()) << stream.status();
+      auto cublas = CublasHandle::Create();
+      ASSERT_TRUE(cublas.ok()) << cublas.status();
+      stream_ = std::make_unique<Stream>(*std::move(stream));
+      cublas_ = std::make_unique<CublasHandle>(*std::move(cublas));
     }
+  }
+  static void TearDownTestSuite() {
+    cublas_.reset();
+    stream_.reset();
+  }
+
+  // Runs case `c` on `shape` with NaN-poisoned output; the output as float.
+  static absl::StatusOr<std::vector<float>> Run(const Case& c,
+                                                const AttentionShape& shape) {
+    const cudaStream_t stream = stream_->get();
+    const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer o, DeviceBuffer::Allocate(bytes));
+    for (auto [buffer, input] :
+         {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
+          std::pair{&v, InputStream::kV}}) {
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          LaunchFillSeeded(c.dtype, kSeed, input, 0, buffer->get(),
+                           shape.TensorElements(), stream));
+    }
+    // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
+
+    DeviceBuffer scores;
+    if (c.variant == Variant::kNaive) {
+      KBENCH_ASSIGN_OR_RETURN(
+          scores, DeviceBuffer::Allocate(size_t(shape.ScoreElements()) *
+                                         DTypeBytes(c.dtype)));
+      KBENCH_RETURN_IF_ERROR(cublas_->Bind(stream));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(AttentionScoresGemm(
+          cublas_->get(), shape, c.dtype, q.get(), k.get(), scores.get()));
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          LaunchAttentionSoftmax(shape, c.dtype, scores.get(), stream));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(AttentionOutputGemm(
+          cublas_->get(), shape, c.dtype, scores.get(), v.get(), o.get()));
+    } else {
+      const AttentionTensors x{q.get(), k.get(), v.get(), o.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          LaunchAttentionFused(shape, c.dtype, x, stream));
+    }
+    return ToHost(o, c.dtype, *stream_);
   }
 
   // The reference of a problem, shared by the variants that check it.
@@ -161,9 +189,11 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
     return it->second;
   }
 
-  static inline cublasHandle_t handle_ = nullptr;
-  static inline std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int>,
-                         std::vector<double>>
+  static inline std::unique_ptr<Stream> stream_;
+  static inline std::unique_ptr<CublasHandle> cublas_;
+  static inline std::map<
+      std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int>,
+      std::vector<double>>
       references_;
 };
 
@@ -171,40 +201,9 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const Case& c = GetParam();
   AttentionShape shape = c.shape;
   shape.causal = c.causal;
-  const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
-  Buffer q(bytes), k(bytes), v(bytes), o(bytes);
-  ASSERT_NE(o.get(), nullptr);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kQ, q.get(),
-                               shape.TensorElements(), nullptr),
-            cudaSuccess);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kK, k.get(),
-                               shape.TensorElements(), nullptr),
-            cudaSuccess);
-  ASSERT_EQ(LaunchFillSeededAs(c.dtype, kSeed, InputStream::kV, v.get(),
-                               shape.TensorElements(), nullptr),
-            cudaSuccess);
-  // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
-  ASSERT_EQ(cudaMemset(o.get(), 0xFF, bytes), cudaSuccess);
-
-  if (c.variant == Variant::kNaive) {
-    Buffer scores(size_t(shape.ScoreElements()) * DTypeBytes(c.dtype));
-    ASSERT_NE(scores.get(), nullptr);
-    ASSERT_EQ(AttentionScoresGemm(handle_, shape, c.dtype, q.get(), k.get(),
-                                  scores.get()),
-              CUBLAS_STATUS_SUCCESS);
-    ASSERT_EQ(LaunchAttentionSoftmax(shape, c.dtype, scores.get(), nullptr),
-              cudaSuccess);
-    ASSERT_EQ(AttentionOutputGemm(handle_, shape, c.dtype, scores.get(),
-                                  v.get(), o.get()),
-              CUBLAS_STATUS_SUCCESS);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  } else {
-    const AttentionTensors x{q.get(), k.get(), v.get(), o.get()};
-    ASSERT_EQ(LaunchAttentionFused(shape, c.dtype, x, nullptr), cudaSuccess);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  }
-
-  const std::vector<float> out = ToHost(o, c.dtype);
+  const absl::StatusOr<std::vector<float>> output = Run(c, shape);
+  ASSERT_TRUE(output.ok()) << output.status();
+  const std::vector<float>& out = *output;
   int64_t non_finite = 0;
   for (float x : out) non_finite += !std::isfinite(x);
   EXPECT_EQ(non_finite, 0) << "elements left unwritten (NaN) or overflowed";
@@ -215,8 +214,10 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const int64_t d = shape.head_dim;
   for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t x = 0; x < d; ++x)
-      errors.Add(out[size_t((rows[r].batch_head * shape.seq_len + rows[r].row) * d + x)],
-                 ref[r * d + x]);
+      errors.Add(
+          out[size_t((rows[r].batch_head * shape.seq_len + rows[r].row) * d +
+                     x)],
+          ref[r * d + x]);
   EXPECT_EQ(errors.checked(), uint64_t(rows.size() * d));
   EXPECT_TRUE(errors.Passes(Tolerance(c.dtype, /*attention=*/true)))
       << "rel L2 " << errors.rel_l2_error() << " (tolerance "
@@ -234,14 +235,16 @@ std::vector<Case> Cases() {
       for (bool causal : {false, true})
         for (int64_t d : {64, 128})
           for (const auto& [b, h, n] : shapes)
-            cases.push_back({variant, dtype, causal, Shape(b, h, n, d, causal)});
+            cases.push_back(
+                {variant, dtype, causal, Shape(b, h, n, d, causal)});
   // Longer rows: several key tiles and query blocks; the naive softmax's
   // block-per-row and streaming kernels (33000 fp16 scores a row do not fit
   // its registers).
   for (bool causal : {false, true}) {
     for (Variant variant : {Variant::kNaive, Variant::kFused})
       for (DType dtype : {DType::kFp32, DType::kFp16})
-        cases.push_back({variant, dtype, causal, Shape(1, 2, 4100, 128, causal)});
+        cases.push_back(
+            {variant, dtype, causal, Shape(1, 2, 4100, 128, causal)});
     cases.push_back({Variant::kNaive, DType::kFp16, causal,
                      Shape(1, 1, 33000, 64, causal)});
     cases.push_back({Variant::kNaive, DType::kFp32, causal,
@@ -283,7 +286,6 @@ class CudaAttentionDevice : public CudaDeviceTest {
     p.variants = std::move(variants);
     return p;
   }
-
 };
 
 TEST_F(CudaAttentionDevice, OpsListAttentionWithItsDtypesAndHeadDims) {
@@ -317,10 +319,11 @@ TEST_F(CudaAttentionDevice, RefusesUnknownVariant) {
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
-TEST_F(CudaAttentionDevice, NaiveScoresTooLargeForTheDeviceAreResourceExhausted) {
+TEST_F(CudaAttentionDevice,
+       NaiveScoresTooLargeForTheDeviceAreResourceExhausted) {
   // 2^21 x 2^21 fp16 scores: 8 TiB, more than any GPU has.
-  auto workload = device_->PrepareAttention(
-      Problem(1, 1, int64_t(1) << 21, 64, false, kernels::DType::kFp16, {"naive"}));
+  auto workload = device_->PrepareAttention(Problem(
+      1, 1, int64_t(1) << 21, 64, false, kernels::DType::kFp16, {"naive"}));
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(workload.status().message().find("bytes"), std::string::npos)
@@ -351,8 +354,9 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
     kernels::ErrorStats errors;
     for (size_t r = 0; r < rows.size(); ++r)
       for (int64_t x = 0; x < 128; ++x)
-        errors.Add((*out)[size_t((rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
-                   ref[r * 128 + x]);
+        errors.Add(
+            (*out)[size_t((rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
+            ref[r * 128 + x]);
     EXPECT_EQ(errors.checked(), uint64_t(problem.shape.TensorElements()));
     EXPECT_EQ(errors.non_finite(), 0u);
     EXPECT_TRUE(errors.Passes(kernels::Tolerance(dtype, true)))
@@ -369,7 +373,8 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
     kernels::ErrorStats timed;
     for (size_t r = 0; r < rows.size(); ++r)
       for (int64_t x = 0; x < 128; ++x)
-        timed.Add((*again)[size_t((rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
+        timed.Add((*again)[size_t(
+                      (rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
                   ref[r * 128 + x]);
     EXPECT_TRUE(timed.Passes(kernels::Tolerance(dtype, true)))
         << "rel L2 " << timed.rel_l2_error();

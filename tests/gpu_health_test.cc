@@ -2,10 +2,10 @@
 // Host logic only: runs on CPU-only machines too.
 #include <gtest/gtest.h>
 
-#include "server/cuda/cuda_status.h"
-#include "server/cuda/device_health.h"
+#include "server/cuda_runtime/cuda_status.h"
+#include "server/cuda_runtime/device_health.h"
 
-namespace kbench::server::cuda {
+namespace kbench::cuda {
 namespace {
 
 absl::Status Failing(cudaError_t error) {
@@ -66,4 +66,4 @@ TEST(DeviceHealth, KeepsTheFirstStickyError) {
 }
 
 }  // namespace
-}  // namespace kbench::server::cuda
+}  // namespace kbench::cuda

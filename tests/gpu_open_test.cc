@@ -4,7 +4,7 @@
 // it measured.
 #include <gtest/gtest.h>
 
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 
 namespace kbench::server {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #include "server/runner.h"
 #include "tests/recording_sink.h"
 

@@ -1,31 +1,109 @@
-// Why the vectorized kernel's grid covers the array (one float4 per thread):
-// on large cold problems it is within 3% of the best grid of a sweep that
-// also caps the grid at 1, 2, 4 and 8 waves of resident blocks (threads then
-// stride). Prints the sweep, so a GPU run documents the choice. Uses the
-// backend's parts directly; skipped where no CUDA device is present.
+// The grid sweep behind the vectorized kernel's grid (one float4 per thread,
+// covering the array): on large cold problems it is compared with grids
+// capped at 1, 2, 4 and 8 waves of resident blocks (threads then stride).
+// The test specifies what every grid must do, write c = a + b exactly, and
+// that each timing is a positive, finite number; it prints the sweep
+// ("grid sweep: ..." lines), and scripts/bench/vector_add_table.py reads
+// those lines to report whether the covering grid is within its margin of
+// the best. Uses the CUDA runtime library and the kernels directly; skipped
+// where no CUDA device is present.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda/vector_add.h"
-#include "server/cuda/cuda_device.h"
-#include "server/cuda/device_buffer.h"
-#include "server/cuda/l2_flusher.h"
-#include "server/cuda/sample_timer.h"
-#include "server/cuda/stream.h"
+#include "kernels/dtype.h"
+#include "kernels/reference.h"
+#include "server/backends/cuda/cuda_device.h"
+#include "server/cuda_runtime/cuda_status.h"
+#include "server/cuda_runtime/device_buffer.h"
+#include "server/cuda_runtime/l2_flusher.h"
+#include "server/cuda_runtime/sample_timer.h"
+#include "server/cuda_runtime/stream.h"
+#include "server/status_macros.h"
 
-namespace kbench::server::cuda {
+namespace kbench::cuda {
 namespace {
 
 constexpr int kSamples = 31;
+constexpr uint64_t kSeed = 1;
+
+// a, b and c of one size, a and b filled from the seed.
+struct Arrays {
+  int64_t n = 0;
+  DeviceBuffer a, b, c;
+};
+
+absl::StatusOr<Arrays> MakeArrays(int64_t n, const Stream& stream) {
+  Arrays arrays;
+  arrays.n = n;
+  const size_t bytes = size_t(n) * sizeof(float);
+  KBENCH_ASSIGN_OR_RETURN(arrays.a, DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(arrays.b, DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(arrays.c, DeviceBuffer::Allocate(bytes));
+  using kernels::DType;
+  using kernels::InputStream;
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kA, 0,
+                                      arrays.a.get(), n, stream.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kB, 0,
+                                      arrays.b.get(), n, stream.get()));
+  KBENCH_RETURN_IF_ERROR(stream.Synchronize());
+  return arrays;
+}
+
+// Runs the kernel once on a NaN-poisoned c and counts the elements that are
+// not exactly a + b (inputs carry 24 random bits in [-1, 1): the fp32 sum is
+// exact).
+absl::StatusOr<int64_t> WrongElements(const Arrays& arrays, int max_blocks,
+                                      const Stream& stream) {
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaMemsetAsync(arrays.c.get(), 0xFF, arrays.c.bytes(), stream.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(
+      arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(),
+      arrays.n, stream.get(), max_blocks));
+  std::vector<float> c(size_t(arrays.n));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(c.data(), arrays.c.get(), arrays.c.bytes(),
+                      cudaMemcpyDeviceToHost, stream.get()));
+  KBENCH_RETURN_IF_ERROR(stream.Synchronize());
+  int64_t wrong = 0;
+  for (size_t i = 0; i < c.size(); ++i)
+    wrong += double(c[i]) !=
+             kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i);
+  return wrong;
+}
+
+// The sorted cold samples of the kernel with a grid of at most max_blocks.
+absl::StatusOr<std::vector<double>> ColdSamples(const Arrays& arrays,
+                                                int max_blocks,
+                                                SampleTimer& timer) {
+  auto enqueue = [&](cudaStream_t stream) -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(
+        arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(),
+        arrays.n, stream, max_blocks));
+    return absl::OkStatus();
+  };
+  std::vector<double> ms;
+  for (int i = 0; i < kSamples; ++i) {
+    KBENCH_ASSIGN_OR_RETURN(const double sample, timer.Cold(enqueue));
+    ms.push_back(sample);
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
 
 TEST(VectorAddVectorizedGrid,
-     CoveringTheArrayIsWithinThreePercentOfTheBestGrid) {
-  if (const auto count = CudaDeviceCount(); !count.ok())
+     EveryGridOfTheSweepWritesExactSumsAndTimesSanely) {
+  if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   int l2_bytes = 0, wave = 0;
@@ -41,50 +119,31 @@ TEST(VectorAddVectorizedGrid,
   ASSERT_TRUE(timer.ok()) << timer.status();
 
   for (const int64_t n : {int64_t(1) << 24, int64_t(1) << 28}) {
-    std::vector<DeviceBuffer> buffers;
-    for (auto input : {kernels::InputStream::kA, kernels::InputStream::kB,
-                       kernels::InputStream::kA}) {
-      auto buffer = DeviceBuffer::Allocate(size_t(n) * sizeof(float));
-      ASSERT_TRUE(buffer.ok()) << buffer.status();
-      ASSERT_EQ(kernels::cuda::LaunchFillSeeded(
-                    1, input, 0, buffer->as<float>(), n, stream->get()),
-                cudaSuccess);
-      buffers.push_back(*std::move(buffer));
-    }
-    const float* a = buffers[0].as<float>();
-    const float* b = buffers[1].as<float>();
-    float* c = buffers[2].as<float>();
-
+    const absl::StatusOr<Arrays> arrays = MakeArrays(n, *stream);
+    ASSERT_TRUE(arrays.ok()) << arrays.status();
     // Caps in waves of resident blocks; 0 stands for no cap (the default).
-    double default_ms = 0, best_ms = 1e30;
     for (const int waves : {0, 1, 2, 4, 8}) {
+      SCOPED_TRACE(absl::StrCat("n = ", n, ", waves = ", waves));
       const int max_blocks =
           waves > 0 ? waves * wave : kernels::cuda::kMaxGridBlocks;
-      auto enqueue = [&](cudaStream_t s) -> absl::Status {
-        if (kernels::cuda::LaunchVectorAddVectorized(a, b, c, n, s,
-                                                     max_blocks) != cudaSuccess)
-          return absl::InternalError("launch failed");
-        return absl::OkStatus();
-      };
-      std::vector<double> ms;
-      for (int i = 0; i < kSamples; ++i) {
-        auto sample = timer->Cold(enqueue);
-        ASSERT_TRUE(sample.ok()) << sample.status();
-        ms.push_back(*sample);
-      }
-      std::sort(ms.begin(), ms.end());
-      const double median = ms[ms.size() / 2];
+      const absl::StatusOr<int64_t> wrong =
+          WrongElements(*arrays, max_blocks, *stream);
+      ASSERT_TRUE(wrong.ok()) << wrong.status();
+      EXPECT_EQ(*wrong, 0);
+      const absl::StatusOr<std::vector<double>> ms =
+          ColdSamples(*arrays, max_blocks, *timer);
+      ASSERT_TRUE(ms.ok()) << ms.status();
+      for (double sample : *ms)
+        EXPECT_TRUE(std::isfinite(sample) && sample > 0) << sample;
+      const double median = (*ms)[ms->size() / 2];
       std::printf(
           "grid sweep: n=%lld waves=%d (0: no cap) blocks<=%d "
           "median %.4f ms, %.0f GB/s\n",
           (long long)n, waves, max_blocks, median,
           12.0 * double(n) / (median * 1e-3) / 1e9);
-      if (waves == 0) default_ms = median;
-      best_ms = std::min(best_ms, median);
     }
-    EXPECT_LE(default_ms, 1.03 * best_ms) << "n = " << n;
   }
 }
 
 }  // namespace
-}  // namespace kbench::server::cuda
+}  // namespace kbench::cuda

@@ -11,7 +11,7 @@
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/verify.h"
-#include "server/cuda/cuda_device.h"
+#include "server/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

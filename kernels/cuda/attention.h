@@ -24,7 +24,6 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/dtype.h"
-#include "kernels/seeded_input.h"
 
 namespace kbench::kernels::cuda {
 
@@ -47,8 +46,10 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  cudaStream_t stream);
 
 // The three steps of naive. `scores` holds shape.ScoreElements() elements of
-// dtype. The GEMMs run on `handle`'s stream; the caller sets it (and a
-// workspace, for graph capture) once.
+// dtype. The GEMMs run on `handle`'s stream; the caller puts the handle on
+// its stream with a workspace of its own (cublasSetStream, then
+// cublasSetWorkspace: setting the stream resets the workspace), so that the
+// GEMMs can be captured into a CUDA graph.
 cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
                                    const AttentionShape& shape, DType dtype,
                                    const void* q, const void* k, void* scores);
@@ -57,10 +58,5 @@ cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype,
 cublasStatus_t AttentionOutputGemm(cublasHandle_t handle,
                                    const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o);
-
-// Fills out[0, n) with SeededValue(seed, input, i) rounded to dtype (nearest
-// even), as kernels/reference.h rounds it. Not timed: runs once per problem.
-cudaError_t LaunchFillSeededAs(DType dtype, uint64_t seed, InputStream input,
-                               void* out, int64_t n, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

@@ -1,6 +1,9 @@
-// Fill kernels for seeded inputs (seeded_fill.h). Not timed: they run once
-// when a workload is prepared. Grid-stride with at most 64 Ki blocks.
+// Fill kernels for seeded inputs (seeded_fill.h): fp32, fp16 and bf16, one
+// grid-stride kernel per dtype with at most 64 Ki blocks.
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <algorithm>
 
 #include "kernels/cuda/seeded_fill.h"
 
@@ -10,15 +13,20 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int64_t kMaxBlocks = 65536;
 
+// Round to nearest even, as kernels/dtype.h rounds on the host.
 template <typename T>
-__device__ T Convert(float x);
+__device__ T FromFloat(float x);
 template <>
-__device__ float Convert<float>(float x) {
+__device__ float FromFloat<float>(float x) {
   return x;
 }
 template <>
-__device__ __half Convert<__half>(float x) {
+__device__ __half FromFloat<__half>(float x) {
   return __float2half_rn(x);
+}
+template <>
+__device__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
 }
 
 template <typename T>
@@ -27,31 +35,33 @@ __global__ void FillSeededKernel(uint64_t seed, InputStream input,
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += stride)
-    out[i] = Convert<T>(SeededValue(seed, input, first + uint64_t(i)));
+    out[i] = FromFloat<T>(SeededValue(seed, input, first + uint64_t(i)));
 }
 
 template <typename T>
-cudaError_t Launch(uint64_t seed, InputStream input, uint64_t first, T* out,
-                   int64_t n, cudaStream_t stream) {
-  if (n < 1) return cudaErrorInvalidValue;
-  int64_t blocks = (n + kBlock - 1) / kBlock;
-  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
-  FillSeededKernel<T>
-      <<<unsigned(blocks), kBlock, 0, stream>>>(seed, input, first, out, n);
+cudaError_t Fill(uint64_t seed, InputStream input, uint64_t first, void* out,
+                 int64_t n, cudaStream_t stream) {
+  const int64_t blocks = std::min((n + kBlock - 1) / kBlock, kMaxBlocks);
+  FillSeededKernel<T><<<unsigned(blocks), kBlock, 0, stream>>>(
+      seed, input, first, static_cast<T*>(out), n);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t LaunchFillSeeded(uint64_t seed, InputStream input, uint64_t first,
-                             float* out, int64_t n, cudaStream_t stream) {
-  return Launch(seed, input, first, out, n, stream);
-}
-
-cudaError_t LaunchFillSeededHalf(uint64_t seed, InputStream input,
-                                 uint64_t first, void* out, int64_t n,
-                                 cudaStream_t stream) {
-  return Launch(seed, input, first, static_cast<__half*>(out), n, stream);
+cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input,
+                             uint64_t first, void* out, int64_t n,
+                             cudaStream_t stream) {
+  if (n < 1) return cudaErrorInvalidValue;
+  switch (dtype) {
+    case DType::kFp32:
+      return Fill<float>(seed, input, first, out, n, stream);
+    case DType::kFp16:
+      return Fill<__half>(seed, input, first, out, n, stream);
+    case DType::kBf16:
+      return Fill<__nv_bfloat16>(seed, input, first, out, n, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace kbench::kernels::cuda

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
-# Attention on the GPU machine in one call (../shared/GPU.md), everything in
-# the same run:
+# Attention on the GPU machine in one call, everything in the same run:
 #   1. the GPU tests: kbench_gpu_attention_test (kernels and the CUDA
 #      backend's attention) and, when bundled, kbench_gpu_tests;
-#   2. kbench_attention_bench BENCH_ARGS (the kernels alone, do_bench-style
-#      timing; --grid for the FlashAttention grid);
+#   2. kbench_attention_bench BENCH_ARGS (the kernels alone, the server's
+#      cold samples in do_bench's budget; --grid for the FlashAttention grid);
 #   3. the PyTorch peers (attention_peers.py, PEER_ARGS);
 #   4. when kbench-server and kbench are bundled: the server on the GPU, the
 #      CLI's naive-vs-fused table for --batch 4 --heads 16 --seq 4096
@@ -14,7 +13,7 @@
 #   5. the table (attention_table.py), printed last.
 # Usage, from the repo root on the GPU machine:
 #   scripts/bench/attention_gpu.sh BUNDLE [BENCH_ARGS...]
-# BUNDLE holds the executables and lib/ (tools/bundle-for-device.sh). Files
+# BUNDLE holds the executables and lib/ (scripts/bundle-for-device.sh). Files
 # go to $OUT: table.md, cli.txt, kbench.jsonl, peers.jsonl, the test logs
 # and raw.tar.gz (the server's JSON, stderr logs, nvidia-smi readings).
 # Reads only: never changes the GPU's clocks or settings.

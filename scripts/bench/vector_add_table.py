@@ -5,13 +5,24 @@ of each size and mode), and vector_add_peers.py's output. Every figure in the
 table is read from those files; nothing is estimated.
 
 Usage: vector_add_table.py --dir RAW_DIR --out vector_add.md --command TEXT
+                           [--grid-log GPU_TESTS_LOG]
 RAW_DIR holds info.json, peers.json and kbench_<n>_<mode>_<repeat>.json.
+GPU_TESTS_LOG: the output of kbench_gpu_tests, whose grid sweep
+(gpu_vector_add_grid_test.cc) prints "grid sweep: ..." lines.
+
+The margins the design expects are reported as figures here, not asserted by
+the tests: cold samples of a problem that fits in the L2 are at least
+COLD_OVER_HOT times the hot ones (the flush works), and the vectorized
+kernel's covering grid is within GRID_MARGIN of the best grid of the sweep.
 """
 import argparse
 import glob
 import json
 import os
 import re
+
+COLD_OVER_HOT = 1.2
+GRID_MARGIN = 0.03
 
 
 def load(path):
@@ -40,6 +51,7 @@ def main():
     parser.add_argument("--dir", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--command", required=True)
+    parser.add_argument("--grid-log")
     args = parser.parse_args()
 
     info = load(os.path.join(args.dir, "info.json"))
@@ -140,6 +152,36 @@ def main():
               f"{str(s.get('stop_reason', '')).replace('STOP_REASON_', '').lower()} | "
               f"{pct(r.get('throughput', {}).get('fraction_of_ceiling'))} | "
               f"{clock} | {'yes' if c.get('throttled') else 'no'} | {sp_text} |")
+
+    w("\n## Margins (figures, not tests)\n")
+    w(f"| check | n | figure | margin | holds |")
+    w("|---|---|---|---|---|")
+    l2_bytes = int(dev.get("l2_bytes", 0))
+    for n in sorted({n for (n, _) in keys}):
+        cold, hot = runs.get((n, "cold", 1)), runs.get((n, "hot", 1))
+        if cold is None or hot is None or 12 * n > l2_bytes:
+            continue
+        c = by_variant(cold).get("vectorized", {}).get("stats", {}).get("median_ms")
+        h = by_variant(hot).get("vectorized", {}).get("stats", {}).get("median_ms")
+        ratio = c / h if c and h else None
+        w(f"| vectorized cold / hot median (arrays fit in the L2) | {pow2(n)} | "
+          f"{fmt(ratio, 2)} | >= {COLD_OVER_HOT} | "
+          f"{'n/a' if ratio is None else 'yes' if ratio >= COLD_OVER_HOT else 'NO'} |")
+    sweep = {}
+    if args.grid_log and os.path.exists(args.grid_log):
+        with open(args.grid_log) as f:
+            for line in f:
+                m = re.search(r"grid sweep: n=(\d+) waves=(\d+) .*median ([\d.]+) ms",
+                              line)
+                if m:
+                    sweep.setdefault(int(m[1]), {})[int(m[2])] = float(m[3])
+    for n, by_waves in sorted(sweep.items()):
+        if 0 not in by_waves:
+            continue
+        ratio = by_waves[0] / min(by_waves.values())
+        w(f"| covering grid / best grid of the sweep, cold median | {pow2(n)} | "
+          f"{fmt(ratio, 3)} | <= {1 + GRID_MARGIN:.2f} | "
+          f"{'yes' if ratio <= 1 + GRID_MARGIN else 'NO'} |")
 
     for mode in ("cold", "hot"):
         timing = next(((r.get("started") or {}).get("timing_method")

@@ -1,0 +1,396 @@
+// kbench_attention_bench: the attention kernels of kernels/cuda/attention.h
+// on one GPU, outside the server. For each shape it makes the seeded inputs
+// in the dtype, runs every variant once on a NaN-poisoned output, checks a
+// sample of rows against the double reference (kernels/reference.h), then
+// times it with the server's cold samples (kbench::cuda::SampleTimer::Cold:
+// the L2 flushed by writing twice its size, CUDA events around the kernels
+// only) over the budget of triton.testing.do_bench (the peers' script):
+// about 25 ms of warm-up and 100 ms of samples, the median reported.
+// TFLOP/s = AttentionShape::Flops() (4 B H N^2 d, halved when causal).
+//
+// Usage: kbench_attention_bench [--grid] [--dtypes fp16,fp32,...]
+//          [--shape B,H,N,D] [--causal 0|1|both] [--mma-configs]
+//          [--check-rows R]
+//   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
+//           d in {64, 128}, N in {512, ..., 16384}, causal and not.
+//   --mma-configs: time every tiling of the fused kernels as fused-<config>
+//           too (tensor-core tilings; fp32 unroll depths).
+// One JSON object a line on stdout; a failed check sets "ok": false and the
+// exit status to 1. Any other error is printed on stderr and exits with 2.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <future>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "kernels/attention_shape.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/seeded_fill.h"
+#include "kernels/dtype.h"
+#include "kernels/reference.h"
+#include "kernels/verify.h"
+#include "server/cuda_runtime/cublas_handle.h"
+#include "server/cuda_runtime/cuda_status.h"
+#include "server/cuda_runtime/device_buffer.h"
+#include "server/cuda_runtime/l2_flusher.h"
+#include "server/cuda_runtime/sample_timer.h"
+#include "server/cuda_runtime/stream.h"
+#include "server/status_macros.h"
+
+namespace kbench::tools {
+namespace {
+
+using cuda::DeviceBuffer;
+using kernels::AttentionRow;
+using kernels::AttentionShape;
+using kernels::DType;
+
+constexpr uint64_t kSeed = 20261129;
+
+struct Options {
+  bool grid = false;
+  std::vector<DType> dtypes = {DType::kFp16, DType::kFp32};
+  std::vector<AttentionShape> shapes;
+  std::vector<bool> causal = {false, true};
+  bool mma_configs = false;
+  int check_rows = 16;
+};
+
+absl::StatusOr<DType> ParseDType(const std::string& s) {
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
+    if (s == kernels::DTypeName(dtype)) return dtype;
+  return absl::InvalidArgumentError(absl::StrCat("unknown dtype ", s));
+}
+
+absl::StatusOr<int64_t> ParseInt(const std::string& flag,
+                                 const std::string& s) {
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(s, &value))
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": '", s, "' is not an integer"));
+  return value;
+}
+
+absl::StatusOr<Options> Parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto next = [&]() -> absl::StatusOr<std::string> {
+      if (i + 1 >= argc)
+        return absl::InvalidArgumentError(absl::StrCat(a, " needs a value"));
+      return std::string(argv[++i]);
+    };
+    if (a == "--grid") {
+      o.grid = true;
+    } else if (a == "--dtypes") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string list, next());
+      o.dtypes.clear();
+      for (const std::string& d :
+           std::vector<std::string>(absl::StrSplit(list, ','))) {
+        KBENCH_ASSIGN_OR_RETURN(DType dtype, ParseDType(d));
+        o.dtypes.push_back(dtype);
+      }
+    } else if (a == "--shape") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
+      const std::vector<std::string> v = absl::StrSplit(value, ',');
+      if (v.size() != 4) return absl::InvalidArgumentError("--shape B,H,N,D");
+      AttentionShape s;
+      KBENCH_ASSIGN_OR_RETURN(s.batch, ParseInt(a, v[0]));
+      KBENCH_ASSIGN_OR_RETURN(s.heads, ParseInt(a, v[1]));
+      KBENCH_ASSIGN_OR_RETURN(s.seq_len, ParseInt(a, v[2]));
+      KBENCH_ASSIGN_OR_RETURN(s.head_dim, ParseInt(a, v[3]));
+      o.shapes.push_back(s);
+    } else if (a == "--causal") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string c, next());
+      o.causal = c == "both" ? std::vector<bool>{false, true}
+                             : std::vector<bool>{c == "1"};
+    } else if (a == "--mma-configs") {
+      o.mma_configs = true;
+    } else if (a == "--check-rows") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
+      KBENCH_ASSIGN_OR_RETURN(const int64_t rows, ParseInt(a, value));
+      o.check_rows = int(rows);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("unknown argument ", a));
+    }
+  }
+  if (o.grid) {
+    for (int d : {64, 128})
+      for (int n : {512, 1024, 2048, 4096, 8192, 16384}) {
+        AttentionShape s;
+        s.batch = 16384 / n;
+        s.heads = 2048 / d;
+        s.seq_len = n;
+        s.head_dim = d;
+        o.shapes.push_back(s);
+      }
+  }
+  return o;
+}
+
+// Reference rows, batch-heads spread over threads.
+std::vector<double> Reference(const AttentionShape& shape, DType dtype,
+                              const std::vector<AttentionRow>& rows) {
+  std::map<int64_t, std::vector<AttentionRow>> by_head;
+  for (const auto& r : rows) by_head[r.batch_head].push_back(r);
+  std::vector<std::future<std::vector<double>>> parts;
+  for (const auto& [bh, group] : by_head)
+    parts.push_back(std::async(std::launch::async, [&shape, dtype, group] {
+      return kernels::AttentionReferenceRows(shape, kSeed, dtype, group);
+    }));
+  std::vector<double> out;
+  for (auto& p : parts) {
+    const auto v = p.get();
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;  // by_head order is rows' order: SampleAttentionRows groups them
+}
+
+float ToFloat(DType dtype, const void* p, size_t i) {
+  switch (dtype) {
+    case DType::kFp32:
+      return static_cast<const float*>(p)[i];
+    case DType::kFp16:
+      return kernels::HalfBitsToFloat(static_cast<const uint16_t*>(p)[i]);
+    case DType::kBf16:
+      return kernels::Bf16BitsToFloat(static_cast<const uint16_t*>(p)[i]);
+  }
+  return NAN;
+}
+
+// The sampled rows of `o` against their reference.
+absl::StatusOr<kernels::ErrorStats> Check(const AttentionShape& shape,
+                                          DType dtype, const DeviceBuffer& o,
+                                          const std::vector<AttentionRow>& rows,
+                                          const std::vector<double>& ref,
+                                          const cuda::Stream& stream) {
+  const int64_t d = shape.head_dim;
+  const size_t row_bytes = size_t(d) * size_t(kernels::DTypeBytes(dtype));
+  std::vector<unsigned char> host(rows.size() * row_bytes);
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const size_t first =
+        size_t(rows[r].batch_head * shape.seq_len + rows[r].row) * row_bytes;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+        host.data() + r * row_bytes, o.as<unsigned char>() + first, row_bytes,
+        cudaMemcpyDeviceToHost, stream.get()));
+  }
+  KBENCH_RETURN_IF_ERROR(stream.Synchronize());
+  kernels::ErrorStats stats;
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int64_t x = 0; x < d; ++x)
+      stats.Add(ToFloat(dtype, host.data(), r * size_t(d) + size_t(x)),
+                ref[r * size_t(d) + size_t(x)]);
+  return stats;
+}
+
+using Enqueue = std::function<absl::Status(cudaStream_t)>;
+
+// Median of cold samples, with do_bench's budget: ~25 ms of warm-up and
+// ~100 ms of samples (5 to 1000), estimated from three samples.
+absl::StatusOr<double> TimeMs(cuda::SampleTimer& timer, const Enqueue& call) {
+  double estimate = 0;
+  for (int i = 0; i < 3; ++i) {
+    KBENCH_ASSIGN_OR_RETURN(estimate, timer.Cold(call));
+  }
+  const int warmup = std::clamp(int(25.0 / std::max(estimate, 1e-3)), 1, 100);
+  for (int i = 0; i < warmup; ++i) {
+    KBENCH_RETURN_IF_ERROR(timer.Cold(call).status());
+  }
+  const int reps = std::clamp(int(100.0 / std::max(estimate, 1e-3)), 5, 1000);
+  std::vector<double> t;
+  for (int i = 0; i < reps; ++i) {
+    KBENCH_ASSIGN_OR_RETURN(const double ms, timer.Cold(call));
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return reps % 2 ? t[reps / 2] : (t[reps / 2 - 1] + t[reps / 2]) / 2;
+}
+
+const char* ConfigName(kernels::cuda::MmaConfig c) {
+  using kernels::cuda::MmaConfig;
+  switch (c) {
+    case MmaConfig::kWarps4Rows32:
+      return "fused-w4r32";
+    case MmaConfig::kWarps8Rows16:
+      return "fused-w8r16";
+    case MmaConfig::kWarps4Rows32Narrow:
+      return "fused-w4r32n";
+  }
+  return "?";
+}
+
+// The inputs of one dtype and shape on the device, and the scores of naive
+// (empty when they do not fit: naive is then left out).
+struct Tensors {
+  DeviceBuffer q, k, v, o, scores;
+};
+
+absl::StatusOr<Tensors> MakeTensors(const AttentionShape& shape, DType dtype,
+                                    const cuda::Stream& stream) {
+  const size_t element = size_t(kernels::DTypeBytes(dtype));
+  const size_t bytes = size_t(shape.TensorElements()) * element;
+  Tensors t;
+  KBENCH_ASSIGN_OR_RETURN(t.q, DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(t.k, DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(t.v, DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(t.o, DeviceBuffer::Allocate(bytes));
+  using kernels::InputStream;
+  for (auto [buffer, input] :
+       {std::pair{&t.q, InputStream::kQ}, std::pair{&t.k, InputStream::kK},
+        std::pair{&t.v, InputStream::kV}}) {
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::LaunchFillSeeded(dtype, kSeed, input, 0, buffer->get(),
+                                        shape.TensorElements(), stream.get()));
+  }
+  absl::StatusOr<DeviceBuffer> scores =
+      DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
+  if (scores.ok()) {
+    t.scores = *std::move(scores);
+  } else if (absl::IsResourceExhausted(scores.status())) {
+    std::fprintf(stderr, "naive left out: %s\n",
+                 std::string(scores.status().message()).c_str());
+  } else {
+    return scores.status();
+  }
+  KBENCH_RETURN_IF_ERROR(stream.Synchronize());
+  return t;
+}
+
+// The variants timed for one problem, by name.
+std::vector<std::pair<std::string, Enqueue>> Variants(
+    const Options& opt, const AttentionShape& shape, DType dtype,
+    const Tensors& t, cuda::CublasHandle& cublas) {
+  namespace kc = kernels::cuda;
+  const kc::AttentionTensors x{t.q.get(), t.k.get(), t.v.get(), t.o.get()};
+  std::vector<std::pair<std::string, Enqueue>> variants;
+  if (t.scores.get() != nullptr) {
+    variants.push_back(
+        {"naive", [&, shape, dtype](cudaStream_t stream) -> absl::Status {
+           KBENCH_RETURN_IF_ERROR(cublas.Bind(stream));
+           KBENCH_CUBLAS_RETURN_IF_ERROR(
+               kc::AttentionScoresGemm(cublas.get(), shape, dtype, t.q.get(),
+                                       t.k.get(), t.scores.get()));
+           KBENCH_CUDA_RETURN_IF_ERROR(kc::LaunchAttentionSoftmax(
+               shape, dtype, t.scores.get(), stream));
+           KBENCH_CUBLAS_RETURN_IF_ERROR(
+               kc::AttentionOutputGemm(cublas.get(), shape, dtype,
+                                       t.scores.get(), t.v.get(), t.o.get()));
+           return absl::OkStatus();
+         }});
+  }
+  variants.push_back(
+      {"fused", [shape, dtype, x](cudaStream_t stream) -> absl::Status {
+         KBENCH_CUDA_RETURN_IF_ERROR(
+             kc::LaunchAttentionFused(shape, dtype, x, stream));
+         return absl::OkStatus();
+       }});
+  if (opt.mma_configs && dtype == DType::kFp32) {
+    for (auto [c, label] :
+         {std::pair{kc::Fp32Config::kRows128, "fused-r128"},
+          std::pair{kc::Fp32Config::kRows64Aliased, "fused-r64a"}}) {
+      variants.push_back(
+          {label, [shape, x, c](cudaStream_t stream) -> absl::Status {
+             KBENCH_CUDA_RETURN_IF_ERROR(
+                 kc::LaunchAttentionFusedFp32(shape, x, c, stream));
+             return absl::OkStatus();
+           }});
+    }
+  }
+  if (opt.mma_configs && dtype != DType::kFp32) {
+    for (kc::MmaConfig c :
+         {kc::MmaConfig::kWarps4Rows32, kc::MmaConfig::kWarps8Rows16,
+          kc::MmaConfig::kWarps4Rows32Narrow}) {
+      variants.push_back(
+          {ConfigName(c),
+           [shape, dtype, x, c](cudaStream_t stream) -> absl::Status {
+             KBENCH_CUDA_RETURN_IF_ERROR(
+                 kc::LaunchAttentionFusedMma(shape, dtype, x, c, stream));
+             return absl::OkStatus();
+           }});
+    }
+  }
+  return variants;
+}
+
+// Runs every problem and prints one JSON line per variant; the number of
+// variants that failed their check.
+absl::StatusOr<int> Run(const Options& opt) {
+  cudaDeviceProp props{};
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, 0));
+  std::fprintf(stderr, "device: %s, %d SMs\n", props.name,
+               props.multiProcessorCount);
+  KBENCH_ASSIGN_OR_RETURN(cuda::Stream stream, cuda::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
+                          cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
+  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas,
+                          cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
+                          cuda::SampleTimer::Create(stream.get(), &flusher));
+  int failures = 0;
+  for (DType dtype : opt.dtypes) {
+    for (AttentionShape shape : opt.shapes) {
+      KBENCH_ASSIGN_OR_RETURN(const Tensors t,
+                              MakeTensors(shape, dtype, stream));
+      for (bool causal : opt.causal) {
+        shape.causal = causal;
+        const auto rows =
+            kernels::SampleAttentionRows(shape, opt.check_rows, kSeed);
+        const auto ref = Reference(shape, dtype, rows);
+        for (const auto& [name, call] :
+             Variants(opt, shape, dtype, t, cublas)) {
+          // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
+          KBENCH_CUDA_RETURN_IF_ERROR(
+              cudaMemsetAsync(t.o.get(), 0xFF, t.o.bytes(), stream.get()));
+          KBENCH_RETURN_IF_ERROR(call(stream.get()));
+          KBENCH_ASSIGN_OR_RETURN(const kernels::ErrorStats err,
+                                  Check(shape, dtype, t.o, rows, ref, stream));
+          const bool ok = err.Passes(kernels::Tolerance(dtype, true));
+          failures += !ok;
+          KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(timer, call));
+          std::printf(
+              "{\"source\":\"kbench\",\"variant\":\"%s\",\"dtype\":\"%s\","
+              "\"batch\":%lld,\"heads\":%lld,\"seq_len\":%lld,"
+              "\"head_dim\":%lld,\"causal\":%s,\"ms\":%.5f,\"tflops\":%.2f,"
+              "\"rel_l2\":%.3g,\"max_abs\":%.3g,\"rows_checked\":%zu,"
+              "\"ok\":%s}\n",
+              name.c_str(), kernels::DTypeName(dtype), (long long)shape.batch,
+              (long long)shape.heads, (long long)shape.seq_len,
+              (long long)shape.head_dim, causal ? "true" : "false", ms,
+              shape.Flops() / (ms * 1e-3) / 1e12, err.rel_l2_error(),
+              err.max_abs_error(), rows.size(), ok ? "true" : "false");
+          std::fflush(stdout);
+        }
+      }
+    }
+  }
+  return failures;
+}
+
+}  // namespace
+}  // namespace kbench::tools
+
+int main(int argc, char** argv) {
+  const absl::StatusOr<kbench::tools::Options> options =
+      kbench::tools::Parse(argc, argv);
+  const absl::StatusOr<int> failures =
+      options.ok() ? kbench::tools::Run(*options)
+                   : absl::StatusOr<int>(options.status());
+  if (!failures.ok()) {
+    std::fprintf(stderr, "kbench_attention_bench: %s\n",
+                 failures.status().ToString().c_str());
+    return 2;
+  }
+  return *failures > 0 ? 1 : 0;
+}
