@@ -8,18 +8,19 @@ namespace kbench::kernels {
 namespace {
 
 constexpr DTypeInfo kDTypes[] = {
-    {DType::kFp32, "fp32", 4},
-    {DType::kFp16, "fp16", 2},
-    {DType::kBf16, "bf16", 2},
+    // 24, 11 and 8 significand bits; smallest normals 2^-126, 2^-14, 2^-126.
+    {DType::kFp32, "fp32", 4, 0x1p-24, 0x1p-126},
+    {DType::kFp16, "fp16", 2, 0x1p-11, 0x1p-14},
+    {DType::kBf16, "bf16", 2, 0x1p-8, 0x1p-126},
 };
+
+}  // namespace
 
 const DTypeInfo& InfoOf(DType dtype) {
   for (const DTypeInfo& info : kDTypes)
     if (info.dtype == dtype) return info;
   return kDTypes[0];
 }
-
-}  // namespace
 
 std::span<const DTypeInfo> AllDTypes() { return kDTypes; }
 
@@ -31,11 +32,6 @@ std::optional<DType> DTypeNamed(std::string_view name) {
   for (const DTypeInfo& info : kDTypes)
     if (name == info.name) return info.dtype;
   return std::nullopt;
-}
-
-double Tolerance(DType dtype, bool attention) {
-  if (dtype == DType::kFp32) return attention ? 2e-5 : 1e-5;
-  return 1e-2;
 }
 
 float RoundTo(DType dtype, float x) {

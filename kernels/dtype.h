@@ -1,7 +1,7 @@
-// Element types: the one table of their names and sizes (server, client
-// and tools all read it), their rounding on the host, and the tolerance a
-// result of each type is held to (relative L2 error against a double
-// reference).
+// Element types: the one table of their names, sizes and rounding facts
+// (server, client and tools all read it), and their rounding on the host.
+// What an op's result is held to follows from these facts
+// (kernels/tolerances.h).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,12 @@ struct DTypeInfo {
   DType dtype;
   const char* name;  // as the API, the CLI and the reports spell it
   int bytes;
+  // Unit roundoff u = 2^-p for p significand bits (with the implicit bit):
+  // round to nearest makes |fl(x) - x| <= u |x| for x in the normal range.
+  double unit_roundoff;
+  // The smallest normal magnitude: below it rounding is absolute (subnormal
+  // spacing), or a kernel may flush to zero.
+  double min_normal;
 };
 
 // Every dtype, in the order they are listed to users.
@@ -29,9 +35,8 @@ int DTypeBytes(DType dtype);
 // The dtype named `name` ("fp32", "fp16", "bf16"), or nullopt.
 std::optional<DType> DTypeNamed(std::string_view name);
 
-// Relative L2 tolerance: fp32 1e-5 (2e-5 for attention, whose softmax sums
-// N terms), fp16 and bf16 1e-2.
-double Tolerance(DType dtype, bool attention);
+// The table entry of `dtype`.
+const DTypeInfo& InfoOf(DType dtype);
 
 // Rounds x to the nearest value representable in dtype (round to nearest
 // even), returned as float: what a kernel of that dtype reads.

@@ -79,20 +79,27 @@ std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
       for (int64_t i = 0; i < n; ++i) rows.push_back({bh, i});
     return rows;
   }
+  max_rows = std::max<int64_t>(max_rows, 2);
   std::map<int64_t, std::set<int64_t>> picked;
-  // The tails: first and last rows, where masks and partial tiles bite.
-  picked[0].insert(0);
-  picked[heads - 1].insert(n - 1);
-  int64_t count = 2;
+  int64_t count = 0;
+  const auto pick = [&](int64_t bh, int64_t i) {
+    if (count < max_rows && picked[bh].insert(i).second) ++count;
+  };
+  pick(0, 0);
+  pick(heads - 1, n - 1);
+  const int64_t tail = std::min(n % kTailTileRows, max_rows / 4);
+  for (int64_t i = n - tail; i < n; ++i) pick(heads - 1, i);
   uint64_t counter = 0;
-  while (count < max_rows) {
-    const uint64_t r = SplitMix64(seed ^ 0x5EEDull) + counter++;
-    // Rows of batch-heads 1 .. BH-2 first (0 and BH-1 have theirs), then any.
-    const int64_t next = count - 1;
-    const int64_t bh = next < heads - 1 ? next : int64_t(SplitMix64(r) % heads);
-    const int64_t i = int64_t(SplitMix64(r + 1) % uint64_t(n));
-    if (picked[bh].insert(i).second) ++count;
+  const auto draw = [&](uint64_t range) {
+    return int64_t(SplitMix64((seed ^ 0x5EEDull) + counter++) % range);
+  };
+  // One row in each of `strata` equal runs of consecutive batch-heads.
+  const int64_t strata = std::min(heads, max_rows - count);
+  for (int64_t s = 0; s < strata; ++s) {
+    const int64_t first = s * heads / strata, end = (s + 1) * heads / strata;
+    pick(first + draw(uint64_t(end - first)), draw(uint64_t(n)));
   }
+  while (count < max_rows) pick(draw(uint64_t(heads)), draw(uint64_t(n)));
   for (const auto& [bh, set] : picked)
     for (int64_t i : set) rows.push_back({bh, i});
   return rows;

@@ -28,11 +28,21 @@ std::vector<double> AttentionReferenceRows(const AttentionShape& shape,
                                            uint64_t seed, DType dtype,
                                            const std::vector<AttentionRow>& rows);
 
+// The rows of a query tile of the largest kernel (CUDA's fused kernels
+// take 64 query rows a block; the CPU fused kernel 32): a partial last tile
+// is where a missing tail mask bites.
+inline constexpr int64_t kTailTileRows = 64;
+
 // Every row of O when the problem has at most max_rows rows; otherwise
-// max(max_rows, 2) rows: the first row of the first batch-head and the last
-// row of the last (where masks and partial tiles bite), then rows drawn from
-// the seed, spread over batch-heads (every batch-head gets one before any
-// gets two, while max_rows allows). Grouped by batch-head, ascending.
+// max(max_rows, 2) rows drawn from the seed, always including:
+//   - the first row of the first batch-head and the last row of the last;
+//   - the rows of the last batch-head's partial last tile of kTailTileRows
+//     (seq_len % kTailTileRows rows; up to a quarter of max_rows);
+//   - rows spread over every batch-head: one in each batch-head while the
+//     budget allows, else one in each of as many equal strata of
+//     consecutive batch-heads as the budget allows (so batch-heads up to the
+//     last are sampled however many there are);
+// then rows anywhere. Grouped by batch-head, ascending.
 std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
                                               int64_t max_rows, uint64_t seed);
 

@@ -10,28 +10,35 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
+#include "server/ops/device_output.h"
 #include "server/run_plan.h"
 
 namespace kbench::server {
 
-// The SM clock while samples ran; available = false where it cannot be read.
+// What the clocks did during one timed sample; available = false where they
+// cannot be read (the CPU backend).
 struct ClockReading {
   bool available = false;
-  double sm_clock_mhz = 0;
+  // The lowest and highest SM clock seen during the sample.
+  double sm_clock_mhz_min = 0;
+  double sm_clock_mhz_max = 0;
+  // A throttle reason other than idle (power cap, thermal or hardware
+  // slowdown) was active at some point during the sample.
   bool throttled = false;
 };
 
 // One problem resident on a device: inputs made from the seed
-// (kernels/seeded_input.h), an output buffer, and whatever scratch the
+// (kernels/seeded_input.h), an output buffer, the op's device reference
+// (ops::DeviceOutput: the verifier compares every element with it, on the
+// device, and reads chosen rows of both back), and whatever scratch the
 // variants need. Destroying it frees everything.
-class Workload {
+class Workload : public ops::DeviceOutput {
  public:
   virtual ~Workload() = default;
 
@@ -43,12 +50,10 @@ class Workload {
   virtual absl::Status Run(int variant) = 0;
   // Runs variant `variant` and returns one sample's time in milliseconds,
   // taken as TimingMethod(mode) says (in HOT mode possibly the mean of
-  // several back-to-back launches).
+  // several back-to-back launches, all of which write the output: a check
+  // after the sample sees the last one's).
   virtual absl::StatusOr<double> TimeSample(int variant,
                                             v1::TimingMode mode) = 0;
-  // The output of the last run, converted to float, on the host. Valid until
-  // the next call on this Workload.
-  virtual absl::StatusOr<std::span<const float>> Output() = 0;
   // How TimeSample measures in `mode`, in words for the learner.
   virtual std::string TimingMethod(v1::TimingMode mode) const = 0;
 };
@@ -72,8 +77,14 @@ class Device {
   // for an op or combination it cannot run (admission refuses those first).
   virtual absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) = 0;
 
-  // The SM clock now (called by the runner between samples).
-  virtual ClockReading ReadClock() = 0;
+  // Clocks during sampling: the runner calls StartClockWatch() right
+  // before each Workload::TimeSample and StopClockWatch() right after it
+  // returns (the sample's work complete), never nested. StopClockWatch
+  // reports what the clocks did between the two calls: at least one reading
+  // taken while the sample ran (the CUDA backend polls NVML on a side
+  // thread, and differences its throttle counters around the sample).
+  virtual void StartClockWatch() = 0;
+  virtual ClockReading StopClockWatch() = 0;
 };
 
 }  // namespace kbench::server

@@ -35,6 +35,7 @@ struct TimingPlan {
   uint32_t max_samples = 1000;
   v1::TimingMode mode = v1::TIMING_MODE_COLD;
   double min_effect = 0.02;
+  bool discard_throttled = false;
 };
 
 struct AdmittedRun {

@@ -7,8 +7,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "server/statistics.h"
+#include "server/throughput.h"
 #include "server/status_macros.h"
 
 namespace kbench::server {
@@ -25,60 +27,52 @@ absl::Status CheckCancelled(const RunSink& sink) {
   return absl::OkStatus();
 }
 
-class ClockWatch {
+// The clocks of one variant's samples, each sample's reading kept so that
+// throttled samples can be left out.
+class VariantClocks {
  public:
   void Add(const ClockReading& r) {
+    throttled_.push_back(r.available && r.throttled);
     if (!r.available) return;
     clocks_.set_available(true);
-    if (!seen_ || r.sm_clock_mhz < clocks_.sm_clock_mhz_min())
-      clocks_.set_sm_clock_mhz_min(r.sm_clock_mhz);
-    if (!seen_ || r.sm_clock_mhz > clocks_.sm_clock_mhz_max())
-      clocks_.set_sm_clock_mhz_max(r.sm_clock_mhz);
-    if (r.throttled) clocks_.set_throttled(true);
+    if (!seen_ || r.sm_clock_mhz_min < clocks_.sm_clock_mhz_min())
+      clocks_.set_sm_clock_mhz_min(r.sm_clock_mhz_min);
+    if (!seen_ || r.sm_clock_mhz_max > clocks_.sm_clock_mhz_max())
+      clocks_.set_sm_clock_mhz_max(r.sm_clock_mhz_max);
+    if (r.throttled) {
+      clocks_.set_throttled(true);
+      clocks_.set_throttled_samples(clocks_.throttled_samples() + 1);
+    }
     seen_ = true;
   }
-  const v1::Clocks& clocks() const { return clocks_; }
+  // Whether sample i ran throttled.
+  bool throttled(size_t i) const { return throttled_[i]; }
+  v1::Clocks& clocks() { return clocks_; }
 
  private:
   bool seen_ = false;
+  std::vector<bool> throttled_;
   v1::Clocks clocks_;
 };
 
 // Folds a later check of the same variant's output into the first: the
-// verification passes only if every check passed, and reports the worst.
+// verification passes only if every check passed, and reports the worst;
+// the first failure is the one described.
 void Merge(const v1::Verification& later, v1::Verification& into) {
+  if (!later.passed() && into.passed()) {
+    into.set_failure(later.failure());
+    into.set_worst_element(later.worst_element());
+    into.set_worst_output(later.worst_output());
+    into.set_worst_reference(later.worst_reference());
+  }
   into.set_passed(into.passed() && later.passed());
   into.set_max_abs_error(std::max(into.max_abs_error(), later.max_abs_error()));
   into.set_rel_l2_error(std::max(into.rel_l2_error(), later.rel_l2_error()));
   into.set_non_finite(std::max(into.non_finite(), later.non_finite()));
-}
-
-v1::Throughput ThroughputOf(const ops::Work& work, double median_ms,
-                            const v1::DeviceInfo& device, kernels::DType dtype) {
-  v1::Throughput t;
-  t.set_formula(work.formula);
-  if (work.unit == ops::Work::Unit::kBytes) {
-    t.set_unit("GB/s");
-    t.set_value(work.amount / (median_ms * 1e-3) / 1e9);
-    if (device.copy_bandwidth_gbps() > 0) {
-      t.set_fraction_of_ceiling(t.value() / device.copy_bandwidth_gbps());
-      t.set_ceiling(absl::StrFormat(
-          "device copy bandwidth %.0f GB/s, measured by the server at start-up",
-          device.copy_bandwidth_gbps()));
-    }
-    return t;
-  }
-  t.set_unit("TFLOP/s");
-  t.set_value(work.amount / (median_ms * 1e-3) / 1e12);
-  // The measured matmul ceiling is a 16-bit tensor-core rate: a fraction
-  // of it is only meaningful for 16-bit work.
-  if (device.matmul_tflops() > 0 && dtype != kernels::DType::kFp32) {
-    t.set_fraction_of_ceiling(t.value() / device.matmul_tflops());
-    t.set_ceiling(absl::StrFormat(
-        "fp16 matmul rate %.0f TFLOP/s, measured by the server at start-up",
-        device.matmul_tflops()));
-  }
-  return t;
+  into.set_elements_over_tolerance(
+      std::max(into.elements_over_tolerance(), later.elements_over_tolerance()));
+  into.set_reference_rel_l2_error(
+      std::max(into.reference_rel_l2_error(), later.reference_rel_l2_error()));
 }
 
 v1::Verdict VerdictOf(const MedianInterval& m, double min_effect) {
@@ -102,7 +96,8 @@ class Measurement {
         verifier_(problem_.op->MakeVerifier(problem_.request, problem_.dtype)),
         checks_(count_),
         samples_(count_),
-        clocks_(count_) {}
+        clocks_(count_),
+        discard_(count_) {}
 
   absl::Status Run(Clock::time_point run_start) {
     // 2. An untimed run of each variant on a poisoned output, checked.
@@ -110,8 +105,7 @@ class Measurement {
       KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
       KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
       KBENCH_RETURN_IF_ERROR(workload_.Run(v));
-      KBENCH_ASSIGN_OR_RETURN(std::span<const float> output, workload_.Output());
-      checks_[v] = verifier_->Check(output);
+      KBENCH_ASSIGN_OR_RETURN(checks_[v], verifier_->Check(workload_));
     }
     // 3. Warm-up.
     for (uint32_t w = 0; w < plan_.warmup_runs; ++w) {
@@ -134,18 +128,20 @@ class Measurement {
   absl::Status TakeSample(int v, bool checked) {
     KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
     if (checked) KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
-    KBENCH_ASSIGN_OR_RETURN(double ms, workload_.TimeSample(v, plan_.mode));
-    clocks_[v].Add(device_.ReadClock());
+    device_.StartClockWatch();
+    const absl::StatusOr<double> ms = workload_.TimeSample(v, plan_.mode);
+    clocks_[v].Add(device_.StopClockWatch());
+    if (!ms.ok()) return ms.status();
     if (checked) {
-      KBENCH_ASSIGN_OR_RETURN(std::span<const float> output, workload_.Output());
-      Merge(verifier_->Check(output), checks_[v]);
+      KBENCH_ASSIGN_OR_RETURN(const v1::Verification check, verifier_->Check(workload_));
+      Merge(check, checks_[v]);
     }
     v1::RunEvent event;
     v1::Sample* sample = event.mutable_sample();
     sample->set_variant(problem_.VariantName(size_t(v)));
     sample->set_index(uint32_t(samples_[v].size()));
-    sample->set_ms(ms);
-    samples_[v].push_back(ms);
+    sample->set_ms(*ms);
+    samples_[v].push_back(*ms);
     sink_.Emit(std::move(event));
     return absl::OkStatus();
   }
@@ -189,13 +185,22 @@ class Measurement {
     const ops::Work work = problem_.op->WorkOf(problem_.request, problem_.dtype);
     bool all_verified = true;
     for (int v = 0; v < count_; ++v) {
+      // Throttled samples are left out when asked, unless all were.
+      discard_[v] = plan_.discard_throttled &&
+                    clocks_[v].clocks().throttled_samples() < samples_[v].size();
+      std::vector<double> kept;
+      for (size_t i = 0; i < samples_[v].size(); ++i)
+        if (Kept(v, i)) kept.push_back(samples_[v][i]);
+      if (discard_[v])
+        clocks_[v].clocks().set_discarded_samples(
+            uint32_t(samples_[v].size() - kept.size()));
       v1::RunEvent event;
       v1::VariantResult* result = event.mutable_variant_result();
       result->set_variant(problem_.VariantName(size_t(v)));
-      *result->mutable_stats() = Summarize(samples_[v]);
+      *result->mutable_stats() = Summarize(kept);
       result->mutable_stats()->set_stop_reason(stop);
-      *result->mutable_throughput() =
-          ThroughputOf(work, result->stats().median_ms(), info, problem_.dtype);
+      *result->mutable_throughput() = ThroughputOf(work, result->stats().median_ms(), info,
+                                                   problem_.dtype, plan_.mode);
       *result->mutable_verification() = checks_[v];
       *result->mutable_clocks() = clocks_[v].clocks();
       all_verified = all_verified && checks_[v].passed();
@@ -207,9 +212,14 @@ class Measurement {
     summary->set_run_id(run_id_);
     summary->set_all_verified(all_verified);
     for (int v = 1; v < count_; ++v) {
-      // Paired by round: both samples of a ratio ran back to back.
-      std::vector<double> ratios(samples_[v].size());
-      for (size_t i = 0; i < ratios.size(); ++i) ratios[i] = samples_[0][i] / samples_[v][i];
+      // Paired by round: both samples of a ratio ran back to back. Rounds
+      // with a discarded sample are left out, unless that leaves none.
+      std::vector<double> ratios, all;
+      for (size_t i = 0; i < samples_[v].size(); ++i) {
+        all.push_back(samples_[0][i] / samples_[v][i]);
+        if (Kept(0, i) && Kept(v, i)) ratios.push_back(all.back());
+      }
+      if (ratios.empty()) ratios = std::move(all);
       const MedianInterval m = MedianWithInterval(std::move(ratios));
       v1::Speedup* speedup = summary->add_speedups();
       speedup->set_variant(problem_.VariantName(size_t(v)));
@@ -225,6 +235,9 @@ class Measurement {
     sink_.Emit(std::move(event));
   }
 
+  // Whether sample i of variant v enters the statistics and speedups.
+  bool Kept(int v, size_t i) const { return !discard_[v] || !clocks_[v].throttled(i); }
+
   Device& device_;
   Workload& workload_;
   const Problem& problem_;
@@ -235,7 +248,8 @@ class Measurement {
   std::unique_ptr<ops::Verifier> verifier_;
   std::vector<v1::Verification> checks_;
   std::vector<std::vector<double>> samples_;
-  std::vector<ClockWatch> clocks_;
+  std::vector<VariantClocks> clocks_;
+  std::vector<bool> discard_;
 };
 
 }  // namespace

@@ -1,16 +1,22 @@
 // The harness every run goes through, on the device's worker thread:
 //   1. prepare the problem on the device (inputs from the seed);
 //   2. for each variant: poison the output, run once, verify with the op's
-//      verifier (server/ops/op.h: reference, tolerance and method);
+//      verifier (server/ops/op.h: every element against the device
+//      reference, sampled rows against the double reference);
 //   3. warm-up runs of each variant, never timed;
-//   4. timed samples in rounds, variants interleaved A B A B ..., until every
+//   4. timed samples in rounds, variants interleaved in alternating order
+//      (A B, B A, ...), the first and last rounds re-poisoned and checked
+//      (what was timed is what was verified), until every
 //      variant has min_samples and the round has lasted min_time_ms and every
 //      variant's relative standard error is under target_rse; or the time
 //      budget or max_samples ends it first (the reason is reported);
 //   5. one VariantResult per variant (statistics, throughput from the op's
-//      work against the device's measured ceiling, verification, clocks),
-//      then the Summary with each variant's speedup over the first, paired
-//      by round.
+//      work against the device's measured ceiling of the same conditions,
+//      verification, clocks), then the Summary with each variant's speedup
+//      over the first, paired by round. Clocks are watched during each
+//      sample (Device::StartClockWatch); with TimingPlan.discard_throttled,
+//      throttled samples are counted but left out of statistics and
+//      speedups.
 // The runner knows no op by name and no observer of the run: it writes
 // events to its sink, and the front fans them out.
 // Events go to the sink as they happen. Cancellation is checked between

@@ -101,6 +101,7 @@ absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
   if (timing.target_rse() != 0) plan.target_rse = timing.target_rse();
   if (timing.mode() != v1::TIMING_MODE_UNSPECIFIED) plan.mode = timing.mode();
   if (timing.min_effect() != 0) plan.min_effect = timing.min_effect();
+  plan.discard_throttled = timing.discard_throttled();
   // Defaults yield to the bounds the request set: a request for at most 3
   // samples, or a 50 ms budget, is not refused for the default minimums.
   if (timing.min_samples() == 0) plan.min_samples = std::min(plan.min_samples, plan.max_samples);
@@ -173,6 +174,7 @@ v1::TimingOptions ToProto(const TimingPlan& plan) {
   t.set_max_samples(plan.max_samples);
   t.set_mode(plan.mode);
   t.set_min_effect(plan.min_effect);
+  t.set_discard_throttled(plan.discard_throttled);
   return t;
 }
 

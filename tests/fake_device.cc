@@ -1,5 +1,6 @@
 #include "tests/fake_device.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -7,6 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/reference.h"
+#include "kernels/seeded_input.h"
+#include "kernels/simple_reference.h"
 
 namespace kbench::testing {
 
@@ -47,10 +50,17 @@ class FakeWorkload final : public server::Workload {
     const int k = calls_[variant]++;
     return v.ms * (1.0 + 0.001 * double(k % 3 - 1));
   }
-  absl::StatusOr<std::span<const float>> Output() override {
-    return std::span<const float>(output_);
-  }
   std::string TimingMethod(v1::TimingMode) const override { return "fake clock"; }
+  absl::StatusOr<kernels::Comparison> CompareWithReference(
+      const kernels::ElementTolerance& tolerance) override {
+    return kernels::Compare(output_, Reference(), tolerance);
+  }
+  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) override {
+    const std::vector<float>& from =
+        buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+    std::copy_n(from.begin() + first, out.size(), out.begin());
+    return absl::OkStatus();
+  }
 
  private:
   void Write(const FakeVariant& v, bool correct) {
@@ -58,6 +68,18 @@ class FakeWorkload final : public server::Workload {
     for (int64_t i = 0; i < n_; ++i)
       output_[i] = float(kernels::VectorAddReference(seed_, dtype_, uint64_t(i))) +
                    (correct ? 0.0f : 1.0f);
+  }
+  const std::vector<float>& Reference() {
+    if (reference_.empty()) {
+      std::vector<float> a(n_), b(n_);
+      for (int64_t i = 0; i < n_; ++i) {
+        a[i] = kernels::RoundTo(dtype_, kernels::SeededValue(seed_, kernels::InputStream::kA, i));
+        b[i] = kernels::RoundTo(dtype_, kernels::SeededValue(seed_, kernels::InputStream::kB, i));
+      }
+      reference_.resize(n_);
+      kernels::VectorAddSimpleReference(a.data(), b.data(), reference_.data(), n_);
+    }
+    return reference_;
   }
   void Sleep() {
     if (device_.sleep_ms_ > 0)
@@ -70,6 +92,7 @@ class FakeWorkload final : public server::Workload {
   std::vector<std::string> names_;
   std::vector<FakeVariant> variants_;
   std::vector<float> output_;
+  std::vector<float> reference_;
   std::map<int, int> calls_;
 };
 
@@ -97,7 +120,20 @@ absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::Prepare(
   return std::make_unique<FakeWorkload>(*this, problem);
 }
 
-server::ClockReading FakeDevice::ReadClock() { return {true, 1980.0, false}; }
+void FakeDevice::StartClockWatch() {
+  if (watching_) ++out_of_turn_;
+  watching_ = true;
+}
+
+server::ClockReading FakeDevice::StopClockWatch() {
+  if (!watching_) ++out_of_turn_;
+  watching_ = false;
+  return clock_script_[clock_reads_++ % clock_script_.size()];
+}
+
+void FakeDevice::SetClockScript(std::vector<server::ClockReading> script) {
+  clock_script_ = std::move(script);
+}
 
 std::vector<std::string> FakeDevice::timed() const {
   std::lock_guard lock(mu_);

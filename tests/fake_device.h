@@ -1,8 +1,9 @@
 // A Device for tests of the runner, scheduler and service: each variant
 // takes a known time (reported, and optionally also spent sleeping so that
 // queueing and cancellation can be observed), and writes a correct, wrong
-// or no output. Vector add only (the registry's op or a FakeOp); variants
-// are matched by name.
+// or no output; its device reference is the CPU backend's simple reference
+// of vector add, and its clocks follow a script. Vector add only (the
+// registry's op or a FakeOp); variants are matched by name.
 #pragma once
 
 #include <atomic>
@@ -36,7 +37,15 @@ class FakeDevice final : public server::Device {
   bool Healthy() const override { return healthy_; }
   absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(
       const server::Problem& problem) override;
-  server::ClockReading ReadClock() override;
+  void StartClockWatch() override;
+  server::ClockReading StopClockWatch() override;
+
+  // What the k-th StopClockWatch reports: script[k % script.size()]. By
+  // default every sample reads 1980 MHz, not throttled.
+  void SetClockScript(std::vector<server::ClockReading> script);
+  // Calls of StartClockWatch or StopClockWatch out of turn (a Stop without
+  // a Start, or two Starts): 0 when the runner keeps the contract.
+  int clock_calls_out_of_turn() const { return out_of_turn_; }
 
   // Names of the variants TimeSample ran, in call order.
   std::vector<std::string> timed() const;
@@ -54,6 +63,10 @@ class FakeDevice final : public server::Device {
   std::vector<std::string> timed_;
   std::atomic<int> timed_count_{0};
   std::atomic<bool> healthy_{true};
+  std::vector<server::ClockReading> clock_script_ = {{true, 1980.0, 1980.0, false}};
+  size_t clock_reads_ = 0;
+  bool watching_ = false;
+  int out_of_turn_ = 0;
 };
 
 }  // namespace kbench::testing

@@ -259,6 +259,72 @@ TEST(Runner, OneSampleHasNoRseAndAnIntervalOfNoConfidence) {
   EXPECT_EQ(results[0].stats().median_ci_confidence(), 0.0);
 }
 
+TEST(Runner, WatchesTheClocksAroundEverySampleAndCountsThrottledOnes) {
+  FakeDevice device({{"a", {1.0}}, {"b", {1.0}}});
+  // Two variants per round: the script's odd readings are b's in even
+  // rounds and a's in odd ones; every fourth reading is throttled.
+  device.SetClockScript({{true, 1980, 1980, false},
+                         {true, 1700, 1980, false},
+                         {true, 1980, 1980, false},
+                         {true, 1400, 1600, true}});
+  TimingPlan plan = FastPlan();
+  plan.min_samples = plan.max_samples = 8;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"a", "b"}, plan, sink).ok());
+  EXPECT_EQ(device.clock_calls_out_of_turn(), 0);
+  uint32_t throttled = 0;
+  for (const auto& r : Results(sink.events())) {
+    EXPECT_TRUE(r.clocks().available());
+    EXPECT_EQ(r.stats().samples(), 8u) << "nothing discarded unless asked";
+    EXPECT_EQ(r.clocks().discarded_samples(), 0u);
+    throttled += r.clocks().throttled_samples();
+    if (r.clocks().throttled_samples() > 0) {
+      EXPECT_TRUE(r.clocks().throttled());
+      EXPECT_EQ(r.clocks().sm_clock_mhz_min(), 1400);
+    }
+  }
+  EXPECT_EQ(throttled, 16u / 4);
+}
+
+TEST(Runner, DiscardsThrottledSamplesFromStatisticsAndSpeedupsWhenAsked) {
+  FakeDevice device({{"a", {1.0}}, {"b", {1.0}}});
+  // Round r takes readings 2r and 2r + 1 (mod 6), in the round's order:
+  // a b, b a, ... so reading 3 is a's in round 1 and b's in round 4.
+  device.SetClockScript({{true, 1980, 1980, false},
+                         {true, 1980, 1980, false},
+                         {true, 1980, 1980, false},
+                         {true, 1400, 1400, true},
+                         {true, 1980, 1980, false},
+                         {true, 1980, 1980, false}});
+  TimingPlan plan = FastPlan();
+  plan.min_samples = plan.max_samples = 6;
+  plan.discard_throttled = true;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"a", "b"}, plan, sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  for (const auto& r : results) {
+    EXPECT_EQ(r.stats().samples(), 5u) << r.variant();
+    EXPECT_EQ(r.clocks().throttled_samples(), 1u) << r.variant();
+    EXPECT_EQ(r.clocks().discarded_samples(), 1u) << r.variant();
+  }
+}
+
+TEST(Runner, KeepsEverySampleWhenEveryOneRanThrottled) {
+  FakeDevice device({{"a", {1.0}}});
+  device.SetClockScript({{true, 1400, 1400, true}});
+  TimingPlan plan = FastPlan();
+  plan.min_samples = plan.max_samples = 5;
+  plan.discard_throttled = true;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"a"}, plan, sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].stats().samples(), 5u);
+  EXPECT_EQ(results[0].clocks().throttled_samples(), 5u);
+  EXPECT_EQ(results[0].clocks().discarded_samples(), 0u);
+}
+
 AdmittedRun CpuAttention(uint32_t batch, uint32_t heads, uint32_t seq_len, uint32_t head_dim,
                          bool causal, std::vector<int> variants, uint64_t seed,
                          const TimingPlan& plan) {
@@ -293,21 +359,30 @@ TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
   EXPECT_TRUE(sink.events().back().summary().all_verified());
 }
 
-TEST(Runner, LargeAttentionIsVerifiedOnSampledRows) {
+TEST(Runner, AttentionAboveTheRowBudgetHasEveryElementChecked) {
+  // 4 * 80 = 320 batch-heads: more than the 256 rows checked against the
+  // double reference, so those rows are a sample; the device reference
+  // still checks every element.
   auto device = cpu::MakeCpuDevice();
   TimingPlan plan = FastPlan();
-  plan.max_samples = 5;
+  plan.max_samples = 3;
   RecordingSink sink;
   ASSERT_TRUE(
-      RunJob(*device, CpuAttention(1, 4, 200, 8, false, {ops::kAttentionFused}, 9, plan), "r",
+      RunJob(*device, CpuAttention(4, 80, 16, 8, false, {ops::kAttentionFused}, 9, plan), "r",
              sink)
           .ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
-  EXPECT_TRUE(results[0].verification().passed());
-  EXPECT_EQ(results[0].verification().elements_checked(),
-            uint64_t(ops::kMaxVerifiedAttentionRows) * 8);
-  EXPECT_NE(results[0].verification().method().find("sample"), std::string::npos);
+  const v1::Verification& v = results[0].verification();
+  EXPECT_TRUE(v.passed()) << v.failure();
+  EXPECT_EQ(v.elements_checked(), 4u * 80 * 16 * 8);
+  EXPECT_EQ(v.method(),
+            "all 40,960 elements against the device reference; 256 rows against the double "
+            "reference (seeded, spread over all 320 batch-heads; first, last and tail-tile "
+            "rows included)");
+  EXPECT_GT(v.atol(), 0);
+  EXPECT_GT(v.rtol(), 0);
+  EXPECT_LT(v.reference_rel_l2_error(), v.tolerance());
 }
 
 }  // namespace

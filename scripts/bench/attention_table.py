@@ -1,62 +1,55 @@
 #!/usr/bin/env python3
-"""Side-by-side tables of kbench's attention and its peers from one run.
+"""The attention tables of docs/perf/attention.md, generated wholly from one
+raw JSON file committed next to it (docs/perf/data/attention.json): the JSON
+lines of kbench_attention_bench (source "kbench") and attention_peers.py
+(source "torch"), and the `kbench --json attention ... --variant
+naive,fused` reports of the same grid, packed with the command that made
+them.
 
-Inputs (any order):
-  *.jsonl  JSON lines of kbench_attention_bench (source "kbench") and of
-           attention_peers.py (source "torch");
-  *.json   one `kbench --json attention ... --variant naive,fused` report
-           each (the run through the server).
-Joined on (dtype, head_dim, causal, seq_len). Prints Markdown: TFLOP/s
-(4 B H N^2 d, halved for causal) of every variant, the server's measured
-speedup of fused over naive with its 95% interval, and the ratios the goals
-are stated in: fused / sdpa-flash (fp16, bf16), fused / sdpa-efficient
-(fp32), naive / eager. A kbench result that failed verification is marked
-FAIL. Then a second table with the other tilings of the fused kernels, when
-the bench timed them (--mma-configs).
-Usage: attention_table.py FILE...
+Only like-for-like timings share a table: the kernel bench and the peers
+are timed the same way (CUDA events around one call, L2 cleared before each,
+median), so their ratios are computed; the server's runs use the server's
+timing (Started.timing_method, samples interleaved) and are shown apart,
+with the server's own paired speedup of fused over naive. A kbench result
+that failed verification is marked FAIL.
+
+Usage:
+  attention_table.py pack --command TEXT --data DATA.json FILE...
+      FILE: *.jsonl (bench and peer lines) or *.json (server reports).
+  attention_table.py render --data DATA.json --doc DOC.md
+      Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
 """
+import argparse
 import json
+import os
 import sys
 
-MAIN = ["naive", "fused", "server-naive", "server-fused", "eager",
-        "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perf_doc  # noqa: E402
+
+PEERS = ["naive", "fused", "eager", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
 
 
-def server_rows(report):
-    req = report["request"]
-    dtype = req["dtype"].replace("DTYPE_", "").lower()
-    key = (dtype, int(req["head_dim"]), bool(req["causal"]), int(req["seq_len"]))
-    rows = {}
-    for r in report.get("results") or []:
-        rows["server-" + r["variant"]] = {
-            "tflops": r["throughput"]["value"],
-            "ok": r["verification"]["passed"],
-        }
-    for s in (report.get("summary") or {}).get("speedups", []):
-        rows["speedup"] = s
-    return key, rows
-
-
-def load(paths):
-    table = {}
+def pack(paths, command):
+    data = {"command": command, "bench": [], "server": []}
     for path in paths:
         with open(path) as f:
             text = f.read()
         if path.endswith(".json"):
             try:
-                key, rows = server_rows(json.loads(text))
-            except (ValueError, KeyError, TypeError) as e:
+                data["server"].append(json.loads(text))
+            except ValueError as e:
                 print(f"skipping {path}: {e}", file=sys.stderr)
-                continue
-            table.setdefault(key, {}).update(rows)
             continue
-        for line in text.splitlines():
-            if not line.startswith("{"):
-                continue
-            r = json.loads(line)
-            key = (r["dtype"], r["head_dim"], r["causal"], r["seq_len"])
-            table.setdefault(key, {})[r["variant"]] = r
-    return table
+        data["bench"] += [json.loads(line) for line in text.splitlines()
+                          if line.startswith("{")]
+    return data
+
+
+def key_of_report(report):
+    req = report["request"]
+    return (req["dtype"].replace("DTYPE_", "").lower(), int(req["head_dim"]),
+            bool(req["causal"]), int(req["seq_len"]))
 
 
 def cell(r):
@@ -74,42 +67,83 @@ def ratio(a, b):
     return f"{a['tflops'] / b['tflops']:.2f}"
 
 
-def speedup(s):
-    if not s:
-        return ""
-    return f"{s['speedup']:.2f} [{s['ci_low']:.2f}, {s['ci_high']:.2f}]"
+def shape(key):
+    dtype, d, causal, n = key
+    return f"| {dtype} | {d} | {'yes' if causal else 'no'} | {n} | "
+
+
+def render(data):
+    bench = {}
+    for r in data["bench"]:
+        bench.setdefault((r["dtype"], r["head_dim"], r["causal"], r["seq_len"]),
+                         {})[r["variant"]] = r
+    lines = [f"Command: `{data['command']}`", ""]
+    w = lines.append
+    w("## Kernels and peers, timed alike (events around one call, L2 cleared "
+      "before each, median; TFLOP/s = 4 B H N^2 d, halved for causal)\n")
+    w("| dtype | d | causal | N | " + " | ".join(PEERS) +
+      " | fused/flash | fused/efficient | naive/eager |")
+    w("|" + "---|" * (4 + len(PEERS) + 3))
+    for key in sorted(bench):
+        v = bench[key]
+        w(shape(key) + " | ".join(cell(v.get(c)) for c in PEERS) + " | " +
+          ratio(v.get("fused"), v.get("sdpa-flash")) + " | " +
+          ratio(v.get("fused"), v.get("sdpa-efficient")) + " | " +
+          ratio(v.get("naive"), v.get("eager")) + " |")
+    extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
+    if extra:
+        w("\n## Other tilings of the fused kernels (same timing)\n")
+        w("| dtype | d | causal | N | fused | " + " | ".join(extra) + " |")
+        w("|" + "---|" * (5 + len(extra)))
+        for key in sorted(bench):
+            v = bench[key]
+            if any(c in v for c in extra):
+                w(shape(key) + f"{cell(v.get('fused'))} | " +
+                  " | ".join(cell(v.get(c)) for c in extra) + " |")
+    if data["server"]:
+        methods = sorted({(r.get("started") or {}).get("timing_method", "")
+                          for r in data["server"]})
+        w("\n## Through kbench-server (its own timing: " + "; ".join(methods) +
+          "), naive and fused interleaved\n")
+        w("| dtype | d | causal | N | naive TFLOP/s | fused TFLOP/s | fused/naive "
+          "[CI, confidence], verdict | % of ceiling (which) | verification |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for report in sorted(data["server"], key=key_of_report):
+            res = {r["variant"]: r for r in report.get("results") or []}
+            sp = ((report.get("summary") or {}).get("speedups") or [None])[0]
+            sp_text = (f"{sp['speedup']:.2f} [{sp['ci_low']:.2f}, {sp['ci_high']:.2f}, "
+                       f"{100 * sp.get('ci_confidence', 0.95):.1f}%], "
+                       f"{sp['verdict'].replace('VERDICT_', '').lower()}" if sp else "")
+            fused = res.get("fused", {})
+            t = fused.get("throughput", {})
+            ver = [r.get("verification", {}) for r in res.values()]
+            ok = all(v.get("passed") for v in ver)
+            w(shape(key_of_report(report)) +
+              " | ".join(f"{res[v]['throughput']['value']:.1f}" if v in res else ""
+                         for v in ("naive", "fused")) +
+              f" | {sp_text} | {100 * t.get('fraction_of_ceiling', 0):.1f}% "
+              f"({t.get('ceiling', 'none')}) | {'passed' if ok else 'FAIL'}: "
+              f"{ver[0].get('method', '') if ver else ''} |")
+    return "\n".join(lines) + "\n"
 
 
 def main():
-    table = load(sys.argv[1:])
-    keys = sorted(table)
-    print("| dtype | d | causal | N | " + " | ".join(MAIN) +
-          " | server fused/naive [95% CI] | fused/flash | fused/efficient"
-          " | naive/eager |")
-    print("|" + "---|" * (4 + len(MAIN) + 4))
-    for key in keys:
-        dtype, d, causal, n = key
-        v = table[key]
-        print(f"| {dtype} | {d} | {'yes' if causal else 'no'} | {n} | " +
-              " | ".join(cell(v.get(c)) for c in MAIN) + " | " +
-              speedup(v.get("speedup")) + " | " +
-              ratio(v.get("fused"), v.get("sdpa-flash")) + " | " +
-              ratio(v.get("fused"), v.get("sdpa-efficient")) + " | " +
-              ratio(v.get("naive"), v.get("eager")) + " |")
-    extra = sorted({c for v in table.values() for c in v
-                    if c.startswith("fused-")})
-    if extra:
-        print()
-        print("| dtype | d | causal | N | fused | " + " | ".join(extra) + " |")
-        print("|" + "---|" * (5 + len(extra)))
-        for key in keys:
-            v = table[key]
-            if not any(c in v for c in extra):
-                continue
-            dtype, d, causal, n = key
-            print(f"| {dtype} | {d} | {'yes' if causal else 'no'} | {n} | "
-                  f"{cell(v.get('fused'))} | " +
-                  " | ".join(cell(v.get(c)) for c in extra) + " |")
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--command", required=True)
+    p.add_argument("--data", required=True)
+    p.add_argument("files", nargs="+")
+    r = sub.add_parser("render")
+    r.add_argument("--data", required=True)
+    r.add_argument("--doc", required=True)
+    args = parser.parse_args()
+    if args.what == "pack":
+        perf_doc.save_data(args.data, pack(args.files, args.command))
+        return
+    text = perf_doc.render_doc(args.doc, args.data, render)
+    with open(args.doc, "w") as f:
+        f.write(text)
 
 
 if __name__ == "__main__":

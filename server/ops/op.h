@@ -22,15 +22,16 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
 #include "kernels/dtype.h"
+#include "server/ops/device_output.h"
 
 namespace kbench::ops {
 
@@ -74,13 +75,18 @@ struct Work {
   std::string formula;  // in words, e.g. "bytes = 3 * n * 4 (read a, read b, write c)"
 };
 
-// Checks one output of a problem against its reference. Made once per run
-// (it may cache the reference) and used by the runner's thread only.
+// Checks one output of a problem. Made once per run (it caches its host
+// references) and used by the runner's thread only.
 class Verifier {
  public:
   virtual ~Verifier() = default;
-  // `output` holds every element of the problem's output, as float.
-  virtual v1::Verification Check(std::span<const float> output) = 0;
+  // Checks the output of the workload's last run: every element against the
+  // device reference (DeviceOutput::CompareWithReference), and sampled rows
+  // or elements of the output and of the device reference against the
+  // double-precision host reference, with the op's tolerances
+  // (kernels/tolerances.h). A failed check is a Verification with passed =
+  // false; an error is the device's.
+  virtual absl::StatusOr<v1::Verification> Check(DeviceOutput& output) = 0;
 };
 
 class Op {

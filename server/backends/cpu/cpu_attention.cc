@@ -1,11 +1,12 @@
 // Attention on the CPU: the kernels of kernels/cpu_attention.h on seeded
 // fp32 Q, K, V; the naive variant's score matrix is allocated only when it
-// runs.
+// runs. The device reference is kernels/simple_reference.h's.
 #include <algorithm>
 #include <vector>
 
 #include "kernels/cpu_attention.h"
 #include "kernels/seeded_input.h"
+#include "kernels/simple_reference.h"
 #include "server/backends/cpu/cpu_workload.h"
 #include "server/backends/cpu/cpu_workloads.h"
 #include "server/ops/attention_op.h"
@@ -40,6 +41,11 @@ class CpuAttention final : public CpuWorkload {
       kernels::AttentionNaiveCpu(shape_, q_.data(), k_.data(), v_.data(), scores_.data(),
                                  output_.data());
     }
+  }
+
+  void RunReference(std::span<float> reference) override {
+    kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(),
+                                      reference.data());
   }
 
   const kernels::AttentionShape shape_;

@@ -65,7 +65,9 @@ class CpuDevice final : public Device {
   absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) override {
     return PrepareCpuWorkload(problem);
   }
-  ClockReading ReadClock() override { return {}; }
+  // The host's clocks are not read: every reading is unavailable.
+  void StartClockWatch() override {}
+  ClockReading StopClockWatch() override { return {}; }
 
  private:
   v1::DeviceInfo info_;

@@ -1,9 +1,10 @@
 // Vector add on the CPU: the kernels of kernels/cpu_vector_add.h on seeded
-// fp32 inputs.
+// fp32 inputs; the device reference is kernels/simple_reference.h's.
 #include <vector>
 
 #include "kernels/cpu_vector_add.h"
 #include "kernels/seeded_input.h"
+#include "kernels/simple_reference.h"
 #include "server/backends/cpu/cpu_workload.h"
 #include "server/backends/cpu/cpu_workloads.h"
 #include "server/ops/vector_add_op.h"
@@ -32,6 +33,11 @@ class CpuVectorAdd final : public CpuWorkload {
     } else {
       kernels::VectorAddNaiveCpu(a_.data(), b_.data(), output_.data(), n);
     }
+  }
+
+  void RunReference(std::span<float> reference) override {
+    kernels::VectorAddSimpleReference(a_.data(), b_.data(), reference.data(),
+                                      int64_t(a_.size()));
   }
 
   std::vector<float> a_, b_;

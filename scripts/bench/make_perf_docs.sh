@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Regenerates every doc of docs/perf from the raw JSON committed in
+# docs/perf/data/ (scripts/bench/*_table.py render; prose outside the
+# generated sections is left alone).
+#   make_perf_docs.sh           rewrite the docs in place
+#   make_perf_docs.sh --check   regenerate into a scratch copy and fail if
+#                               it differs from the committed docs (a test)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+docs=(vector_add attention)
+
+if [ "${1:-}" = "--check" ]; then
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+  status=0
+  for doc in "${docs[@]}"; do
+    cp "docs/perf/$doc.md" "$scratch/$doc.md"
+    python3 "scripts/bench/${doc}_table.py" render \
+      --data "docs/perf/data/$doc.json" --doc "$scratch/$doc.md"
+    if ! diff -u "docs/perf/$doc.md" "$scratch/$doc.md"; then
+      echo "docs/perf/$doc.md differs from what docs/perf/data/$doc.json generates;" \
+           "run scripts/bench/make_perf_docs.sh" >&2
+      status=1
+    fi
+  done
+  exit $status
+fi
+
+for doc in "${docs[@]}"; do
+  python3 "scripts/bench/${doc}_table.py" render \
+    --data "docs/perf/data/$doc.json" --doc "docs/perf/$doc.md"
+done
