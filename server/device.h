@@ -74,6 +74,15 @@ class Device {
 
   // The SM clock now (called by the runner between samples).
   virtual ClockReading ReadClock() = 0;
+
+  // Fault injection (tests only, kbench-worker --enable-fault-injection):
+  // provokes a real sticky error, as a kernel writing to an illegal address
+  // does, and returns it; Healthy() is false afterwards. Only the CUDA
+  // backend can.
+  virtual absl::Status TriggerIllegalAddress() {
+    return absl::UnimplementedError(
+        "fault: only the CUDA backend can trigger an illegal address");
+  }
 };
 
 }  // namespace kbench::server
