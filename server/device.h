@@ -85,6 +85,14 @@ class Device {
   // thread, and differences its throttle counters around the sample).
   virtual void StartClockWatch() = 0;
   virtual ClockReading StopClockWatch() = 0;
+  // Fault injection (tests only, kbench-worker --enable-fault-injection):
+  // provokes a real sticky error, as a kernel writing to an illegal address
+  // does, and returns it; Healthy() is false afterwards. Only the CUDA
+  // backend can.
+  virtual absl::Status TriggerIllegalAddress() {
+    return absl::UnimplementedError(
+        "fault: only the CUDA backend can trigger an illegal address");
+  }
 };
 
 }  // namespace kbench::server

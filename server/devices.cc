@@ -1,8 +1,10 @@
 #include "server/devices.h"
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "server/backends/cpu/cpu_device.h"
 #include "server/log.h"
+#include "server/status_macros.h"
 #if KBENCH_HAVE_CUDA
 #include "server/backends/cuda/cuda_device.h"
 #endif
@@ -10,32 +12,48 @@
 namespace kbench::server {
 namespace {
 
-absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenCuda() {
+absl::StatusOr<uint32_t> CudaCount() {
 #if KBENCH_HAVE_CUDA
-  return OpenCudaDevices();
+  KBENCH_ASSIGN_OR_RETURN(const int count, CudaDeviceCount());
+  return uint32_t(count);
 #else
   return absl::FailedPreconditionError(
-      "this kbench-server was built without CUDA (KBENCH_CUDA=OFF or no nvcc); "
+      "this kbench was built without CUDA (KBENCH_CUDA=OFF or no nvcc); "
       "use --backend cpu");
 #endif
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenDevices(
-    const std::string& backend) {
-  if (backend == "cuda") return OpenCuda();
-  if (backend == "auto") {
-    auto cuda = OpenCuda();
-    if (cuda.ok()) return cuda;
-    Log("--backend auto: using the CPU (", cuda.status().message(), ")");
-  } else if (backend != "cpu") {
+absl::StatusOr<std::string> ResolveBackend(const std::string& backend) {
+  if (backend == "cpu" || backend == "cuda") return backend;
+  if (backend != "auto")
     return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
                                       backend + "'");
-  }
-  std::vector<std::unique_ptr<Device>> devices;
-  devices.push_back(cpu::MakeCpuDevice());
-  return devices;
+  const absl::StatusOr<uint32_t> cuda = CudaCount();
+  if (cuda.ok()) return std::string("cuda");
+  Log("--backend auto: using the CPU (", cuda.status().message(), ")");
+  return std::string("cpu");
+}
+
+absl::StatusOr<uint32_t> DeviceCount(const std::string& backend) {
+  if (backend == "cuda") return CudaCount();
+  return 1u;
+}
+
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
+                                                   uint32_t index) {
+  if (backend == "cpu") return cpu::MakeCpuDevice(index);
+#if KBENCH_HAVE_CUDA
+  KBENCH_ASSIGN_OR_RETURN(const uint32_t count, CudaCount());
+  if (index >= count)
+    return absl::NotFoundError(absl::StrCat("there is no CUDA device ", index,
+                                            ": the runtime sees ", count,
+                                            count == 1 ? " device" : " devices"));
+  return OpenCudaDevice(int(index));
+#else
+  return CudaCount().status();
+#endif
 }
 
 }  // namespace kbench::server

@@ -1,19 +1,31 @@
-// Opens the devices of the backend the operator chose.
+// Opens the device a worker owns, of the backend the operator chose. Only
+// kbench-worker calls these: the front never opens a device.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "absl/status/statusor.h"
 #include "server/device.h"
 
 namespace kbench::server {
 
-// backend: "cpu" (one CPU device), "cuda" (every CUDA device; fails when the
-// build has no CUDA or no device is present) or "auto" (cuda when a device
-// is present, else cpu).
-absl::StatusOr<std::vector<std::unique_ptr<Device>>> OpenDevices(
-    const std::string& backend);
+// "cuda" when the build has CUDA and the runtime sees a device, else "cpu";
+// for "cpu" and "cuda" the backend itself. INVALID_ARGUMENT for any other
+// name.
+absl::StatusOr<std::string> ResolveBackend(const std::string& backend);
+
+// How many devices `backend` ("cpu" or "cuda") has on this host: 1 for the
+// CPU; for CUDA what the runtime sees (UNAVAILABLE when none, or when the
+// build has no CUDA).
+absl::StatusOr<uint32_t> DeviceCount(const std::string& backend);
+
+// Opens device `index` of `backend` ("cpu" or "cuda"). The CPU backend opens
+// any index: each is the host's CPU reporting that index, so that several
+// devices can be tested on a machine without GPUs. A CUDA index must be
+// below DeviceCount("cuda").
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
+                                                   uint32_t index);
 
 }  // namespace kbench::server

@@ -44,6 +44,9 @@ std::string Help(const std::string& name) {
         {"max_variants", "Most variants in one request"},
         {"max_label_length", "Longest label (bytes)"},
         {"max_queue", "Most runs waiting for a device; more get RESOURCE_EXHAUSTED"},
+        {"max_stall_seconds",
+         "Seconds a worker may go without progress during a run before it is "
+         "killed and restarted (the run ends with INTERNAL)"},
     };
     for (const ops::Op* op : ops::AllOps())
       for (auto& [field, text] : op->LimitHelp()) help[field] = text;

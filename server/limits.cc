@@ -12,6 +12,9 @@ v1::Limits DefaultLimits(const v1::DeviceInfo& device) {
   limits.set_max_variants(4);
   limits.set_max_label_length(256);
   limits.set_max_queue(64);
+  // A GPU sample or warm-up run takes milliseconds, a CPU one of the
+  // largest attention seconds; a worker silent for this long is hung.
+  limits.set_max_stall_seconds(device.sm_count() > 0 ? 60 : 300);
   for (const ops::Op* op : ops::AllOps()) op->SetDefaultLimits(device, limits);
   return limits;
 }

@@ -5,11 +5,29 @@
 #include <ctime>
 #include <mutex>
 #include <string>
+#include <utility>
 
 namespace kbench::server {
+namespace {
+
+std::mutex& LogMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::string& Prefix() {
+  static std::string prefix;
+  return prefix;
+}
+
+}  // namespace
+
+void SetLogPrefix(std::string prefix) {
+  std::lock_guard lock(LogMutex());
+  Prefix() = std::move(prefix);
+}
 
 void LogLine(std::string_view message) {
-  static std::mutex mu;
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);
   const auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -18,9 +36,9 @@ void LogLine(std::string_view message) {
   gmtime_r(&seconds, &utc);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::lock_guard lock(mu);
-  std::fprintf(stderr, "%s.%03dZ %.*s\n", stamp, int(millis), int(message.size()),
-               message.data());
+  std::lock_guard lock(LogMutex());
+  std::fprintf(stderr, "%s.%03dZ %s%.*s\n", stamp, int(millis), Prefix().c_str(),
+               int(message.size()), message.data());
 }
 
 }  // namespace kbench::server

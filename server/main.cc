@@ -1,29 +1,40 @@
-// kbench-server: serves the KernelBench API on one host's devices.
+// kbench-server: serves the KernelBench API on one host's devices. It is the
+// front: gRPC service, admission and scheduler. Each device is owned by a
+// kbench-worker process that the front starts and supervises
+// (server/front/worker_executor.h); the front itself never opens a device.
 //
 // Prints "kbench-server listening on HOST:PORT" on stdout once serving (the
-// port the system chose when --listen asks for port 0), logs to stderr.
+// port the system chose when --listen asks for port 0), which is once every
+// worker is ready; logs to stderr, and so do the workers. Exits 1 with the
+// reason when a worker cannot start (no GPU for --backend cuda, no such
+// device).
 // SIGINT or SIGTERM drains: new runs are refused with UNAVAILABLE, health
 // turns NOT_SERVING, running and waiting runs get --shutdown-grace seconds
-// to end, then are cancelled. A second signal exits at once.
+// to end, then are cancelled; then the workers get SIGTERM (SIGKILL if they
+// do not stop) and are reaped. A second signal exits at once; the workers
+// die with the front (PR_SET_PDEATHSIG).
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "server/devices.h"
+#include "server/front/start_workers.h"
+#include "server/front/worker_executor.h"
+#include "server/front/worker_paths.h"
 #include "server/limit_flags.h"
 #include "server/limits.h"
-#include "server/local_executor.h"
-#include "server/validation.h"
 #include "server/log.h"
 #include "server/scheduler.h"
 #include "server/service.h"
+#include "server/validation.h"
 #include "server/version.h"
 
 namespace kbench::server {
@@ -33,10 +44,15 @@ constexpr char kServiceName[] = "kbench.v1.KernelBench";
 
 struct Options {
   std::string listen = "127.0.0.1:50051";
-  std::string backend = "auto";
+  WorkersConfig workers;
+  std::string worker_binary;
   double shutdown_grace_s = 30;
-  bool enable_fault_injection = false;
 };
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "kbench-server: %s\n", message.c_str());
+  return 1;
+}
 
 // Blocks SIGINT and SIGTERM in every thread (call before any thread starts)
 // so that WaitForSignal receives them.
@@ -72,68 +88,71 @@ int Main(int argc, char** argv) {
   app.add_option("--listen", options.listen,
                  "Address to serve on, HOST:PORT (port 0: any free port)")
       ->capture_default_str();
-  app.add_option("--backend", options.backend,
-                 "auto (cuda when a GPU is present, else cpu), cpu or cuda")
+  app.add_option("--backend", options.workers.backend,
+                 "auto (cuda when a GPU is present, else cpu), cpu or cuda; "
+                 "the workers open their devices with it")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
       ->capture_default_str();
+  app.add_option("--devices", options.workers.devices,
+                 "The devices to serve, one worker each: all, or indices such as 0,1 "
+                 "(the CPU backend serves the host's CPU as any index)")
+      ->capture_default_str();
+  app.add_option("--worker-binary", options.worker_binary,
+                 "The kbench-worker to start [default: the one beside kbench-server]");
   app.add_option("--shutdown-grace", options.shutdown_grace_s,
                  "Seconds running work may take to end after SIGINT/SIGTERM")
       ->check(CLI::Range(0.0, 3600.0))
       ->capture_default_str();
-  app.add_flag("--enable-fault-injection", options.enable_fault_injection,
+  app.add_flag("--enable-fault-injection", options.workers.enable_fault_injection,
                "Accept requests that ask a worker to fail (tests only)");
   limit_flags.Register(app);
   CLI11_PARSE(app, argc, argv);
 
-  auto devices = OpenDevices(options.backend);
-  if (!devices.ok()) {
-    std::fprintf(stderr, "kbench-server: %s\n", std::string(devices.status().message()).c_str());
-    return 1;
-  }
-  const v1::Limits limits = limit_flags.Resolve((*devices)[0]->Info());
-  std::vector<std::unique_ptr<Executor>> executors;
-  for (auto& device : *devices) {
-    const v1::DeviceInfo info = device->Info();
-    Log("device ", info.index(), ": ", info.backend(), " ", info.name(),
-        ", measured copy bandwidth ", info.copy_bandwidth_gbps(), " GB/s",
-        info.matmul_tflops() > 0
-            ? absl::StrCat(", matmul ", info.matmul_tflops(), " TFLOP/s")
-            : "");
-    executors.push_back(std::make_unique<LocalExecutor>(std::move(device)));
-  }
+  absl::StatusOr<std::string> worker_binary = FindWorkerBinary(options.worker_binary);
+  if (!worker_binary.ok()) return Fail(std::string(worker_binary.status().message()));
+  options.workers.worker_binary = *worker_binary;
+  absl::StatusOr<std::unique_ptr<SocketDirectory>> sockets = SocketDirectory::Create();
+  if (!sockets.ok()) return Fail(std::string(sockets.status().message()));
+  absl::StatusOr<StartedWorkers> workers = StartWorkers(options.workers, **sockets);
+  if (!workers.ok())
+    return Fail(absl::StrCat("cannot start: ", workers.status().message()));
+  const v1::Limits limits = limit_flags.Resolve(workers->first_device);
   absl::StatusOr<TimingPlan> timing_defaults =
       ValidateTiming(v1::TimingOptions(), limits, DefaultTiming());
-  if (!timing_defaults.ok()) {
-    std::fprintf(stderr, "kbench-server: the limits leave no valid default timing: %s\n",
-                 std::string(timing_defaults.status().message()).c_str());
-    return 1;
+  if (!timing_defaults.ok())
+    return Fail(absl::StrCat("the limits leave no valid default timing: ",
+                             timing_defaults.status().message()));
+  std::vector<WorkerExecutor*> supervisors;
+  std::vector<std::unique_ptr<Executor>> executors;
+  for (auto& executor : workers->executors) {
+    executor->SetLimits(limits);
+    supervisors.push_back(executor.get());
+    executors.push_back(std::move(executor));
   }
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::atomic<grpc::Server*> server_ptr{nullptr};
-  Scheduler scheduler(std::move(executors), limits.max_queue(), [&](bool serving) {
-    Log("health: ", serving ? "SERVING" : "NOT_SERVING (no device ready)");
-    if (grpc::Server* server = server_ptr.load())
-      server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
-  });
+  auto scheduler = std::make_unique<Scheduler>(
+      std::move(executors), limits.max_queue(), [&](bool serving) {
+        Log("health: ", serving ? "SERVING" : "NOT_SERVING (no device ready)");
+        if (grpc::Server* server = server_ptr.load())
+          server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
+      });
   ServiceOptions service_options;
   service_options.limits = limits;
   service_options.timing_defaults = *timing_defaults;
-  service_options.enable_fault_injection = options.enable_fault_injection;
-  KernelBenchService service(scheduler, service_options);
+  service_options.enable_fault_injection = options.workers.enable_fault_injection;
+  KernelBenchService service(*scheduler, service_options);
 
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr || port == 0) {
-    std::fprintf(stderr, "kbench-server: cannot listen on %s\n", options.listen.c_str());
-    return 1;
-  }
+  if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();
-  const bool healthy = scheduler.AnyReady();
+  const bool healthy = scheduler->AnyReady();
   server->GetHealthCheckService()->SetServingStatus(kServiceName, healthy);
   server->GetHealthCheckService()->SetServingStatus(healthy);
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
@@ -150,11 +169,13 @@ int Main(int argc, char** argv) {
     std::_Exit(1);
   });
   second_signal.detach();
-  scheduler.Drain();
+  scheduler->Drain();
   server->GetHealthCheckService()->Shutdown();
   server->Shutdown(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(int64_t(options.shutdown_grace_s * 1000)));
-  scheduler.Stop();
+  scheduler->Stop();
+  for (WorkerExecutor* supervisor : supervisors) supervisor->Stop();
+  scheduler.reset();
   Log("stopped");
   return 0;
 }

@@ -103,6 +103,7 @@ class Measurement {
     // 2. An untimed run of each variant on a poisoned output, checked.
     for (int v = 0; v < count_; ++v) {
       KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+      sink_.StepStarted(RunStep::kVerify, problem_.VariantName(size_t(v)));
       KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
       KBENCH_RETURN_IF_ERROR(workload_.Run(v));
       KBENCH_ASSIGN_OR_RETURN(checks_[v], verifier_->Check(workload_));
@@ -111,6 +112,7 @@ class Measurement {
     for (uint32_t w = 0; w < plan_.warmup_runs; ++w) {
       for (int v = 0; v < count_; ++v) {
         KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+        sink_.StepStarted(RunStep::kWarmup, problem_.VariantName(size_t(v)));
         KBENCH_RETURN_IF_ERROR(workload_.Run(v));
       }
     }
@@ -127,6 +129,7 @@ class Measurement {
   // verifies what the sample wrote.
   absl::Status TakeSample(int v, bool checked) {
     KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+    sink_.StepStarted(RunStep::kSample, problem_.VariantName(size_t(v)));
     if (checked) KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
     device_.StartClockWatch();
     const absl::StatusOr<double> ms = workload_.TimeSample(v, plan_.mode);
@@ -258,6 +261,7 @@ absl::Status RunJob(Device& device, const AdmittedRun& run,
                     const std::string& run_id, RunSink& sink) {
   const auto run_start = Clock::now();
   KBENCH_RETURN_IF_ERROR(CheckCancelled(sink));
+  sink.StepStarted(RunStep::kPrepare, "");
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
                           device.Prepare(run.problem));
   // Started names the timing method, which only the workload knows, so it

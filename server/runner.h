@@ -24,6 +24,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "kbench/v1/kbench.pb.h"
@@ -31,6 +32,8 @@
 #include "server/run_plan.h"
 
 namespace kbench::server {
+
+enum class RunStep { kPrepare, kVerify, kWarmup, kSample };
 
 // Receives a run's events; implemented by the RPC's stream (and by tests).
 class RunSink {
@@ -41,6 +44,11 @@ class RunSink {
   virtual void Emit(v1::RunEvent event) = 0;
   // True once the client cancelled or its deadline passed.
   virtual bool Cancelled() const = 0;
+  // A step of the run starts (on the worker thread, before the work): the
+  // problem's preparation, each untimed verification run, each warm-up run,
+  // each sample; `variant` is empty for kPrepare. A worker forwards these
+  // so its supervisor can tell a slow run from a hung one. Must not block.
+  virtual void StepStarted(RunStep /*step*/, std::string_view /*variant*/) {}
 };
 
 // Runs a problem through steps 1-5 and emits Started, Samples,

@@ -51,10 +51,10 @@ double MeasureCopyBandwidthGbps() {
 
 class CpuDevice final : public Device {
  public:
-  CpuDevice() {
+  explicit CpuDevice(uint32_t index) {
     info_.set_backend("cpu");
     info_.set_name(CpuModelName());
-    info_.set_index(0);
+    info_.set_index(index);
     info_.set_memory_bytes(HostMemoryBytes());
     info_.set_copy_bandwidth_gbps(MeasureCopyBandwidthGbps());
     info_.set_healthy(true);
@@ -75,6 +75,8 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> MakeCpuDevice() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> MakeCpuDevice(uint32_t index) {
+  return std::make_unique<CpuDevice>(index);
+}
 
 }  // namespace kbench::server::cpu

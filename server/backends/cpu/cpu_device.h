@@ -5,6 +5,7 @@
 // tested without a GPU.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "server/device.h"
@@ -12,7 +13,9 @@
 namespace kbench::server::cpu {
 
 // Measures the host's copy bandwidth once (a memcpy of a buffer larger than
-// the last-level cache) for the vector-add ceiling.
-std::unique_ptr<Device> MakeCpuDevice();
+// the last-level cache) for the vector-add ceiling. `index` is what Info()
+// reports: a host may serve its CPU as several devices (tests of dispatch
+// over devices without GPUs).
+std::unique_ptr<Device> MakeCpuDevice(uint32_t index = 0);
 
 }  // namespace kbench::server::cpu

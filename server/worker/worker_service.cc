@@ -1,0 +1,115 @@
+#include "server/worker/worker_service.h"
+
+#include <unistd.h>
+
+#include <utility>
+
+#include "server/log.h"
+#include "server/validation.h"
+#include "server/worker/fault_injector.h"
+
+namespace kbench::worker {
+namespace {
+
+// How long a run whose device was lost waits for its stream to reach the
+// front before the worker exits anyway.
+constexpr std::chrono::seconds kLastWordsTimeout{5};
+
+}  // namespace
+
+WorkerService::WorkerService(server::LocalExecutor& executor, uint32_t device_count,
+                             bool enable_fault_injection, std::function<void()> device_lost)
+    : executor_(executor),
+      device_count_(device_count),
+      enable_fault_injection_(enable_fault_injection),
+      device_lost_(std::move(device_lost)),
+      run_thread_([this] { RunLoop(); }) {}
+
+WorkerService::~WorkerService() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (QueuedRun& queued : queue_)
+      queued.stream->End(absl::UnavailableError("the worker is stopping"), false);
+    queue_.clear();
+  }
+  cv_.notify_all();
+  run_thread_.join();
+}
+
+grpc::ServerUnaryReactor* WorkerService::Describe(grpc::CallbackServerContext* context,
+                                                  const v1::DescribeRequest*,
+                                                  v1::DescribeResponse* response) {
+  *response->mutable_device() = executor_.Info();
+  response->set_device_count(device_count_);
+  response->set_pid(uint32_t(getpid()));
+  auto* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
+    grpc::CallbackServerContext*, const v1::ExecuteRequest* request) {
+  auto stream = std::make_shared<ExecuteStream>();
+  auto* reactor = new ExecuteReactor(stream);
+  if (request->request().fault() != kbench::v1::FAULT_NONE && !enable_fault_injection_) {
+    stream->End(absl::PermissionDeniedError(
+                    "fault: this worker runs without --enable-fault-injection"),
+                false);
+    return reactor;
+  }
+  absl::StatusOr<server::AdmittedRun> run =
+      server::Admit(request->request(), request->limits(), executor_.Info().backend(),
+                    server::TimingPlan{});
+  if (!run.ok()) {
+    stream->End(run.status(), false);
+    return reactor;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) {
+      stream->End(absl::UnavailableError("the worker is stopping"), false);
+      return reactor;
+    }
+    queue_.push_back({stream, *std::move(run), request->run_id()});
+  }
+  cv_.notify_all();
+  return reactor;
+}
+
+void WorkerService::RunLoop() {
+  while (true) {
+    QueuedRun queued;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (stopping_) return;
+      queued = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    if (!RunOne(queued)) return;
+  }
+}
+
+bool WorkerService::RunOne(QueuedRun& queued) {
+  FaultInjector sink(*queued.stream, queued.run.problem.request.fault(), executor_.device());
+  const absl::Status status =
+      sink.Outcome(executor_.Execute(queued.run, queued.run_id, sink));
+  const bool lost = executor_.Failed();
+  queued.stream->End(status, lost);
+  if (!lost) return true;
+  server::Log("run ", queued.run_id, " left the device unusable (", status.ToString(),
+              "); exiting so that the front starts a new worker");
+  queued.stream->WaitDone(kLastWordsTimeout);
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+    for (QueuedRun& waiting : queue_)
+      waiting.stream->End(absl::UnavailableError("the worker lost its device"), false);
+    queue_.clear();
+  }
+  device_lost_();
+  return false;
+}
+
+}  // namespace kbench::worker

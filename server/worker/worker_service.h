@@ -1,0 +1,71 @@
+// The Worker service of kbench-worker (proto/kbench/worker/v1/worker.proto)
+// over the worker's one device. Reactions never block: Describe answers from
+// the executor, Execute admits the resolved request again (a request the
+// front admitted passes unchanged) and queues the run for the run thread,
+// which runs one run at a time through the LocalExecutor (runner.h) and
+// ends each stream with a RunEnd.
+//
+// After a run that left the device unusable (a sticky CUDA error), the run
+// thread waits for that run's stream to be done and calls device_lost: the
+// process must exit (exit_codes.h kExitDeviceLost) so that the front starts
+// a new one. It takes no further run.
+//
+// Threading: gRPC's threads call the RPCs; one run thread of its own runs
+// the runs. The destructor waits for the run in progress to end.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "kbench/worker/v1/worker.grpc.pb.h"
+#include "server/local_executor.h"
+#include "server/run_plan.h"
+#include "server/worker/execute_stream.h"
+
+namespace kbench::worker {
+
+class WorkerService final : public v1::Worker::CallbackService {
+ public:
+  // `executor` must outlive the service. device_count: what Describe
+  // reports. Fault requests are refused (PERMISSION_DENIED) unless
+  // enable_fault_injection.
+  WorkerService(server::LocalExecutor& executor, uint32_t device_count,
+                bool enable_fault_injection, std::function<void()> device_lost);
+  ~WorkerService() override;
+
+  grpc::ServerUnaryReactor* Describe(grpc::CallbackServerContext* context,
+                                     const v1::DescribeRequest* request,
+                                     v1::DescribeResponse* response) override;
+  grpc::ServerWriteReactor<v1::WorkerEvent>* Execute(
+      grpc::CallbackServerContext* context, const v1::ExecuteRequest* request) override;
+
+ private:
+  struct QueuedRun {
+    std::shared_ptr<ExecuteStream> stream;
+    server::AdmittedRun run;
+    std::string run_id;
+  };
+
+  void RunLoop();
+  // Runs one run to its end; false if the device is lost.
+  bool RunOne(QueuedRun& queued);
+
+  server::LocalExecutor& executor_;
+  const uint32_t device_count_;
+  const bool enable_fault_injection_;
+  const std::function<void()> device_lost_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<QueuedRun> queue_;
+  bool stopping_ = false;
+  std::thread run_thread_;
+};
+
+}  // namespace kbench::worker
