@@ -8,7 +8,8 @@
 //          O = P V by cuBLAS.
 //   fused: one kernel, S never leaves the chip, online softmax:
 //          attention_fused_fp32.cu (CUDA cores) and attention_fused_mma.cu
-//          (fp16/bf16 on tensor cores). Head dims kFusedHeadDims only.
+//          (fp16/bf16 on tensor cores). Head dims kernels::kFusedCudaHeadDims
+//          only (kernels/attention_head_dims.h).
 // Tolerances (kernels/dtype.h): fp32 2e-5 relative L2, fp16/bf16 1e-2.
 //
 // Contract: every pointer is device memory from cudaMalloc (256-byte
@@ -22,12 +23,12 @@
 
 #include <cstdint>
 
+#include "kernels/attention_head_dims.h"
 #include "kernels/attention_shape.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {
 
-inline constexpr int kFusedHeadDims[] = {64, 128};
 
 // True when `fused` runs this head_dim.
 bool FusedAttentionSupports(int64_t head_dim);
@@ -40,7 +41,7 @@ struct AttentionTensors {
 };
 
 // The fused kernel. cudaErrorInvalidValue for a head_dim outside
-// kFusedHeadDims, or a shape whose grid does not fit.
+// kFusedCudaHeadDims, or a shape whose grid does not fit.
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  const AttentionTensors& tensors,
                                  cudaStream_t stream);

@@ -9,8 +9,8 @@
 namespace kbench::kernels::cuda {
 
 bool FusedAttentionSupports(int64_t head_dim) {
-  return std::find(std::begin(kFusedHeadDims), std::end(kFusedHeadDims),
-                   head_dim) != std::end(kFusedHeadDims);
+  return std::find(std::begin(kFusedCudaHeadDims), std::end(kFusedCudaHeadDims),
+                   head_dim) != std::end(kFusedCudaHeadDims);
 }
 
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,

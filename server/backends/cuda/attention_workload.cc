@@ -1,5 +1,11 @@
-#include "server/backends/cuda/attention_workload.h"
-
+// The CUDA workload of attention (kernels/cuda/attention.h): Q, K, V made on
+// the device from the problem's seed in its dtype (fp32, fp16 or bf16), the
+// variants by their ids (server/ops/attention_op.h):
+//   naive: S = Q K^T * scale and O = P V by cuBLAS around a mask + softmax
+//          kernel, with S (batch * heads * seq_len^2 elements of the dtype)
+//          in device memory;
+//   fused: one kernel, S never in device memory;
+// and the device reference of kernels/cuda/reference_kernels.h.
 #include <limits>
 #include <string>
 #include <utility>
@@ -8,13 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "server/backends/cuda/cuda_workload.h"
+#include "server/backends/cuda/cuda_workloads.h"
 #include "server/cuda_runtime/cublas_handle.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/sample_timer.h"
+#include "server/ops/attention_op.h"
 #include "server/status_macros.h"
 
 namespace kbench::server::cuda_backend {
@@ -22,43 +31,19 @@ namespace {
 
 using kernels::DType;
 
-enum class Variant { kNaive, kFused };
-
-std::string FusedHeadDims() {
-  return absl::StrJoin(std::begin(kernels::cuda::kFusedHeadDims),
-                       std::end(kernels::cuda::kFusedHeadDims), ", ");
-}
-
-absl::StatusOr<std::vector<Variant>> ParseVariants(
-    const std::vector<std::string>& names) {
-  std::vector<Variant> variants;
-  for (const std::string& name : names) {
-    if (name == kAttentionNaive) {
-      variants.push_back(Variant::kNaive);
-    } else if (name == kAttentionFused) {
-      variants.push_back(Variant::kFused);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("variants: attention on CUDA runs ", kAttentionNaive,
-                       " and ", kAttentionFused, ", not '", name, "'"));
-    }
-  }
-  return variants;
-}
-
 class CudaAttention final : public CudaWorkload {
  public:
   CudaAttention(std::shared_ptr<DeviceContext> context,
-                const AttentionProblem& problem, std::vector<Variant> variants,
+                const kernels::AttentionShape& shape, kernels::DType dtype,
+                std::vector<int> variants,
                 cuda::DeviceBuffer q, cuda::DeviceBuffer k,
                 cuda::DeviceBuffer v, cuda::DeviceBuffer o,
                 cuda::DeviceBuffer scores, cuda::CublasHandle cublas,
                 cuda::SampleTimer timer)
-      : CudaWorkload(std::move(context), problem.dtype,
-                     problem.shape.TensorElements(), std::move(o),
+      : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
                      std::move(timer)),
-        shape_(problem.shape),
-        dtype_(problem.dtype),
+        shape_(shape),
+        dtype_(dtype),
         variants_(std::move(variants)),
         q_(std::move(q)),
         k_(std::move(k)),
@@ -68,7 +53,7 @@ class CudaAttention final : public CudaWorkload {
 
  private:
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
-    if (variants_.at(variant) == Variant::kFused) {
+    if (variants_.at(variant) == ops::kAttentionFused) {
       const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(),
                                                     v_.get(), output()};
       KBENCH_CUDA_RETURN_IF_ERROR(
@@ -85,47 +70,36 @@ class CudaAttention final : public CudaWorkload {
     return absl::OkStatus();
   }
 
+  absl::Status EnqueueReference(float* ref, cudaStream_t stream) override {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionReference(
+        shape_, dtype_, q_.get(), k_.get(), v_.get(), ref, stream));
+    return absl::OkStatus();
+  }
+
   const kernels::AttentionShape shape_;
   const DType dtype_;
-  const std::vector<Variant> variants_;
+  const std::vector<int> variants_;
   cuda::DeviceBuffer q_, k_, v_, scores_;
   cuda::CublasHandle cublas_;
 };
 
 }  // namespace
 
-v1::OpInfo CudaAttentionOp() {
-  v1::OpInfo op;
-  op.set_op("attention");
-  op.add_variants(kAttentionNaive);
-  op.add_variants(kAttentionFused);
-  op.add_dtypes(v1::DTYPE_FP32);
-  op.add_dtypes(v1::DTYPE_FP16);
-  op.add_dtypes(v1::DTYPE_BF16);
-  for (int d : kernels::cuda::kFusedHeadDims) op.add_head_dims(uint32_t(d));
-  return op;
-}
-
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
-    std::shared_ptr<DeviceContext> context, const AttentionProblem& problem) {
-  const kernels::AttentionShape& shape = problem.shape;
-  if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 ||
-      shape.head_dim < 1 ||
-      shape.seq_len > std::numeric_limits<int32_t>::max() / 2) {
-    return absl::InvalidArgumentError(
-        "batch, heads, seq_len and head_dim must be at least 1");
-  }
-  KBENCH_ASSIGN_OR_RETURN(std::vector<Variant> variants,
-                          ParseVariants(problem.variants));
+    std::shared_ptr<DeviceContext> context, const Problem& problem) {
+  const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
+  const uint64_t seed = problem.request.seed();
+  if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
+      shape.seq_len > std::numeric_limits<int32_t>::max() / 2)
+    return absl::InvalidArgumentError("batch, heads, seq_len and head_dim must be at least 1");
   bool naive = false;
-  for (Variant v : variants) {
-    naive |= v == Variant::kNaive;
-    if (v == Variant::kFused &&
-        !kernels::cuda::FusedAttentionSupports(shape.head_dim)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "head_dim ", shape.head_dim, " is not supported by ", kAttentionFused,
-          " on CUDA; supported: ", FusedHeadDims()));
-    }
+  for (int v : problem.variants) {
+    naive |= v == ops::kAttentionNaive;
+    // Admission refuses these first (the op's variant table); the kernels'
+    // dispatcher would refuse them too.
+    if (v == ops::kAttentionFused && !kernels::cuda::FusedAttentionSupports(shape.head_dim))
+      return absl::InvalidArgumentError(
+          absl::StrCat("head_dim ", shape.head_dim, " is not supported by fused on CUDA"));
   }
 
   const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
@@ -144,7 +118,7 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
         cuda::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
     if (!s.ok()) {
       return absl::Status(s.status().code(),
-                          absl::StrCat("the scores of ", kAttentionNaive,
+                          absl::StrCat("the scores of naive",
                                        " (batch * heads * "
                                        "seq_len^2 = ",
                                        shape.ScoreElements(), " elements of ",
@@ -160,7 +134,7 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
        {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
         std::pair{&v, InputStream::kV}}) {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-        problem.dtype, problem.seed, input, 0, buffer->get(),
+        problem.dtype, seed, input, 0, buffer->get(),
         shape.TensorElements(), stream));
   }
   KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
@@ -171,7 +145,7 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
                           cuda::SampleTimer::Create(stream, &context->flusher));
   return std::make_unique<CudaAttention>(
-      std::move(context), problem, std::move(variants), std::move(q),
+      std::move(context), shape, problem.dtype, problem.variants, std::move(q),
       std::move(k), std::move(v), std::move(o), std::move(scores),
       std::move(cublas), std::move(timer));
 }

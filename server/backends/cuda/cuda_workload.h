@@ -1,12 +1,16 @@
 // CudaWorkload: what every CUDA workload shares. It owns the output buffer
-// (elements of the problem's dtype), the device context and the sample
-// timer, and implements the Workload contract (server/device.h) around one
-// hook, Enqueue, which a subclass writes for its op: enqueue one run of a
-// variant on a stream, without waiting.
+// (elements of the problem's dtype), the device reference (fp32, made once,
+// on first use), the device context and the sample timer, and implements
+// the Workload contract (server/device.h, server/ops/device_output.h)
+// around two hooks a subclass writes for its op: enqueue one run of a
+// variant, and enqueue the op's reference kernel (kernels/cuda/
+// reference_kernels.h), each on a stream without waiting.
 //   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16.
 //   Run: Enqueue, then wait for the stream.
 //   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.
-//   Output: the output copied to the host and converted to float.
+//   CompareWithReference: the comparison kernel over every element, its
+//     per-block partials merged on the host.
+//   Read: a range of the output or the reference, converted to float.
 // Every call enters the device first and passes its status to
 // DeviceContext::Track, so a sticky CUDA error marks the device unhealthy.
 #pragma once
@@ -36,13 +40,17 @@ class CudaWorkload : public Workload {
   absl::Status PoisonOutput() final;
   absl::Status Run(int variant) final;
   absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) final;
-  absl::StatusOr<std::span<const float>> Output() final;
   std::string TimingMethod(v1::TimingMode mode) const final;
+  absl::StatusOr<kernels::Comparison> CompareWithReference(
+      const kernels::ElementTolerance& tolerance) final;
+  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
 
  protected:
-  // Enqueues one run of `variant` on `stream` without waiting.
-  // Not const: it may bind a cuBLAS handle to `stream`.
+  // Enqueues one run of `variant` (a position in Problem::variants) on
+  // `stream` without waiting. Not const: it may bind a cuBLAS handle.
   virtual absl::Status Enqueue(int variant, cudaStream_t stream) = 0;
+  // Enqueues the op's device reference into `ref` (elements fp32).
+  virtual absl::Status EnqueueReference(float* ref, cudaStream_t stream) = 0;
 
   void* output() const { return output_.get(); }
 
@@ -54,14 +62,16 @@ class CudaWorkload : public Workload {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(body());
   }
+  // Makes the reference on first use; call inside Guarded.
+  absl::Status EnsureReference();
 
   std::shared_ptr<DeviceContext> context_;
   const kernels::DType dtype_;
   const int64_t elements_;
   cuda::DeviceBuffer output_;
+  cuda::DeviceBuffer reference_;  // empty until first needed
+  cuda::DeviceBuffer partials_;
   cuda::SampleTimer timer_;
-  std::vector<float> host_;
-  std::vector<uint16_t> bits_;  // fp16 / bf16 staging
 };
 
 }  // namespace kbench::server::cuda_backend
