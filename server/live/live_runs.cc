@@ -29,7 +29,7 @@ void LiveRuns::OnStarted(const std::string& run_id, const v1::DeviceInfo& device
   }
 }
 
-void LiveRuns::OnEnded(const std::string& run_id, const absl::Status& status) {
+void LiveRuns::OnEnded(const std::string& run_id, const absl::Status& /*status*/) {
   std::lock_guard lock(mu_);
   std::erase_if(runs_, [&](const LiveRun& run) { return run.run_id == run_id; });
 }

@@ -56,7 +56,7 @@ void RunMetrics::OnAccepted(const RunAdmission& run) {
   tracked.accepted_unix_ms = run.unix_ms;
 }
 
-void RunMetrics::OnRefused(const RunAdmission& run, const absl::Status& why) {
+void RunMetrics::OnRefused(const RunAdmission& run, const absl::Status& /*why*/) {
   runs_.Add({{"op", OpLabel(run.op)}, {"status", RunStatusName(v1::RUN_STATUS_REFUSED)}})
       .Increment();
 }
