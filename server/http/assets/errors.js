@@ -17,7 +17,7 @@ window.kbench = window.kbench || {};
     render();
   }
   window.addEventListener('error', (event) => {
-    report(`Uncaught ${event.message} (${event.filename}:${event.lineno})`);
+    report(`${event.message} (${event.filename}:${event.lineno})`);
   });
   window.addEventListener('unhandledrejection', (event) => {
     const reason = event.reason;
