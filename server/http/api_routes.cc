@@ -2,11 +2,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
 #include "nlohmann/json.hpp"
 #include "server/http/api_params.h"
 #include "server/http/assignment_tables.h"
@@ -104,10 +108,14 @@ absl::StatusOr<v1::ListRunsRequest> RunsFilter(const ApiParams& params) {
   if (const std::string status = params.Optional("status"); !status.empty()) {
     std::optional<v1::RunStatus> parsed = ParseRunStatusName(status);
     if (!parsed || *parsed == v1::RUN_STATUS_UNSPECIFIED) {
-      return BadParameter("status", absl::StrCat("\"", status,
-                                                 "\" is not one of queued, running, ok, "
-                                                 "failed_verification, refused, cancelled, "
-                                                 "error, interrupted"));
+      std::vector<std::string> names;
+      const google::protobuf::EnumDescriptor& statuses = *v1::RunStatus_descriptor();
+      for (int i = 0; i < statuses.value_count(); ++i) {
+        const auto value = static_cast<v1::RunStatus>(statuses.value(i)->number());
+        if (value != v1::RUN_STATUS_UNSPECIFIED) names.push_back(RunStatusName(value));
+      }
+      return BadParameter("status", absl::StrCat("\"", status, "\" is not one of ",
+                                                 absl::StrJoin(names, ", ")));
     }
     filter.set_status(*parsed);
   }

@@ -114,15 +114,16 @@
   const measured = (v) => (v ? kbench.num(v, 4) : 'not measured');
 
   function fillSelect(select, values, current) {
-    select.replaceChildren(...values.map((v) => new Option(v === '' ? '(no label)' : v, v)));
+    select.replaceChildren(...values.map((v) => new Option(v, v)));
     select.value = current;
   }
 
   async function showAssignment(label) {
     const labels = await getJson('/api/labels');
-    const names = labels.rows.map((r) => r.label);
+    // Runs without a label belong to no assignment (the learner view has them).
+    const names = labels.rows.map((r) => r.label).filter((name) => name !== '');
     if (names.length === 0) {
-      $('label-summary').textContent = 'No runs stored yet.';
+      $('label-summary').textContent = 'No labelled runs stored yet.';
       return;
     }
     if (label === undefined || !names.includes(label)) label = names[0];
