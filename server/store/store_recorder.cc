@@ -3,22 +3,9 @@
 #include <utility>
 
 #include "server/log.h"
+#include "server/run_status.h"
 
 namespace kbench::server::store {
-namespace {
-
-v1::RunStatus FinalStatus(const absl::Status& ended, const RunOutcome& outcome) {
-  if (ended.ok() && outcome.summary) {
-    return outcome.summary->all_verified() ? v1::RUN_STATUS_OK
-                                           : v1::RUN_STATUS_FAILED_VERIFICATION;
-  }
-  if (absl::IsCancelled(ended) || absl::IsDeadlineExceeded(ended)) {
-    return v1::RUN_STATUS_CANCELLED;
-  }
-  return v1::RUN_STATUS_ERROR;
-}
-
-}  // namespace
 
 StoreRecorder::StoreRecorder(RunStore& store, std::function<int64_t()> now_unix_ms)
     : store_(store), now_unix_ms_(std::move(now_unix_ms)) {}
@@ -105,7 +92,8 @@ void StoreRecorder::OnEnded(const std::string& run_id, const absl::Status& statu
     auto node = runs_.extract(run_id);
     if (!node.empty()) outcome = std::move(node.mapped().outcome);
   }
-  outcome.status = FinalStatus(status, outcome);
+  outcome.status = FinalStatus(
+      status, outcome.summary ? std::optional(outcome.summary->all_verified()) : std::nullopt);
   if (outcome.status == v1::RUN_STATUS_ERROR) {
     outcome.error = status.ok() ? "the run ended without its summary"
                                 : std::string(status.message());

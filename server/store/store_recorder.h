@@ -2,12 +2,8 @@
 // life into store writes: OnAccepted -> Accept (QUEUED), OnRefused -> Accept
 // (REFUSED, with the reason), OnStarted -> Start, the worker's Started event
 // -> Start again with it, OnEnded -> Finish. Samples, variant results and
-// the summary are collected in memory and written once, by Finish; the
-// final status is
-//   OK                   the summary arrived and every variant verified,
-//   FAILED_VERIFICATION  the summary arrived and some variant did not,
-//   CANCELLED            the run ended CANCELLED or DEADLINE_EXCEEDED,
-//   ERROR                otherwise, with the status's message.
+// the summary are collected in memory and written once, by Finish, with the
+// final status of server/run_status.h (ERROR with the status's message).
 //
 // Writes run on the recorder's own StoreThread, in the order of the calls,
 // so no observer call waits on the database. A store error is logged and

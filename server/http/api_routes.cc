@@ -1,0 +1,217 @@
+#include "server/http/api_routes.h"
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "nlohmann/json.hpp"
+#include "server/http/api_params.h"
+#include "server/http/assignment_tables.h"
+#include "server/http/history_tables.h"
+#include "server/http/live_tables.h"
+#include "server/http/run_reader.h"
+#include "server/http/table.h"
+#include "server/run_status.h"
+#include "server/status_macros.h"
+#include "server/store/unix_time.h"
+
+namespace kbench::server::http {
+namespace {
+
+// A table reply: the table, the CSV file's name, and for JSON any fields
+// beside the table's (e.g. next_page_token).
+struct TableReply {
+  Table table;
+  std::string csv_name;
+  nlohmann::json extra = nlohmann::json::object();
+};
+
+using TableEndpoint = std::function<absl::StatusOr<TableReply>(const ApiParams&)>;
+
+void ReplyJson(httplib::Response& response, int status, const nlohmann::json& body) {
+  response.status = status;
+  response.set_header("Cache-Control", "no-store");
+  response.set_content(body.dump(), "application/json");
+}
+
+void ReplyError(httplib::Response& response, const absl::Status& error) {
+  ReplyJson(response, HttpStatusOf(error), ErrorJson(error));
+}
+
+// A file name safe in a Content-Disposition header: letters, digits, '-',
+// '_' and '.' kept, anything else '_'.
+std::string SafeFileName(std::string name) {
+  for (char& c : name) {
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                      (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    if (!safe) c = '_';
+  }
+  return name;
+}
+
+void Serve(httplib::Server& server, const std::string& path, TableEndpoint endpoint) {
+  server.Get(path, [endpoint = std::move(endpoint)](const httplib::Request& request,
+                                                    httplib::Response& response) {
+    const ApiParams params(request);
+    absl::StatusOr<bool> csv = params.WantsCsv();
+    if (!csv.ok()) return ReplyError(response, csv.status());
+    absl::StatusOr<TableReply> reply = endpoint(params);
+    if (!reply.ok()) return ReplyError(response, reply.status());
+    if (*csv) {
+      response.set_header("Content-Disposition",
+                          absl::StrCat("attachment; filename=\"",
+                                       SafeFileName(reply->csv_name), ".csv\""));
+      response.set_header("Cache-Control", "no-store");
+      response.set_content(ToCsv(reply->table), "text/csv; charset=utf-8");
+      return;
+    }
+    nlohmann::json body = ToJson(reply->table);
+    body.update(reply->extra);
+    ReplyJson(response, 200, body);
+  });
+}
+
+absl::StatusOr<RunSet> RunsOfLabel(store::RunStore& store, const std::string& label) {
+  v1::ListRunsRequest filter;
+  filter.set_label(label);
+  return ReadRuns(store, filter);
+}
+
+// An assignment's table endpoint: label (required), format.
+TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
+                                 Table (*build)(const RunSet&)) {
+  return [&store, table_name = std::move(table_name),
+          build](const ApiParams& params) -> absl::StatusOr<TableReply> {
+    KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
+    KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, RunsOfLabel(store, label));
+    return TableReply{build(runs), absl::StrCat(table_name, "-", label)};
+  };
+}
+
+// The filters of /api/runs as a ListRunsRequest; the store checks them
+// further (see AsParameterError).
+absl::StatusOr<v1::ListRunsRequest> RunsFilter(const ApiParams& params) {
+  KBENCH_RETURN_IF_ERROR(params.Only({"label", "op", "user", "status", "since_unix_ms",
+                                      "until_unix_ms", "page_size", "page_token", "format"}));
+  v1::ListRunsRequest filter;
+  filter.set_label(params.Optional("label"));
+  filter.set_op(params.Optional("op"));
+  filter.set_user(params.Optional("user"));
+  if (const std::string status = params.Optional("status"); !status.empty()) {
+    std::optional<v1::RunStatus> parsed = ParseRunStatusName(status);
+    if (!parsed || *parsed == v1::RUN_STATUS_UNSPECIFIED) {
+      std::vector<std::string> names;
+      const google::protobuf::EnumDescriptor& statuses = *v1::RunStatus_descriptor();
+      for (int i = 0; i < statuses.value_count(); ++i) {
+        const auto value = static_cast<v1::RunStatus>(statuses.value(i)->number());
+        if (value != v1::RUN_STATUS_UNSPECIFIED) names.push_back(RunStatusName(value));
+      }
+      return BadParameter("status", absl::StrCat("\"", status, "\" is not one of ",
+                                                 absl::StrJoin(names, ", ")));
+    }
+    filter.set_status(*parsed);
+  }
+  constexpr int64_t kMaxUnixMs = int64_t{1} << 53;
+  KBENCH_ASSIGN_OR_RETURN(std::optional<int64_t> since,
+                          params.Integer("since_unix_ms", 0, kMaxUnixMs));
+  KBENCH_ASSIGN_OR_RETURN(std::optional<int64_t> until,
+                          params.Integer("until_unix_ms", 0, kMaxUnixMs));
+  KBENCH_ASSIGN_OR_RETURN(std::optional<int64_t> page_size,
+                          params.Integer("page_size", 0, UINT32_MAX));
+  filter.set_since_unix_ms(since.value_or(0));
+  filter.set_until_unix_ms(until.value_or(0));
+  filter.set_page_size(static_cast<uint32_t>(page_size.value_or(0)));
+  filter.set_page_token(params.Optional("page_token"));
+  return filter;
+}
+
+// The store refuses a filter with INVALID_ARGUMENT "<field>: <why>", and
+// the parameters of /api/runs are named as ListRunsRequest's fields: such an
+// error becomes a bad parameter of that name.
+absl::Status AsParameterError(const absl::Status& status) {
+  if (!absl::IsInvalidArgument(status)) return status;
+  const absl::string_view message = status.message();
+  const size_t colon = message.find(": ");
+  if (colon == absl::string_view::npos) return status;
+  return BadParameter(message.substr(0, colon), message.substr(colon + 2));
+}
+
+}  // namespace
+
+void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live) {
+  Serve(server, "/api/labels", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+    KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, v1::ListRunsRequest()));
+    return TableReply{LabelsTable(runs), "labels"};
+  });
+  Serve(server, "/api/learners",
+        [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+          KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
+          v1::ListRunsRequest filter;
+          filter.set_label(params.Optional("label"));
+          KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, filter));
+          return TableReply{LearnersTable(runs),
+                            filter.label().empty() ? "learners"
+                                                   : absl::StrCat("learners-", filter.label())};
+        });
+  Serve(server, "/api/assignment/best", AssignmentEndpoint(store, "best", BestResultsTable));
+  Serve(server, "/api/assignment/speedups", AssignmentEndpoint(store, "speedups", SpeedupsTable));
+  Serve(server, "/api/assignment/throughput",
+        AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
+  Serve(server, "/api/assignment/failures",
+        AssignmentEndpoint(store, "failures", FailedVerificationsTable));
+  Serve(server, "/api/learner", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+    KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
+    KBENCH_ASSIGN_OR_RETURN(const std::string learner, params.Required("learner"));
+    v1::ListRunsRequest filter;
+    filter.set_label(params.Optional("label"));
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, filter));
+    return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
+  });
+  Serve(server, "/api/runs", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, RunsFilter(params));
+    absl::StatusOr<v1::ListRunsResponse> page = store.List(filter, store::Samples::kOmit);
+    KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
+    return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
+  });
+  Serve(server, "/api/live/runs", [live](const ApiParams& params) -> absl::StatusOr<TableReply> {
+    KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+    return TableReply{LiveRunsTable(live()), "live-runs"};
+  });
+  Serve(server, "/api/live/devices",
+        [&store, live](const ApiParams& params) -> absl::StatusOr<TableReply> {
+          KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+          // The newest runs, to find each device's last clocks.
+          constexpr size_t kRecentRuns = 100;
+          KBENCH_ASSIGN_OR_RETURN(const RunSet recent,
+                                  ReadRuns(store, v1::ListRunsRequest(), kRecentRuns));
+          return TableReply{DevicesTable(live(), recent), "devices"};
+        });
+  server.Get("/api/live", [live](const httplib::Request& request, httplib::Response& response) {
+    if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
+      return ReplyError(response, only);
+    }
+    const LiveState state = live();
+    ReplyJson(response, 200,
+              {{"version", state.info.version()},
+               {"backend", state.info.backend()},
+               {"devices", state.info.devices_size()},
+               {"running", state.info.running()},
+               {"queued", state.info.queued()},
+               {"now_unix_ms", store::NowUnixMs()}});
+  });
+  server.Get(R"(/api/.*)", [](const httplib::Request& request, httplib::Response& response) {
+    ReplyError(response, absl::NotFoundError(absl::StrCat(
+                             "no endpoint ", request.path, "; see docs/API.md")));
+  });
+}
+
+}  // namespace kbench::server::http

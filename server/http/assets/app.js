@@ -1,0 +1,289 @@
+// The dashboard: three views over the /api/ endpoints (docs/API.md), chosen
+// by the URL's fragment: #assignment/<label>, #learner/<learner>, #live.
+// Every table links to the CSV of the same endpoint. When a view has drawn
+// its data, <body data-ready> names it (the headless page test waits on it).
+'use strict';
+(function () {
+  const $ = (id) => document.getElementById(id);
+  const liveRefreshMs = 3000;
+  let liveTimer = null;
+
+  // `digits` significant digits, but never rounding the integer part; no
+  // trailing zeros; exponents only for very small or large values.
+  kbench.num = function (value, digits = 3) {
+    if (value == null || Number.isNaN(value)) return '';
+    if (typeof value !== 'number') return String(value);
+    const magnitude = Math.abs(value);
+    if (value !== 0 && (magnitude < 1e-3 || magnitude >= 1e7)) return value.toExponential(2);
+    if (magnitude >= 10 ** digits) return String(Math.round(value));
+    return String(Number(value.toPrecision(digits)));
+  };
+  kbench.time = function (unixMs) {
+    if (!unixMs) return '';
+    const d = new Date(unixMs);
+    const pad = (n) => String(n).padStart(2, '0');
+    return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ` +
+           `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  };
+  kbench.duration = function (ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    if (s < 60) return `${s} s`;
+    if (s < 3600) return `${Math.floor(s / 60)} min ${s % 60} s`;
+    if (s < 86400) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+    return `${Math.floor(s / 86400)} d ${Math.floor((s % 86400) / 3600)} h`;
+  };
+  kbench.note = function (text) {
+    const p = document.createElement('p');
+    p.className = 'muted';
+    p.textContent = text;
+    return p;
+  };
+
+  async function getJson(url) {
+    const response = await fetch(url);
+    const body = await response.json();
+    if (!response.ok) throw new Error(`${url}: ${body.error || response.status}`);
+    return body;
+  }
+
+  function api(path, params = {}) {
+    const query = new URLSearchParams(params).toString();
+    return query ? `${path}?${query}` : path;
+  }
+
+  function csvUrl(url) {
+    return url + (url.includes('?') ? '&' : '?') + 'format=csv';
+  }
+
+  // columns: [{key, title, format?(value, row) -> text or Node, cls?}]
+  function renderTable(container, url, data, columns, empty) {
+    container.replaceChildren();
+    const bar = document.createElement('div');
+    bar.className = 'table-bar';
+    const count = document.createElement('span');
+    count.className = 'muted';
+    count.textContent = `${data.rows.length} row${data.rows.length === 1 ? '' : 's'}` +
+                        (data.truncated ? ' (older runs not read)' : '');
+    const link = document.createElement('a');
+    link.href = csvUrl(url);
+    link.textContent = 'Download CSV';
+    link.className = 'csv';
+    bar.append(count, link);
+    container.append(bar);
+    if (data.rows.length === 0) {
+      container.append(kbench.note(empty));
+      return;
+    }
+    const table = document.createElement('table');
+    const head = table.createTHead().insertRow();
+    for (const column of columns) {
+      const th = document.createElement('th');
+      th.textContent = column.title;
+      if (column.cls) th.className = column.cls;
+      head.append(th);
+    }
+    const body = table.createTBody();
+    for (const row of data.rows) {
+      const tr = body.insertRow();
+      if (row.verified === false) tr.className = 'failed';
+      for (const column of columns) {
+        const td = tr.insertCell();
+        if (column.cls) td.className = column.cls;
+        const shown = column.format ? column.format(row[column.key], row)
+                                    : kbench.num(row[column.key]);
+        td.append(shown instanceof Node ? shown : document.createTextNode(shown ?? ''));
+      }
+    }
+    const scroller = document.createElement('div');
+    scroller.className = 'table-scroll';
+    scroller.append(table);
+    container.append(scroller);
+  }
+
+  const text = (v) => v ?? '';
+  const when = (v) => kbench.time(v);
+  const percent = (v) => (v == null ? '' : `${kbench.num(v)} %`);
+  const learnerLink = (v) => {
+    const a = document.createElement('a');
+    a.href = `#learner/${encodeURIComponent(v)}`;
+    a.textContent = v;
+    return a;
+  };
+  const num = {cls: 'num'};
+  // A device figure the server reports as 0 when it did not measure it.
+  const measured = (v) => (v ? kbench.num(v, 4) : 'not measured');
+
+  function fillSelect(select, values, current) {
+    select.replaceChildren(...values.map((v) => new Option(v, v)));
+    select.value = current;
+  }
+
+  async function showAssignment(label) {
+    const labels = await getJson('/api/labels');
+    // Runs without a label belong to no assignment (the learner view has them).
+    const names = labels.rows.map((r) => r.label).filter((name) => name !== '');
+    if (names.length === 0) {
+      $('label-summary').textContent = 'No labelled runs stored yet.';
+      return;
+    }
+    if (label === undefined || !names.includes(label)) label = names[0];
+    fillSelect($('label-select'), names, label);
+    const info = labels.rows.find((r) => r.label === label);
+    $('label-summary').textContent = `${info.runs} runs by ${info.learners} learners · ` +
+        `${info.ok} verified · ${info.failed_verification} failed verification · ` +
+        `last ${kbench.time(info.last_unix_ms)}`;
+
+    const urls = ['best', 'speedups', 'throughput', 'failures'].map(
+        (table) => api(`/api/assignment/${table}`, {label}));
+    const [best, speedups, points, failures] = await Promise.all(urls.map(getJson));
+    renderTable($('best-table'), urls[0], best, [
+      {key: 'learner', title: 'Learner', format: learnerLink},
+      {key: 'op', title: 'Op', format: text}, {key: 'problem', title: 'Problem', format: text},
+      {key: 'dtype', title: 'Dtype', format: text}, {key: 'variant', title: 'Variant', format: text},
+      {key: 'median_ms', title: 'Median ms', ...num},
+      {key: 'throughput', title: 'Throughput', ...num,
+       format: (v, r) => `${kbench.num(v)} ${r.unit}`},
+      {key: 'percent_of_ceiling', title: '% of ceiling', ...num, format: percent},
+      {key: 'attempts', title: 'Verified runs', ...num},
+      {key: 'accepted_unix_ms', title: 'When', format: when, cls: 'time'},
+    ], 'No verified results for this assignment yet.');
+    renderTable($('speedups-table'), urls[1], speedups, [
+      {key: 'learner', title: 'Learner', format: learnerLink},
+      {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
+      {key: 'variant', title: 'Variant', format: text},
+      {key: 'baseline', title: 'Baseline', format: text},
+      {key: 'speedup', title: 'Speedup', ...num, format: (v) => `${kbench.num(v)}x`},
+      {key: 'ci_low', title: '95% interval', ...num,
+       format: (v, r) => `${kbench.num(r.ci_low)}–${kbench.num(r.ci_high)}`},
+      {key: 'verdict', title: 'Verdict', format: text},
+    ], 'No speedups: no run of this assignment verified every variant.');
+    renderTable($('failures-table'), urls[3], failures, [
+      {key: 'learner', title: 'Learner', format: learnerLink},
+      {key: 'accepted_unix_ms', title: 'When', format: when, cls: 'time'},
+      {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
+      {key: 'variant', title: 'Variant', format: text},
+      {key: 'rel_l2_error', title: 'Rel. L2 error', ...num},
+      {key: 'tolerance', title: 'Tolerance', ...num},
+      {key: 'max_abs_error', title: 'Max abs error', ...num},
+      {key: 'non_finite', title: 'Non-finite', ...num},
+      {key: 'run_id', title: 'Run', format: text},
+    ], 'No failed verifications.');
+    kbench.speedupHistogram($('speedup-chart'), speedups.rows);
+    kbench.rooflineCharts($('roofline-charts'), points.rows);
+    document.body.dataset.ready = 'assignment';
+  }
+
+  async function showLearner(learner) {
+    const learners = await getJson('/api/learners');
+    const names = learners.rows.map((r) => r.learner);
+    if (names.length === 0) {
+      $('learner-summary').textContent = 'No runs stored yet.';
+      return;
+    }
+    if (learner === undefined || !names.includes(learner)) learner = names[0];
+    fillSelect($('learner-select'), names, learner);
+    const info = learners.rows.find((r) => r.learner === learner);
+    $('learner-summary').textContent = `${info.runs} runs in ${info.labels} assignments · ` +
+        `${info.ok} verified · ${info.failed_verification} failed verification · ` +
+        `last ${kbench.time(info.last_unix_ms)}`;
+    const url = api('/api/learner', {learner});
+    const history = await getJson(url);
+    renderTable($('history-table'), url, history, [
+      {key: 'accepted_unix_ms', title: 'When', format: when, cls: 'time'},
+      {key: 'label', title: 'Assignment', format: text}, {key: 'op', title: 'Op', format: text},
+      {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
+      {key: 'status', title: 'Status', format: text},
+      {key: 'variant', title: 'Variant', format: text},
+      {key: 'median_ms', title: 'Median ms', ...num},
+      {key: 'throughput', title: 'Throughput', ...num,
+       format: (v, r) => (v == null ? '' : `${kbench.num(v)} ${r.unit}`)},
+      {key: 'percent_of_ceiling', title: '% of ceiling', ...num, format: percent},
+      {key: 'verified', title: 'Verified',
+       format: (v, r) => (r.variant ? (v ? 'yes' : 'NO') : '')},
+      {key: 'error', title: 'Error', format: text},
+    ], 'No runs.');
+    kbench.historyChart($('history-chart'), history.rows);
+    document.body.dataset.ready = 'learner';
+  }
+
+  async function refreshLive() {
+    const runsUrl = '/api/live/runs';
+    const devicesUrl = '/api/live/devices';
+    const [live, devices, runs] = await Promise.all(
+        [getJson('/api/live'), getJson(devicesUrl), getJson(runsUrl)]);
+    $('live-summary').textContent = `${live.running} running · ${live.queued} queued · ` +
+        `${live.devices} device${live.devices === 1 ? '' : 's'} (${live.backend})`;
+    $('live-updated').textContent = new Date(live.now_unix_ms).toLocaleTimeString();
+    renderTable($('devices-table'), devicesUrl, devices, [
+      {key: 'index', title: '#', ...num}, {key: 'name', title: 'Device', format: text},
+      {key: 'backend', title: 'Backend', format: text},
+      {key: 'healthy', title: 'Health', format: (v) => {
+        const span = document.createElement('span');
+        span.className = v ? 'healthy' : 'unhealthy';
+        span.textContent = v ? 'healthy' : 'UNHEALTHY';
+        return span;
+      }},
+      {key: 'last_sm_clock_mhz', title: 'Last SM clock MHz', ...num,
+       format: (v, r) => (v == null ? 'not read' : `${kbench.num(v, 4)}` +
+                                                    (r.last_throttled ? ' (throttled)' : ''))},
+      {key: 'max_sm_clock_mhz', title: 'Peak SM clock MHz', ...num, format: measured},
+      {key: 'copy_bandwidth_gbps', title: 'Copy GB/s (ceiling)', ...num, format: measured},
+      {key: 'matmul_tflops', title: 'Matmul TFLOP/s (ceiling)', ...num, format: measured},
+    ], 'The server reports no devices.');
+    const now = live.now_unix_ms;
+    renderTable($('live-runs-table'), runsUrl, runs, [
+      {key: 'state', title: 'State', format: text},
+      {key: 'position', title: 'Queue position', ...num},
+      {key: 'learner', title: 'Learner', format: learnerLink},
+      {key: 'label', title: 'Assignment', format: text}, {key: 'op', title: 'Op', format: text},
+      {key: 'device', title: 'Device', ...num},
+      {key: 'accepted_unix_ms', title: 'Waiting / running for', ...num,
+       format: (v, r) => kbench.duration(now - (r.started_unix_ms || v))},
+      {key: 'run_id', title: 'Run', format: text},
+    ], 'Nothing queued or running.');
+    document.body.dataset.ready = 'live';
+  }
+
+  function show(view) {
+    for (const name of ['assignment', 'learner', 'live']) {
+      $(`view-${name}`).hidden = name !== view;
+      document.querySelector(`nav a[data-view="${name}"]`)
+          .classList.toggle('active', name === view);
+    }
+  }
+
+  function route() {
+    const [view, arg] = location.hash.replace(/^#/, '').split('/');
+    const value = arg === undefined ? undefined : decodeURIComponent(arg);
+    clearInterval(liveTimer);
+    delete document.body.dataset.ready;
+    const fail = (error) => kbench.reportError(error.message);
+    if (view === 'live') {
+      show('live');
+      refreshLive().catch(fail);
+      liveTimer = setInterval(() => refreshLive().catch(fail), liveRefreshMs);
+    } else if (view === 'learner') {
+      show('learner');
+      showLearner(value).catch(fail);
+    } else {
+      show('assignment');
+      showAssignment(value).catch(fail);
+    }
+  }
+
+  async function serverLine() {
+    const live = await getJson('/api/live');
+    $('server-line').textContent = `kbench-server ${live.version} · ${live.backend} · ` +
+        `${live.running} running · ${live.queued} queued`;
+  }
+
+  $('label-select').addEventListener('change', (e) => {
+    location.hash = `assignment/${encodeURIComponent(e.target.value)}`;
+  });
+  $('learner-select').addEventListener('change', (e) => {
+    location.hash = `learner/${encodeURIComponent(e.target.value)}`;
+  });
+  window.addEventListener('hashchange', route);
+  serverLine().catch((error) => kbench.reportError(error.message));
+  route();
+})();

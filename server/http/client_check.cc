@@ -1,0 +1,33 @@
+#include "server/http/client_check.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+namespace kbench::server::http {
+
+bool IsLoopbackAddress(absl::string_view address) {
+  const std::string text(address);
+  in_addr v4;
+  if (inet_pton(AF_INET, text.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6;
+  if (inet_pton(AF_INET6, text.c_str(), &v6) == 1) {
+    if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+    return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+  }
+  return false;
+}
+
+absl::Status CheckClient(absl::string_view remote_addr, bool allow_remote) {
+  if (allow_remote || IsLoopbackAddress(remote_addr)) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "the dashboard serves this machine only (the client is ", remote_addr,
+      "): until users have identities it would show every learner's runs to anyone; "
+      "start the server with remote dashboard access allowed to serve other hosts"));
+}
+
+}  // namespace kbench::server::http

@@ -1,0 +1,93 @@
+// DashboardServer: the instructor's dashboard and the Prometheus metrics on
+// one HTTP port of their own (cpp-httplib):
+//   /                the page (assets embedded at build time, assets.h)
+//   /api/...         its JSON and CSV endpoints (api_routes.h, docs/API.md)
+//   /metrics         the registry in Prometheus' text format; the live
+//                    gauges (metrics/live_gauges.h) are set from the live
+//                    provider just before each scrape.
+// Until identities exist it serves loopback clients only, unless
+// options.allow_remote; other clients get 403 saying why (client_check.h).
+//
+// Use from kbench-server's main:
+//   prometheus::Registry registry;
+//   metrics::RunMetrics run_metrics(registry);  // an observer of runs
+//   LiveRuns live_runs;                         // an observer of runs
+//   ... add both to the service's observers ...
+//   LiveProvider live = [&] {
+//     LiveState state;
+//     state.info = <the service's ServerInfo: devices, running, queued>;
+//     live_runs.Fill(state);
+//     return state;
+//   };
+//   KBENCH_ASSIGN_OR_RETURN(auto dashboard, http::DashboardServer::Start(
+//       *store, live, registry, {.listen = "127.0.0.1:8080"}));
+//   ... serve gRPC; on shutdown: dashboard->Stop() (or destroy it) before
+//   the store, the registry and whatever the provider reads.
+//
+// Requests are served on cpp-httplib's own threads, several at once; the
+// store, the provider and the registry must outlive the server.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "httplib.h"
+#include "prometheus/registry.h"
+#include "server/live/live_state.h"
+#include "server/metrics/live_gauges.h"
+#include "server/store/run_store.h"
+
+namespace kbench::server::http {
+
+struct DashboardOptions {
+  // "host:port" to listen on: "127.0.0.1:8080", "0.0.0.0:8080",
+  // "[::1]:8080". Port 0 picks a free port (see DashboardServer::port).
+  std::string listen = "127.0.0.1:8080";
+  // Serve clients other than this machine's. Until identities exist
+  // (issue 8) every client sees every learner's runs, so off by default.
+  bool allow_remote = false;
+};
+
+class DashboardServer {
+ public:
+  // Binds options.listen and starts serving on a thread of its own.
+  // INVALID_ARGUMENT for a malformed address, UNAVAILABLE when the address
+  // cannot be bound (in use, not this host's).
+  static absl::StatusOr<std::unique_ptr<DashboardServer>> Start(store::RunStore& store,
+                                                                LiveProvider live,
+                                                                prometheus::Registry& registry,
+                                                                DashboardOptions options);
+
+  // Stop()s.
+  ~DashboardServer();
+  DashboardServer(const DashboardServer&) = delete;
+  DashboardServer& operator=(const DashboardServer&) = delete;
+
+  // The port it listens on (the one picked, for port 0).
+  int port() const { return port_; }
+
+  // Stops listening and joins the serving thread, after the requests in
+  // flight end. Safe to call more than once.
+  void Stop();
+
+ private:
+  DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
+                  bool allow_remote);
+
+  void AddRoutes();
+
+  store::RunStore& store_;
+  const LiveProvider live_;
+  prometheus::Registry& registry_;
+  metrics::LiveGauges live_gauges_;
+  const bool allow_remote_;
+  int port_ = 0;
+  httplib::Server server_;
+  std::atomic<bool> listening_ended_ = false;
+  std::thread thread_;
+};
+
+}  // namespace kbench::server::http

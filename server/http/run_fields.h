@@ -1,0 +1,25 @@
+// How the dashboard names what a run is about: its learner, its problem and
+// its dtype. Runs of one learner and one problem are comparable; the tables
+// group by these names.
+#pragma once
+
+#include <string>
+
+#include "kbench/v1/history.pb.h"
+
+namespace kbench::server::http {
+
+// The run's user; until identities exist (an empty user) its client's host,
+// the peer without its port: "ipv4:127.0.0.1:50312" -> "127.0.0.1",
+// "ipv6:[::1]:50312" -> "[::1]"; other peers (unix:...) as they are.
+std::string LearnerOf(const std::string& user, const std::string& peer);
+inline std::string LearnerOf(const v1::RunRecord& run) { return LearnerOf(run.user(), run.peer()); }
+
+// "n=1048576" for a vector add, "B=2 H=4 N=1000 d=64 causal" for attention,
+// "" when the request named no problem.
+std::string ProblemOf(const v1::RunRequest& request);
+
+// "fp32", "fp16" or "bf16"; an unspecified dtype is the default, fp32.
+std::string DTypeNameOf(v1::DType dtype);
+
+}  // namespace kbench::server::http

@@ -1,0 +1,182 @@
+// The dashboard page in Debian's headless Chromium against a server holding
+// a seeded cohort (tests/dashboard_test_server.h): each view shows the
+// learners and their numbers, the page reports no JavaScript error (its
+// #page-errors stays empty and Chromium logs no console message), and a
+// screenshot of each view is kept in the test's output directory.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/dashboard_test_server.h"
+#include "tests/temp_dir.h"
+
+namespace kbench::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Chromium from the README's install step (scripts/install-deps.sh), unless
+// KBENCH_CHROMIUM names another.
+std::string ChromiumPath() {
+  const char* path = std::getenv("KBENCH_CHROMIUM");
+  return path != nullptr ? path : "/usr/bin/chromium";
+}
+
+struct Chromium {
+  int exit_code = -1;
+  std::string stdout_text;
+  std::string stderr_text;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Runs headless Chromium on `url` with `action` (--dump-dom, or
+// --screenshot=PATH), logging the page's console to stderr.
+Chromium RunChromium(const std::string& url, const std::vector<std::string>& action) {
+  TempDir profile;
+  const std::string out = profile.path() + "/stdout";
+  const std::string err = profile.path() + "/stderr";
+  std::vector<std::string> args = {ChromiumPath(), "--headless", "--no-sandbox",
+                                   "--disable-gpu", "--disable-quic", "--no-first-run",
+                                   "--disable-background-networking",
+                                   "--disable-component-update", "--disable-sync",
+                                   "--user-data-dir=" + profile.path() + "/profile",
+                                   "--virtual-time-budget=5000", "--enable-logging=stderr",
+                                   "--v=0", "--window-size=1280,1600"};
+  args.insert(args.end(), action.begin(), action.end());
+  args.push_back(url);
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  Chromium result;
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!freopen(out.c_str(), "w", stdout) || !freopen(err.c_str(), "w", stderr)) _exit(126);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  }
+  result.stdout_text = ReadFile(out);
+  result.stderr_text = ReadFile(err);
+  return result;
+}
+
+// Chromium's log lines of the page's console (any level) and of uncaught
+// errors.
+std::vector<std::string> ConsoleLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(":CONSOLE") != std::string::npos || line.find("Uncaught") != std::string::npos) {
+      lines.push_back(line);
+    }
+  }
+  return lines;
+}
+
+// The text of the element with `id` in a dumped DOM; "" if it is empty or
+// missing.
+std::string ElementText(const std::string& dom, const std::string& id) {
+  const std::regex element("id=\"" + id + "\"[^>]*>([^<]*)<");
+  std::smatch match;
+  return std::regex_search(dom, match, element) ? match[1].str() : "";
+}
+
+class DashboardPageTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(ChromiumPath()))
+        << "Chromium is needed for the dashboard page test and is not at " << ChromiumPath()
+        << ": install it with scripts/install-deps.sh (Debian package chromium), or set "
+           "KBENCH_CHROMIUM to its path";
+    ASSERT_TRUE(server_.ok());
+    std::filesystem::create_directories(KBENCH_TEST_OUTPUT_DIR);
+  }
+
+  std::string Url(const std::string& fragment) const {
+    return absl::StrCat("http://127.0.0.1:", server_.port(), "/#", fragment);
+  }
+
+  // The view's DOM once drawn, after checking that the page reported no
+  // error; also keeps its screenshot as <name>.png.
+  std::string LoadView(const std::string& fragment, const std::string& view,
+                       const std::string& name) {
+    const Chromium dom = RunChromium(Url(fragment), {"--dump-dom"});
+    EXPECT_EQ(dom.exit_code, 0) << dom.stderr_text;
+    EXPECT_THAT(dom.stdout_text, HasSubstr("data-ready=\"" + view + "\""))
+        << "the " << view << " view did not finish drawing; page errors: "
+        << ElementText(dom.stdout_text, "page-errors");
+    EXPECT_EQ(ElementText(dom.stdout_text, "page-errors"), "");
+    EXPECT_THAT(ConsoleLines(dom.stderr_text), ::testing::IsEmpty())
+        << "the page logged to its console";
+
+    const std::string png = absl::StrCat(KBENCH_TEST_OUTPUT_DIR, "/", name, ".png");
+    std::filesystem::remove(png);
+    const Chromium shot = RunChromium(Url(fragment), {"--screenshot=" + png});
+    EXPECT_EQ(shot.exit_code, 0) << shot.stderr_text;
+    EXPECT_TRUE(std::filesystem::exists(png)) << shot.stderr_text;
+    EXPECT_GT(std::filesystem::file_size(png), 10'000u);
+    std::cout << "screenshot: " << png << std::endl;
+    return dom.stdout_text;
+  }
+
+  DashboardTestServer server_;
+};
+
+TEST_F(DashboardPageTest, AssignmentViewShowsEachLearnersBestAndTheFailures) {
+  const std::string dom = LoadView("assignment/lab1-attention", "assignment", "assignment");
+  for (const char* learner : {"ada", "bob", "127.0.0.2"}) {
+    EXPECT_THAT(dom, HasSubstr(absl::StrCat(">", learner, "</a>"))) << learner;
+  }
+  // ada's best fused median, bob's best naive, the speedups, the failure.
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.9</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.2</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.5x</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.25</td>"));
+  EXPECT_THAT(dom, HasSubstr("6 runs by 4 learners"));
+  EXPECT_THAT(dom, HasSubstr("href=\"/api/assignment/best?label=lab1-attention&amp;format=csv\""));
+  EXPECT_THAT(dom, HasSubstr("href=\"/api/assignment/failures?label=lab1-attention&amp;format=csv\""));
+}
+
+TEST_F(DashboardPageTest, LearnerViewShowsTheLearnersHistory) {
+  const std::string dom = LoadView("learner/ada", "learner", "learner");
+  EXPECT_THAT(dom, HasSubstr("3 runs in 2 assignments"));
+  EXPECT_THAT(dom, HasSubstr("<td>lab2-vector-add</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">1.2</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.05</td>"));
+  EXPECT_THAT(dom, HasSubstr("href=\"/api/learner?learner=ada&amp;format=csv\""));
+}
+
+TEST_F(DashboardPageTest, LiveViewShowsTheQueueAndTheDevices) {
+  const std::string dom = LoadView("live", "live", "live");
+  EXPECT_THAT(dom, HasSubstr("1 running · 1 queued"));
+  EXPECT_THAT(dom, HasSubstr("<td>NVIDIA H200</td>"));
+  EXPECT_THAT(dom, HasSubstr(">healthy</span>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">1980</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td>live-1</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td>live-2</td>"));
+}
+
+}  // namespace
+}  // namespace kbench::testing

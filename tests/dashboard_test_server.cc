@@ -1,0 +1,56 @@
+#include "tests/dashboard_test_server.h"
+
+#include "gtest/gtest.h"
+#include "server/store/unix_time.h"
+#include "tests/dashboard_seed.h"
+#include "tests/run_records.h"
+
+namespace kbench::testing {
+
+server::LiveState TestLiveState() {
+  server::LiveState state;
+  state.info.set_version("0.1.0");
+  state.info.set_backend("cuda");
+  v1::DeviceInfo& device = *state.info.add_devices();
+  device = TestDevice();
+  device.set_max_sm_clock_mhz(1980);
+  // Runs accepted a little before now, as a live server holds them.
+  const int64_t now = server::store::NowUnixMs();
+  state.info.set_running(1);
+  state.info.set_queued(1);
+  server::LiveRun running;
+  running.run_id = "live-1";
+  running.user = "ada";
+  running.label = "lab1-attention";
+  running.op = "attention";
+  running.accepted_unix_ms = now - 95'000;
+  running.started_unix_ms = now - 12'000;
+  state.running.push_back(running);
+  server::LiveRun waiting;
+  waiting.run_id = "live-2";
+  waiting.peer = "ipv4:127.0.0.3:41000";
+  waiting.user = "bob";
+  waiting.label = "lab1-attention";
+  waiting.op = "attention";
+  waiting.accepted_unix_ms = now - 40'000;
+  state.waiting.push_back(waiting);
+  return state;
+}
+
+DashboardTestServer::DashboardTestServer() { Start(); }
+
+void DashboardTestServer::Start() {
+  absl::StatusOr<std::unique_ptr<server::store::RunStore>> store =
+      server::store::OpenStore(dir_.path() + "/runs.db");
+  ASSERT_TRUE(store.ok()) << store.status();
+  store_ = *std::move(store);
+  const absl::Status seeded = SeedCohort(*store_);
+  ASSERT_TRUE(seeded.ok()) << seeded;
+  absl::StatusOr<std::unique_ptr<server::http::DashboardServer>> server =
+      server::http::DashboardServer::Start(*store_, TestLiveState, registry_,
+                                           {.listen = "127.0.0.1:0"});
+  ASSERT_TRUE(server.ok()) << server.status();
+  server_ = *std::move(server);
+}
+
+}  // namespace kbench::testing
