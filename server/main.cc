@@ -8,6 +8,10 @@
 // worker is ready; logs to stderr, and so do the workers. Exits 1 with the
 // reason when a worker cannot start (no GPU for --backend cuda, no such
 // device).
+// Every run is recorded in the results store (--store: SQLite by default,
+// PostgreSQL by URL); at start-up runs an earlier server left in flight
+// become interrupted. The run history (RunHistory), the dashboard, its
+// JSON API and the Prometheus metrics (--http) read it.
 // SIGINT or SIGTERM drains: new runs are refused with UNAVAILABLE, health
 // turns NOT_SERVING, running and waiting runs get --shutdown-grace seconds
 // to end, then are cancelled; then the workers get SIGTERM (SIGKILL if they
@@ -26,14 +30,21 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "prometheus/registry.h"
 #include "server/front/start_workers.h"
 #include "server/front/worker_executor.h"
 #include "server/front/worker_paths.h"
+#include "server/history_service.h"
+#include "server/http/dashboard_server.h"
 #include "server/limit_flags.h"
 #include "server/limits.h"
+#include "server/live/live_runs.h"
 #include "server/log.h"
+#include "server/metrics/run_metrics.h"
 #include "server/scheduler.h"
 #include "server/service.h"
+#include "server/store/run_store.h"
+#include "server/store/store_recorder.h"
 #include "server/validation.h"
 #include "server/version.h"
 
@@ -41,9 +52,28 @@ namespace kbench::server {
 namespace {
 
 constexpr char kServiceName[] = "kbench.v1.KernelBench";
+constexpr char kDefaultHttp[] = "127.0.0.1:8080";
+
+// Where the SQLite store lives unless --store says otherwise:
+// $KBENCH_STATE_DIR, else $XDG_STATE_HOME/kbench, else
+// $HOME/.local/state/kbench, else ./kbench-state.
+std::string DefaultStorePath() {
+  auto env = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? value : "";
+  };
+  std::string dir = env("KBENCH_STATE_DIR");
+  if (dir.empty() && !env("XDG_STATE_HOME").empty()) dir = env("XDG_STATE_HOME") + "/kbench";
+  if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.local/state/kbench";
+  if (dir.empty()) dir = "kbench-state";
+  return dir + "/runs.sqlite";
+}
 
 struct Options {
   std::string listen = "127.0.0.1:50051";
+  std::string store;
+  std::string http = kDefaultHttp;
+  bool allow_remote_history = false;
   WorkersConfig workers;
   std::string worker_binary;
   double shutdown_grace_s = 30;
@@ -105,8 +135,33 @@ int Main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--enable-fault-injection", options.workers.enable_fault_injection,
                "Accept requests that ask a worker to fail (tests only)");
+  app.add_option("--store", options.store,
+                 "The results store: a SQLite file path, or a postgresql:// URL "
+                 "[default: $KBENCH_STATE_DIR, $XDG_STATE_HOME/kbench or "
+                 "~/.local/state/kbench, file runs.sqlite]");
+  app.add_option("--http", options.http,
+                 "Address of the dashboard, its JSON API (/api/) and the Prometheus "
+                 "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "
+                 "cannot be bound the server goes on without it and says so")
+      ->capture_default_str();
+  app.add_flag("--allow-remote-history", options.allow_remote_history,
+               "Serve the run history and the dashboard to clients other than this "
+               "host (until identities exist every client sees every run)");
   limit_flags.Register(app);
   CLI11_PARSE(app, argc, argv);
+
+  if (options.store.empty()) options.store = DefaultStorePath();
+  absl::StatusOr<std::unique_ptr<store::RunStore>> run_store = store::OpenStore(options.store);
+  if (!run_store.ok())
+    return Fail(absl::StrCat("cannot open the store ", options.store, ": ",
+                             run_store.status().message()));
+  if (absl::StatusOr<int64_t> interrupted = (*run_store)->MarkInFlightInterrupted();
+      !interrupted.ok()) {
+    return Fail(absl::StrCat("the store ", options.store, ": ", interrupted.status().message()));
+  } else if (*interrupted > 0) {
+    Log("store: ", *interrupted, " runs left in flight by an earlier server are now interrupted");
+  }
+  Log("store: ", options.store);
 
   absl::StatusOr<std::string> worker_binary = FindWorkerBinary(options.worker_binary);
   if (!worker_binary.ok()) return Fail(std::string(worker_binary.status().message()));
@@ -143,12 +198,40 @@ int Main(int argc, char** argv) {
   service_options.limits = limits;
   service_options.timing_defaults = *timing_defaults;
   service_options.enable_fault_injection = options.workers.enable_fault_injection;
-  KernelBenchService service(*scheduler, service_options);
+  store::StoreRecorder recorder(**run_store);
+  prometheus::Registry registry;
+  metrics::RunMetrics metrics(registry);
+  LiveRuns live_runs;
+  KernelBenchService service(*scheduler, service_options, {&recorder, &metrics, &live_runs});
+  HistoryService history(**run_store, options.allow_remote_history);
+
+  std::unique_ptr<http::DashboardServer> dashboard;
+  if (options.http != "off") {
+    LiveProvider live = [&] {
+      LiveState state;
+      state.info = service.Info();
+      live_runs.Fill(state);
+      return state;
+    };
+    absl::StatusOr<std::unique_ptr<http::DashboardServer>> started = http::DashboardServer::Start(
+        **run_store, live, registry,
+        {.listen = options.http, .allow_remote = options.allow_remote_history});
+    if (started.ok()) {
+      dashboard = *std::move(started);
+      Log("dashboard and metrics on http://",
+          options.http.substr(0, options.http.rfind(':')), ":", dashboard->port(), "/");
+    } else if (options.http == kDefaultHttp) {
+      Log("no dashboard: ", started.status().message(), " (give --http HOST:PORT)");
+    } else {
+      return Fail(absl::StrCat("--http ", options.http, ": ", started.status().message()));
+    }
+  }
 
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
+  builder.RegisterService(&history);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();
@@ -175,6 +258,7 @@ int Main(int argc, char** argv) {
                    std::chrono::milliseconds(int64_t(options.shutdown_grace_s * 1000)));
   scheduler->Stop();
   for (WorkerExecutor* supervisor : supervisors) supervisor->Stop();
+  if (dashboard) dashboard->Stop();
   scheduler.reset();
   Log("stopped");
   return 0;
