@@ -1,6 +1,7 @@
 #include "command_line.h"
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -79,6 +80,7 @@ struct RunFlags {
   v1::TimingOptions timing;
   uint64_t seed = 0;
   std::string label;
+  v1::Fault fault = v1::FAULT_NONE;
 };
 
 // Throws the CLI11 error that names `flag`, so parse errors all print alike.
@@ -195,6 +197,26 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
       .add_option("--label", flags.label,
                   "Free text stored with the run, e.g. an assignment")
       ->type_name("TEXT");
+  command
+      .add_option_function<std::string>(
+          "--fault",
+          [&flags](const std::string& text) {
+            static const std::map<std::string, v1::Fault> kFaults = {
+                {"abort", v1::FAULT_WORKER_ABORT},
+                {"hang", v1::FAULT_WORKER_HANG},
+                {"exit", v1::FAULT_WORKER_EXIT},
+                {"illegal-address", v1::FAULT_ILLEGAL_ADDRESS}};
+            const auto it = kFaults.find(text);
+            if (it == kFaults.end())
+              throw CLI::ValidationError(
+                  "--fault", "must be abort, hang, exit or illegal-address, not '" + text + "'");
+            flags.fault = it->second;
+          },
+          "Testing only: make the server's worker fail after the first sample "
+          "(abort, hang, exit, illegal-address); refused unless the server runs "
+          "with --enable-fault-injection")
+      ->type_name("FAULT")
+      ->group("Testing");
 }
 
 // Sets `problem`'s field `field` from the flag's text: a count (ParseCount:
@@ -277,6 +299,7 @@ void ApplyRunFlags(const RunFlags& flags, v1::RunRequest& request) {
   *request.mutable_timing() = flags.timing;
   request.set_seed(flags.seed);
   request.set_label(flags.label);
+  request.set_fault(flags.fault);
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 # The whole GPU check of kbench, in two halves:
 #
 #   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
-#       configures build-gpu for sm_90 (Release), builds kbench-server,
-#       kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
+#       configures BUILD_DIR (default build-gpu) for sm_90 (Release), builds
+#       kbench-server, kbench-worker, kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
 #       and kbench_attention_bench, and bundles them with the libraries the
 #       GPU machine lacks into .gpu/ (ignored by git), with scripts/bench
 #       beside them (scripts/bundle-for-device.sh). JOBS (default 2) is the
@@ -20,14 +20,23 @@
 #          do_bench, and the device copy bandwidth); the table
 #          (scripts/bench/vector_add_table.py, with the margins as figures:
 #          cold over hot, and the grid sweep of gpu_tests.log);
+#          then attention with batch * heads = 1024 in every dtype (every
+#          element checked on the device), and a real sticky CUDA error in
+#          the worker (scripts/bench/fault_check.py: the run ends with the
+#          error, the worker restarts, the next run verifies);
 #       3. attention (scripts/bench/attention_gpu.sh): the kernels alone over
 #          the FlashAttention grid in fp16 and fp32 with every tiling, the
 #          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
 #          efficient), the same grid through kbench-server, the CLI's
 #          naive-vs-fused table, and the attention table.
-#       Files in $OUT (at most 8, as the device tool brings back):
-#       vector_add.md, attention.md, attention_cli.txt, gpu_tests.log,
+#       Files in $OUT: vector_add.json and attention.json (the raw data,
+#       packed: copy them to docs/perf/data/ and run
+#       scripts/bench/make_perf_docs.sh), attention_cli.txt, gpu_tests.log,
 #       gpu_attention_tests.log, check.log, raw.tar.gz (all JSON and logs).
+#
+#   scripts/gpu_check.sh multi     on a machine with two or more GPUs, with
+#       .gpu carried: one server over every GPU, the same run on each alone
+#       and then on all at once (scripts/bench/multi_gpu_check.py).
 #       Reads only: it never changes the GPU's clocks or settings.
 #       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
 #       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
@@ -40,16 +49,18 @@ mode=${1:-build}
 
 build() {
   set -e
-  cmake -S . -B build-gpu -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  local dir=${BUILD_DIR:-build-gpu}
+  cmake -S . -B "$dir" -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release
-  cmake --build build-gpu -j"${JOBS:-2}" \
-    --target kbench-server kbench kbench_gpu_tests kbench_gpu_attention_test \
-    kbench_attention_bench
+  cmake --build "$dir" -j"${JOBS:-2}" \
+    --target kbench-server kbench-worker kbench kbench_gpu_tests \
+    kbench_gpu_attention_test kbench_attention_bench
   rm -rf .gpu
-  scripts/bundle-for-device.sh .gpu build-gpu/server/kbench-server \
-    build-gpu/client/kbench build-gpu/tests/kbench_gpu_tests \
-    build-gpu/tests/kbench_gpu_attention_test \
-    build-gpu/tools/kbench_attention_bench
+  scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
+    "$dir/server/worker/kbench-worker" \
+    "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
+    "$dir/tests/kbench_gpu_attention_test" \
+    "$dir/tools/kbench_attention_bench"
   cp -r scripts/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
@@ -89,7 +100,8 @@ device() {
 
   local backend=${KBENCH_BACKEND:-cuda}
   note "kbench-server --backend $backend"
-  .gpu/kbench-server --backend "$backend" --listen 127.0.0.1:0 \
+  .gpu/kbench-server --backend "$backend" --listen 127.0.0.1:0 --http off \
+    --store "$raw/store.sqlite" --enable-fault-injection \
     >"$raw/server.out" 2>"$raw/server.err" &
   local server_pid=$!
   local port=""
@@ -124,6 +136,24 @@ device() {
     # The human-readable report of one run, as a learner sees it.
     timeout 180 "${kb[@]}" vector-add --n "$largest" --variant naive,vectorized \
       >"$raw/kbench_text.txt" 2>&1 || failed=1
+    if [ -z "${KBENCH_SKIP_ATTENTION:-}" ]; then
+      # batch * heads far above the row budget: every element is checked on
+      # the device, sampled rows against the double reference.
+      note "kbench attention, batch * heads = 1024, every dtype"
+      for dtype in fp32 fp16 bf16; do
+        timeout 180 "${kb[@]}" attention --batch 32 --heads 32 --seq 1024 \
+          --head-dim 64 --dtype "$dtype" --variant naive,fused --budget-ms 500 \
+          >"$raw/attention_all_elements_$dtype.txt" 2>&1 || failed=1
+      done
+      timeout 180 "${kb[@]}" --json attention --batch 32 --heads 32 --seq 1024 \
+        --head-dim 64 --dtype fp16 --variant naive,fused --budget-ms 500 \
+        >"$raw/attention_all_elements.json" 2>>"$log" || failed=1
+      # A real sticky CUDA error in the worker: the run ends with INTERNAL,
+      # the worker is restarted, the next run is verified.
+      note "fault: illegal address in the worker, then a run on the new worker"
+      python3 "$bench/fault_check.py" --server "127.0.0.1:$port" \
+        --kbench .gpu/kbench >"$raw/fault_check.txt" 2>&1 || failed=1
+    fi
     kill "$server_pid" 2>/dev/null
     wait "$server_pid" 2>/dev/null
   fi
@@ -136,8 +166,8 @@ device() {
     2>&1 | tee -a "$log" || failed=1
 
   if [ -s "$raw/info.json" ] && [ -s "$raw/peers.json" ]; then
-    python3 "$bench/vector_add_table.py" --dir "$raw" \
-      --out "$out/vector_add.md" \
+    python3 "$bench/vector_add_table.py" pack --dir "$raw" \
+      --data "$out/vector_add.json" \
       --command "scripts/gpu_check.sh build (here), then scripts/gpu_check.sh device (GPU machine)" \
       --grid-log "$out/gpu_tests.log" \
       >/dev/null 2>>"$log" || failed=1
@@ -150,23 +180,48 @@ device() {
     OUT="$raw/attention" SKIP_TESTS=1 timeout 540 bash scripts/bench/attention_gpu.sh \
       .gpu --grid --dtypes fp16,fp32 --mma-configs >"$raw/attention/run.log" 2>&1 ||
       { failed=1; note "attention check FAILED"; }
-    cp "$raw/attention/table.md" "$out/attention.md" 2>/dev/null || failed=1
+    cp "$raw/attention/attention.json" "$out/attention.json" 2>/dev/null || failed=1
     cp "$raw/attention/cli.txt" "$out/attention_cli.txt" 2>/dev/null || failed=1
   fi
   cp "$log" "$out/check.log"
   tar -czf "$out/raw.tar.gz" -C "$raw" .
   echo
   cat "$raw/kbench_text.txt" 2>/dev/null
-  echo
-  [ -f "$out/vector_add.md" ] && sed -n '/^| n | mode | kbench naive/,/^$/p' "$out/vector_add.md"
+  cat "$raw/attention_all_elements_fp16.txt" "$raw/fault_check.txt" 2>/dev/null
   [ -f "$out/attention_cli.txt" ] && cat "$out/attention_cli.txt"
   grep -E '^\[  (PASSED|FAILED) ' "$out"/gpu_*tests.log
   echo "gpu_check device: $([ $failed = 0 ] && echo OK || echo FAILED)"
   return $failed
 }
 
+# On a machine with two or more GPUs: one kbench-server over every GPU (one
+# worker each); the same attention run on each device alone, then on both at
+# once; each must verify, and the table shows each median alone and together.
+multi() {
+  local out=${OUT:-$PWD/gpu-out}
+  mkdir -p "$out"
+  export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  nvidia-smi -L >"$out/gpus.txt"
+  .gpu/kbench-server --backend cuda --devices all --listen 127.0.0.1:0 --http off \
+    --store "$out/store.sqlite" >"$out/server.out" 2>"$out/server.err" &
+  local server_pid=$! port=""
+  for _ in $(seq 1 240); do
+    port=$(sed -n 's/^kbench-server listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out/server.out")
+    [ -n "$port" ] && break
+    kill -0 "$server_pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  [ -n "$port" ] || { echo "server did not start"; tail "$out/server.err"; return 1; }
+  python3 scripts/bench/multi_gpu_check.py --server "127.0.0.1:$port" \
+    --kbench .gpu/kbench --out "$out/multi_gpu.json" | tee "$out/multi_gpu.txt"
+  local status=${PIPESTATUS[0]}
+  kill "$server_pid"; wait "$server_pid"
+  return "$status"
+}
+
 case "$mode" in
   build) build ;;
   device) device ;;
-  *) echo "usage: $0 [build|device]" >&2; exit 2 ;;
+  multi) multi ;;
+  *) echo "usage: $0 [build|device|multi]" >&2; exit 2 ;;
 esac

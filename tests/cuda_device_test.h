@@ -1,15 +1,26 @@
-// A fixture for tests that need a CUDA device: the first one, opened once per
+// A fixture for tests that need a CUDA device: device 0, opened once per
 // suite (device_). Each test skips, with the reason, where no CUDA device is
 // present, so the suite runs everywhere and reports itself skipped on
-// machines without a GPU.
+// machines without a GPU. And the problems of the registry's ops as
+// admission makes them (server/run_plan.h): op, request with its seed,
+// dtype, variants by id.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
+#include "kernels/attention_shape.h"
+#include "kernels/dtype.h"
 #include "server/backends/cuda/cuda_device.h"
 #include "server/device.h"
+#include "server/ops/attention_op.h"
+#include "server/ops/dtypes.h"
+#include "server/ops/vector_add_op.h"
+#include "server/run_plan.h"
 
 namespace kbench::server {
 
@@ -17,9 +28,9 @@ class CudaDeviceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!CudaDeviceCount().ok()) return;
-    auto devices = OpenCudaDevices();
-    ASSERT_TRUE(devices.ok()) << devices.status();
-    device_ = std::move(devices->front());
+    auto device = OpenCudaDevice(0);
+    ASSERT_TRUE(device.ok()) << device.status();
+    device_ = *std::move(device);
   }
   static void TearDownTestSuite() { device_.reset(); }
   void SetUp() override {
@@ -30,5 +41,52 @@ class CudaDeviceTest : public ::testing::Test {
 
   static inline std::unique_ptr<Device> device_;
 };
+
+// Vector add of n fp32 elements; variants are ids (ops::kVectorAdd*).
+inline Problem MakeVectorAddProblem(int64_t n, uint64_t seed,
+                                    std::vector<int> variants = {
+                                        ops::kVectorAddNaive,
+                                        ops::kVectorAddVectorized}) {
+  Problem problem;
+  problem.op = &ops::VectorAddOp();
+  problem.request.mutable_vector_add()->set_n(uint64_t(n));
+  problem.request.set_seed(seed);
+  problem.dtype = kernels::DType::kFp32;
+  problem.request.set_dtype(ops::ToProto(problem.dtype));
+  problem.variants = std::move(variants);
+  return problem;
+}
+
+// Attention of `shape` in `dtype`; variants are ids (ops::kAttention*).
+inline Problem MakeAttentionProblem(const kernels::AttentionShape& shape,
+                                    kernels::DType dtype, uint64_t seed,
+                                    std::vector<int> variants = {
+                                        ops::kAttentionNaive,
+                                        ops::kAttentionFused}) {
+  Problem problem;
+  problem.op = &ops::AttentionOp();
+  v1::AttentionProblem* p = problem.request.mutable_attention();
+  p->set_batch(uint32_t(shape.batch));
+  p->set_heads(uint32_t(shape.heads));
+  p->set_seq_len(uint32_t(shape.seq_len));
+  p->set_head_dim(uint32_t(shape.head_dim));
+  p->set_causal(shape.causal);
+  problem.request.set_seed(seed);
+  problem.dtype = dtype;
+  problem.request.set_dtype(ops::ToProto(dtype));
+  problem.variants = std::move(variants);
+  return problem;
+}
+
+// A short plan for runs whose results, not their timings, are under test.
+inline TimingPlan ShortPlan() {
+  TimingPlan plan;
+  plan.warmup_runs = 1;
+  plan.min_samples = 3;
+  plan.min_time_ms = 0;
+  plan.time_budget_ms = 500;
+  plan.max_samples = 20;
+  return plan;
+}
 
 }  // namespace kbench::server

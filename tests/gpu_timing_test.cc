@@ -1,7 +1,8 @@
 // The CUDA measurement engine on a kernel of known cost (vectorized vector
 // add: 12 bytes an element): cold and hot samples are positive and finite,
-// hot samples are per launch, bandwidth lands in a sane range of the copy ceiling measured at
-// start-up, and the SM clock is read. Skipped where no CUDA device is present.
+// hot samples are per launch, bandwidth lands in a sane range of the copy
+// ceiling measured at start-up, and the clock watch reads the SM clock
+// around a real sample. Skipped where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,21 +11,19 @@
 #include <vector>
 
 #include "server/backends/cuda/cuda_device.h"
+#include "server/ops/vector_add_op.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {
 namespace {
 
+// Positions in the problem's variants (naive, vectorized).
 constexpr int kVectorized = 1;
 
 class CudaTiming : public CudaDeviceTest {
  protected:
   static std::unique_ptr<Workload> Prepare(int64_t n) {
-    VectorAddProblem problem;
-    problem.n = n;
-    problem.seed = 7;
-    problem.variants = {"naive", "vectorized"};
-    auto workload = device_->PrepareVectorAdd(problem);
+    auto workload = device_->Prepare(MakeVectorAddProblem(n, 7));
     EXPECT_TRUE(workload.ok()) << workload.status();
     return workload.ok() ? *std::move(workload) : nullptr;
   }
@@ -91,12 +90,31 @@ TEST_F(CudaTiming, TimingMethodSaysHowEachModeMeasures) {
   EXPECT_NE(hot.find("CUDA graph"), std::string::npos) << hot;
 }
 
-TEST_F(CudaTiming, ReadClockReportsAPlausibleSmClock) {
-  const ClockReading clock = device_->ReadClock();
-  if (!clock.available)
-    GTEST_SKIP() << "NVML (libnvidia-ml.so.1) not usable here";
-  EXPECT_GT(clock.sm_clock_mhz, 100);
-  EXPECT_LE(clock.sm_clock_mhz, device_->Info().max_sm_clock_mhz());
+TEST_F(CudaTiming, ClockWatchReportsPlausibleSmClocksAroundASample) {
+  // A sample that streams 768 MiB: the watch's side thread may poll during
+  // it, and Start and Stop take a reading of their own in any case.
+  auto workload = Prepare(int64_t(1) << 26);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->Run(kVectorized).ok());
+  for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
+    SCOPED_TRACE(v1::TimingMode_Name(mode));
+    device_->StartClockWatch();
+    const absl::StatusOr<double> ms = workload->TimeSample(kVectorized, mode);
+    const ClockReading clock = device_->StopClockWatch();
+    ASSERT_TRUE(ms.ok()) << ms.status();
+    EXPECT_TRUE(std::isfinite(*ms) && *ms > 0) << *ms;
+    if (!clock.available)
+      GTEST_SKIP() << "clocks not available: NVML (libnvidia-ml.so.1) not "
+                      "usable here";
+    EXPECT_GT(clock.sm_clock_mhz_min, 100);
+    EXPECT_LE(clock.sm_clock_mhz_min, clock.sm_clock_mhz_max);
+    EXPECT_LE(clock.sm_clock_mhz_max, device_->Info().max_sm_clock_mhz());
+  }
+  // A watch with no sample in it still reads the clock at its two ends.
+  device_->StartClockWatch();
+  const ClockReading idle = device_->StopClockWatch();
+  EXPECT_TRUE(idle.available);
+  EXPECT_GT(idle.sm_clock_mhz_max, 0);
 }
 
 }  // namespace

@@ -10,11 +10,12 @@
 #      --head-dim 128 --dtype fp16, and the grid through the server
 #      (SERVER_DTYPES, default "fp16 fp32"; `kbench --json attention ...
 #      --variant naive,fused`, naive and fused interleaved by the runner);
-#   5. the table (attention_table.py), printed last.
+#   5. the raw outputs packed into one data file (attention_table.py pack),
+#      from which scripts/bench/make_perf_docs.sh makes docs/perf/attention.md.
 # Usage, from the repo root on the GPU machine:
 #   scripts/bench/attention_gpu.sh BUNDLE [BENCH_ARGS...]
 # BUNDLE holds the executables and lib/ (scripts/bundle-for-device.sh). Files
-# go to $OUT: table.md, cli.txt, kbench.jsonl, peers.jsonl, the test logs
+# go to $OUT: attention.json, cli.txt, kbench.jsonl, peers.jsonl, the test logs
 # and raw.tar.gz (the server's JSON, stderr logs, nvidia-smi readings).
 # Reads only: never changes the GPU's clocks or settings.
 set -uo pipefail
@@ -48,7 +49,8 @@ timeout 400 python3 scripts/bench/attention_peers.py ${PEER_ARGS:-} \
 smi
 
 if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
-  "$bundle/kbench-server" --backend cuda --listen 127.0.0.1:0 \
+  "$bundle/kbench-server" --backend cuda --listen 127.0.0.1:0 --http off \
+    --store "$raw/store.sqlite" \
     >"$raw/server.out" 2>"$raw/server.err" &
   server=$!
   port=""
@@ -71,7 +73,7 @@ if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
           for causal in "" --causal; do
             timeout 120 "${kb[@]}" --json --quiet attention --batch $((16384 / n)) \
               --heads $((2048 / d)) --seq "$n" --head-dim "$d" $causal \
-              --dtype "$dtype" --variant naive,fused \
+              --dtype "$dtype" --variant naive,fused --budget-ms "${SERVER_BUDGET_MS:-400}" \
               >"$raw/server_${dtype}_${d}_${n}${causal:+_causal}.json" \
               2>>"$raw/server_runs.err" || status=1
           done
@@ -84,10 +86,11 @@ if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
 fi
 smi
 
-python3 scripts/bench/attention_table.py "$out/kbench.jsonl" "$out/peers.jsonl" \
-  "$raw"/server_*.json >"$out/table.md" 2>>"$raw/table.err" || status=1
+python3 scripts/bench/attention_table.py pack \
+  --command "scripts/gpu_check.sh device (scripts/bench/attention_gpu.sh $bundle $*)" \
+  --data "$out/attention.json" "$out/kbench.jsonl" "$out/peers.jsonl" \
+  "$raw"/server_*.json 2>>"$raw/table.err" || status=1
 cp "$raw/gpu.txt" "$out/gpu.txt"
 tar -czf "$out/raw.tar.gz" -C "$raw" .
 cat "$out/cli.txt" 2>/dev/null
-cat "$out/table.md"
 exit $status
