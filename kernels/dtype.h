@@ -6,8 +6,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string_view>
+#if __cplusplus >= 202002L
+#include <span>
+#endif
 
 namespace kbench::kernels {
 
@@ -27,8 +29,11 @@ struct DTypeInfo {
   double min_normal;
 };
 
-// Every dtype, in the order they are listed to users.
+#if __cplusplus >= 202002L
+// Every dtype, in the order they are listed to users. (Host C++20 only:
+// device code is compiled as C++17, which has no std::span.)
 std::span<const DTypeInfo> AllDTypes();
+#endif
 
 const char* DTypeName(DType dtype);
 int DTypeBytes(DType dtype);

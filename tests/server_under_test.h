@@ -41,7 +41,11 @@ class ServerUnderTest {
     char pattern[] = "/tmp/kbench-test-XXXXXX";
     tmpdir_ = mkdtemp(pattern);
     setenv("TMPDIR", tmpdir_.c_str(), 1);
-    std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0"};
+    // The default results store too (unless the test gives --store), so
+    // test servers never share one.
+    setenv("KBENCH_STATE_DIR", tmpdir_.c_str(), 1);
+    std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--http",
+                                     "off"};
     argv.insert(argv.end(), args.begin(), args.end());
     process_ = std::make_unique<ChildProcess>(argv);
     constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
