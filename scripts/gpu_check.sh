@@ -57,7 +57,7 @@ build() {
     kbench_gpu_attention_test kbench_attention_bench
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
-    "$dir/server/worker/kbench-worker" \
+    "$dir/server/kbench-worker" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" \
     "$dir/tools/kbench_attention_bench"

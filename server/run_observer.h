@@ -44,11 +44,11 @@ struct RunAdmission {
 class RunObserver {
  public:
   virtual ~RunObserver() = default;
-  virtual void OnAccepted(const RunAdmission& run) {}
-  virtual void OnRefused(const RunAdmission& run, const absl::Status& why) {}
-  virtual void OnStarted(const std::string& run_id, const v1::DeviceInfo& device) {}
-  virtual void OnEvent(const std::string& run_id, const v1::RunEvent& event) {}
-  virtual void OnEnded(const std::string& run_id, const absl::Status& status) {}
+  virtual void OnAccepted(const RunAdmission& /*run*/) {}
+  virtual void OnRefused(const RunAdmission& /*run*/, const absl::Status& /*why*/) {}
+  virtual void OnStarted(const std::string& /*run_id*/, const v1::DeviceInfo& /*device*/) {}
+  virtual void OnEvent(const std::string& /*run_id*/, const v1::RunEvent& /*event*/) {}
+  virtual void OnEnded(const std::string& /*run_id*/, const absl::Status& /*status*/) {}
 };
 
 }  // namespace kbench::server

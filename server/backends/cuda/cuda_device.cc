@@ -141,10 +141,10 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   KBENCH_CUDA_RETURN_IF_ERROR(
       cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
 
-  KBENCH_ASSIGN_OR_RETURN(cuda::Stream stream, cuda::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::Stream owned_stream, cuda::Stream::Create());
   KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
                           cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
-  auto context = std::make_shared<DeviceContext>(ordinal, std::move(stream),
+  auto context = std::make_shared<DeviceContext>(ordinal, std::move(owned_stream),
                                                  std::move(flusher));
 
   const cudaStream_t stream = context->stream.get();

@@ -62,7 +62,7 @@ absl::Status CudaWorkload::EnsureReference() {
 absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
     const kernels::ElementTolerance& tolerance) {
   const int blocks = kernels::cuda::ComparisonBlocks(elements_);
-  std::vector<ComparisonPartial> partials(size_t(blocks));
+  std::vector<ComparisonPartial> partials(static_cast<size_t>(blocks));
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
     KBENCH_RETURN_IF_ERROR(EnsureReference());
     if (partials_.get() == nullptr) {
