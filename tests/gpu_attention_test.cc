@@ -1,14 +1,18 @@
-// Attention on a CUDA device as a specification: every variant x dtype x
-// causal x head_dim matches the double reference (kernels/reference.h) within
-// its dtype's tolerance, on shapes whose N is not a multiple of any tile,
-// with batch * heads above the H200's 132 SMs, and long rows that take the
-// softmax's streaming path; every element of the output is written (it is
-// poisoned with NaN before each run); unsupported head dims are refused.
-// Then the same through the CUDA backend
-// (server/backends/cuda/attention_workload.h): what Ops() lists, refusals with
-// the right codes, a run checked and timed cold and hot (a CUDA graph around
-// cuBLAS and the kernels). Skipped, with the reason, where no CUDA device is
-// present.
+// Attention on a CUDA device as a specification. The kernels alone
+// (kernels/cuda/attention.h): every variant x dtype x causal x head_dim
+// matches the double reference (kernels/reference.h) within the variant
+// tolerance of kernels/tolerances.h, on shapes whose N is not a multiple of
+// any tile, with batch * heads above the H200's 132 SMs, and long rows that
+// take the softmax's streaming path; every element of the output is written
+// (it is poisoned with NaN before each run); unsupported head dims are
+// refused. Then through the CUDA backend (server/backends/cuda/
+// attention_workload.cc) and the registry's attention op: what the backend
+// offers and what admission refuses (host only), refusals with the right
+// codes, the device reference against the double reference, the device's
+// comparison against the host's, both variants checked and timed cold and
+// hot (a CUDA graph around cuBLAS and the kernels), and RunJob verifying
+// every variant x dtype x causal x head_dim. Skipped, with the reason, where
+// no CUDA device is present, except the host-only tests.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -18,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <ostream>
+#include <span>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -28,14 +33,19 @@
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
+#include "kernels/tolerances.h"
 #include "kernels/verify.h"
 #include "server/backends/cuda/cuda_device.h"
 #include "server/cuda_runtime/cublas_handle.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/cuda_runtime/device_buffer.h"
 #include "server/cuda_runtime/stream.h"
+#include "server/ops/attention_op.h"
+#include "server/ops/registry.h"
+#include "server/runner.h"
 #include "server/status_macros.h"
 #include "tests/cuda_device_test.h"
+#include "tests/recording_sink.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -210,18 +220,25 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
 
   const auto rows = SampleAttentionRows(shape, CheckedRows(shape), kSeed);
   const std::vector<double>& ref = Reference(shape, c.dtype, rows);
-  ErrorStats errors;
+  // A variant against the exact result.
+  const Tolerance tolerance = AttentionTolerances(c.dtype, shape).variant;
+  Comparison errors;
   const int64_t d = shape.head_dim;
   for (size_t r = 0; r < rows.size(); ++r)
-    for (int64_t x = 0; x < d; ++x)
-      errors.Add(
-          out[size_t((rows[r].batch_head * shape.seq_len + rows[r].row) * d +
-                     x)],
-          ref[r * d + x]);
-  EXPECT_EQ(errors.checked(), uint64_t(rows.size() * d));
-  EXPECT_TRUE(errors.Passes(Tolerance(c.dtype, /*attention=*/true)))
+    for (int64_t x = 0; x < d; ++x) {
+      const int64_t index =
+          (rows[r].batch_head * shape.seq_len + rows[r].row) * d + x;
+      errors.Add(index, out[size_t(index)], ref[r * size_t(d) + size_t(x)],
+                 tolerance.element);
+    }
+  EXPECT_EQ(errors.checked, uint64_t(rows.size()) * uint64_t(d));
+  EXPECT_TRUE(errors.Passes(tolerance))
       << "rel L2 " << errors.rel_l2_error() << " (tolerance "
-      << Tolerance(c.dtype, true) << "), max abs " << errors.max_abs_error();
+      << tolerance.rel_l2 << "), " << errors.over_tolerance
+      << " elements over atol " << tolerance.element.atol << " + rtol "
+      << tolerance.element.rtol << ", worst element " << errors.worst_index
+      << " (" << errors.worst_excess << " x its bound), max abs "
+      << errors.max_abs_error;
 }
 
 std::vector<Case> Cases() {
@@ -267,29 +284,31 @@ void PrintTo(DType dtype, std::ostream* os) { *os << DTypeName(dtype); }
 namespace kbench::server {
 namespace {
 
+using kernels::AttentionShape;
+using kernels::DType;
+
 constexpr uint64_t kSeed = 20261201;
 
-// The first CUDA device, opened once for the suite.
-class CudaAttentionDevice : public CudaDeviceTest {
- protected:
-  static AttentionProblem Problem(int64_t b, int64_t h, int64_t n, int64_t d,
-                                  bool causal, kernels::DType dtype,
-                                  std::vector<std::string> variants) {
-    AttentionProblem p;
-    p.shape.batch = b;
-    p.shape.heads = h;
-    p.shape.seq_len = n;
-    p.shape.head_dim = d;
-    p.shape.causal = causal;
-    p.dtype = dtype;
-    p.seed = kSeed;
-    p.variants = std::move(variants);
-    return p;
-  }
-};
+AttentionShape Shape(int64_t b, int64_t h, int64_t n, int64_t d, bool causal) {
+  AttentionShape s;
+  s.batch = b;
+  s.heads = h;
+  s.seq_len = n;
+  s.head_dim = d;
+  s.causal = causal;
+  return s;
+}
 
-TEST_F(CudaAttentionDevice, OpsListAttentionWithItsDtypesAndHeadDims) {
-  const std::vector<v1::OpInfo> ops = device_->Ops();
+std::string DTypeCausalName(DType dtype, bool causal) {
+  return std::string(kernels::DTypeName(dtype)) + (causal ? "_causal" : "_full");
+}
+
+// The first CUDA device, opened once for the suite.
+using CudaAttentionDevice = CudaDeviceTest;
+
+TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
+  // Host only: the ops' "cuda" support, as ServerInfo lists it.
+  const std::vector<v1::OpInfo> ops = ops::OffersOf("cuda");
   const v1::OpInfo* attention = nullptr;
   for (const auto& op : ops)
     if (op.op() == "attention") attention = &op;
@@ -298,32 +317,49 @@ TEST_F(CudaAttentionDevice, OpsListAttentionWithItsDtypesAndHeadDims) {
                                      attention->variants().end()),
             (std::vector<std::string>{"naive", "fused"}));
   EXPECT_EQ(attention->dtypes_size(), 3);
-  EXPECT_EQ(std::vector<uint32_t>(attention->head_dims().begin(),
-                                  attention->head_dims().end()),
+  ASSERT_EQ(attention->variant_details_size(), 2);
+  // naive runs any head_dim; fused the tiles it was written for.
+  EXPECT_EQ(attention->variant_details(0).head_dims_size(), 0);
+  EXPECT_EQ(std::vector<uint32_t>(attention->variant_details(1).head_dims().begin(),
+                                  attention->variant_details(1).head_dims().end()),
             (std::vector<uint32_t>{64, 128}));
 }
 
-TEST_F(CudaAttentionDevice, RefusesFusedHeadDimItDoesNotRunNamingTheSupported) {
-  auto workload = device_->PrepareAttention(
-      Problem(1, 1, 64, 96, false, kernels::DType::kFp16, {"fused"}));
-  ASSERT_FALSE(workload.ok());
-  EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(workload.status().message().find("64, 128"), std::string::npos)
-      << workload.status();
+TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
+  // Host only: the op's check of a problem against the chosen variants.
+  const ops::Op& op = ops::AttentionOp();
+  const Problem problem =
+      MakeAttentionProblem(Shape(1, 1, 64, 96, false), DType::kFp16, kSeed);
+  v1::Limits limits;
+  v1::DeviceInfo gpu;
+  gpu.set_sm_count(132);
+  op.SetDefaultLimits(gpu, limits);
+  const absl::Status status = op.CheckVariants(
+      problem.request, {&op.variants()[ops::kAttentionFused]}, "cuda", limits);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("64, 128"), std::string::npos) << status;
+  EXPECT_TRUE(op.CheckVariants(problem.request,
+                               {&op.variants()[ops::kAttentionNaive]}, "cuda",
+                               limits)
+                  .ok());
 }
 
-TEST_F(CudaAttentionDevice, RefusesUnknownVariant) {
-  auto workload = device_->PrepareAttention(
-      Problem(1, 1, 64, 64, false, kernels::DType::kFp32, {"flash"}));
+TEST_F(CudaAttentionDevice, RefusesFusedHeadDimItDoesNotRun) {
+  auto workload = device_->Prepare(MakeAttentionProblem(
+      Shape(1, 1, 64, 96, false), DType::kFp16, kSeed, {ops::kAttentionFused}));
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(workload.status().message().find("head_dim 96"), std::string::npos)
+      << workload.status();
+  EXPECT_TRUE(device_->Healthy());
 }
 
 TEST_F(CudaAttentionDevice,
        NaiveScoresTooLargeForTheDeviceAreResourceExhausted) {
   // 2^21 x 2^21 fp16 scores: 8 TiB, more than any GPU has.
-  auto workload = device_->PrepareAttention(Problem(
-      1, 1, int64_t(1) << 21, 64, false, kernels::DType::kFp16, {"naive"}));
+  auto workload = device_->Prepare(
+      MakeAttentionProblem(Shape(1, 1, int64_t(1) << 21, 64, false),
+                           DType::kFp16, kSeed, {ops::kAttentionNaive}));
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(workload.status().message().find("bytes"), std::string::npos)
@@ -331,66 +367,240 @@ TEST_F(CudaAttentionDevice,
   EXPECT_TRUE(device_->Healthy());
 }
 
+// The given rows of `buffer`, as float, head_dim values each, in order.
+std::vector<float> ReadRows(Workload& workload, ops::OutputBuffer buffer,
+                            const AttentionShape& shape,
+                            const std::vector<kernels::AttentionRow>& rows) {
+  const int64_t d = shape.head_dim;
+  std::vector<float> out(rows.size() * size_t(d));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const int64_t first = (rows[r].batch_head * shape.seq_len + rows[r].row) * d;
+    const absl::Status status = workload.Read(
+        buffer, first, std::span<float>(out).subspan(r * size_t(d), size_t(d)));
+    EXPECT_TRUE(status.ok()) << status;
+  }
+  return out;
+}
+
+// Sampled rows against their double reference (ref, head_dim a row).
+kernels::Comparison AgainstExact(const std::vector<float>& out,
+                                 const std::vector<double>& ref,
+                                 const AttentionShape& shape,
+                                 const std::vector<kernels::AttentionRow>& rows,
+                                 const kernels::ElementTolerance& tolerance) {
+  const int64_t d = shape.head_dim;
+  kernels::Comparison c;
+  for (size_t r = 0; r < rows.size(); ++r)
+    for (int64_t x = 0; x < d; ++x)
+      c.Add((rows[r].batch_head * shape.seq_len + rows[r].row) * d + x,
+            out[r * size_t(d) + size_t(x)], ref[r * size_t(d) + size_t(x)],
+            tolerance);
+  return c;
+}
+
 class CudaAttentionDeviceDtypes
     : public CudaAttentionDevice,
-      public ::testing::WithParamInterface<std::tuple<kernels::DType, bool>> {};
+      public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
 
+// The device reference (kernels/cuda/reference_kernels.h) against the
+// double reference, on rows sampled over every batch-head, within the
+// reference's own tolerance (kernels/tolerances.h): the verifier's yardstick
+// is itself right. Long rows too (N = 4100: several key tiles).
+TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
+  const auto [dtype, causal] = GetParam();
+  for (const AttentionShape& shape :
+       {Shape(3, 50, 129, 64, causal), Shape(1, 2, 4100, 128, causal)}) {
+    SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H="
+                                      << shape.heads << " N=" << shape.seq_len
+                                      << " d=" << shape.head_dim);
+    auto workload = device_->Prepare(MakeAttentionProblem(
+        shape, dtype, kSeed, {ops::kAttentionFused}));
+    ASSERT_TRUE(workload.ok()) << workload.status();
+    const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
+    const std::vector<double> exact =
+        kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
+    const kernels::Tolerance tolerance =
+        kernels::AttentionTolerances(dtype, shape).reference;
+    const kernels::Comparison c = AgainstExact(
+        ReadRows(**workload, ops::OutputBuffer::kReference, shape, rows),
+        exact, shape, rows, tolerance.element);
+    EXPECT_EQ(c.checked, uint64_t(rows.size() * size_t(shape.head_dim)));
+    EXPECT_TRUE(c.Passes(tolerance))
+        << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
+        << "), " << c.over_tolerance << " over, " << c.non_finite
+        << " non-finite, worst element " << c.worst_index << " ("
+        << c.worst_excess << " x its bound)";
+  }
+}
+
+// Both variants through the workload: every element written and verified by
+// the op's verifier, sampled rows within the variant's tolerance of the
+// double reference, timed cold and hot (the hot sample replays a CUDA graph
+// around cuBLAS and the kernels), and the timed runs' output verified too.
 TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   const auto [dtype, causal] = GetParam();
-  const AttentionProblem problem =
-      Problem(2, 3, 300, 128, causal, dtype, {"naive", "fused"});
-  auto workload = device_->PrepareAttention(problem);
+  const AttentionShape shape = Shape(2, 3, 300, 128, causal);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  auto workload = device_->Prepare(problem);
   ASSERT_TRUE(workload.ok()) << workload.status();
-  const auto rows = kernels::SampleAttentionRows(problem.shape, 1 << 20, kSeed);
-  const std::vector<double> ref =
-      kernels::AttentionReferenceRows(problem.shape, kSeed, dtype, rows);
+  const std::unique_ptr<ops::Verifier> verifier =
+      problem.op->MakeVerifier(problem.request, problem.dtype);
+  // Every row: 600.
+  const auto rows = kernels::SampleAttentionRows(shape, 1 << 20, kSeed);
+  ASSERT_EQ(int64_t(rows.size()), shape.BatchHeads() * shape.seq_len);
+  const std::vector<double> exact =
+      kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
+  const kernels::Tolerance tolerance =
+      kernels::AttentionTolerances(dtype, shape).variant;
+  auto check = [&](const char* when) {
+    SCOPED_TRACE(when);
+    auto verification = verifier->Check(**workload);
+    ASSERT_TRUE(verification.ok()) << verification.status();
+    EXPECT_TRUE(verification->passed()) << verification->failure();
+    EXPECT_EQ(verification->elements_checked(),
+              uint64_t(shape.TensorElements()));
+    EXPECT_EQ(verification->non_finite(), 0u);
+    const kernels::Comparison c = AgainstExact(
+        ReadRows(**workload, ops::OutputBuffer::kOutput, shape, rows), exact,
+        shape, rows, tolerance.element);
+    EXPECT_EQ(c.checked, uint64_t(shape.TensorElements()));
+    EXPECT_TRUE(c.Passes(tolerance))
+        << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
+        << "), worst element " << c.worst_index << " (" << c.worst_excess
+        << " x its bound)";
+  };
   for (int variant : {0, 1}) {
-    SCOPED_TRACE(problem.variants[variant]);
+    SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
-    auto out = (*workload)->Output();
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(int64_t(out->size()), problem.shape.TensorElements());
-    kernels::ErrorStats errors;
-    for (size_t r = 0; r < rows.size(); ++r)
-      for (int64_t x = 0; x < 128; ++x)
-        errors.Add(
-            (*out)[size_t((rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
-            ref[r * 128 + x]);
-    EXPECT_EQ(errors.checked(), uint64_t(problem.shape.TensorElements()));
-    EXPECT_EQ(errors.non_finite(), 0u);
-    EXPECT_TRUE(errors.Passes(kernels::Tolerance(dtype, true)))
-        << "rel L2 " << errors.rel_l2_error();
+    check("untimed run");
     for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
+      ASSERT_TRUE((*workload)->PoisonOutput().ok());
       auto ms = (*workload)->TimeSample(variant, mode);
       ASSERT_TRUE(ms.ok()) << ms.status();
-      EXPECT_GT(*ms, 0);
+      EXPECT_TRUE(std::isfinite(*ms) && *ms > 0) << *ms;
+      // The timed runs computed the same function: their output passes.
+      check(mode == v1::TIMING_MODE_COLD ? "cold sample" : "hot sample");
     }
-    // The timed runs (the hot ones replay a captured graph) computed the same
-    // function: their output passes too.
-    auto again = (*workload)->Output();
-    ASSERT_TRUE(again.ok()) << again.status();
-    kernels::ErrorStats timed;
-    for (size_t r = 0; r < rows.size(); ++r)
-      for (int64_t x = 0; x < 128; ++x)
-        timed.Add((*again)[size_t(
-                      (rows[r].batch_head * 300 + rows[r].row) * 128 + x)],
-                  ref[r * 128 + x]);
-    EXPECT_TRUE(timed.Passes(kernels::Tolerance(dtype, true)))
-        << "rel L2 " << timed.rel_l2_error();
   }
   EXPECT_TRUE(device_->Healthy());
 }
 
+// The device's comparison of every element is the host's over the same two
+// buffers (Read kOutput and kReference): with a zero tolerance every element
+// that differs at all is over it, so the counts and the worst (lowest
+// differing) element must agree exactly. Then a corrupted output (poisoned
+// after the run) is counted in full.
+TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
+  const auto [dtype, causal] = GetParam();
+  const AttentionShape shape = Shape(2, 3, 77, 64, causal);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  auto workload = device_->Prepare(problem);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  const int64_t n = shape.TensorElements();
+  for (int variant : {0, 1}) {
+    SCOPED_TRACE(problem.VariantName(size_t(variant)));
+    ASSERT_TRUE((*workload)->PoisonOutput().ok());
+    ASSERT_TRUE((*workload)->Run(variant).ok());
+    std::vector<float> out(static_cast<size_t>(n)), ref(static_cast<size_t>(n));
+    ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kOutput, 0, out).ok());
+    ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kReference, 0, ref).ok());
+    for (const kernels::ElementTolerance& tolerance :
+         {kernels::ElementTolerance{0, 0},
+          kernels::AttentionTolerances(dtype, shape).against_reference.element}) {
+      SCOPED_TRACE(::testing::Message() << "atol " << tolerance.atol
+                                        << ", rtol " << tolerance.rtol);
+      const kernels::Comparison host = kernels::Compare(out, ref, tolerance);
+      auto device = (*workload)->CompareWithReference(tolerance);
+      ASSERT_TRUE(device.ok()) << device.status();
+      EXPECT_EQ(device->checked, uint64_t(n));
+      EXPECT_EQ(device->checked, host.checked);
+      EXPECT_EQ(device->non_finite, host.non_finite);
+      EXPECT_EQ(device->over_tolerance, host.over_tolerance);
+      EXPECT_EQ(device->max_abs_error, host.max_abs_error);
+      EXPECT_NEAR(device->sum_sq_error, host.sum_sq_error,
+                  1e-9 * host.sum_sq_error);
+      EXPECT_NEAR(device->sum_sq_ref, host.sum_sq_ref, 1e-9 * host.sum_sq_ref);
+      if (tolerance.atol == 0) {
+        EXPECT_EQ(device->worst_index, host.worst_index);
+      }
+    }
+
+    ASSERT_TRUE((*workload)->PoisonOutput().ok());
+    const kernels::Tolerance against =
+        kernels::AttentionTolerances(dtype, shape).against_reference;
+    auto corrupted = (*workload)->CompareWithReference(against.element);
+    ASSERT_TRUE(corrupted.ok()) << corrupted.status();
+    EXPECT_EQ(corrupted->checked, uint64_t(n));
+    EXPECT_EQ(corrupted->non_finite, uint64_t(n));
+    EXPECT_EQ(corrupted->worst_index, 0);
+    EXPECT_FALSE(corrupted->Passes(against));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     DtypesCausal, CudaAttentionDeviceDtypes,
-    ::testing::Combine(::testing::Values(kernels::DType::kFp32,
-                                         kernels::DType::kFp16,
-                                         kernels::DType::kBf16),
+    ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
+                                         DType::kBf16),
                        ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<kernels::DType, bool>>& info) {
-      return std::string(kernels::DTypeName(std::get<0>(info.param))) +
-             (std::get<1>(info.param) ? "_causal" : "_full");
+    [](const ::testing::TestParamInfo<std::tuple<DType, bool>>& info) {
+      return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param));
+    });
+
+// The real path: RunJob on the opened device with the registry's op, both
+// variants, every dtype x causal x head_dim, cold and hot, on a shape with
+// odd N and batch * heads = 150 above the H200's 132 SMs. The runner
+// verifies each variant before timing and again in the first and last
+// rounds; every VariantResult must pass.
+using RunJobCase = std::tuple<DType, bool, int64_t, v1::TimingMode>;
+class CudaAttentionRunJob : public CudaAttentionDevice,
+                            public ::testing::WithParamInterface<RunJobCase> {};
+
+TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
+  const auto [dtype, causal, head_dim, mode] = GetParam();
+  AdmittedRun run;
+  run.problem = MakeAttentionProblem(Shape(3, 50, 129, head_dim, causal),
+                                     dtype, kSeed);
+  run.plan = ShortPlan();
+  run.plan.mode = mode;
+  testing::RecordingSink sink;
+  const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const std::vector<v1::RunEvent> events = sink.events();
+  ASSERT_FALSE(events.empty());
+  ASSERT_TRUE(events.front().has_started());
+  EXPECT_EQ(events.front().started().backend(), "cuda");
+  int results = 0;
+  for (const v1::RunEvent& event : events) {
+    if (!event.has_variant_result()) continue;
+    ++results;
+    const v1::VariantResult& result = event.variant_result();
+    const v1::Verification& v = result.verification();
+    EXPECT_TRUE(v.passed()) << result.variant() << ": " << v.failure();
+    EXPECT_EQ(v.elements_checked(),
+              uint64_t(3 * 50 * 129 * uint64_t(head_dim)));
+    EXPECT_EQ(v.non_finite(), 0u);
+    EXPECT_EQ(v.elements_over_tolerance(), 0u);
+    EXPECT_GT(result.stats().samples(), 0u);
+  }
+  EXPECT_EQ(results, 2);
+  ASSERT_TRUE(events.back().has_summary());
+  EXPECT_TRUE(events.back().summary().all_verified());
+  EXPECT_TRUE(device_->Healthy());
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    DtypesCausalHeadDimsModes, CudaAttentionRunJob,
+    ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
+                                         DType::kBf16),
+                       ::testing::Bool(),
+                       ::testing::Values(int64_t(64), int64_t(128)),
+                       ::testing::Values(v1::TIMING_MODE_COLD,
+                                         v1::TIMING_MODE_HOT)),
+    [](const ::testing::TestParamInfo<RunJobCase>& info) {
+      return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param)) +
+             "_d" + std::to_string(std::get<2>(info.param)) +
+             (std::get<3>(info.param) == v1::TIMING_MODE_HOT ? "_hot" : "_cold");
     });
 
 }  // namespace

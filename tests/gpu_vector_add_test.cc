@@ -1,43 +1,56 @@
 // Vector add on a CUDA device as a specification: each variant writes every
 // element of c = a + b for any n, including tails that are not a multiple of
-// 4 or of a block; poisoned output is caught; requests the backend cannot run
-// are refused with the right code. Skipped where no CUDA device is present.
+// 4 or of a block, exactly (checked on the host against the double
+// reference, and by the op's verifier); the device reference and its
+// comparison kernel agree with the host's; poisoned output is caught;
+// problems the backend cannot run are refused with the right code. Skipped
+// where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
+#include "kernels/tolerances.h"
 #include "kernels/verify.h"
 #include "server/backends/cuda/cuda_device.h"
+#include "server/ops/vector_add_op.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {
 namespace {
 
 constexpr uint64_t kSeed = 20261129;
+const kernels::OpTolerances& Tolerances() {
+  static const kernels::OpTolerances t =
+      kernels::VectorAddTolerances(kernels::DType::kFp32);
+  return t;
+}
 
 // The first CUDA device, opened once for the suite.
-class CudaVectorAdd : public CudaDeviceTest {
- protected:
-  static VectorAddProblem Problem(int64_t n) {
-    VectorAddProblem problem;
-    problem.n = n;
-    problem.seed = kSeed;
-    problem.variants = {"naive", "vectorized"};
-    return problem;
-  }
+using CudaVectorAdd = CudaDeviceTest;
 
-};
+// `buffer` of the workload, all n elements.
+std::vector<float> ReadAll(Workload& workload, ops::OutputBuffer buffer,
+                           int64_t n) {
+  std::vector<float> out(static_cast<size_t>(n));
+  const absl::Status status = workload.Read(buffer, 0, out);
+  EXPECT_TRUE(status.ok()) << status;
+  return out;
+}
 
-kernels::ErrorStats Check(std::span<const float> out) {
-  kernels::ErrorStats errors;
+// out against the double reference of every element.
+kernels::Comparison AgainstExact(const std::vector<float>& out,
+                                 const kernels::ElementTolerance& tolerance) {
+  kernels::Comparison c;
   for (size_t i = 0; i < out.size(); ++i)
-    errors.Add(out[i],
-               kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i));
-  return errors;
+    c.Add(int64_t(i), out[i],
+          kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i),
+          tolerance);
+  return c;
 }
 
 class CudaVectorAddSizes : public CudaVectorAdd,
@@ -45,22 +58,40 @@ class CudaVectorAddSizes : public CudaVectorAdd,
 
 TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
   const int64_t n = GetParam();
-  auto workload = device_->PrepareVectorAdd(Problem(n));
+  const Problem problem = MakeVectorAddProblem(n, kSeed);
+  auto workload = device_->Prepare(problem);
   ASSERT_TRUE(workload.ok()) << workload.status();
+  const std::unique_ptr<ops::Verifier> verifier =
+      problem.op->MakeVerifier(problem.request, problem.dtype);
   for (int variant : {0, 1}) {
-    SCOPED_TRACE(variant == 0 ? "naive" : "vectorized");
+    SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
-    auto out = (*workload)->Output();
-    ASSERT_TRUE(out.ok()) << out.status();
-    ASSERT_EQ(int64_t(out->size()), n);
-    const kernels::ErrorStats errors = Check(*out);
-    EXPECT_EQ(errors.checked(), uint64_t(n));
-    EXPECT_EQ(errors.non_finite(), 0u);
-    EXPECT_TRUE(
-        errors.Passes(kernels::Tolerance(kernels::DType::kFp32, false)));
+    const std::vector<float> out =
+        ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+    const kernels::Comparison exact =
+        AgainstExact(out, Tolerances().variant.element);
+    EXPECT_EQ(exact.checked, uint64_t(n));
+    EXPECT_EQ(exact.non_finite, 0u);
+    EXPECT_TRUE(exact.Passes(Tolerances().variant))
+        << "rel L2 " << exact.rel_l2_error() << ", worst element "
+        << exact.worst_index;
     // Inputs carry 24 random bits in [-1, 1), so their fp32 sum is exact.
-    EXPECT_EQ(errors.max_abs_error(), 0);
+    EXPECT_EQ(exact.max_abs_error, 0);
+
+    // Every element against the device reference, on the device.
+    auto all = (*workload)->CompareWithReference(
+        Tolerances().against_reference.element);
+    ASSERT_TRUE(all.ok()) << all.status();
+    EXPECT_EQ(all->checked, uint64_t(n));
+    EXPECT_TRUE(all->Passes(Tolerances().against_reference));
+    EXPECT_EQ(all->max_abs_error, 0);
+
+    // The op's verifier, as the runner calls it.
+    auto verification = verifier->Check(**workload);
+    ASSERT_TRUE(verification.ok()) << verification.status();
+    EXPECT_TRUE(verification->passed()) << verification->failure();
+    EXPECT_EQ(verification->elements_checked(), uint64_t(n));
   }
 }
 
@@ -71,44 +102,108 @@ INSTANTIATE_TEST_SUITE_P(
                       int64_t(1) << 20, (int64_t(1) << 20) - 1,
                       int64_t(1000003), (int64_t(1) << 24) + 3));
 
-TEST_F(CudaVectorAdd, PoisonedOutputIsAllNaNUntilAKernelWritesIt) {
-  auto workload = device_->PrepareVectorAdd(Problem(1001));
+TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
+  const int64_t n = 100003;
+  auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed));
   ASSERT_TRUE(workload.ok()) << workload.status();
-  ASSERT_TRUE((*workload)->PoisonOutput().ok());
-  auto out = (*workload)->Output();
-  ASSERT_TRUE(out.ok()) << out.status();
-  for (float x : *out) ASSERT_TRUE(std::isnan(x));
-  const kernels::ErrorStats errors = Check(*out);
-  EXPECT_EQ(errors.non_finite(), 1001u);
-  EXPECT_FALSE(errors.Passes(kernels::Tolerance(kernels::DType::kFp32, false)));
+  ASSERT_TRUE((*workload)->Run(0).ok());
+  const std::vector<float> ref =
+      ReadAll(**workload, ops::OutputBuffer::kReference, n);
+  const kernels::Comparison reference =
+      AgainstExact(ref, Tolerances().reference.element);
+  EXPECT_TRUE(reference.Passes(Tolerances().reference));
+  EXPECT_EQ(reference.max_abs_error, 0);
+
+  // The device's reduction is the host's over the same two buffers.
+  const std::vector<float> out =
+      ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+  const kernels::Comparison host =
+      kernels::Compare(out, ref, Tolerances().against_reference.element);
+  auto device = (*workload)->CompareWithReference(
+      Tolerances().against_reference.element);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ(device->checked, host.checked);
+  EXPECT_EQ(device->non_finite, host.non_finite);
+  EXPECT_EQ(device->over_tolerance, host.over_tolerance);
+  EXPECT_EQ(device->max_abs_error, host.max_abs_error);
+  EXPECT_DOUBLE_EQ(device->sum_sq_ref, host.sum_sq_ref);
+  EXPECT_EQ(device->worst_index, host.worst_index);
+
+  // Reads outside the output are refused.
+  std::vector<float> past(2);
+  EXPECT_EQ((*workload)->Read(ops::OutputBuffer::kOutput, n - 1, past).code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
-TEST_F(CudaVectorAdd, RefusesAnUnknownVariant) {
-  VectorAddProblem problem = Problem(16);
-  problem.variants = {"naive", "tiled"};
-  auto workload = device_->PrepareVectorAdd(problem);
-  ASSERT_FALSE(workload.ok());
-  EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(workload.status().message().find("tiled"), absl::string_view::npos);
+TEST_F(CudaVectorAdd, PoisonedOutputIsAllNaNUntilAKernelWritesIt) {
+  const int64_t n = 1001;
+  const Problem problem = MakeVectorAddProblem(n, kSeed);
+  auto workload = device_->Prepare(problem);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  ASSERT_TRUE((*workload)->PoisonOutput().ok());
+  for (float x : ReadAll(**workload, ops::OutputBuffer::kOutput, n))
+    ASSERT_TRUE(std::isnan(x));
+  const kernels::Comparison exact = AgainstExact(
+      ReadAll(**workload, ops::OutputBuffer::kOutput, n),
+      Tolerances().variant.element);
+  EXPECT_EQ(exact.non_finite, uint64_t(n));
+  EXPECT_FALSE(exact.Passes(Tolerances().variant));
+}
+
+TEST_F(CudaVectorAdd, CompareWithReferenceCountsACorruptedOutput) {
+  // A run that passes, then its output overwritten with NaN: the device's
+  // comparison counts every element, and the op's verifier fails it.
+  const int64_t n = 4099;
+  const Problem problem = MakeVectorAddProblem(n, kSeed);
+  auto workload = device_->Prepare(problem);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  const std::unique_ptr<ops::Verifier> verifier =
+      problem.op->MakeVerifier(problem.request, problem.dtype);
+  for (int variant : {0, 1}) {
+    SCOPED_TRACE(problem.VariantName(size_t(variant)));
+    ASSERT_TRUE((*workload)->Run(variant).ok());
+    auto before = (*workload)->CompareWithReference(
+        Tolerances().against_reference.element);
+    ASSERT_TRUE(before.ok()) << before.status();
+    EXPECT_TRUE(before->Passes(Tolerances().against_reference));
+
+    ASSERT_TRUE((*workload)->PoisonOutput().ok());
+    auto after = (*workload)->CompareWithReference(
+        Tolerances().against_reference.element);
+    ASSERT_TRUE(after.ok()) << after.status();
+    EXPECT_EQ(after->checked, uint64_t(n));
+    EXPECT_EQ(after->non_finite, uint64_t(n));
+    EXPECT_EQ(after->over_tolerance, 0u);  // non-finite is counted apart
+    EXPECT_EQ(after->worst_index, 0);      // infinite excess: the lowest index
+    EXPECT_FALSE(after->Passes(Tolerances().against_reference));
+    auto verification = verifier->Check(**workload);
+    ASSERT_TRUE(verification.ok()) << verification.status();
+    EXPECT_FALSE(verification->passed());
+    EXPECT_EQ(verification->non_finite(), uint64_t(n));
+    EXPECT_FALSE(verification->failure().empty());
+  }
 }
 
 TEST_F(CudaVectorAdd, RefusesFp16) {
-  VectorAddProblem problem = Problem(16);
+  Problem problem = MakeVectorAddProblem(16, kSeed);
   problem.dtype = kernels::DType::kFp16;
-  auto workload = device_->PrepareVectorAdd(problem);
+  problem.request.set_dtype(v1::DTYPE_FP16);
+  auto workload = device_->Prepare(problem);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(workload.status().message().find("fp32"), absl::string_view::npos)
+      << workload.status();
 }
 
 TEST_F(CudaVectorAdd, OutOfMemoryIsResourceExhaustedAndTheDeviceStaysUsable) {
-  auto huge = device_->PrepareVectorAdd(Problem(int64_t(1) << 42));
+  auto huge = device_->Prepare(MakeVectorAddProblem(int64_t(1) << 42, kSeed));
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(huge.status().message().find(std::to_string(int64_t(1) << 44)),
             absl::string_view::npos)
       << huge.status();
   EXPECT_TRUE(device_->Healthy());
-  auto small = device_->PrepareVectorAdd(Problem(1000));
+  auto small = device_->Prepare(MakeVectorAddProblem(1000, kSeed));
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_TRUE((*small)->Run(1).ok());
 }

@@ -1,7 +1,8 @@
 // kbench_attention_bench: the attention kernels of kernels/cuda/attention.h
 // on one GPU, outside the server. For each shape it makes the seeded inputs
 // in the dtype, runs every variant once on a NaN-poisoned output, checks a
-// sample of rows against the double reference (kernels/reference.h), then
+// sample of rows against the double reference (kernels/reference.h) within
+// the variant tolerance of kernels/tolerances.h (AttentionTolerances), then
 // times it with the server's cold samples (kbench::cuda::SampleTimer::Cold:
 // the L2 flushed by writing twice its size, CUDA events around the kernels
 // only) over the budget of triton.testing.do_bench (the peers' script):
@@ -16,7 +17,8 @@
 //   --mma-configs: time every tiling of the fused kernels as fused-<config>
 //           too (tensor-core tilings; fp32 unroll depths).
 // One JSON object a line on stdout; a failed check sets "ok": false and the
-// exit status to 1. Any other error is printed on stderr and exits with 2.
+// exit status to 1 ("non_finite" and "over_tolerance" count the checked
+// elements that failed; "rel_l2" is null when any was non-finite). Any other error is printed on stderr and exits with 2.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -40,6 +42,7 @@
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
+#include "kernels/tolerances.h"
 #include "kernels/verify.h"
 #include "server/cuda_runtime/cublas_handle.h"
 #include "server/cuda_runtime/cuda_status.h"
@@ -170,12 +173,12 @@ float ToFloat(DType dtype, const void* p, size_t i) {
   return NAN;
 }
 
-// The sampled rows of `o` against their reference.
-absl::StatusOr<kernels::ErrorStats> Check(const AttentionShape& shape,
-                                          DType dtype, const DeviceBuffer& o,
-                                          const std::vector<AttentionRow>& rows,
-                                          const std::vector<double>& ref,
-                                          const cuda::Stream& stream) {
+// The sampled rows of `o` against their reference, each element within
+// `tolerance` (elements indexed by their place in O).
+absl::StatusOr<kernels::Comparison> Check(
+    const AttentionShape& shape, DType dtype, const DeviceBuffer& o,
+    const std::vector<AttentionRow>& rows, const std::vector<double>& ref,
+    const kernels::ElementTolerance& tolerance, const cuda::Stream& stream) {
   const int64_t d = shape.head_dim;
   const size_t row_bytes = size_t(d) * size_t(kernels::DTypeBytes(dtype));
   std::vector<unsigned char> host(rows.size() * row_bytes);
@@ -187,12 +190,24 @@ absl::StatusOr<kernels::ErrorStats> Check(const AttentionShape& shape,
         cudaMemcpyDeviceToHost, stream.get()));
   }
   KBENCH_RETURN_IF_ERROR(stream.Synchronize());
-  kernels::ErrorStats stats;
-  for (size_t r = 0; r < rows.size(); ++r)
+  kernels::Comparison comparison;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const int64_t first = (rows[r].batch_head * shape.seq_len + rows[r].row) * d;
     for (int64_t x = 0; x < d; ++x)
-      stats.Add(ToFloat(dtype, host.data(), r * size_t(d) + size_t(x)),
-                ref[r * size_t(d) + size_t(x)]);
-  return stats;
+      comparison.Add(first + x,
+                     ToFloat(dtype, host.data(), r * size_t(d) + size_t(x)),
+                     ref[r * size_t(d) + size_t(x)], tolerance);
+  }
+  return comparison;
+}
+
+// A JSON number, or null for NaN and infinity (a non-finite output makes
+// the relative L2 error infinite), which JSON cannot spell.
+std::string JsonNumber(double x) {
+  if (!std::isfinite(x)) return "null";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", x);
+  return text;
 }
 
 using Enqueue = std::function<absl::Status(cudaStream_t)>;
@@ -348,28 +363,34 @@ absl::StatusOr<int> Run(const Options& opt) {
         const auto rows =
             kernels::SampleAttentionRows(shape, opt.check_rows, kSeed);
         const auto ref = Reference(shape, dtype, rows);
+        // A variant against the exact result (kernels/tolerances.h).
+        const kernels::Tolerance tolerance =
+            kernels::AttentionTolerances(dtype, shape).variant;
         for (const auto& [name, call] :
              Variants(opt, shape, dtype, t, cublas)) {
           // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
           KBENCH_CUDA_RETURN_IF_ERROR(
               cudaMemsetAsync(t.o.get(), 0xFF, t.o.bytes(), stream.get()));
           KBENCH_RETURN_IF_ERROR(call(stream.get()));
-          KBENCH_ASSIGN_OR_RETURN(const kernels::ErrorStats err,
-                                  Check(shape, dtype, t.o, rows, ref, stream));
-          const bool ok = err.Passes(kernels::Tolerance(dtype, true));
+          KBENCH_ASSIGN_OR_RETURN(
+              const kernels::Comparison err,
+              Check(shape, dtype, t.o, rows, ref, tolerance.element, stream));
+          const bool ok = err.Passes(tolerance);
           failures += !ok;
           KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(timer, call));
           std::printf(
               "{\"source\":\"kbench\",\"variant\":\"%s\",\"dtype\":\"%s\","
               "\"batch\":%lld,\"heads\":%lld,\"seq_len\":%lld,"
               "\"head_dim\":%lld,\"causal\":%s,\"ms\":%.5f,\"tflops\":%.2f,"
-              "\"rel_l2\":%.3g,\"max_abs\":%.3g,\"rows_checked\":%zu,"
-              "\"ok\":%s}\n",
+              "\"rel_l2\":%s,\"max_abs\":%.3g,\"rows_checked\":%zu,"
+              "\"non_finite\":%llu,\"over_tolerance\":%llu,\"ok\":%s}\n",
               name.c_str(), kernels::DTypeName(dtype), (long long)shape.batch,
               (long long)shape.heads, (long long)shape.seq_len,
               (long long)shape.head_dim, causal ? "true" : "false", ms,
-              shape.Flops() / (ms * 1e-3) / 1e12, err.rel_l2_error(),
-              err.max_abs_error(), rows.size(), ok ? "true" : "false");
+              shape.Flops() / (ms * 1e-3) / 1e12,
+              JsonNumber(err.rel_l2_error()).c_str(), err.max_abs_error,
+              rows.size(), (unsigned long long)err.non_finite,
+              (unsigned long long)err.over_tolerance, ok ? "true" : "false");
           std::fflush(stdout);
         }
       }
