@@ -21,7 +21,8 @@ namespace kbench::server::cuda_backend {
 absl::StatusOr<double> MeasureCopyBandwidthGbps(cudaStream_t stream, int sm_count);
 
 // The same copy of l2_bytes / 8 bytes, whose source and destination stay in
-// the L2: the ceiling of hot vector add, whose arrays are L2-resident.
+// the L2, 64 copies back to back in each timed interval: the ceiling of hot
+// vector add, whose arrays are L2-resident.
 absl::StatusOr<double> MeasureL2CopyBandwidthGbps(cudaStream_t stream, size_t l2_bytes,
                                                   int sm_count);
 
