@@ -48,8 +48,9 @@ def pack(paths, command):
 
 def key_of_report(report):
     req = report["request"]
-    return (req["dtype"].replace("DTYPE_", "").lower(), int(req["head_dim"]),
-            bool(req["causal"]), int(req["seq_len"]))
+    shape = req["attention"]
+    return (req["dtype"].replace("DTYPE_", "").lower(), int(shape["head_dim"]),
+            bool(shape["causal"]), int(shape["seq_len"]))
 
 
 def cell(r):

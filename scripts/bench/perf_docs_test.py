@@ -76,8 +76,9 @@ class AttentionTable(unittest.TestCase):
         data = {"command": "c", "bench": [
             dict(key, variant="fused", tflops=300.0),
             dict(key, variant="sdpa-flash", tflops=200.0)],
-            "server": [{"request": {"dtype": "DTYPE_FP16", "head_dim": 64,
-                                    "causal": False, "seq_len": 512},
+            "server": [{"request": {"dtype": "DTYPE_FP16",
+                                    "attention": {"head_dim": 64, "causal": False,
+                                                  "seq_len": 512}},
                         "started": {"timing_method": "server cold"},
                         "results": [{"variant": "fused", "throughput": {"value": 290.0},
                                      "verification": {"passed": True, "method": "m"}}],
