@@ -95,8 +95,9 @@ std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
   std::string text;
   if (rows.size() > 1) text += Table(rows);
   if (!failures.empty()) text += "failed points:\n" + failures;
-  text += std::to_string(outcomes.size()) + " points: " + std::to_string(ok) +
-          " ok, " + std::to_string(failed_verification) +
+  text += std::to_string(outcomes.size()) +
+          (outcomes.size() == 1 ? " point: " : " points: ") +
+          std::to_string(ok) + " ok, " + std::to_string(failed_verification) +
           " failed verification, " + std::to_string(failed) + " failed";
   if (skipped > 0) {
     text += "; " + std::to_string(skipped) + " skipped (already in the file)";

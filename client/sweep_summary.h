@@ -43,7 +43,7 @@ std::string OutcomeText(const PointOutcome& outcome);
 // The closing summary, each line ending in '\n': a table of the points this
 // sweep ran (point, best variant, its median ms, its speedup), then each
 // failure with its reason, then a count line: "12 points: 10 ok, 1 failed
-// verification, 1 failed; 4 skipped (already in the file)".
+// verification, 1 failed; 4 skipped (already in the file)" ("1 point: ...").
 std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
                                size_t skipped);
 

@@ -152,7 +152,7 @@ TEST_F(SweepEndToEnd, ResumeSkipsThePointsInTheFileAndAppendsTheOthers) {
   EXPECT_THAT(again.err,
               HasSubstr("resume: 2 of 3 points already in the file"));
   EXPECT_THAT(again.err, HasSubstr("[3/3] vector_add n=4000"));
-  EXPECT_THAT(again.err, HasSubstr("1 points: 1 ok"));
+  EXPECT_THAT(again.err, HasSubstr("1 point: 1 ok"));
   const std::vector<std::string> after = Lines(ReadFile(out));
   ASSERT_EQ(after.size(), 7u) << ReadFile(out);
   for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
@@ -239,7 +239,7 @@ TEST_F(SweepEndToEnd, AnUnreachableServerStopsTheSweepWithExitCode3) {
                  60s);
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_THAT(run.err,
-              HasSubstr("1 points: 0 ok, 0 failed verification, 1 failed"));
+              HasSubstr("1 point: 0 ok, 0 failed verification, 1 failed"));
   EXPECT_THAT(run.err, HasSubstr("cannot be reached"));
 }
 
