@@ -8,11 +8,13 @@
 #include "command_line.h"
 #include "csv_format.h"
 #include "exit_codes.h"
+#include "history_command.h"
 #include "json_format.h"
 #include "progress_reporter.h"
 #include "run_report.h"
 #include "server_calls.h"
 #include "server_info_format.h"
+#include "sweep_command.h"
 #include "table_format.h"
 
 namespace kbench::client {
@@ -97,11 +99,16 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
   CallOptions call;
   call.server = line.options.server;
   call.timeout = std::chrono::duration<double>(line.options.timeout_s);
-  const ExitCode code =
-      std::holds_alternative<v1::RunRequest>(line.command)
-          ? RunBenchmarkCommand(line.options, call, watcher,
-                                std::get<v1::RunRequest>(line.command))
-          : RunInfoCommand(line.options, call, watcher);
+  ExitCode code = ExitCode::kOk;
+  if (const auto* request = std::get_if<v1::RunRequest>(&line.command)) {
+    code = RunBenchmarkCommand(line.options, call, watcher, *request);
+  } else if (const auto* history = std::get_if<HistoryCommand>(&line.command)) {
+    code = RunHistoryCommand(line.options, call, watcher, *history);
+  } else if (const auto* sweep = std::get_if<SweepCommand>(&line.command)) {
+    code = RunSweep(line.options, call, watcher, *sweep);
+  } else {
+    code = RunInfoCommand(line.options, call, watcher);
+  }
   return static_cast<int>(code);
 }
 

@@ -1,14 +1,18 @@
 #include "command_line.h"
 
 #include <CLI/CLI.hpp>
-#include <map>
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
+#include "flag_errors.h"
 #include "flag_values.h"
+#include "problem_fields.h"
 #include "server/ops/registry.h"
+#include "timing_flags.h"
 
 namespace kbench::client {
 namespace {
@@ -36,9 +40,6 @@ constexpr char kEnvironmentHelp[] =
     "\n"
     "Output: progress on stderr (unless --quiet); results on stdout as a\n"
     "table, or one JSON object (--json), or CSV with a header (--csv).\n";
-
-constexpr char kTimingGroup[] =
-    "Timing (unset or 0: the server's default, see kbench info)";
 
 // The run subcommand of `op`: its name with '-' for '_'.
 std::string SubcommandName(const ops::Op& op) {
@@ -68,6 +69,11 @@ std::string TopFooter() {
       std::string(kEnvironmentHelp) + "\nExamples:\n  kbench info\n";
   for (const ops::Op* op : ops::AllOps()) text += ExampleLines(*op);
   return text +
+         "  kbench sweep attention --seq 2^9..2^12 --dtype fp16,bf16 "
+         "--variant naive,fused --out att.csv\n"
+         "  kbench runs --label lab3\n"
+         "  kbench show RUN_ID\n"
+         "  kbench export --label lab3 --csv > cohort.csv\n"
          "  KBENCH_SERVER=gpu1:50051 kbench --json info\n"
          "\n"
          "Run 'kbench SUBCOMMAND --help' for the options of each subcommand.\n";
@@ -82,38 +88,6 @@ struct RunFlags {
   std::string label;
   v1::Fault fault = v1::FAULT_NONE;
 };
-
-// Throws the CLI11 error that names `flag`, so parse errors all print alike.
-template <typename T>
-T ValueOrThrow(absl::StatusOr<T> value, const std::string& flag) {
-  if (!value.ok()) {
-    throw CLI::ValidationError(flag, std::string(value.status().message()));
-  }
-  return *std::move(value);
-}
-
-// `value` if it is a finite number of at least 0 (above 0 if `positive`);
-// else throws the CLI11 error that names `flag`.
-double CheckedAmount(double value, const std::string& flag, bool positive) {
-  if (!std::isfinite(value)) {
-    throw CLI::ValidationError(
-        flag, "must be a finite number, got " + std::to_string(value));
-  }
-  if (value < 0 || (positive && value == 0)) {
-    throw CLI::ValidationError(
-        flag, positive ? "must be more than 0" : "must be 0 or more");
-  }
-  return value;
-}
-
-// A flag of the timing group that passes its value to `set`.
-template <typename Value>
-CLI::Option* AddTimingFlag(CLI::App& command, const std::string& name,
-                           std::function<void(const Value&)> set,
-                           const std::string& help) {
-  return command.add_option_function<Value>(name, std::move(set), help)
-      ->group(kTimingGroup);
-}
 
 void AddRunFlags(CLI::App& command, RunFlags& flags,
                  const std::string& variant_example) {
@@ -135,59 +109,7 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
           },
           "Element type: " + DTypeChoices() + " (default: fp32)")
       ->type_name("DTYPE");
-  v1::TimingOptions& t = flags.timing;
-  AddTimingFlag<uint32_t>(
-      command, "--warmup", [&t](uint32_t v) { t.set_warmup_runs(v); },
-      "Untimed runs of each variant before sampling")
-      ->type_name("N");
-  AddTimingFlag<uint32_t>(
-      command, "--min-samples", [&t](uint32_t v) { t.set_min_samples(v); },
-      "Samples each variant takes at least")
-      ->type_name("N");
-  AddTimingFlag<double>(
-      command, "--min-time-ms",
-      [&t](double v) {
-        t.set_min_time_ms(
-            CheckedAmount(v, "--min-time-ms", /*positive=*/false));
-      },
-      "Milliseconds of sampling at least (all variants together)")
-      ->type_name("MS");
-  AddTimingFlag<double>(
-      command, "--target-rse",
-      [&t](double v) {
-        t.set_target_rse(CheckedAmount(v, "--target-rse", /*positive=*/false));
-      },
-      "Stop once each variant's relative standard error of the mean is "
-      "under this fraction, e.g. 0.005 for 0.5%")
-      ->type_name("FRACTION");
-  AddTimingFlag<double>(
-      command, "--budget-ms",
-      [&t](double v) {
-        t.set_time_budget_ms(
-            CheckedAmount(v, "--budget-ms", /*positive=*/false));
-      },
-      "...or once sampling took this many milliseconds")
-      ->type_name("MS");
-  AddTimingFlag<uint32_t>(
-      command, "--max-samples", [&t](uint32_t v) { t.set_max_samples(v); },
-      "...or once each variant has this many samples")
-      ->type_name("N");
-  AddTimingFlag<std::string>(
-      command, "--mode",
-      [&t](const std::string& text) {
-        t.set_mode(ValueOrThrow(ParseTimingMode(text), "--mode"));
-      },
-      "cold: caches flushed before each sample; hot: back-to-back "
-      "launches, for launch-bound sizes (default: cold)")
-      ->type_name("cold|hot");
-  AddTimingFlag<double>(
-      command, "--min-effect",
-      [&t](double v) {
-        t.set_min_effect(CheckedAmount(v, "--min-effect", /*positive=*/false));
-      },
-      "A speedup is judged faster or slower only when it is at least this "
-      "fraction away from 1, e.g. 0.02 for 2%")
-      ->type_name("FRACTION");
+  AddTimingFlags(command, flags.timing);
   command
       .add_option("--seed", flags.seed,
                   "Seed of the inputs; the same seed gives the same inputs "
@@ -219,39 +141,6 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
       ->group("Testing");
 }
 
-// Sets `problem`'s field `field` from the flag's text: a count (ParseCount:
-// 4096, 2^12, 4Ki) for an unsigned field, "true" for a bool.
-void SetProblemField(google::protobuf::Message& problem,
-                     const ops::ProblemField& field, const std::string& text) {
-  using google::protobuf::FieldDescriptor;
-  const FieldDescriptor* f =
-      problem.GetDescriptor()->FindFieldByName(field.field);
-  const google::protobuf::Reflection* reflection = problem.GetReflection();
-  switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_BOOL:
-      reflection->SetBool(&problem, f, text == "true");
-      return;
-    case FieldDescriptor::CPPTYPE_UINT64:
-      reflection->SetUInt64(&problem, f,
-                            ValueOrThrow(ParseCount(text), field.flag));
-      return;
-    case FieldDescriptor::CPPTYPE_UINT32: {
-      const uint64_t value = ValueOrThrow(ParseCount(text), field.flag);
-      if (value > std::numeric_limits<uint32_t>::max()) {
-        throw CLI::ValidationError(
-            field.flag,
-            "'" + text + "' is too large; the most is " +
-                std::to_string(std::numeric_limits<uint32_t>::max()));
-      }
-      reflection->SetUInt32(&problem, f, static_cast<uint32_t>(value));
-      return;
-    }
-    default:
-      throw std::logic_error("problem field " + field.field +
-                             " has a type the CLI cannot set");
-  }
-}
-
 // The flags of `op`'s problem fields on `command`, each setting its field in
 // `problem`, which is given each field's default first. A field without a
 // default is a required flag; a bool field is a flag without a value, off
@@ -269,19 +158,22 @@ void AddProblemFlags(CLI::App& command, const ops::Op& op,
         google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
       command.add_flag_callback(
           field.flag,
-          [&problem, &field] { SetProblemField(problem, field, "true"); },
+          [&problem, &field] {
+            OkOrThrow(SetProblemField(problem, field, "true"), field.flag);
+          },
           field.help + " (default: off)");
       continue;
     }
     if (!field.default_value.empty()) {
-      SetProblemField(problem, field, field.default_value);
+      OkOrThrow(SetProblemField(problem, field, field.default_value),
+                field.flag);
     }
     CLI::Option* option =
         command
             .add_option_function<std::string>(
                 field.flag,
                 [&problem, &field](const std::string& text) {
-                  SetProblemField(problem, field, text);
+                  OkOrThrow(SetProblemField(problem, field, text), field.flag);
                 },
                 field.help + (field.default_value.empty()
                                   ? ""
@@ -337,8 +229,8 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   app.add_option_function<double>(
          "--timeout",
          [&line](double seconds) {
-           line.options.timeout_s =
-               CheckedAmount(seconds, "--timeout", /*positive=*/true);
+           line.options.timeout_s = ValueOrThrow(
+               CheckAmount(seconds, /*positive=*/true), "--timeout");
          },
          "Deadline of the whole call in seconds, queueing included "
          "(default: 600)")
@@ -377,7 +269,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "ceilings, each op with its variants and their dtypes, limits, default "
       "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
-  subcommand_names += "info";
+  subcommand_names += "info, runs, show, export, sweep";
+  HistoryCommandLine history(app);
+  SweepCommandLine sweep(app);
 
   app.footer(TopFooter() + "\n" + kExitCodesHelp);
 
@@ -405,6 +299,16 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
     if (!run_commands[i]->parsed()) continue;
     ApplyRunFlags(run_flags, requests[i]);
     line.command = std::move(requests[i]);
+  }
+  if (std::optional<HistoryCommand> command = history.Parsed()) {
+    line.command = *std::move(command);
+  }
+  try {
+    if (std::optional<SweepCommand> command = sweep.Parsed()) {
+      line.command = *std::move(command);
+    }
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err) == 0 ? ExitCode::kOk : ExitCode::kBadArguments;
   }
   return line;
 }

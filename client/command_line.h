@@ -1,7 +1,9 @@
 // The kbench command line: subcommands, flags and --help text, parsed with
 // CLI11 into the request to send. There is one run subcommand per op of the
 // registry (server/ops/registry.h), named for the op with '-' for '_'
-// (vector-add, attention), whose flags are the op's problem fields.
+// (vector-add, attention), whose flags are the op's problem fields; `info`;
+// the history commands (runs, show, export: history_command_line.h); and
+// `sweep` (sweep_command_line.h).
 #ifndef KBENCH_CLIENT_COMMAND_LINE_H_
 #define KBENCH_CLIENT_COMMAND_LINE_H_
 
@@ -10,7 +12,9 @@
 #include <variant>
 
 #include "exit_codes.h"
+#include "history_command_line.h"
 #include "kbench/v1/kbench.pb.h"
+#include "sweep_command_line.h"
 
 namespace kbench::client {
 
@@ -29,8 +33,10 @@ struct InfoCommand {};
 
 struct CommandLine {
   GlobalOptions options;
-  // A run subcommand's request, its problem set (the oneof names the op).
-  std::variant<v1::RunRequest, InfoCommand> command;
+  // A run subcommand's request, its problem set (the oneof names the op);
+  // info; a history command; or a sweep.
+  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand>
+      command;
 };
 
 // Parses argv (argv[0] is the program). Returns the command to carry out, or

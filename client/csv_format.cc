@@ -44,8 +44,15 @@ std::vector<std::string> ProblemColumns() {
   return columns;
 }
 
-// run_id through the problem columns: the same for every row of the run.
-std::vector<std::string> RunFields(const RunReport& report) {
+}  // namespace
+
+std::vector<std::string> CsvRunColumns() {
+  std::vector<std::string> columns = {"run_id", "op", "dtype"};
+  for (const std::string& column : ProblemColumns()) columns.push_back(column);
+  return columns;
+}
+
+std::vector<std::string> CsvRunFields(const RunReport& report) {
   std::vector<std::string> fields = {report.run_id,
                                      std::string(OpName(report.request)),
                                      DTypeName(report.request.dtype())};
@@ -62,17 +69,6 @@ std::vector<std::string> RunFields(const RunReport& report) {
   return fields;
 }
 
-std::string Line(const std::vector<std::string>& fields) {
-  std::string line;
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (i > 0) line += ',';
-    line += Escape(fields[i]);
-  }
-  return line + "\n";
-}
-
-}  // namespace
-
 std::string CsvHeader() {
   std::string header = "run_id,op,dtype,";
   for (const std::string& column : ProblemColumns()) header += column + ",";
@@ -84,9 +80,51 @@ std::string CsvHeader() {
          "median_ci_confidence,speedup_min_effect";
 }
 
+std::string CsvLine(const std::vector<std::string>& fields) {
+  std::string line;
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (i > 0) line += ',';
+    line += Escape(fields[i]);
+  }
+  return line + "\n";
+}
+
+std::vector<std::string> SplitCsvLine(std::string_view line) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c != '"') {
+        fields.back() += c;
+      } else if (i + 1 < line.size() && line[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else {
+        quoted = false;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.emplace_back();
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
 std::string FormatCsv(const RunReport& report) {
   std::string text = CsvHeader() + "\n";
-  const std::vector<std::string> run_fields = RunFields(report);
+  for (const std::vector<std::string>& row : CsvRows(report)) {
+    text += CsvLine(row);
+  }
+  return text;
+}
+
+std::vector<std::vector<std::string>> CsvRows(const RunReport& report) {
+  std::vector<std::vector<std::string>> rows;
+  const std::vector<std::string> run_fields = CsvRunFields(report);
   for (const v1::VariantResult& result : report.results) {
     const v1::Statistics& s = result.stats();
     const v1::Throughput& t = result.throughput();
@@ -112,9 +150,9 @@ std::string FormatCsv(const RunReport& report) {
     fields.emplace_back(StopReasonText(s.stop_reason()));
     fields.push_back(Number(s.median_ci_confidence()));
     fields.push_back(speedup != nullptr ? Number(speedup->min_effect()) : "");
-    text += Line(fields);
+    rows.push_back(std::move(fields));
   }
-  return text;
+  return rows;
 }
 
 }  // namespace kbench::client

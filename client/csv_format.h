@@ -3,6 +3,8 @@
 #define KBENCH_CLIENT_CSV_FORMAT_H_
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "run_report.h"
 
@@ -23,6 +25,24 @@ std::string CsvHeader();
 // fields for the baseline. Booleans are "true"/"false"; fields holding a
 // comma or a quote are quoted (RFC 4180).
 std::string FormatCsv(const RunReport& report);
+
+// The header's columns that describe the run rather than a variant: run_id,
+// op, dtype and the problem columns.
+std::vector<std::string> CsvRunColumns();
+
+// Their values for `report`: the first fields of each of its rows.
+std::vector<std::string> CsvRunFields(const RunReport& report);
+
+// The fields of FormatCsv's rows, without the header: one row per variant
+// result, in the header's order.
+std::vector<std::vector<std::string>> CsvRows(const RunReport& report);
+
+// One CSV line of `fields`, ending in '\n', quoted as FormatCsv quotes.
+std::string CsvLine(const std::vector<std::string>& fields);
+
+// The fields of one CSV line (without its '\n'), quotes undone: the inverse
+// of CsvLine for lines without a line break inside a field.
+std::vector<std::string> SplitCsvLine(std::string_view line);
 
 }  // namespace kbench::client
 

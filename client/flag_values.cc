@@ -1,6 +1,8 @@
 #include "flag_values.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 
@@ -10,13 +12,6 @@
 
 namespace kbench::client {
 namespace {
-
-// INVALID_ARGUMENT: "'<text>' <advice>".
-absl::Status BadValue(std::string_view text, std::string_view advice) {
-  std::string message = "'";
-  message.append(text).append("' ").append(advice);
-  return absl::InvalidArgumentError(message);
-}
 
 constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
 
@@ -75,6 +70,12 @@ std::optional<uint64_t> ParseWithSuffix(std::string_view text) {
 }
 
 }  // namespace
+
+absl::Status BadValue(std::string_view text, std::string_view advice) {
+  std::string message = "'";
+  message.append(text).append("' ").append(advice);
+  return absl::InvalidArgumentError(message);
+}
 
 absl::StatusOr<uint64_t> ParseCount(std::string_view text) {
   const size_t caret = text.find('^');
@@ -184,6 +185,36 @@ absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text) {
   if (text == "cold") return v1::TIMING_MODE_COLD;
   if (text == "hot") return v1::TIMING_MODE_HOT;
   return BadValue(text, "is not a timing mode; use cold or hot");
+}
+
+absl::StatusOr<double> CheckAmount(double value, bool positive) {
+  if (!std::isfinite(value)) {
+    return absl::InvalidArgumentError("must be a finite number, got " +
+                                      std::to_string(value));
+  }
+  if (value < 0 || (positive && value == 0)) {
+    return absl::InvalidArgumentError(positive ? "must be more than 0"
+                                               : "must be 0 or more");
+  }
+  return value;
+}
+
+absl::StatusOr<double> ParseAmount(std::string_view text, bool positive) {
+  const std::string copy(text);
+  char* end = nullptr;
+  const double value = std::strtod(copy.c_str(), &end);
+  if (copy.empty() || end != copy.c_str() + copy.size()) {
+    return BadValue(text, "is not a number");
+  }
+  return CheckAmount(value, positive);
+}
+
+absl::StatusOr<uint32_t> ParseUint32(std::string_view text) {
+  const std::optional<uint64_t> value = ParseDigits(text);
+  if (!value || *value > std::numeric_limits<uint32_t>::max()) {
+    return BadValue(text, "is not a whole number from 0 to 4294967295");
+  }
+  return static_cast<uint32_t>(*value);
 }
 
 std::string_view TimingModeName(v1::TimingMode mode) {

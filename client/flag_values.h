@@ -14,6 +14,9 @@
 
 namespace kbench::client {
 
+// INVALID_ARGUMENT "'<text>' <advice>": how every parser here refuses text.
+absl::Status BadValue(std::string_view text, std::string_view advice);
+
 // A positive element count: a plain integer ("1000"), a power ("2^28"), or an
 // integer with a binary suffix: K or Ki = 2^10, M or Mi = 2^20, G or Gi =
 // 2^30 ("1M" and "1Mi" are both 1048576). Zero, negatives, overflow of 64
@@ -46,6 +49,17 @@ absl::Status CheckServerAddress(std::string_view address);
 
 // "cold" or "hot".
 absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text);
+
+// `value` if it is a finite number of at least 0 (above 0 if `positive`);
+// else INVALID_ARGUMENT: "must be a finite number, got nan", "must be 0 or
+// more", "must be more than 0".
+absl::StatusOr<double> CheckAmount(double value, bool positive);
+
+// A decimal number ("0.005", "200", "1e3") checked as CheckAmount does.
+absl::StatusOr<double> ParseAmount(std::string_view text, bool positive);
+
+// A plain unsigned integer that fits 32 bits, 0 included ("0", "7").
+absl::StatusOr<uint32_t> ParseUint32(std::string_view text);
 
 // "cold", "hot", or "default" for TIMING_MODE_UNSPECIFIED.
 std::string_view TimingModeName(v1::TimingMode mode);

@@ -38,8 +38,12 @@ std::string FormatRunJson(const RunReport& report) {
   return json.dump() + "\n";
 }
 
+std::string FormatMessageJson(const google::protobuf::Message& message) {
+  return ProtoToJson(message).dump() + "\n";
+}
+
 std::string FormatServerInfoJson(const v1::ServerInfo& info) {
-  return ProtoToJson(info).dump() + "\n";
+  return FormatMessageJson(info);
 }
 
 }  // namespace kbench::client

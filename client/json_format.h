@@ -12,6 +12,9 @@
 
 namespace kbench::client {
 
+// Any message as one JSON object on one line, ending in '\n'.
+std::string FormatMessageJson(const google::protobuf::Message& message);
+
 // One object on one line, ending in '\n':
 // {"run_id", "op", "request" (the v1::RunRequest sent), "started",
 //  "results": [VariantResult...], "summary"}; "started" and "summary" are

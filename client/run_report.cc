@@ -48,4 +48,16 @@ const v1::Speedup* FindSpeedup(const RunReport& report,
   return nullptr;
 }
 
+const v1::VariantResult* BestVerified(const RunReport& report) {
+  const v1::VariantResult* best = nullptr;
+  for (const v1::VariantResult& result : report.results) {
+    if (!result.verification().passed()) continue;
+    if (best == nullptr ||
+        result.stats().median_ms() < best->stats().median_ms()) {
+      best = &result;
+    }
+  }
+  return best;
+}
+
 }  // namespace kbench::client

@@ -37,6 +37,10 @@ bool AllVerified(const RunReport& report);
 const v1::Speedup* FindSpeedup(const RunReport& report,
                                std::string_view variant);
 
+// The verified result with the lowest median, or nullptr when no result
+// passed verification.
+const v1::VariantResult* BestVerified(const RunReport& report);
+
 }  // namespace kbench::client
 
 #endif  // KBENCH_CLIENT_RUN_REPORT_H_

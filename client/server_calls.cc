@@ -16,12 +16,12 @@ using Clock = std::chrono::system_clock;
 // How often a connection attempt looks at whether the user interrupted.
 constexpr std::chrono::milliseconds kInterruptPoll(100);
 
-// A channel to options.server once it is READY. Fails fast, without waiting
-// out the connect timeout, when the connection is refused (the channel goes
-// to TRANSIENT_FAILURE).
-grpc::Status Connect(const CallOptions& options,
-                     const InterruptWatcher& watcher,
-                     std::shared_ptr<grpc::Channel>& channel) {
+}  // namespace
+
+// Refused connections show as TRANSIENT_FAILURE.
+grpc::Status ConnectToServer(const CallOptions& options,
+                             const InterruptWatcher& watcher,
+                             std::shared_ptr<grpc::Channel>& channel) {
   channel =
       grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
   const auto give_up =
@@ -54,14 +54,13 @@ void PrepareContext(const CallOptions& options, grpc::ClientContext& context) {
       std::chrono::duration_cast<Clock::duration>(options.timeout));
 }
 
-}  // namespace
-
 CallResult RunBenchmark(
     const CallOptions& options, const v1::RunRequest& request,
     InterruptWatcher& watcher,
     const std::function<void(const v1::RunEvent&)>& on_event) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = Connect(options, watcher, channel); !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel);
+      !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);
@@ -82,7 +81,8 @@ CallResult RunBenchmark(
 CallResult FetchServerInfo(const CallOptions& options,
                            InterruptWatcher& watcher, v1::ServerInfo& info) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = Connect(options, watcher, channel); !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel);
+      !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);

@@ -2,10 +2,13 @@
 #ifndef KBENCH_CLIENT_SERVER_CALLS_H_
 #define KBENCH_CLIENT_SERVER_CALLS_H_
 
+#include <grpcpp/channel.h>
+#include <grpcpp/client_context.h>
 #include <grpcpp/support/status.h>
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "exit_codes.h"
@@ -28,6 +31,18 @@ struct CallResult {
   grpc::Status status;
   CallStage stage = CallStage::kConnecting;
 };
+
+// A channel to options.server once it is READY. Fails fast with UNAVAILABLE,
+// without waiting out connect_timeout, when the connection is refused;
+// UNAVAILABLE when none was made within connect_timeout; CANCELLED if
+// `watcher` saw an interrupt.
+grpc::Status ConnectToServer(const CallOptions& options,
+                             const InterruptWatcher& watcher,
+                             std::shared_ptr<grpc::Channel>& channel);
+
+// Sets the call's deadline (options.timeout from now) and wait_for_ready
+// false, as every call of the CLI makes it.
+void PrepareContext(const CallOptions& options, grpc::ClientContext& context);
 
 // Connects to the server, then sends `request` through the generic Run RPC
 // and passes each RunEvent to `on_event` as it arrives, on the calling

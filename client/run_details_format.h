@@ -1,0 +1,22 @@
+// Everything stored of one run, for `kbench show RUN_ID`.
+#ifndef KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_
+#define KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_
+
+#include <string>
+
+#include "kbench/v1/history.pb.h"
+
+namespace kbench::client {
+
+// Lines ending in '\n': the run id, status and error; who (user, peer) and
+// label; when it was accepted, started and ended; the request (shape,
+// dtype, variants, timing options as sent or resolved, seed); the device
+// and its measured ceilings; then the variant table and footer that
+// `kbench` prints for a live run (statistics, throughput, verification,
+// speedups); then each variant's verification in full and its samples
+// summarised (count, min, median, max), never listed one by one.
+std::string FormatRunDetails(const v1::RunRecord& run);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_

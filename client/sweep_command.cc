@@ -1,0 +1,204 @@
+#include "sweep_command.h"
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "csv_format.h"
+#include "sweep_file.h"
+#include "sweep_progress.h"
+#include "sweep_summary.h"
+
+namespace kbench::client {
+namespace {
+
+// "sweep-20240501-142233", local time.
+std::string DefaultLabel() {
+  const std::time_t now = std::time(nullptr);
+  std::tm local{};
+  localtime_r(&now, &local);
+  char text[32];
+  std::strftime(text, sizeof(text), "sweep-%Y%m%d-%H%M%S", &local);
+  return text;
+}
+
+// Where the results go and what is there already.
+struct Output {
+  std::string path;  // empty: stdout
+  SweepFile done;
+  std::string label;
+};
+
+// Sets up the output as RunSweep's contract says; nullopt after saying on
+// stderr why it cannot be.
+std::optional<Output> PrepareOutput(const GlobalOptions& options,
+                                    const SweepCommand& sweep) {
+  const SweepFormat wanted = options.format == OutputFormat::kJson
+                                 ? SweepFormat::kJsonLines
+                                 : SweepFormat::kCsv;
+  Output output;
+  output.label = sweep.label;
+  if (sweep.resume_path.empty()) {
+    output.path = sweep.out_path;
+    output.done.format = wanted;
+    if (!output.path.empty() && std::filesystem::exists(output.path)) {
+      std::cerr << "kbench: --out " << output.path
+                << " exists; continue that sweep with --resume " << output.path
+                << ", or choose another file" << std::endl;
+      return std::nullopt;
+    }
+  } else {
+    output.path = sweep.resume_path;
+    std::string text;
+    if (std::filesystem::exists(output.path)) {
+      std::ifstream file(output.path);
+      std::ostringstream content;
+      content << file.rdbuf();
+      text = content.str();
+    }
+    absl::StatusOr<SweepFile> done = ReadSweepFile(text, wanted, output.path);
+    if (!done.ok()) {
+      std::cerr << "kbench: --resume: " << done.status().message() << std::endl;
+      return std::nullopt;
+    }
+    output.done = *std::move(done);
+    if (options.format != OutputFormat::kTable && !output.done.empty &&
+        output.done.format != wanted) {
+      std::cerr << "kbench: --resume " << output.path << " holds "
+                << (output.done.format == SweepFormat::kCsv ? "CSV"
+                                                            : "JSON lines")
+                << "; leave out --json/--csv to append in its format"
+                << std::endl;
+      return std::nullopt;
+    }
+    if (output.label.empty() && !output.done.empty) {
+      if (output.done.format == SweepFormat::kCsv) {
+        std::cerr << "kbench: --resume of a CSV file needs --label (CSV rows "
+                     "carry no label): give the label of the sweep that "
+                     "wrote "
+                  << output.path << std::endl;
+        return std::nullopt;
+      }
+      output.label = output.done.label;
+    }
+    if (text.size() > output.done.valid_bytes) {
+      std::filesystem::resize_file(output.path, output.done.valid_bytes);
+      std::cerr << "kbench: --resume: dropped a partial last line of "
+                << output.path << std::endl;
+    }
+  }
+  if (output.label.empty()) output.label = DefaultLabel();
+  return output;
+}
+
+// The outcome of a point whose call failed or ended without a summary.
+PointOutcome FailedOutcome(const v1::RunRequest& point,
+                           const CallResult& result,
+                           const GlobalOptions& options) {
+  PointOutcome outcome;
+  outcome.point = DescribePoint(point);
+  outcome.result = PointOutcome::Result::kFailed;
+  if (result.status.ok()) {
+    outcome.error = "the server ended the run without a summary";
+  } else {
+    outcome.error = DescribeRpcFailure(result.status, options.server,
+                                       options.timeout_s, result.stage);
+    constexpr std::string_view kPrefix = "kbench: ";
+    if (outcome.error.rfind(kPrefix, 0) == 0) {
+      outcome.error.erase(0, kPrefix.size());
+    }
+  }
+  return outcome;
+}
+
+}  // namespace
+
+ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
+                  InterruptWatcher& watcher, const SweepCommand& sweep) {
+  std::optional<Output> output = PrepareOutput(options, sweep);
+  if (!output) return ExitCode::kBadArguments;
+  std::ofstream file;
+  if (!output->path.empty()) {
+    file.open(output->path, std::ios::app);
+    if (!file) {
+      std::cerr << "kbench: cannot write " << output->path << std::endl;
+      return ExitCode::kBadArguments;
+    }
+  }
+  std::ostream& out = output->path.empty() ? std::cout : file;
+  const SweepFormat format = output->done.format;
+  if (format == SweepFormat::kCsv && output->done.empty) {
+    out << CsvHeader() << "\n" << std::flush;
+  }
+
+  size_t skipped = 0;
+  for (const v1::RunRequest& point : sweep.points) {
+    if (output->done.Contains(point)) ++skipped;
+  }
+  std::optional<SweepProgress> progress;
+  if (!options.quiet) {
+    progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1, sweep.points.size(),
+                     skipped);
+  }
+  std::vector<PointOutcome> outcomes;
+  bool unreachable = false;
+  for (v1::RunRequest point : sweep.points) {
+    if (output->done.Contains(point)) continue;
+    if (watcher.interrupted()) break;
+    point.set_label(output->label);
+    if (progress) progress->Start(DescribePoint(point));
+    RunReport report;
+    report.request = point;
+    const CallResult result = RunBenchmark(
+        call, point, watcher,
+        [&report](const v1::RunEvent& e) { RecordEvent(e, report); });
+    if (watcher.interrupted()) break;
+    PointOutcome outcome;
+    if (result.status.ok() && report.summary) {
+      outcome = OutcomeOfReport(report);
+      out << FormatSweepPoint(report, format) << std::flush;
+      if (!out) {
+        if (progress) progress->Finish();
+        std::cerr << "kbench: cannot write the results to "
+                  << (output->path.empty() ? "stdout" : output->path)
+                  << std::endl;
+        return ExitCode::kServerError;
+      }
+    } else {
+      outcome = FailedOutcome(point, result, options);
+      unreachable = result.stage == CallStage::kConnecting &&
+                    result.status.error_code() == grpc::StatusCode::UNAVAILABLE;
+    }
+    if (progress)
+      progress->End(OutcomeText(outcome),
+                    outcome.result != PointOutcome::Result::kOk);
+    outcomes.push_back(std::move(outcome));
+    if (unreachable) break;
+  }
+  if (progress) progress->Finish();
+
+  std::cerr << "\nsweep " << output->label << ":\n"
+            << FormatSweepSummary(outcomes, skipped);
+  const std::string where = output->path.empty() ? "the output" : output->path;
+  if (watcher.interrupted()) {
+    std::cerr << "kbench: interrupted; the point in flight was cancelled. "
+              << "Finish the sweep with the same command and --resume "
+              << (output->path.empty() ? "FILE (write it with --out FILE)"
+                                       : output->path)
+              << std::endl;
+    return ExitCode::kInterrupted;
+  }
+  if (unreachable) {
+    std::cerr << "kbench: stopped: the server at " << options.server
+              << " cannot be reached; the points done are in " << where
+              << "; continue later with --resume" << std::endl;
+  }
+  return SweepExitCode(outcomes);
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,247 @@
+// `kbench sweep` as a process against a real kbench-server on the CPU
+// backend: results written per point (CSV and JSON lines), the label every
+// run carries, --resume, a spec file, a failing point that does not stop
+// the sweep, exit codes, and Ctrl-C leaving a file ready for --resume.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "process_helper.h"
+#include "tests/temp_dir.h"
+
+namespace kbench {
+namespace {
+
+using ::kbench::testing::ChildProcess;
+using ::kbench::testing::ProcessResult;
+using ::kbench::testing::RunProcess;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using namespace std::chrono_literals;
+
+constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream stream(text);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  return lines;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream file(path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// One kbench-server for the whole suite, on a free port of 127.0.0.1.
+class SweepEndToEnd : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
+                                 "--backend", "cpu"},
+        /*capture_stderr=*/false);
+    if (!server_->WaitForOutput(kListening, 60s)) return;
+    if (!server_->WaitForOutput("\n", 5s)) return;
+    const std::string& out = server_->out();
+    const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
+    address_ =
+        "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
+  }
+
+  static void TearDownTestSuite() {
+    if (server_) {
+      server_->Signal(SIGTERM);
+      server_->Wait(20s);
+      server_.reset();
+    }
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(address_.empty()) << "kbench-server did not start";
+  }
+
+  // kbench --server ADDRESS sweep ARGS...
+  static std::vector<std::string> Sweep(std::vector<std::string> args) {
+    args.insert(args.begin(),
+                {KBENCH_CLIENT_BIN, "--server", address_, "sweep"});
+    return args;
+  }
+
+  std::string Path(const std::string& name) const {
+    return dir_.path() + "/" + name;
+  }
+
+  static std::unique_ptr<ChildProcess> server_;
+  static std::string address_;
+  ::kbench::testing::TempDir dir_;
+};
+
+std::unique_ptr<ChildProcess> SweepEndToEnd::server_;
+std::string SweepEndToEnd::address_;
+
+// A quick vector add sweep over `n`, both variants, then `extra`.
+std::vector<std::string> VectorAdd(const std::string& n,
+                                   std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {
+      "vector-add",       "--n",         n,   "--variant",
+      "naive,vectorized", "--budget-ms", "30"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST_F(SweepEndToEnd, WritesOneCsvHeaderAndARowPerVariantPerPoint) {
+  const std::string out = Path("sweep.csv");
+  ProcessResult run = RunProcess(
+      Sweep(VectorAdd("1000,2^11", {"--label", "lab-e2e", "--out", out})),
+      120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(run.out, "");
+  const std::vector<std::string> lines = Lines(ReadFile(out));
+  ASSERT_EQ(lines.size(), 5u) << ReadFile(out);
+  EXPECT_THAT(lines[0], StartsWith("run_id,op,dtype,n,"));
+  EXPECT_THAT(lines[1], HasSubstr(",vector_add,fp32,1000,"));
+  EXPECT_THAT(lines[3], HasSubstr(",vector_add,fp32,2048,"));
+  EXPECT_THAT(run.err, HasSubstr("[1/2] vector_add n=1000, fp32: ok"));
+  EXPECT_THAT(run.err, HasSubstr("sweep lab-e2e:"));
+  EXPECT_THAT(run.err,
+              HasSubstr("2 points: 2 ok, 0 failed verification, 0 failed"));
+}
+
+TEST_F(SweepEndToEnd, JsonLinesCarryTheLabelOrADefaultOne) {
+  ProcessResult labelled = RunProcess(
+      Sweep(VectorAdd("1000,2000", {"--label", "lab-json", "--json"})), 120s);
+  ASSERT_EQ(labelled.exit_code, 0) << labelled.err;
+  const std::vector<std::string> lines = Lines(labelled.out);
+  ASSERT_EQ(lines.size(), 2u) << labelled.out;
+  for (const std::string& line : lines) {
+    const nlohmann::json point = nlohmann::json::parse(line);
+    EXPECT_EQ(point["request"]["label"], "lab-json");
+    EXPECT_EQ(point["results"].size(), 2u);
+    EXPECT_EQ(point["summary"]["all_verified"], true);
+  }
+  ProcessResult unlabelled =
+      RunProcess(Sweep(VectorAdd("1000", {"--json"})), 120s);
+  ASSERT_EQ(unlabelled.exit_code, 0) << unlabelled.err;
+  EXPECT_THAT(nlohmann::json::parse(unlabelled.out)["request"]["label"]
+                  .get<std::string>(),
+              StartsWith("sweep-"));
+}
+
+TEST_F(SweepEndToEnd, ResumeSkipsThePointsInTheFileAndAppendsTheOthers) {
+  const std::string out = Path("resume.csv");
+  ProcessResult first = RunProcess(
+      Sweep(VectorAdd("1000,2000", {"--label", "lab-r", "--out", out})), 120s);
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  const std::vector<std::string> before = Lines(ReadFile(out));
+  ASSERT_EQ(before.size(), 5u);
+
+  ProcessResult again = RunProcess(
+      Sweep(VectorAdd("1000,2000,4000", {"--label", "lab-r", "--resume", out})),
+      120s);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_THAT(again.err,
+              HasSubstr("resume: 2 of 3 points already in the file"));
+  EXPECT_THAT(again.err, HasSubstr("[3/3] vector_add n=4000"));
+  EXPECT_THAT(again.err, HasSubstr("1 point: 1 ok"));
+  const std::vector<std::string> after = Lines(ReadFile(out));
+  ASSERT_EQ(after.size(), 7u) << ReadFile(out);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(after[i], before[i]);
+  EXPECT_THAT(after[5], HasSubstr(",4000,"));
+
+  // Resuming a CSV file needs the label; --out must not overwrite.
+  ProcessResult unlabelled =
+      RunProcess(Sweep(VectorAdd("1000", {"--resume", out})), 60s);
+  EXPECT_EQ(unlabelled.exit_code, 2);
+  EXPECT_THAT(unlabelled.err, HasSubstr("needs --label"));
+  ProcessResult exists =
+      RunProcess(Sweep(VectorAdd("1000", {"--out", out})), 60s);
+  EXPECT_EQ(exists.exit_code, 2);
+  EXPECT_THAT(exists.err,
+              HasSubstr("exists; continue that sweep with --resume"));
+}
+
+TEST_F(SweepEndToEnd, AFailingPointDoesNotStopTheSweepAndExitsWith3) {
+  // 2^20 is over the CPU backend's max_seq_len: refused by the server.
+  ProcessResult run = RunProcess(
+      Sweep({"attention", "--seq", "1M,64", "--heads", "1", "--variant",
+             "naive,fused", "--budget-ms", "30", "--csv"}),
+      120s);
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  const std::vector<std::string> lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 3u) << run.out;  // the header, seq 64's two rows
+  EXPECT_THAT(lines[1], HasSubstr(",64,64,false,naive,"));
+  EXPECT_THAT(run.err, HasSubstr("failed points:"));
+  EXPECT_THAT(run.err, HasSubstr("seq_len=1048576"));
+  EXPECT_THAT(run.err, HasSubstr("invalid request"));
+  EXPECT_THAT(run.err,
+              HasSubstr("2 points: 1 ok, 0 failed verification, 1 failed"));
+}
+
+TEST_F(SweepEndToEnd, RunsASpecFile) {
+  const std::string spec = Path("spec.json");
+  std::ofstream(spec) << R"({"op": "attention",
+      "axes": {"seq": "2^5..2^6", "heads": 1, "causal": "both"},
+      "variant": ["naive", "fused"], "timing": {"budget-ms": 20},
+      "label": "lab-spec"})";
+  ProcessResult run = RunProcess({KBENCH_CLIENT_BIN, "--server", address_,
+                                  "--json", "sweep", "--spec", spec},
+                                 120s);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::vector<std::string> lines = Lines(run.out);
+  ASSERT_EQ(lines.size(), 4u);
+  const nlohmann::json last = nlohmann::json::parse(lines[3]);
+  EXPECT_EQ(last["request"]["attention"]["seq_len"], 64);
+  EXPECT_EQ(last["request"]["attention"]["causal"], true);
+  EXPECT_EQ(last["request"]["label"], "lab-spec");
+}
+
+TEST_F(SweepEndToEnd, CtrlCCancelsThePointInFlightAndLeavesAFileToResume) {
+  const std::string out = Path("interrupted.csv");
+  // Each point samples for 2 s: SIGINT comes while the second is in flight.
+  ChildProcess run(
+      Sweep({"vector-add", "--n", "1000,2000,3000", "--variant",
+             "naive,vectorized", "--min-time-ms", "2000", "--budget-ms", "2000",
+             "--min-samples", "100000", "--max-samples", "100000", "--label",
+             "lab-int", "--out", out}));
+  ASSERT_TRUE(run.WaitForOutput("[1/3]", 60s, /*from_stderr=*/true))
+      << run.err();
+  run.Signal(SIGINT);
+  EXPECT_EQ(run.Wait(10s), 130) << run.err();
+  EXPECT_THAT(run.err(),
+              HasSubstr("interrupted; the point in flight was cancelled"));
+  const std::vector<std::string> lines = Lines(ReadFile(out));
+  ASSERT_EQ(lines.size(), 3u) << ReadFile(out);  // the header, point 1
+
+  ProcessResult resumed =
+      RunProcess(Sweep({"vector-add", "--n", "1000,2000,3000", "--variant",
+                        "naive,vectorized", "--budget-ms", "30", "--label",
+                        "lab-int", "--resume", out}),
+                 120s);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
+  EXPECT_THAT(resumed.err, HasSubstr("resume: 1 of 3 points"));
+  EXPECT_EQ(Lines(ReadFile(out)).size(), 7u);
+}
+
+TEST_F(SweepEndToEnd, AnUnreachableServerStopsTheSweepWithExitCode3) {
+  ProcessResult run =
+      RunProcess({KBENCH_CLIENT_BIN, "--server", "127.0.0.1:1", "sweep",
+                  "vector-add", "--n", "1000,2000,3000"},
+                 60s);
+  EXPECT_EQ(run.exit_code, 3) << run.err;
+  EXPECT_THAT(run.err,
+              HasSubstr("1 point: 0 ok, 0 failed verification, 1 failed"));
+  EXPECT_THAT(run.err, HasSubstr("cannot be reached"));
+}
+
+}  // namespace
+}  // namespace kbench
