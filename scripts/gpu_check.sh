@@ -11,7 +11,8 @@
 #
 #   scripts/gpu_check.sh device    on the GPU machine, from the repo root,
 #       with .gpu carried (run tool: carry [".gpu"]), all in the same run:
-#       1. the GPU tests, both binaries;
+#       1. the GPU tests: kbench_gpu_tests, kbench_gpu_attention_test and
+#          kbench_gpu_mutation_test;
 #       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
 #          through it `kbench --json vector-add --variant naive,vectorized`
 #          for n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice
@@ -58,12 +59,12 @@ build() {
     -DCMAKE_BUILD_TYPE=Release
   cmake --build "$dir" -j"${JOBS:-2}" \
     --target kbench-server kbench-worker kbench kbench_gpu_tests \
-    kbench_gpu_attention_test kbench_attention_bench
+    kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
     "$dir/server/kbench-worker" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
-    "$dir/tests/kbench_gpu_attention_test" \
+    "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
     "$dir/tools/kbench_attention_bench"
   cp -r scripts/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
@@ -102,6 +103,9 @@ device() {
       >"$out/gpu_attention_tests.log" 2>&1 || { failed=1; note "GPU attention tests FAILED"; }
     grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/gpu_attention_tests.log" | tee -a "$log"
   fi
+  timeout 300 .gpu/kbench_gpu_mutation_test >"$out/gpu_mutation_tests.log" 2>&1 ||
+    { failed=1; note "GPU mutation tests FAILED"; }
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/gpu_mutation_tests.log" | tee -a "$log"
   fi
 
   local backend=${KBENCH_BACKEND:-cuda}

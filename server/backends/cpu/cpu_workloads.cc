@@ -7,6 +7,10 @@
 
 namespace kbench::server::cpu {
 
+// One factory per op, defined in the op's workload file.
+std::unique_ptr<Workload> MakeCpuVectorAdd(const Problem& problem);
+std::unique_ptr<Workload> MakeCpuAttention(const Problem& problem);
+
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem) {
   using Factory = std::unique_ptr<Workload> (*)(const Problem&);
   static const std::map<std::string_view, Factory> kFactories = {

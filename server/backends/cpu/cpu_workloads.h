@@ -1,6 +1,6 @@
 // The CPU backend's workloads, one factory per op (the op's name is the
-// key). Adding an op to the CPU backend: write its workload file and add it
-// to the table in cpu_workloads.cc.
+// key). Adding an op to the CPU backend: write its workload file (which
+// defines the factory) and add it to the table in cpu_workloads.cc.
 #pragma once
 
 #include <memory>
@@ -14,9 +14,5 @@ namespace kbench::server::cpu {
 // The workload of `problem`'s op, inputs filled from the seed;
 // INVALID_ARGUMENT for an op this backend does not run.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem);
-
-// One factory per op.
-std::unique_ptr<Workload> MakeCpuVectorAdd(const Problem& problem);
-std::unique_ptr<Workload> MakeCpuAttention(const Problem& problem);
 
 }  // namespace kbench::server::cpu
