@@ -93,7 +93,13 @@ std::string FooterLines(const RunReport& report) {
   std::string stops;
   std::string rses;
   std::string clocks;
+  std::vector<std::string> checks;
   for (const v1::VariantResult& result : report.results) {
+    const v1::Verification& v = result.verification();
+    std::string check = v.method();
+    if (!v.passed() && !v.failure().empty()) check = result.variant() + " FAILED: " + v.failure();
+    if (!check.empty() && std::find(checks.begin(), checks.end(), check) == checks.end())
+      checks.push_back(check);
     std::string formula = result.throughput().formula();
     if (!result.throughput().ceiling().empty()) {
       formula += "; ceiling: " + result.throughput().ceiling();
@@ -121,6 +127,7 @@ std::string FooterLines(const RunReport& report) {
   if (!stops.empty()) text += "stopped: " + stops + "\n";
   if (!rses.empty()) text += "rse of the mean: " + rses + "\n";
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
+  for (const std::string& check : checks) text += "checked: " + check + "\n";
   return text;
 }
 

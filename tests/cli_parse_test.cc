@@ -572,6 +572,18 @@ TEST(FormatTable, ShowsTheRseOfEachVariantAndADashWhereAbsent) {
               HasSubstr("rse of the mean: naive 0.312%, vectorized -\n"));
 }
 
+TEST(FormatTable, SaysWhatWasCheckedAndWhyAVariantFailed) {
+  RunReport report = VectorAddReport(/*vectorized_passes=*/false);
+  for (v1::VariantResult& result : report.results) {
+    result.mutable_verification()->set_method("all 1,000 elements against the device reference");
+    if (!result.verification().passed())
+      result.mutable_verification()->set_failure("3 elements over the per-element tolerance");
+  }
+  const std::string table = FormatTable(report);
+  EXPECT_THAT(table, HasSubstr("checked: all 1,000 elements against the device reference\n"));
+  EXPECT_THAT(table, HasSubstr("FAILED: 3 elements over the per-element tolerance"));
+}
+
 TEST(FormatTable, DescribesTheShapeFromTheOpsFields) {
   RunReport report = VectorAddReport();
   v1::AttentionProblem* attention = report.request.mutable_attention();

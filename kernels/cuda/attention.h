@@ -1,7 +1,7 @@
 // Attention on a CUDA device, O = softmax(Q K^T / sqrt(d) [+ causal mask]) V,
 // for Q, K, V, O laid out as kernels/attention_shape.h says (row-major
 // [batch, heads, seq_len, head_dim]) in fp32, fp16 or bf16. Two variants:
-//   naive: the TinyGPT replica, three steps through HBM (attention_naive.cu):
+//   naive: the TinyGPT replica, three steps through HBM (attention_naive.cc):
 //          S = Q K^T * scale by cuBLAS (S in the input dtype, fp32
 //          accumulation; plain fp32 FMA for fp32, no TF32), a mask + softmax
 //          pass over S in place (attention_softmax.cu, fp32 arithmetic), then
