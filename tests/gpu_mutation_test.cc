@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cuda/comparison_partials.h"
 #include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/tolerances.h"
@@ -80,20 +81,7 @@ kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation
                             cudaMemcpyDeviceToHost, s),
             cudaSuccess);
   EXPECT_TRUE(stream.Synchronize().ok());
-  kernels::Comparison total;
-  for (const ComparisonPartial& p : host) {
-    kernels::Comparison c;
-    c.checked = p.checked;
-    c.non_finite = p.non_finite;
-    c.over_tolerance = p.over_tolerance;
-    c.max_abs_error = p.max_abs_error;
-    c.sum_sq_error = p.sum_sq_error;
-    c.sum_sq_ref = p.sum_sq_ref;
-    c.worst_index = p.worst_index;
-    c.worst_excess = p.worst_excess;
-    total.Merge(c);
-  }
-  return total;
+  return kernels::cuda::MergePartials(host);
 }
 
 // Causal, 2 x 3 heads, N = 200 (a partial last tile), d = 64.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cuda/comparison_partials.h"
 #include "kernels/cuda/reference_kernels.h"
 #include "server/cuda_runtime/cuda_status.h"
 #include "server/status_macros.h"
@@ -77,20 +78,7 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
                                                 cudaMemcpyDeviceToHost, stream()));
     return context_->stream.Synchronize();
   }));
-  kernels::Comparison total;
-  for (const ComparisonPartial& p : partials) {
-    kernels::Comparison c;
-    c.checked = p.checked;
-    c.non_finite = p.non_finite;
-    c.over_tolerance = p.over_tolerance;
-    c.max_abs_error = p.max_abs_error;
-    c.sum_sq_error = p.sum_sq_error;
-    c.sum_sq_ref = p.sum_sq_ref;
-    c.worst_index = p.worst_index;
-    c.worst_excess = p.worst_excess;
-    total.Merge(c);
-  }
-  return total;
+  return kernels::cuda::MergePartials(partials);
 }
 
 absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
