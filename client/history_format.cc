@@ -14,26 +14,6 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-std::string Table(const std::vector<Row>& rows) {
-  std::vector<size_t> widths(rows.front().size(), 0);
-  for (const Row& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  std::string text;
-  for (const Row& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += row[c] + std::string(widths[c] - row[c].size(), ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    text += line + "\n";
-  }
-  return text;
-}
-
 std::string Who(const v1::RunRecord& run) {
   return run.user().empty() ? run.peer() : run.user();
 }
@@ -99,7 +79,7 @@ std::string FormatRunsTable(const std::vector<v1::RunRecord>& runs) {
                     best ? FormatThroughput(best->throughput()) : "-",
                     Verified(run)});
   }
-  return Table(rows);
+  return FormatColumns(rows);
 }
 
 std::string FormatRunsCsv(const std::vector<v1::RunRecord>& runs) {

@@ -1,5 +1,7 @@
 #include "result_text.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstdio>
 
@@ -79,6 +81,24 @@ std::string FormatBytes(uint64_t bytes) {
     ++unit;
   }
   return FormatSignificant(value, 3) + " " + kUnits[unit];
+}
+
+std::string FormatColumns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> widths(rows.empty() ? 0 : rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < widths.size(); ++c)
+      widths[c] = std::max(widths[c], row[c].size());
+  std::string text;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      if (c > 0) line += "  ";
+      line += row[c] + std::string(c < widths.size() ? widths[c] - row[c].size() : 0, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    text += line + "\n";
+  }
+  return text;
 }
 
 }  // namespace kbench::client

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kbench/v1/kbench.pb.h"
 #include "run_report.h"
@@ -39,6 +40,10 @@ std::string DescribeShape(const v1::RunRequest& request);
 // The relative standard error of the mean as a percentage, "0.312%"; "-"
 // when the statistics have none (a single sample).
 std::string FormatRse(const v1::Statistics& stats);
+
+// Rows of text as left-aligned columns two spaces apart, each line ending
+// in '\n' without trailing spaces; the first row is the header.
+std::string FormatColumns(const std::vector<std::vector<std::string>>& rows);
 
 // Bytes with a binary unit: "50 MiB", "141 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);

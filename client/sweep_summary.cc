@@ -10,26 +10,6 @@ namespace {
 
 using Row = std::vector<std::string>;
 
-std::string Table(const std::vector<Row>& rows) {
-  std::vector<size_t> widths(rows.front().size(), 0);
-  for (const Row& row : rows) {
-    for (size_t c = 0; c < row.size(); ++c) {
-      widths[c] = std::max(widths[c], row[c].size());
-    }
-  }
-  std::string text;
-  for (const Row& row : rows) {
-    std::string line;
-    for (size_t c = 0; c < row.size(); ++c) {
-      if (c > 0) line += "  ";
-      line += row[c] + std::string(widths[c] - row[c].size(), ' ');
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    text += line + "\n";
-  }
-  return text;
-}
-
 }  // namespace
 
 std::string DescribePoint(const v1::RunRequest& point) {
@@ -93,7 +73,7 @@ std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
                     o.result == PointOutcome::Result::kOk ? "yes" : "NO"});
   }
   std::string text;
-  if (rows.size() > 1) text += Table(rows);
+  if (rows.size() > 1) text += FormatColumns(rows);
   if (!failures.empty()) text += "failed points:\n" + failures;
   text += std::to_string(outcomes.size()) +
           (outcomes.size() == 1 ? " point: " : " points: ") +
