@@ -8,9 +8,10 @@
 
 namespace kbench::server {
 
-RunCall::RunCall(std::string run_id, std::string description, AdmittedRun run,
-                 Scheduler& scheduler, std::vector<RunObserver*> observers)
+RunCall::RunCall(std::string run_id, auth::Principal principal, std::string description,
+                 AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers)
     : run_id_(std::move(run_id)),
+      principal_(std::move(principal)),
       description_(std::move(description)),
       run_(std::move(run)),
       scheduler_(scheduler),

@@ -20,6 +20,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
+#include "server/auth/principal.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/runner.h"
@@ -31,10 +32,12 @@ class RunReactor;
 
 class RunCall final : public Job, public RunSink {
  public:
-  RunCall(std::string run_id, std::string description, AdmittedRun run,
-          Scheduler& scheduler, std::vector<RunObserver*> observers);
+  RunCall(std::string run_id, auth::Principal principal, std::string description,
+          AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers);
 
   const std::string& run_id() const { return run_id_; }
+  // Who asked for the run.
+  const auth::Principal& principal() const { return principal_; }
 
   // Job:
   void Queued(uint32_t position, uint32_t running) override;
@@ -60,6 +63,7 @@ class RunCall final : public Job, public RunSink {
   void Pump(std::unique_lock<std::mutex>& lock);
 
   const std::string run_id_;
+  const auth::Principal principal_;
   const std::string description_;
   const AdmittedRun run_;
   Scheduler& scheduler_;

@@ -21,14 +21,16 @@
 
 #include "absl/status/status.h"
 #include "kbench/v1/kbench.pb.h"
+#include "server/auth/principal.h"
 
 namespace kbench::server {
 
 // What the front knows of a run when it is admitted (or refused).
 struct RunAdmission {
   std::string run_id;
-  // Who asked: the authenticated user once identities exist, else empty.
-  std::string user;
+  // Who asked (auth/principal.h); principal.user is empty for the anonymous
+  // caller of a server without identities.
+  auth::Principal principal;
   // The client's address as gRPC reports it, e.g. "ipv4:127.0.0.1:50312".
   std::string peer;
   // "vector_add", "attention", ...; empty when the request named no op.

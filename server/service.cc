@@ -58,6 +58,13 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   admission.request = request;
   if (const ops::Op* op = ops::OpOf(request)) admission.op = std::string(op->name());
 
+  absl::StatusOr<auth::Principal> principal =
+      options_.authenticator ? options_.authenticator->Authenticate(*context)
+                             : auth::LocalPrincipal();
+  // An unauthenticated call is not recorded: it has no one to record it for.
+  if (!principal.ok()) return new RefusedStream(principal.status());
+  admission.principal = *principal;
+
   auto refuse = [&](const absl::Status& why) {
     for (RunObserver* o : observers_) o->OnRefused(admission, why);
     return new RefusedStream(why);
@@ -78,7 +85,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
       kernels::DTypeName(admitted->problem.dtype), " [",
       absl::StrJoin(admission.request.variants(), ","), "]",
       request.label().empty() ? "" : " label=" + request.label());
-  auto call = std::make_shared<RunCall>(admission.run_id, std::move(description),
+  auto call = std::make_shared<RunCall>(admission.run_id, admission.principal, std::move(description),
                                         *std::move(admitted), scheduler_, observers_);
   auto* reactor = new RunReactor(call);
   for (RunObserver* o : observers_) o->OnAccepted(admission);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kbench/v1/kbench.grpc.pb.h"
+#include "server/auth/authenticator.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/scheduler.h"
@@ -21,6 +22,9 @@ struct ServiceOptions {
   TimingPlan timing_defaults;
   // Refuse Fault requests (PERMISSION_DENIED) unless set.
   bool enable_fault_injection = false;
+  // Who the callers are; null: a server without identities (every caller is
+  // auth::LocalPrincipal()). Must outlive the service.
+  const auth::Authenticator* authenticator = nullptr;
 };
 
 class KernelBenchService final : public v1::KernelBench::CallbackService {

@@ -28,7 +28,7 @@ std::string MetricsText(prometheus::Registry& registry) {
 RunAdmission Admission(const std::string& run_id, const std::string& op, int64_t unix_ms) {
   RunAdmission admission;
   admission.run_id = run_id;
-  admission.user = "ada";
+  admission.principal.user = "ada";
   admission.op = op;
   admission.request.set_label("lab1");
   admission.unix_ms = unix_ms;

@@ -10,7 +10,7 @@ LiveRuns::LiveRuns(std::function<int64_t()> now_unix_ms)
 void LiveRuns::OnAccepted(const RunAdmission& run) {
   LiveRun live;
   live.run_id = run.run_id;
-  live.user = run.user;
+  live.user = run.principal.user;
   live.peer = run.peer;
   live.label = run.request.label();
   live.op = run.op;

@@ -25,7 +25,7 @@ void StoreRecorder::OnRefused(const RunAdmission& run, const absl::Status& why) 
 void StoreRecorder::Accept(const RunAdmission& run, const absl::Status& refused) {
   v1::RunRecord record;
   record.set_run_id(run.run_id);
-  record.set_user(run.user);
+  record.set_user(run.principal.user);
   record.set_peer(run.peer);
   record.set_label(run.request.label());
   record.set_op(run.op);
