@@ -5,13 +5,16 @@
 // any tile, with batch * heads above the H200's 132 SMs, and long rows that
 // take the softmax's streaming path; every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
-// refused. Then through the CUDA backend (server/backends/cuda/
+// refused; split-KV (kernels/cuda/attention_split_kv.h): the rule's splits
+// on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes
+// (B = H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up
+// to kMaxKvSplits, past the key tiles (empty splits). Then through the CUDA backend (server/backends/cuda/
 // attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
 // hot (a CUDA graph around cuBLAS and the kernels), and RunJob verifying
-// every variant x dtype x causal x head_dim. Skipped, with the reason, where
+// every variant x dtype x causal x head_dim, and a split-KV shape. Skipped, with the reason, where
 // no CUDA device is present, except the host-only tests.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -30,6 +33,8 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_split_kv.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
@@ -100,8 +105,50 @@ TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
   const AttentionTensors none;
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
     EXPECT_EQ(
-        LaunchAttentionFused(Shape(1, 1, 64, 96, false), dtype, none, nullptr),
+        LaunchAttentionFused(Shape(1, 1, 64, 96, false), dtype, none,
+                             FusedAttentionPlan{}, nullptr),
         cudaErrorInvalidValue);
+}
+
+TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
+  // Host only: the rule on the H200's 132 SMs.
+  // B = H = 1, N = 3000: 24 query blocks; ceil(264 / 24) = 11 of 47 tiles.
+  FusedAttentionPlan plan =
+      PlanAttentionFused(Shape(1, 1, 3000, 128, false), DType::kFp16, 132);
+  EXPECT_EQ(plan.splits, 11);
+  EXPECT_EQ(plan.workspace_bytes, SplitKvWorkspaceBytes(Shape(1, 1, 3000, 128, false), 11));
+  EXPECT_EQ(plan.workspace_bytes, int64_t(11) * 3000 * 129 * 4);
+  EXPECT_NE(plan.description.find("split-KV x11"), std::string::npos)
+      << plan.description;
+  // B = 1, H = 4, N = 4096: 128 query blocks < 132: ceil(264 / 128) = 3.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 3);
+  // Capped by the key tiles: N = 200 at d = 64 fp16 has 2 tiles of 128.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 64, false), DType::kFp16, 132).splits, 2);
+  // One tile: nothing to split.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 1, 64, false), DType::kBf16, 132).splits, 1);
+  // Capped by kMaxKvSplits: one query block of 200 tiles.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), 1, 132), kMaxKvSplits);
+  // 1024 query blocks fill the SMs: one pass, no workspace.
+  plan = PlanAttentionFused(Shape(4, 8, 4096, 64, false), DType::kFp16, 132);
+  EXPECT_EQ(plan.splits, 1);
+  EXPECT_EQ(plan.workspace_bytes, 0);
+  EXPECT_NE(plan.description.find("one pass"), std::string::npos) << plan.description;
+}
+
+TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
+  // Host only: refused before any launch.
+  const AttentionTensors none;
+  const AttentionShape shape = Shape(1, 1, 1000, 128, false);
+  FusedAttentionPlan plan;
+  plan.splits = 4;
+  for (DType dtype : {DType::kFp32, DType::kFp16})
+    EXPECT_EQ(LaunchAttentionFused(shape, dtype, none, plan, nullptr),
+              cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchAttentionFusedMma(shape, DType::kFp16, none, kDefaultMmaConfig,
+                                    kMaxKvSplits + 1, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, kDefaultFp32Config, 0, nullptr),
+            cudaErrorInvalidValue);
 }
 
 enum class Variant { kNaive, kFused };
@@ -111,6 +158,11 @@ struct Case {
   DType dtype;
   bool causal;
   AttentionShape shape;  // causal is taken from `causal`
+  // fused only: 0 = PlanAttentionFused on this device; more = these splits
+  // forced on the default tiling.
+  int splits = 0;
+  // fused only: the device's plan must split this shape.
+  bool expect_split = false;
 };
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
@@ -119,7 +171,8 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
          "n" + std::to_string(c.shape.seq_len) + "d" +
-         std::to_string(c.shape.head_dim);
+         std::to_string(c.shape.head_dim) +
+         (c.splits > 0 ? "_s" + std::to_string(c.splits) : "");
 }
 
 // Test names and ctest names show the case, not its bytes.
@@ -178,9 +231,28 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       KBENCH_CUBLAS_RETURN_IF_ERROR(AttentionOutputGemm(
           cublas_->get(), shape, c.dtype, scores.get(), v.get(), o.get()));
     } else {
-      const AttentionTensors x{q.get(), k.get(), v.get(), o.get()};
+      int sms = 0;
       KBENCH_CUDA_RETURN_IF_ERROR(
-          LaunchAttentionFused(shape, c.dtype, x, stream));
+          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
+      if (c.expect_split && plan.splits < 2)
+        return absl::InternalError("no split: " + plan.description);
+      if (c.splits > 0) {
+        plan.splits = c.splits;
+        plan.workspace_bytes = SplitKvWorkspaceBytes(shape, c.splits);
+      }
+      DeviceBuffer workspace;
+      if (plan.workspace_bytes > 0) {
+        KBENCH_ASSIGN_OR_RETURN(
+            workspace, DeviceBuffer::Allocate(size_t(plan.workspace_bytes)));
+        // NaN partials: a split that leaves a row unwritten shows.
+        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
+            workspace.get(), 0xFF, size_t(plan.workspace_bytes), stream));
+      }
+      const AttentionTensors x{q.get(), k.get(), v.get(), o.get(),
+                               workspace.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
   }
@@ -266,6 +338,24 @@ std::vector<Case> Cases() {
                      Shape(1, 1, 33000, 64, causal)});
     cases.push_back({Variant::kNaive, DType::kFp32, causal,
                      Shape(1, 1, 33001, 64, causal)});
+  }
+  // Split-KV: the low-parallelism shapes of the issue, which the plan
+  // splits (24 and 128 query blocks on 132 SMs), in every dtype.
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16}) {
+    for (bool causal : {false, true})
+      cases.push_back({Variant::kFused, dtype, causal,
+                       Shape(1, 1, 3000, 128, causal), 0, true});
+    cases.push_back({Variant::kFused, dtype, true,
+                     Shape(1, 4, 4096, 128, true), 0, true});
+    // Forced splits: uneven shares with 300 query blocks, and
+    // kMaxKvSplits over fewer key tiles (empty splits, causal ones too).
+    for (bool causal : {false, true})
+      for (int64_t d : {64, 128}) {
+        cases.push_back({Variant::kFused, dtype, causal,
+                         Shape(3, 50, 129, d, causal), 3});
+        cases.push_back({Variant::kFused, dtype, causal,
+                         Shape(1, 2, 1000, d, causal), kMaxKvSplits});
+      }
   }
   return cases;
 }
@@ -586,6 +676,37 @@ TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
   EXPECT_EQ(results, 2);
   ASSERT_TRUE(events.back().has_summary());
   EXPECT_TRUE(events.back().summary().all_verified());
+  EXPECT_TRUE(device_->Healthy());
+}
+
+// The same through the workload's own plan on a shape it splits (24 query
+// blocks): the workspace is allocated with the workload, and the combine
+// runs inside the hot mode's CUDA graph.
+TEST_F(CudaAttentionDevice, SplitKvRunJobIsVerified) {
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true})
+      for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
+        SCOPED_TRACE(DTypeCausalName(dtype, causal) +
+                     (mode == v1::TIMING_MODE_HOT ? "_hot" : "_cold"));
+        AdmittedRun run;
+        run.problem = MakeAttentionProblem(Shape(1, 1, 3000, 128, causal),
+                                           dtype, kSeed, {ops::kAttentionFused});
+        run.plan = ShortPlan();
+        run.plan.mode = mode;
+        testing::RecordingSink sink;
+        const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
+        ASSERT_TRUE(status.ok()) << status;
+        int results = 0;
+        for (const v1::RunEvent& event : sink.events()) {
+          if (!event.has_variant_result()) continue;
+          ++results;
+          const v1::Verification& v = event.variant_result().verification();
+          EXPECT_TRUE(v.passed()) << v.failure();
+          EXPECT_EQ(v.elements_checked(), uint64_t(3000 * 128));
+          EXPECT_EQ(v.non_finite(), 0u);
+        }
+        EXPECT_EQ(results, 1);
+      }
   EXPECT_TRUE(device_->Healthy());
 }
 

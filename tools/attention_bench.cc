@@ -15,7 +15,11 @@
 //   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
 //           d in {64, 128}, N in {512, ..., 16384}, causal and not.
 //   --mma-configs: time every tiling of the fused kernels as fused-<config>
-//           too (tensor-core tilings; fp32 unroll depths).
+//           too (tensor-core tilings; fp32 unroll depths), each in one pass
+//           (no split keys).
+// fused runs as PlanAttentionFused says for the device's SMs; where that
+// splits the keys, fused-1pass (the same tiling, no split) is timed too.
+// Every line carries "fused_plan", the plan's description for the shape.
 // One JSON object a line on stdout; a failed check sets "ok": false and the
 // exit status to 1 ("non_finite" and "over_tolerance" count the checked
 // elements that failed; "rel_l2" is null when any was non-finite). Any other error is printed on stderr and exits with 2.
@@ -252,6 +256,23 @@ struct Tensors {
   DeviceBuffer q, k, v, o, scores;
 };
 
+// fused's plan for a shape and the workspace it needs.
+struct FusedRun {
+  kernels::cuda::FusedAttentionPlan plan;
+  DeviceBuffer workspace;
+};
+
+absl::StatusOr<FusedRun> MakeFusedRun(const AttentionShape& shape, DType dtype,
+                                      int num_sms) {
+  FusedRun f;
+  f.plan = kernels::cuda::PlanAttentionFused(shape, dtype, num_sms);
+  if (f.plan.workspace_bytes > 0) {
+    KBENCH_ASSIGN_OR_RETURN(
+        f.workspace, DeviceBuffer::Allocate(size_t(f.plan.workspace_bytes)));
+  }
+  return f;
+}
+
 absl::StatusOr<Tensors> MakeTensors(const AttentionShape& shape, DType dtype,
                                     const cuda::Stream& stream) {
   const size_t element = size_t(kernels::DTypeBytes(dtype));
@@ -286,9 +307,10 @@ absl::StatusOr<Tensors> MakeTensors(const AttentionShape& shape, DType dtype,
 // The variants timed for one problem, by name.
 std::vector<std::pair<std::string, Enqueue>> Variants(
     const Options& opt, const AttentionShape& shape, DType dtype,
-    const Tensors& t, cuda::CublasHandle& cublas) {
+    const Tensors& t, const FusedRun& f, cuda::CublasHandle& cublas) {
   namespace kc = kernels::cuda;
-  const kc::AttentionTensors x{t.q.get(), t.k.get(), t.v.get(), t.o.get()};
+  const kc::AttentionTensors x{t.q.get(), t.k.get(), t.v.get(), t.o.get(),
+                               f.workspace.get()};
   std::vector<std::pair<std::string, Enqueue>> variants;
   if (t.scores.get() != nullptr) {
     variants.push_back(
@@ -306,11 +328,19 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
          }});
   }
   variants.push_back(
-      {"fused", [shape, dtype, x](cudaStream_t stream) -> absl::Status {
+      {"fused", [shape, dtype, x, plan = f.plan](cudaStream_t stream) -> absl::Status {
          KBENCH_CUDA_RETURN_IF_ERROR(
-             kc::LaunchAttentionFused(shape, dtype, x, stream));
+             kc::LaunchAttentionFused(shape, dtype, x, plan, stream));
          return absl::OkStatus();
        }});
+  if (f.plan.splits > 1) {
+    variants.push_back(
+        {"fused-1pass", [shape, dtype, x](cudaStream_t stream) -> absl::Status {
+           KBENCH_CUDA_RETURN_IF_ERROR(kc::LaunchAttentionFused(
+               shape, dtype, x, kc::FusedAttentionPlan{}, stream));
+           return absl::OkStatus();
+         }});
+  }
   if (opt.mma_configs && dtype == DType::kFp32) {
     for (auto [c, label] :
          {std::pair{kc::Fp32Config::kRows128, "fused-r128"},
@@ -318,7 +348,7 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
       variants.push_back(
           {label, [shape, x, c](cudaStream_t stream) -> absl::Status {
              KBENCH_CUDA_RETURN_IF_ERROR(
-                 kc::LaunchAttentionFusedFp32(shape, x, c, stream));
+                 kc::LaunchAttentionFusedFp32(shape, x, c, 1, stream));
              return absl::OkStatus();
            }});
     }
@@ -331,7 +361,7 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
           {ConfigName(c),
            [shape, dtype, x, c](cudaStream_t stream) -> absl::Status {
              KBENCH_CUDA_RETURN_IF_ERROR(
-                 kc::LaunchAttentionFusedMma(shape, dtype, x, c, stream));
+                 kc::LaunchAttentionFusedMma(shape, dtype, x, c, 1, stream));
              return absl::OkStatus();
            }});
     }
@@ -358,6 +388,9 @@ absl::StatusOr<int> Run(const Options& opt) {
     for (AttentionShape shape : opt.shapes) {
       KBENCH_ASSIGN_OR_RETURN(const Tensors t,
                               MakeTensors(shape, dtype, stream));
+      KBENCH_ASSIGN_OR_RETURN(
+          const FusedRun f,
+          MakeFusedRun(shape, dtype, props.multiProcessorCount));
       for (bool causal : opt.causal) {
         shape.causal = causal;
         const auto rows =
@@ -367,7 +400,7 @@ absl::StatusOr<int> Run(const Options& opt) {
         const kernels::Tolerance tolerance =
             kernels::AttentionTolerances(dtype, shape).variant;
         for (const auto& [name, call] :
-             Variants(opt, shape, dtype, t, cublas)) {
+             Variants(opt, shape, dtype, t, f, cublas)) {
           // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
           KBENCH_CUDA_RETURN_IF_ERROR(
               cudaMemsetAsync(t.o.get(), 0xFF, t.o.bytes(), stream.get()));
@@ -383,14 +416,16 @@ absl::StatusOr<int> Run(const Options& opt) {
               "\"batch\":%lld,\"heads\":%lld,\"seq_len\":%lld,"
               "\"head_dim\":%lld,\"causal\":%s,\"ms\":%.5f,\"tflops\":%.2f,"
               "\"rel_l2\":%s,\"max_abs\":%.3g,\"rows_checked\":%zu,"
-              "\"non_finite\":%llu,\"over_tolerance\":%llu,\"ok\":%s}\n",
+              "\"non_finite\":%llu,\"over_tolerance\":%llu,\"ok\":%s,"
+              "\"fused_plan\":\"%s\"}\n",
               name.c_str(), kernels::DTypeName(dtype), (long long)shape.batch,
               (long long)shape.heads, (long long)shape.seq_len,
               (long long)shape.head_dim, causal ? "true" : "false", ms,
               shape.Flops() / (ms * 1e-3) / 1e12,
               JsonNumber(err.rel_l2_error()).c_str(), err.max_abs_error,
               rows.size(), (unsigned long long)err.non_finite,
-              (unsigned long long)err.over_tolerance, ok ? "true" : "false");
+              (unsigned long long)err.over_tolerance, ok ? "true" : "false",
+              f.plan.description.c_str());
           std::fflush(stdout);
         }
       }

@@ -9,7 +9,10 @@
 //   fused: one kernel, S never leaves the chip, online softmax:
 //          attention_fused_fp32.cu (CUDA cores) and attention_fused_mma.cu
 //          (fp16/bf16 on tensor cores). Head dims kernels::kFusedCudaHeadDims
-//          only (kernels/attention_head_dims.h).
+//          only (kernels/attention_head_dims.h). When batch * heads *
+//          ceil(seq_len / 128) query blocks do not fill the SMs, the keys
+//          are split over blocks with a combine kernel after
+//          (attention_split_kv.h); PlanAttentionFused says how.
 // Tolerances (kernels/dtype.h): fp32 2e-5 relative L2, fp16/bf16 1e-2.
 //
 // Contract: every pointer is device memory from cudaMalloc (256-byte
@@ -22,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 
 #include "kernels/attention_head_dims.h"
 #include "kernels/attention_shape.h"
@@ -38,12 +42,30 @@ struct AttentionTensors {
   const void* k = nullptr;
   const void* v = nullptr;
   void* o = nullptr;
+  // Device memory of FusedAttentionPlan::workspace_bytes (fused with split
+  // keys only; otherwise unused).
+  void* workspace = nullptr;
 };
 
-// The fused kernel. cudaErrorInvalidValue for a head_dim outside
-// kFusedCudaHeadDims, or a shape whose grid does not fit.
+// How fused runs a shape: the key splits of SplitKvSplits's rule for the
+// default tiling, the workspace they need, and a line saying so.
+struct FusedAttentionPlan {
+  int splits = 1;
+  int64_t workspace_bytes = 0;
+  // e.g. "split-KV x11: 24 query blocks < 132 SMs" or "one pass: 256 query
+  // blocks >= 132 SMs".
+  std::string description;
+};
+FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
+                                      int num_sms);
+
+// The fused kernel as `plan` says (tensors.workspace holds
+// plan.workspace_bytes when plan.splits > 1). cudaErrorInvalidValue for a
+// head_dim outside kFusedCudaHeadDims, a missing workspace, or a shape whose
+// grid does not fit.
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  const AttentionTensors& tensors,
+                                 const FusedAttentionPlan& plan,
                                  cudaStream_t stream);
 
 // The three steps of naive. `scores` holds shape.ScoreElements() elements of

@@ -1,10 +1,13 @@
 // LaunchAttentionFused (attention.h): picks the fused kernel for the dtype,
-// fp32 on CUDA cores or fp16/bf16 on tensor cores in its default tiling.
+// fp32 on CUDA cores or fp16/bf16 on tensor cores in its default tiling,
+// and PlanAttentionFused: the split-KV rule applied to that tiling.
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
 
@@ -13,14 +16,35 @@ bool FusedAttentionSupports(int64_t head_dim) {
                    head_dim) != std::end(kFusedCudaHeadDims);
 }
 
+FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
+                                      int num_sms) {
+  const int kv_tile = dtype == DType::kFp32
+                          ? Fp32KvTile()
+                          : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
+  FusedAttentionPlan plan;
+  plan.splits = SplitKvSplits(shape, kv_tile, num_sms);
+  plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+  const int64_t q_blocks =
+      shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
+  const std::string blocks = std::to_string(q_blocks) + " query blocks";
+  const std::string sms = std::to_string(num_sms) + " SMs";
+  plan.description = plan.splits > 1
+                         ? "split-KV x" + std::to_string(plan.splits) + ": " +
+                               blocks + " < " + sms
+                         : "one pass: " + blocks + ", " + sms;
+  return plan;
+}
+
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  const AttentionTensors& tensors,
+                                 const FusedAttentionPlan& plan,
                                  cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   if (dtype == DType::kFp32)
-    return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config, stream);
+    return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config,
+                                    plan.splits, stream);
   return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
-                                 stream);
+                                 plan.splits, stream);
 }
 
 }  // namespace kbench::kernels::cuda

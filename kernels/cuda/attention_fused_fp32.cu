@@ -24,12 +24,17 @@
 //     enough for two blocks an SM.
 //   - Any N: rows past N are zero-filled, their keys masked, their queries
 //     not stored. Causal: tiles above the diagonal are never loaded.
+//   - Split-KV (attention_split_kv.h): with splits > 1 a block walks only
+//     its split's share of the key tiles and writes fp32 partials (O over
+//     its own row sum, and the row's lse) for the combine kernel.
 // Tolerance: fp32 2e-5 relative L2 (kernels/dtype.h); exp is ex2.approx
 // (relative error about 2^-22), far inside it.
 #include <cmath>
 
 #include "kernels/cuda/attention_fused_mma.h"
 #include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/attention_split_kv.cuh"
+#include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -103,7 +108,7 @@ template <int kD, int kBr, bool kAlias, bool kCausal, int kUnrollQk,
 __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     FusedFp32Kernel(const float* __restrict__ q, const float* __restrict__ k,
                     const float* __restrict__ v, float* __restrict__ o, int n,
-                    int m_blocks, float scale_log2) {
+                    int m_blocks, float scale_log2, SplitKvPartials part) {
   using Tiles = Fp32Tiles<kD, kBr, kAlias>;
   constexpr int kTM = kBr / 16;  // query rows of a thread
   constexpr int kOC = kD / 64;   // float4 columns of O a thread owns
@@ -122,8 +127,10 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   const int tid = threadIdx.x, lane = tid % 32;
   const int ty = kSplit ? tid / 32 * 2 + (lane >> 3) % 2 : tid / 16;
   const int tx = kSplit ? lane % 8 + (lane >> 4) * 8 : tid % 16;
-  const int64_t bh = blockIdx.x / m_blocks;
-  int mb = int(blockIdx.x % m_blocks);
+  const int split = int(blockIdx.x % part.splits);
+  const int64_t block = blockIdx.x / part.splits;
+  const int64_t bh = block / m_blocks;
+  int mb = int(block % m_blocks);
   if (kCausal) mb = m_blocks - 1 - mb;
   const int q0 = mb * kBr;
   const int64_t head = bh * int64_t(n) * kD;
@@ -135,14 +142,15 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   const float* k_src = k + copy_src;
   const float* v_src = v + copy_src;
 
+  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
+  const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
+
   Tiles::template Load<kBr, kQTile, Tiles::kStride>(
       copy_padded, q + copy_src + int64_t(q0) * kD, q + head, copy_r0, n - q0);
-  Tiles::template Load<kBc, kKTile, Tiles::kStride>(copy_padded, k_src, k + head,
-                                                    copy_r0, n);
+  Tiles::template Load<kBc, kKTile, Tiles::kStride>(
+      copy_padded, k_src + int64_t(range.begin) * kBc * kD, k + head, copy_r0,
+      n - range.begin * kBc);
   ptx::CpAsyncCommit();
-
-  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
-  const int tiles = (kv_end + kBc - 1) / kBc;
   const int row0 = ty;  // query rows of this thread, in the block: row0 + 16 i
 
   float acc_o[kTM][kOC][4];
@@ -157,7 +165,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     row_sum[i] = 0;
   }
 
-  for (int j = 0; j < tiles; ++j) {
+  for (int j = range.begin; j < range.end; ++j) {
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
     __syncthreads();  // K_j landed; P V_{j-1} done everywhere
@@ -226,7 +234,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     }
     ptx::CpAsyncWait<0>();
     __syncthreads();  // V_j landed, P visible; K_j no longer read
-    if (!kAlias && j + 1 < tiles)
+    if (!kAlias && j + 1 < range.end)
       Tiles::template Load<kBc, kKTile, Tiles::kStride>(
           copy_padded, k_src + int64_t(kb + kBc) * kD, k + head, copy_r0,
           n - kb - kBc);
@@ -258,7 +266,7 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     }
     if (kAlias) {
       __syncthreads();  // P read by all before K_{j+1} replaces it
-      if (j + 1 < tiles)
+      if (j + 1 < range.end)
         Tiles::template Load<kBc, kKTile, Tiles::kStride>(
             copy_padded, k_src + int64_t(kb + kBc) * kD, k + head, copy_r0,
             n - kb - kBc);
@@ -266,6 +274,26 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     }
   }
 
+  ptx::CpAsyncWait<0>();  // an empty split's Q and K copies
+  if (part.splits > 1) {
+    // Partials: O / this split's row sum, and the row's lse, both fp32.
+    const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
+    const int64_t first = split * rows + bh * int64_t(n);
+#pragma unroll
+    for (int i = 0; i < kTM; ++i) {
+      const float total = RowSum<kHi>(row_sum[i]);
+      const float inv = total > 0 ? 1.0f / total : 0.0f;
+      const int row = q0 + row0 + 16 * i;
+      if (row >= n) continue;
+#pragma unroll
+      for (int c = 0; c < kOC; ++c)
+        *reinterpret_cast<float4*>(part.o + (first + row) * kD + tx * 4 + 64 * c) =
+            make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
+                        acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
+      if (tx == 0) part.lse[first + row] = SplitKvLse(row_max[i], total, scale_log2);
+    }
+    return;
+  }
   float* oh = o + head;
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
@@ -284,13 +312,20 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
 template <int kD, int kBr, bool kAlias, bool kCausal, int kUnrollQk,
           int kUnrollPv, bool kSplit>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
-                   cudaStream_t stream) {
+                   int splits, cudaStream_t stream) {
   auto kernel =
       FusedFp32Kernel<kD, kBr, kAlias, kCausal, kUnrollQk, kUnrollPv, kSplit>;
   const int n = int(shape.seq_len);
   const int m_blocks = (n + kBr - 1) / kBr;  // kBr: the template's
-  const int64_t blocks = shape.BatchHeads() * m_blocks;
+  const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
+  SplitKvPartials part;
+  if (splits > 1) {
+    if (x.workspace == nullptr) return cudaErrorInvalidValue;
+    part.splits = splits;
+    part.o = static_cast<float*>(x.workspace);
+    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * kD;
+  }
   constexpr int kSmem = Fp32Tiles<kD, kBr, kAlias>::kSmemBytes;
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
@@ -300,21 +335,24 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
   kernel<<<unsigned(blocks), kThreads, kSmem, stream>>>(
       static_cast<const float*>(x.q), static_cast<const float*>(x.k),
       static_cast<const float*>(x.v), static_cast<float*>(x.o), n, m_blocks,
-      scale_log2);
-  return cudaGetLastError();
+      scale_log2, part);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
+  return LaunchSplitKvCombine(shape, DType::kFp32, splits, x.workspace, x.o, stream);
 }
 
 template <int kD, int kBr, bool kAlias, int kUnrollQk, int kUnrollPv>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         cudaStream_t stream) {
+                         int splits, cudaStream_t stream) {
   return shape.causal
-             ? Launch<kD, kBr, kAlias, true, kUnrollQk, kUnrollPv, false>(shape, x, stream)
-             : Launch<kD, kBr, kAlias, false, kUnrollQk, kUnrollPv, false>(shape, x, stream);
+             ? Launch<kD, kBr, kAlias, true, kUnrollQk, kUnrollPv, false>(
+                   shape, x, splits, stream)
+             : Launch<kD, kBr, kAlias, false, kUnrollQk, kUnrollPv, false>(
+                   shape, x, splits, stream);
 }
 
 template <int kD>
 cudaError_t LaunchConfig(const AttentionShape& shape, const AttentionTensors& x,
-                         Fp32Config config, cudaStream_t stream) {
+                         Fp32Config config, int splits, cudaStream_t stream) {
   switch (config) {
     case Fp32Config::kRows128: {
       // Q K^T fully unrolled, except causal d = 128, where full unrolling ran
@@ -325,24 +363,30 @@ cudaError_t LaunchConfig(const AttentionShape& shape, const AttentionTensors& x,
       constexpr int kCausalPv = kCausalSplit ? 4 : 8;
       return shape.causal
                  ? Launch<kD, 128, false, true, kCausalQk, kCausalPv, kCausalSplit>(
-                       shape, x, stream)
-                 : Launch<kD, 128, false, false, 32, 8, false>(shape, x, stream);
+                       shape, x, splits, stream)
+                 : Launch<kD, 128, false, false, 32, 8, false>(shape, x, splits, stream);
     }
     case Fp32Config::kRows64Aliased:
-      return LaunchCausal<kD, 64, true, 8, 4>(shape, x, stream);
+      return LaunchCausal<kD, 64, true, 8, 4>(shape, x, splits, stream);
   }
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
+int Fp32KvTile() { return kBc; }
+
 cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
                                      const AttentionTensors& tensors,
-                                     Fp32Config config, cudaStream_t stream) {
+                                     Fp32Config config, int splits,
+                                     cudaStream_t stream) {
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
-  if (shape.head_dim == 64) return LaunchConfig<64>(shape, tensors, config, stream);
-  if (shape.head_dim == 128) return LaunchConfig<128>(shape, tensors, config, stream);
+  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
+  if (shape.head_dim == 64)
+    return LaunchConfig<64>(shape, tensors, config, splits, stream);
+  if (shape.head_dim == 128)
+    return LaunchConfig<128>(shape, tensors, config, splits, stream);
   return cudaErrorInvalidValue;
 }
 

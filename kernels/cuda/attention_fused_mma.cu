@@ -19,6 +19,9 @@
 //     and their queries never stored. Causal: key tiles wholly above the
 //     diagonal are never loaded, a warp whose rows all precede a tile skips
 //     it, and query blocks run heaviest first.
+//   - Split-KV (attention_split_kv.h): with splits > 1 a block walks only
+//     its split's share of the key tiles and writes fp32 partials (O over
+//     its own row sum, and the row's lse) for the combine kernel.
 // Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -27,11 +30,18 @@
 
 #include "kernels/cuda/attention_fused_mma.h"
 #include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/attention_split_kv.cuh"
+#include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
 namespace {
 
 constexpr double kLog2e = 1.4426950408889634;
+
+template <typename T>
+constexpr DType DTypeOf() {
+  return std::is_same_v<T, __half> ? DType::kFp16 : DType::kBf16;
+}
 
 template <int kD, int kBc, int kWarps, int kRowTiles>
 struct MmaTiles {
@@ -76,7 +86,7 @@ template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
 __global__ void __launch_bounds__(32 * kWarps)
     FusedMmaKernel(const T* __restrict__ q, const T* __restrict__ k,
                    const T* __restrict__ v, T* __restrict__ o, int n,
-                   int m_blocks, float scale_log2) {
+                   int m_blocks, float scale_log2, SplitKvPartials part) {
   using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
   constexpr int kBr = Tiles::kBr, kWarpRows = Tiles::kWarpRows;
   constexpr int kRB = Tiles::kRowBytes;
@@ -88,8 +98,10 @@ __global__ void __launch_bounds__(32 * kWarps)
   const uint32_t base = ptx::SharedAddress(smem);
 
   const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
-  const int64_t bh = blockIdx.x / m_blocks;
-  int mb = int(blockIdx.x % m_blocks);
+  const int split = int(blockIdx.x % part.splits);
+  const int64_t block = blockIdx.x / part.splits;
+  const int64_t bh = block / m_blocks;
+  int mb = int(block % m_blocks);
   if (kCausal) mb = m_blocks - 1 - mb;  // the longest rows first
   const int q0 = mb * kBr;
   const int64_t head = bh * int64_t(n) * kD;
@@ -102,13 +114,14 @@ __global__ void __launch_bounds__(32 * kWarps)
   const T* k_src = k + copy_src;
   const T* v_src = v + copy_src;
 
+  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
+  const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
+
   Tiles::template Load<kBr, kQTile>(copy_dst, q_src + int64_t(q0) * kD,
                                     q + head, copy_r0, n - q0);
-  Tiles::template Load<kBc, kKTile>(copy_dst, k_src, k + head, copy_r0, n);
+  Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(range.begin) * kBc * kD,
+                                    k + head, copy_r0, n - range.begin * kBc);
   ptx::CpAsyncCommit();
-
-  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
-  const int tiles = (kv_end + kBc - 1) / kBc;
   const int warp_row0 = warp * kWarpRows;  // within the block
   const int warp_q0 = q0 + warp_row0;      // within the sequence
   const int g = lane / 4, t = lane % 4;
@@ -144,7 +157,7 @@ __global__ void __launch_bounds__(32 * kWarps)
     row_sum[mt][0] = row_sum[mt][1] = 0;
   }
 
-  for (int j = 0; j < tiles; ++j) {
+  for (int j = range.begin; j < range.end; ++j) {
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
     __syncthreads();  // K_j landed; every warp is done with V_{j-1}
@@ -200,7 +213,7 @@ __global__ void __launch_bounds__(32 * kWarps)
     }
     ptx::CpAsyncWait<0>();
     __syncthreads();  // V_j landed; every warp is done with K_j
-    if (j + 1 < tiles)
+    if (j + 1 < range.end)
       Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(kb + kBc) * kD,
                                         k + head, copy_r0, n - kb - kBc);
     ptx::CpAsyncCommit();
@@ -267,6 +280,31 @@ __global__ void __launch_bounds__(32 * kWarps)
     });
   }
 
+  ptx::CpAsyncWait<0>();  // an empty split's Q and K copies
+  if (part.splits > 1) {
+    // Partials: O / this split's row sum, and the row's lse, both fp32.
+    const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
+    const int64_t first = split * rows + bh * int64_t(n);
+#pragma unroll
+    for (int mt = 0; mt < kRowTiles; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        float total = row_sum[mt][h];
+        total += __shfl_xor_sync(~0u, total, 1);
+        total += __shfl_xor_sync(~0u, total, 2);
+        const float inv = total > 0 ? 1.0f / total : 0.0f;
+        const int r = warp_q0 + mt * 16 + g + 8 * h;
+        if (r >= n) continue;
+        float* po = part.o + (first + r) * kD + 2 * t;
+#pragma unroll
+        for (int dn = 0; dn < kDT; ++dn)
+          *reinterpret_cast<float2*>(po + dn * 8) = make_float2(
+              acc_o[mt][dn][2 * h] * inv, acc_o[mt][dn][2 * h + 1] * inv);
+        if (t == 0)
+          part.lse[first + r] = SplitKvLse(row_max[mt][h], total, scale_log2);
+      }
+    return;
+  }
   // O / row sum, staged through this warp's own rows of the Q tile (no other
   // warp reads them), then 16-byte coalesced stores of the rows below N.
 #pragma unroll
@@ -297,13 +335,20 @@ __global__ void __launch_bounds__(32 * kWarps)
 
 template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
-                   cudaStream_t stream) {
+                   int splits, cudaStream_t stream) {
   using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
   auto kernel = FusedMmaKernel<T, kD, kBc, kWarps, kRowTiles, kCausal>;
   const int n = int(shape.seq_len);
   const int m_blocks = (n + Tiles::kBr - 1) / Tiles::kBr;
-  const int64_t blocks = shape.BatchHeads() * m_blocks;
+  const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
+  SplitKvPartials part;
+  if (splits > 1) {
+    if (x.workspace == nullptr) return cudaErrorInvalidValue;
+    part.splits = splits;
+    part.o = static_cast<float*>(x.workspace);
+    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * kD;
+  }
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
       e != cudaSuccess)
@@ -312,48 +357,62 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       static_cast<const T*>(x.q), static_cast<const T*>(x.k),
       static_cast<const T*>(x.v), static_cast<T*>(x.o), n, m_blocks,
-      scale_log2);
-  return cudaGetLastError();
+      scale_log2, part);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
+  return LaunchSplitKvCombine(shape, DTypeOf<T>(), splits, x.workspace, x.o, stream);
 }
 
 template <typename T, int kD, int kBc, int kWarps, int kRowTiles>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         cudaStream_t stream) {
+                         int splits, cudaStream_t stream) {
   return shape.causal
-             ? Launch<T, kD, kBc, kWarps, kRowTiles, true>(shape, x, stream)
-             : Launch<T, kD, kBc, kWarps, kRowTiles, false>(shape, x, stream);
+             ? Launch<T, kD, kBc, kWarps, kRowTiles, true>(shape, x, splits, stream)
+             : Launch<T, kD, kBc, kWarps, kRowTiles, false>(shape, x, splits, stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        MmaConfig config, cudaStream_t stream) {
+                        MmaConfig config, int splits, cudaStream_t stream) {
   const bool d64 = shape.head_dim == 64;
   switch (config) {
     case MmaConfig::kWarps4Rows32:
-      return d64 ? LaunchCausal<T, 64, 128, 4, 2>(shape, x, stream)
-                 : LaunchCausal<T, 128, 64, 4, 2>(shape, x, stream);
+      return d64 ? LaunchCausal<T, 64, 128, 4, 2>(shape, x, splits, stream)
+                 : LaunchCausal<T, 128, 64, 4, 2>(shape, x, splits, stream);
     case MmaConfig::kWarps8Rows16:
-      return d64 ? LaunchCausal<T, 64, 64, 8, 1>(shape, x, stream)
-                 : LaunchCausal<T, 128, 64, 8, 1>(shape, x, stream);
+      return d64 ? LaunchCausal<T, 64, 64, 8, 1>(shape, x, splits, stream)
+                 : LaunchCausal<T, 128, 64, 8, 1>(shape, x, splits, stream);
     case MmaConfig::kWarps4Rows32Narrow:
-      return d64 ? LaunchCausal<T, 64, 64, 4, 2>(shape, x, stream)
-                 : LaunchCausal<T, 128, 32, 4, 2>(shape, x, stream);
+      return d64 ? LaunchCausal<T, 64, 64, 4, 2>(shape, x, splits, stream)
+                 : LaunchCausal<T, 128, 32, 4, 2>(shape, x, splits, stream);
   }
   return cudaErrorInvalidValue;
 }
 
 }  // namespace
 
+int MmaKvTile(MmaConfig config, int64_t head_dim) {
+  const bool d64 = head_dim == 64;  // as LaunchTyped's templates
+  switch (config) {
+    case MmaConfig::kWarps4Rows32: return d64 ? 128 : 64;
+    case MmaConfig::kWarps8Rows16: return 64;
+    case MmaConfig::kWarps4Rows32Narrow: return d64 ? 64 : 32;
+  }
+  return 64;
+}
+
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
-                                    MmaConfig config, cudaStream_t stream) {
+                                    MmaConfig config, int splits,
+                                    cudaStream_t stream) {
   if (shape.head_dim != 64 && shape.head_dim != 128) return cudaErrorInvalidValue;
+  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, config, stream);
+    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, config, splits, stream);
     case DType::kBf16:
-      return LaunchTyped<__nv_bfloat16>(shape, tensors, config, stream);
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, config, splits,
+                                             stream);
     case DType::kFp32: break;
   }
   return cudaErrorInvalidValue;

@@ -25,9 +25,14 @@ enum class MmaConfig {
 };
 inline constexpr MmaConfig kDefaultMmaConfig = MmaConfig::kWarps4Rows32;
 
+// `splits` key splits (1: none; more: tensors.workspace holds
+// SplitKvWorkspaceBytes(shape, splits), kernels/cuda/attention_split_kv.h).
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
-                                    MmaConfig config, cudaStream_t stream);
+                                    MmaConfig config, int splits,
+                                    cudaStream_t stream);
+// Key rows of one K/V tile of `config` at head_dim (64 or 128).
+int MmaKvTile(MmaConfig config, int64_t head_dim);
 
 // fp32 CUDA-core kernel (attention_fused_fp32.cu).
 enum class Fp32Config {
@@ -38,8 +43,12 @@ enum class Fp32Config {
 };
 inline constexpr Fp32Config kDefaultFp32Config = Fp32Config::kRows128;
 
+// `splits` as for LaunchAttentionFusedMma.
 cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
                                      const AttentionTensors& tensors,
-                                     Fp32Config config, cudaStream_t stream);
+                                     Fp32Config config, int splits,
+                                     cudaStream_t stream);
+// Key rows of one K/V tile of the fp32 kernel (every configuration).
+int Fp32KvTile();
 
 }  // namespace kbench::kernels::cuda

@@ -16,6 +16,9 @@ each --dtypes:
                   torch.nn.attention.sdpa_kernel(FLASH_ATTENTION /
                   CUDNN_ATTENTION / EFFICIENT_ATTENTION), is_causal for causal.
                   A backend that refuses a dtype is reported with ms null.
+--shapes "B,H,N,D;..." replaces the grid by those shapes (as
+kbench_attention_bench --shape), e.g. the low-parallelism shapes where fused
+splits its keys.
 Timed by triton.testing.do_bench (CUDA events around each call, the L2 cleared
 before each, 25 ms warm-up, 100 ms of samples), median. TFLOP/s counts
 4 * B * H * N^2 * d, halved for causal, as kbench does. q, k, v are
@@ -64,6 +67,8 @@ def main():
     parser.add_argument("--seq-lens", default="512,1024,2048,4096,8192,16384")
     parser.add_argument("--causal", default="both", choices=["0", "1", "both"])
     parser.add_argument("--eager-tf32", action="store_true")
+    parser.add_argument("--shapes", default="",
+                        help="B,H,N,D;... instead of the grid")
     parser.add_argument("--out")
     args = parser.parse_args()
     out = open(args.out, "w") if args.out else None
@@ -81,51 +86,56 @@ def main():
 
     for name in args.dtypes.split(","):
         dtype = DTYPES[name]
-        for d in (int(x) for x in args.head_dims.split(",")):
-            for n in (int(x) for x in args.seq_lens.split(",")):
-                b, h = 16384 // n, 2048 // d
-                gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
-                q, k, v = (torch.rand(b, h, n, d, device="cuda", dtype=dtype,
-                                      generator=gen) * 2 - 1 for _ in range(3))
-                scale = 1.0 / d ** 0.5
-                for causal in causals:
-                    mask = None
-                    if causal:
-                        mask = torch.full((n, n), float("-inf"), device="cuda",
-                                          dtype=dtype).triu(1)
-                    def run_eager():
-                        return eager(q, k, v, scale, mask)
-                    variants = [("eager", run_eager)]
-                    if args.eager_tf32 and dtype == torch.float32:
-                        variants.append(("eager-tf32", run_eager))
-                    for label, backend in BACKENDS.items():
-                        def sdpa(backend=backend):
-                            with sdpa_kernel(backend):
-                                return F.scaled_dot_product_attention(
-                                    q, k, v, is_causal=causal)
-                        variants.append((label, sdpa))
-                    for label, fn in variants:
-                        rec = {"source": "torch", "variant": label,
-                               "dtype": name, "batch": b, "heads": h,
-                               "seq_len": n, "head_dim": d, "causal": causal}
-                        try:
-                            torch.backends.cuda.matmul.allow_tf32 = (
-                                label == "eager-tf32")
-                            fn()
-                            torch.cuda.synchronize()
-                            ms = time_ms(fn)
-                            rec.update(ms=ms, tflops=flops(b, h, n, d, causal)
-                                       / (ms * 1e-3) / 1e12)
-                        except (RuntimeError, torch.OutOfMemoryError) as e:
-                            rec.update(ms=None, tflops=None,
-                                       error=str(e).splitlines()[0][:160])
-                        finally:
-                            torch.backends.cuda.matmul.allow_tf32 = False
-                            torch.cuda.empty_cache()
-                        emit(rec)
-                    del mask
-                del q, k, v
-                torch.cuda.empty_cache()
+        if args.shapes:
+            shapes = [tuple(int(x) for x in s.split(","))
+                      for s in args.shapes.split(";")]
+        else:
+            shapes = [(16384 // n, 2048 // d, n, d)
+                      for d in (int(x) for x in args.head_dims.split(","))
+                      for n in (int(x) for x in args.seq_lens.split(","))]
+        for b, h, n, d in shapes:
+            gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
+            q, k, v = (torch.rand(b, h, n, d, device="cuda", dtype=dtype,
+                                  generator=gen) * 2 - 1 for _ in range(3))
+            scale = 1.0 / d ** 0.5
+            for causal in causals:
+                mask = None
+                if causal:
+                    mask = torch.full((n, n), float("-inf"), device="cuda",
+                                      dtype=dtype).triu(1)
+                def run_eager():
+                    return eager(q, k, v, scale, mask)
+                variants = [("eager", run_eager)]
+                if args.eager_tf32 and dtype == torch.float32:
+                    variants.append(("eager-tf32", run_eager))
+                for label, backend in BACKENDS.items():
+                    def sdpa(backend=backend):
+                        with sdpa_kernel(backend):
+                            return F.scaled_dot_product_attention(
+                                q, k, v, is_causal=causal)
+                    variants.append((label, sdpa))
+                for label, fn in variants:
+                    rec = {"source": "torch", "variant": label,
+                           "dtype": name, "batch": b, "heads": h,
+                           "seq_len": n, "head_dim": d, "causal": causal}
+                    try:
+                        torch.backends.cuda.matmul.allow_tf32 = (
+                            label == "eager-tf32")
+                        fn()
+                        torch.cuda.synchronize()
+                        ms = time_ms(fn)
+                        rec.update(ms=ms, tflops=flops(b, h, n, d, causal)
+                                   / (ms * 1e-3) / 1e12)
+                    except (RuntimeError, torch.OutOfMemoryError) as e:
+                        rec.update(ms=None, tflops=None,
+                                   error=str(e).splitlines()[0][:160])
+                    finally:
+                        torch.backends.cuda.matmul.allow_tf32 = False
+                        torch.cuda.empty_cache()
+                    emit(rec)
+                del mask
+            del q, k, v
+            torch.cuda.empty_cache()
 
 
 if __name__ == "__main__":

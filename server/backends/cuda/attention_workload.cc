@@ -4,7 +4,10 @@
 //   naive: S = Q K^T * scale and O = P V by cuBLAS around a mask + softmax
 //          kernel, with S (batch * heads * seq_len^2 elements of the dtype)
 //          in device memory;
-//   fused: one kernel, S never in device memory;
+//   fused: one kernel, S never in device memory (with its keys split over
+//          blocks, and an fp32 workspace for the partials, when the shape's
+//          query blocks do not fill the SMs: kernels/cuda/attention.h's
+//          PlanAttentionFused);
 // and the device reference of kernels/cuda/reference_kernels.h.
 #include <limits>
 #include <string>
@@ -38,7 +41,9 @@ class CudaAttention final : public CudaWorkload {
                 std::vector<int> variants,
                 cuda::DeviceBuffer q, cuda::DeviceBuffer k,
                 cuda::DeviceBuffer v, cuda::DeviceBuffer o,
-                cuda::DeviceBuffer scores, cuda::CublasHandle cublas,
+                cuda::DeviceBuffer scores,
+                kernels::cuda::FusedAttentionPlan fused_plan,
+                cuda::DeviceBuffer fused_workspace, cuda::CublasHandle cublas,
                 cuda::SampleTimer timer)
       : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
                      std::move(timer)),
@@ -49,15 +54,17 @@ class CudaAttention final : public CudaWorkload {
         k_(std::move(k)),
         v_(std::move(v)),
         scores_(std::move(scores)),
+        fused_plan_(std::move(fused_plan)),
+        fused_workspace_(std::move(fused_workspace)),
         cublas_(std::move(cublas)) {}
 
  private:
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == ops::kAttentionFused) {
-      const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(),
-                                                    v_.get(), output()};
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, stream));
+      const kernels::cuda::AttentionTensors tensors{
+          q_.get(), k_.get(), v_.get(), output(), fused_workspace_.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionFused(
+          shape_, dtype_, tensors, fused_plan_, stream));
       return absl::OkStatus();
     }
     KBENCH_RETURN_IF_ERROR(cublas_.Bind(stream));
@@ -80,6 +87,8 @@ class CudaAttention final : public CudaWorkload {
   const DType dtype_;
   const std::vector<int> variants_;
   cuda::DeviceBuffer q_, k_, v_, scores_;
+  const kernels::cuda::FusedAttentionPlan fused_plan_;
+  cuda::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ splits
   cuda::CublasHandle cublas_;
 };
 
@@ -92,9 +101,10 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
       shape.seq_len > std::numeric_limits<int32_t>::max() / 2)
     return absl::InvalidArgumentError("batch, heads, seq_len and head_dim must be at least 1");
-  bool naive = false;
+  bool naive = false, fused = false;
   for (int v : problem.variants) {
     naive |= v == ops::kAttentionNaive;
+    fused |= v == ops::kAttentionFused;
     // Admission refuses these first (the op's variant table); the kernels'
     // dispatcher would refuse them too.
     if (v == ops::kAttentionFused && !kernels::cuda::FusedAttentionSupports(shape.head_dim))
@@ -128,6 +138,27 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
     scores = *std::move(s);
   }
 
+  kernels::cuda::FusedAttentionPlan fused_plan;
+  cuda::DeviceBuffer fused_workspace;
+  if (fused) {
+    int sms = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
+        &sms, cudaDevAttrMultiProcessorCount, context->ordinal));
+    fused_plan = kernels::cuda::PlanAttentionFused(shape, problem.dtype, sms);
+    if (fused_plan.workspace_bytes > 0) {
+      absl::StatusOr<cuda::DeviceBuffer> w =
+          cuda::DeviceBuffer::Allocate(size_t(fused_plan.workspace_bytes));
+      if (!w.ok())
+        return absl::Status(
+            w.status().code(),
+            absl::StrCat("the split-KV workspace of fused (",
+                         fused_plan.description, ", ",
+                         fused_plan.workspace_bytes, " bytes): ",
+                         w.status().message()));
+      fused_workspace = *std::move(w);
+    }
+  }
+
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
   for (auto [buffer, input] :
@@ -147,7 +178,8 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
   return std::make_unique<CudaAttention>(
       std::move(context), shape, problem.dtype, problem.variants, std::move(q),
       std::move(k), std::move(v), std::move(o), std::move(scores),
-      std::move(cublas), std::move(timer));
+      std::move(fused_plan), std::move(fused_workspace), std::move(cublas),
+      std::move(timer));
 }
 
 }  // namespace kbench::server::cuda_backend

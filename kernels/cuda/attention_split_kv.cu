@@ -1,0 +1,107 @@
+// The split-KV rule, workspace size and combine kernel (attention_split_kv.h).
+// The combine: one thread per 4 columns of a row reads the row's `splits`
+// lse values and partial O float4s, fp32 throughout, and stores 4 elements
+// of the dtype.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/cuda/attention_split_kv.h"
+
+namespace kbench::kernels::cuda {
+namespace {
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float x);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __half FromFloat<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+template <typename T>
+__global__ void SplitKvCombineKernel(const float* __restrict__ part_o,
+                                     const float* __restrict__ part_lse,
+                                     T* __restrict__ o, int64_t rows, int d,
+                                     int splits) {
+  const int chunks = d / 4;
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= rows * chunks) return;
+  const int64_t row = i / chunks;
+  const int col = int(i % chunks) * 4;
+  float mx = -INFINITY;
+  for (int s = 0; s < splits; ++s) mx = fmaxf(mx, part_lse[s * rows + row]);
+  float acc[4] = {0, 0, 0, 0};
+  float total = 0;
+  for (int s = 0; s < splits; ++s) {
+    const float lse = part_lse[s * rows + row];
+    if (lse == -INFINITY) continue;
+    const float w = exp2f(lse - mx);
+    const float4 p = *reinterpret_cast<const float4*>(
+        part_o + (s * rows + row) * d + col);
+    total += w;
+    acc[0] = fmaf(w, p.x, acc[0]);
+    acc[1] = fmaf(w, p.y, acc[1]);
+    acc[2] = fmaf(w, p.z, acc[2]);
+    acc[3] = fmaf(w, p.w, acc[3]);
+  }
+  const float inv = total > 0 ? 1.0f / total : 0.0f;
+  T* out = o + row * d + col;
+#pragma unroll
+  for (int e = 0; e < 4; ++e) out[e] = FromFloat<T>(acc[e] * inv);
+}
+
+template <typename T>
+cudaError_t Combine(const AttentionShape& shape, int splits,
+                    const void* workspace, void* o, cudaStream_t stream) {
+  const int64_t rows = shape.BatchHeads() * shape.seq_len;
+  const int d = int(shape.head_dim);
+  const float* part_o = static_cast<const float*>(workspace);
+  const float* part_lse = part_o + splits * rows * d;
+  constexpr int kThreads = 256;
+  const int64_t blocks = (rows * (d / 4) + kThreads - 1) / kThreads;
+  if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
+  SplitKvCombineKernel<T><<<unsigned(blocks), kThreads, 0, stream>>>(
+      part_o, part_lse, static_cast<T*>(o), rows, d, splits);
+  return cudaGetLastError();
+}
+
+}  // namespace
+
+int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms) {
+  const int64_t q_blocks =
+      shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
+  if (q_blocks <= 0 || q_blocks >= num_sms || kv_tile < 1) return 1;
+  const int64_t kv_tiles = (shape.seq_len + kv_tile - 1) / kv_tile;
+  const int64_t want = (2 * int64_t(num_sms) + q_blocks - 1) / q_blocks;
+  return int(std::max<int64_t>(1, std::min({want, kv_tiles, int64_t(kMaxKvSplits)})));
+}
+
+int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits) {
+  if (splits <= 1) return 0;
+  return int64_t(splits) * shape.BatchHeads() * shape.seq_len *
+         (shape.head_dim + 1) * int64_t(sizeof(float));
+}
+
+cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype,
+                                 int splits, const void* workspace, void* o,
+                                 cudaStream_t stream) {
+  if (splits < 2 || workspace == nullptr || shape.head_dim % 4 != 0)
+    return cudaErrorInvalidValue;
+  switch (dtype) {
+    case DType::kFp32: return Combine<float>(shape, splits, workspace, o, stream);
+    case DType::kFp16: return Combine<__half>(shape, splits, workspace, o, stream);
+    case DType::kBf16:
+      return Combine<__nv_bfloat16>(shape, splits, workspace, o, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kbench::kernels::cuda

@@ -1,0 +1,43 @@
+// Split-KV for the fused attention kernels (flash-decoding style): when a
+// shape has too few query blocks to fill the GPU, each query block's key
+// tiles are divided among `splits` blocks. Each writes its partial O (already
+// divided by its own row sum) and its rows' log2-sum-exp, fp32, into a
+// workspace; a combine kernel then weighs the partials by exp2(lse - max
+// lse) into O in the dtype.
+//
+// Contract: the rule (SplitKvSplits) is the only place the number of splits
+// is chosen; the workspace holds SplitKvWorkspaceBytes(shape, splits) bytes
+// of device memory, laid out as partial O [splits][batch*heads*seq_len]
+// [head_dim] then lse [splits][batch*heads*seq_len]. A split whose key range
+// is empty for a row writes lse = -inf and O = 0 there; split 0 always holds
+// key 0, so every row has a finite lse.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/attention_shape.h"
+#include "kernels/dtype.h"
+
+namespace kbench::kernels::cuda {
+
+// Query rows a block of every fused kernel owns.
+inline constexpr int kFusedQueryRows = 128;
+// The most splits the rule picks (bounds the workspace with the SM count).
+inline constexpr int kMaxKvSplits = 64;
+
+// The rule: with q_blocks = batch * heads * ceil(seq_len / 128) and
+// kv_tiles = ceil(seq_len / kv_tile): 1 when q_blocks >= num_sms, else
+// min(ceil(2 * num_sms / q_blocks), kv_tiles, kMaxKvSplits).
+int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms);
+
+// Bytes of workspace `splits` splits need (0 for one split).
+int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits);
+
+// Enqueues the combine of `splits` partials in `workspace` into `o` (dtype).
+cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype,
+                                 int splits, const void* workspace, void* o,
+                                 cudaStream_t stream);
+
+}  // namespace kbench::kernels::cuda
