@@ -5,7 +5,8 @@
 // any tile, with batch * heads above the H200's 132 SMs, and long rows that
 // take the softmax's streaming path; every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
-// refused; split-KV (kernels/cuda/attention_split_kv.h): the rule's splits
+// refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256
+// and dims padded up to them are checked); split-KV (kernels/cuda/attention_split_kv.h): the rule's splits
 // on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes
 // (B = H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up
 // to kMaxKvSplits, past the key tiles (empty splits). Then through the CUDA backend (server/backends/cuda/
@@ -14,8 +15,9 @@
 // codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
 // hot (a CUDA graph around cuBLAS and the kernels), and RunJob verifying
-// every variant x dtype x causal x head_dim, and a split-KV shape. Skipped, with the reason, where
-// no CUDA device is present, except the host-only tests.
+// every variant x dtype x causal x head_dim, and a split-KV shape. Skipped,
+// with the reason, where no CUDA device is present, except the host-only
+// tests.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -98,16 +100,17 @@ AttentionShape Shape(int64_t b, int64_t h, int64_t n, int64_t d, bool causal) {
 
 TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
   // Host-side checks: no device needed.
-  EXPECT_TRUE(FusedAttentionSupports(64));
-  EXPECT_TRUE(FusedAttentionSupports(128));
-  EXPECT_FALSE(FusedAttentionSupports(96));
-  EXPECT_FALSE(FusedAttentionSupports(32));
+  // Every multiple of 8 from 32 to 256.
+  for (int64_t d : {32, 40, 64, 96, 128, 136, 200, 256})
+    EXPECT_TRUE(FusedAttentionSupports(d)) << d;
+  for (int64_t d : {0, 8, 24, 100, 127, 264, 512})
+    EXPECT_FALSE(FusedAttentionSupports(d)) << d;
   const AttentionTensors none;
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
-    EXPECT_EQ(
-        LaunchAttentionFused(Shape(1, 1, 64, 96, false), dtype, none,
-                             FusedAttentionPlan{}, nullptr),
-        cudaErrorInvalidValue);
+    for (int64_t d : {100, 264})
+      EXPECT_EQ(LaunchAttentionFused(Shape(1, 1, 64, d, false), dtype, none,
+                                     FusedAttentionPlan{}, nullptr),
+                cudaErrorInvalidValue);
 }
 
 TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
@@ -120,10 +123,21 @@ TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
   EXPECT_EQ(plan.workspace_bytes, int64_t(11) * 3000 * 129 * 4);
   EXPECT_NE(plan.description.find("split-KV x11"), std::string::npos)
       << plan.description;
-  // B = 1, H = 4, N = 4096: 128 query blocks < 132: ceil(264 / 128) = 3.
+  // B = 1, H = 4, N = 4096: 128 query blocks fill 128 of 132 SMs: one
+  // pass; causal they count as 64 busy: ceil(264 / 128) = 3.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, false), DType::kFp32, 132).splits, 1);
   EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 3);
+  // Half the SMs is the line: 66 query blocks split 4 ways (4 key tiles),
+  // 67 (2 key tiles each) not at all.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 33, 256, 128, false), DType::kFp16, 132).splits, 4);
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 67, 128, 128, false), DType::kFp16, 132).splits, 1);
+  // Causal, 132 query blocks count as 66: ceil(264 / 132) = 2.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 66, 256, 128, true), DType::kFp16, 132).splits, 2);
   // Capped by the key tiles: N = 200 at d = 64 fp16 has 2 tiles of 128.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 64, false), DType::kFp16, 132).splits, 2);
+  // d = 256 (and 200, padded to it) has tiles of 64 keys: 200 keys, 4 tiles.
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 256, false), DType::kFp16, 132).splits, 4);
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 200, false), DType::kBf16, 132).splits, 4);
   // One tile: nothing to split.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 1, 64, false), DType::kBf16, 132).splits, 1);
   // Capped by kMaxKvSplits: one query block of 200 tiles.
@@ -339,6 +353,18 @@ std::vector<Case> Cases() {
     cases.push_back({Variant::kNaive, DType::kFp32, causal,
                      Shape(1, 1, 33001, 64, causal)});
   }
+  // Head dims padded up to the tiles of 64, 128 and 256, and 256 itself, in
+  // one pass and split (1000 keys on 2 query blocks), both dtypes' kernels.
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true})
+      for (int64_t d : {32, 72, 96, 200, 256}) {
+        cases.push_back({Variant::kFused, dtype, causal, Shape(2, 3, 77, d, causal)});
+        cases.push_back({Variant::kFused, dtype, causal, Shape(3, 50, 129, d, causal)});
+        cases.push_back({Variant::kFused, dtype, causal, Shape(1, 1, 1000, d, causal)});
+      }
+  // naive at d = 256, the largest head_dim.
+  for (DType dtype : {DType::kFp32, DType::kFp16})
+    cases.push_back({Variant::kNaive, dtype, true, Shape(2, 3, 77, 256, true)});
   // Split-KV: the low-parallelism shapes of the issue, which the plan
   // splits (24 and 128 query blocks on 132 SMs), in every dtype.
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16}) {
@@ -408,18 +434,20 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
             (std::vector<std::string>{"naive", "fused"}));
   EXPECT_EQ(attention->dtypes_size(), 3);
   ASSERT_EQ(attention->variant_details_size(), 2);
-  // naive runs any head_dim; fused the tiles it was written for.
+  // naive runs any head_dim; fused every multiple of 8 from 32 to 256.
   EXPECT_EQ(attention->variant_details(0).head_dims_size(), 0);
+  std::vector<uint32_t> fused_dims;
+  for (uint32_t d = 32; d <= 256; d += 8) fused_dims.push_back(d);
   EXPECT_EQ(std::vector<uint32_t>(attention->variant_details(1).head_dims().begin(),
                                   attention->variant_details(1).head_dims().end()),
-            (std::vector<uint32_t>{64, 128}));
+            fused_dims);
 }
 
 TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   // Host only: the op's check of a problem against the chosen variants.
   const ops::Op& op = ops::AttentionOp();
   const Problem problem =
-      MakeAttentionProblem(Shape(1, 1, 64, 96, false), DType::kFp16, kSeed);
+      MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16, kSeed);
   v1::Limits limits;
   v1::DeviceInfo gpu;
   gpu.set_sm_count(132);
@@ -427,7 +455,9 @@ TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   const absl::Status status = op.CheckVariants(
       problem.request, {&op.variants()[ops::kAttentionFused]}, "cuda", limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("64, 128"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("head_dim 100"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("a multiple of 8 from 32 to 256"), std::string::npos)
+      << status;
   EXPECT_TRUE(op.CheckVariants(problem.request,
                                {&op.variants()[ops::kAttentionNaive]}, "cuda",
                                limits)
@@ -436,10 +466,10 @@ TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
 
 TEST_F(CudaAttentionDevice, RefusesFusedHeadDimItDoesNotRun) {
   auto workload = device_->Prepare(MakeAttentionProblem(
-      Shape(1, 1, 64, 96, false), DType::kFp16, kSeed, {ops::kAttentionFused}));
+      Shape(1, 1, 64, 100, false), DType::kFp16, kSeed, {ops::kAttentionFused}));
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(workload.status().message().find("head_dim 96"), std::string::npos)
+  EXPECT_NE(workload.status().message().find("head_dim 100"), std::string::npos)
       << workload.status();
   EXPECT_TRUE(device_->Healthy());
 }
@@ -715,7 +745,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
                                          DType::kBf16),
                        ::testing::Bool(),
-                       ::testing::Values(int64_t(64), int64_t(128)),
+                       ::testing::Values(int64_t(64), int64_t(96), int64_t(128),
+                                         int64_t(256)),
                        ::testing::Values(v1::TIMING_MODE_COLD,
                                          v1::TIMING_MODE_HOT)),
     [](const ::testing::TestParamInfo<RunJobCase>& info) {

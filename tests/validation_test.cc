@@ -324,10 +324,10 @@ TEST_F(Validation, RefusesAVariantTheBackendDoesNotRun) {
 
 TEST_F(Validation, RefusesAHeadDimTheFusedCudaKernelDoesNotRunAndListsTheSupported) {
   v1::AttentionRequest request = SmallAttention();
-  request.set_head_dim(96);
+  request.set_head_dim(100);
   request.add_variants("fused");
   ExpectRefused(Admit(ToRunRequest(request), limits_, "cuda", defaults_),
-                {"head_dim 96", "fused", "64, 128"});
+                {"head_dim 100", "fused", "a multiple of 8 from 32 to 256"});
   // Naive runs any head_dim on CUDA, and fused any on the CPU.
   request.clear_variants();
   request.add_variants("naive");

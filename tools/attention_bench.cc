@@ -388,11 +388,11 @@ absl::StatusOr<int> Run(const Options& opt) {
     for (AttentionShape shape : opt.shapes) {
       KBENCH_ASSIGN_OR_RETURN(const Tensors t,
                               MakeTensors(shape, dtype, stream));
-      KBENCH_ASSIGN_OR_RETURN(
-          const FusedRun f,
-          MakeFusedRun(shape, dtype, props.multiProcessorCount));
       for (bool causal : opt.causal) {
         shape.causal = causal;
+        KBENCH_ASSIGN_OR_RETURN(
+            const FusedRun f,
+            MakeFusedRun(shape, dtype, props.multiProcessorCount));
         const auto rows =
             kernels::SampleAttentionRows(shape, opt.check_rows, kSeed);
         const auto ref = Reference(shape, dtype, rows);

@@ -30,9 +30,13 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
   const std::string sms = std::to_string(num_sms) + " SMs";
   plan.description = plan.splits > 1
                          ? "split-KV x" + std::to_string(plan.splits) + ": " +
-                               blocks + " < " + sms
+                               blocks + ", " + sms
                          : "one pass: " + blocks + ", " + sms;
   return plan;
+}
+
+int FusedPaddedHeadDim(int64_t head_dim) {
+  return head_dim <= 64 ? 64 : head_dim <= 128 ? 128 : 256;
 }
 
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,

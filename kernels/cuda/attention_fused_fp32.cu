@@ -22,6 +22,9 @@
 //   - Two tilings (Fp32Config): kBr = 128, one block an SM; or kBr = 64 with
 //     P written over the K tile (the next K is then copied after P V), small
 //     enough for two blocks an SM.
+//   - Any head_dim a multiple of 8 from 32 to 256: tiles for kD = 64, 128
+//     and 256 (kRows64Aliased only), a smaller d padded up to the next (its
+//     chunks past d are zero-filled on load and never stored).
 //   - Any N: rows past N are zero-filled, their keys masked, their queries
 //     not stored. Causal: tiles above the diagonal are never loaded.
 //   - Split-KV (attention_split_kv.h): with splits > 1 a block walks only
@@ -68,16 +71,18 @@ struct Fp32Tiles {
   // read nothing; they are given `safe`, an address inside the tensor).
   static constexpr int kChunks = kD / 4;
   static constexpr int kCopyRows = kThreads / kChunks;
+  // The slice's rows are d <= kD floats apart; a chunk past d (`chunk_in`
+  // false) becomes zeros like a row past `valid`.
   template <int kRows, int kTile, int kStrideFloats>
   static __device__ __forceinline__ void Load(uint32_t dst, const float* src,
                                               const float* safe, int r0,
-                                              int valid) {
+                                              int valid, int d, bool chunk_in) {
     static_assert(kRows % kCopyRows == 0, "tile copy must divide evenly");
     ptx::StaticFor<0, kRows / kCopyRows>([&](auto i) {
       constexpr int kRow = decltype(i)::value * kCopyRows;
-      const bool in = r0 + kRow < valid;
+      const bool in = chunk_in && r0 + kRow < valid;
       ptx::CpAsync16<kTile + kRow * kStrideFloats * 4>(
-          dst, in ? src + int64_t(kRow) * kD : safe, in ? 16 : 0);
+          dst, in ? src + int64_t(kRow) * d : safe, in ? 16 : 0);
     });
   }
 };
@@ -105,10 +110,10 @@ __device__ __forceinline__ float RowSum(float x) {
 // two blocks an SM.
 template <int kD, int kBr, bool kAlias, bool kCausal, int kUnrollQk,
           int kUnrollPv, bool kSplit>
-__global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
+__global__ void __launch_bounds__(kThreads, kBr == 64 && kD <= 128 ? 2 : 1)
     FusedFp32Kernel(const float* __restrict__ q, const float* __restrict__ k,
                     const float* __restrict__ v, float* __restrict__ o, int n,
-                    int m_blocks, float scale_log2, SplitKvPartials part) {
+                    int d, int m_blocks, float scale_log2, SplitKvPartials part) {
   using Tiles = Fp32Tiles<kD, kBr, kAlias>;
   constexpr int kTM = kBr / 16;  // query rows of a thread
   constexpr int kOC = kD / 64;   // float4 columns of O a thread owns
@@ -133,12 +138,13 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   int mb = int(block % m_blocks);
   if (kCausal) mb = m_blocks - 1 - mb;
   const int q0 = mb * kBr;
-  const int64_t head = bh * int64_t(n) * kD;
+  const int64_t head = bh * int64_t(n) * d;
   const int copy_r0 = tid / Tiles::kChunks, copy_c = tid % Tiles::kChunks;
   const uint32_t smem_base = ptx::SharedAddress(smem_f);
   const uint32_t copy_padded = smem_base + 4 * (copy_r0 * Tiles::kStride + copy_c * 4);
   const uint32_t copy_dense = smem_base + 4 * (copy_r0 * kD + copy_c * 4);
-  const int64_t copy_src = head + int64_t(copy_r0) * kD + copy_c * 4;
+  const int64_t copy_src = head + int64_t(copy_r0) * d + copy_c * 4;
+  const bool copy_in = copy_c * 4 < d;  // chunks past d: zeros
   const float* k_src = k + copy_src;
   const float* v_src = v + copy_src;
 
@@ -146,10 +152,11 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
   const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
 
   Tiles::template Load<kBr, kQTile, Tiles::kStride>(
-      copy_padded, q + copy_src + int64_t(q0) * kD, q + head, copy_r0, n - q0);
+      copy_padded, q + copy_src + int64_t(q0) * d, q + head, copy_r0, n - q0, d,
+      copy_in);
   Tiles::template Load<kBc, kKTile, Tiles::kStride>(
-      copy_padded, k_src + int64_t(range.begin) * kBc * kD, k + head, copy_r0,
-      n - range.begin * kBc);
+      copy_padded, k_src + int64_t(range.begin) * kBc * d, k + head, copy_r0,
+      n - range.begin * kBc, d, copy_in);
   ptx::CpAsyncCommit();
   const int row0 = ty;  // query rows of this thread, in the block: row0 + 16 i
 
@@ -169,8 +176,8 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
     __syncthreads();  // K_j landed; P V_{j-1} done everywhere
-    Tiles::template Load<kBc, kVTile, kD>(copy_dense, v_src + int64_t(kb) * kD,
-                                          v + head, copy_r0, n - kb);
+    Tiles::template Load<kBc, kVTile, kD>(copy_dense, v_src + int64_t(kb) * d,
+                                          v + head, copy_r0, n - kb, d, copy_in);
     ptx::CpAsyncCommit();
 
     float s[kTM][kTN];
@@ -236,8 +243,8 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     __syncthreads();  // V_j landed, P visible; K_j no longer read
     if (!kAlias && j + 1 < range.end)
       Tiles::template Load<kBc, kKTile, Tiles::kStride>(
-          copy_padded, k_src + int64_t(kb + kBc) * kD, k + head, copy_r0,
-          n - kb - kBc);
+          copy_padded, k_src + int64_t(kb + kBc) * d, k + head, copy_r0,
+          n - kb - kBc, d, copy_in);
     if (!kAlias) ptx::CpAsyncCommit();
 
 #pragma unroll kUnrollPv
@@ -268,8 +275,8 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
       __syncthreads();  // P read by all before K_{j+1} replaces it
       if (j + 1 < range.end)
         Tiles::template Load<kBc, kKTile, Tiles::kStride>(
-            copy_padded, k_src + int64_t(kb + kBc) * kD, k + head, copy_r0,
-            n - kb - kBc);
+            copy_padded, k_src + int64_t(kb + kBc) * d, k + head, copy_r0,
+            n - kb - kBc, d, copy_in);
       ptx::CpAsyncCommit();
     }
   }
@@ -287,8 +294,9 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
       if (row >= n) continue;
 #pragma unroll
       for (int c = 0; c < kOC; ++c)
-        *reinterpret_cast<float4*>(part.o + (first + row) * kD + tx * 4 + 64 * c) =
-            make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
+        if (tx * 4 + 64 * c < d)
+          *reinterpret_cast<float4*>(part.o + (first + row) * d + tx * 4 + 64 * c) =
+              make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
                         acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
       if (tx == 0) part.lse[first + row] = SplitKvLse(row_max[i], total, scale_log2);
     }
@@ -303,8 +311,9 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 ? 2 : 1)
     if (row >= n) continue;
 #pragma unroll
     for (int c = 0; c < kOC; ++c)
-      *reinterpret_cast<float4*>(oh + int64_t(row) * kD + tx * 4 + 64 * c) =
-          make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
+      if (tx * 4 + 64 * c < d)
+        *reinterpret_cast<float4*>(oh + int64_t(row) * d + tx * 4 + 64 * c) =
+            make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
                       acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
   }
 }
@@ -324,17 +333,18 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
     if (x.workspace == nullptr) return cudaErrorInvalidValue;
     part.splits = splits;
     part.o = static_cast<float*>(x.workspace);
-    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * kD;
+    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
   }
   constexpr int kSmem = Fp32Tiles<kD, kBr, kAlias>::kSmemBytes;
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess)
     return e;
-  const float scale_log2 = float(kLog2e / std::sqrt(double(kD)));
+  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
   kernel<<<unsigned(blocks), kThreads, kSmem, stream>>>(
       static_cast<const float*>(x.q), static_cast<const float*>(x.k),
-      static_cast<const float*>(x.v), static_cast<float*>(x.o), n, m_blocks,
+      static_cast<const float*>(x.v), static_cast<float*>(x.o), n,
+      int(shape.head_dim), m_blocks,
       scale_log2, part);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, DType::kFp32, splits, x.workspace, x.o, stream);
@@ -383,10 +393,15 @@ cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
   if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
-  if (shape.head_dim == 64)
-    return LaunchConfig<64>(shape, tensors, config, splits, stream);
-  if (shape.head_dim == 128)
-    return LaunchConfig<128>(shape, tensors, config, splits, stream);
+  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
+  switch (FusedPaddedHeadDim(shape.head_dim)) {
+    case 64: return LaunchConfig<64>(shape, tensors, config, splits, stream);
+    case 128: return LaunchConfig<128>(shape, tensors, config, splits, stream);
+    // d = 256: 64 rows a block, P over K (shared memory for 128 rows would
+    // not fit), one block an SM, for every config.
+    case 256:
+      return LaunchCausal<256, 64, true, 8, 4>(shape, tensors, splits, stream);
+  }
   return cudaErrorInvalidValue;
 }
 

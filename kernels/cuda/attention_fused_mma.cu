@@ -15,6 +15,9 @@
 //     of row r at c ^ (r % 8): ldmatrix and the copies are bank-conflict
 //     free). V's tile copy overlaps Q K^T, the next K tile's copy overlaps
 //     the softmax and P V.
+//   - Any head_dim a multiple of 8 from 32 to 256: tiles for kD = 64, 128
+//     and 256, a smaller d padded up to the next (its chunks past d are
+//     zero-filled on load and never stored; the scale is 1 / sqrt(d)).
 //   - Any N: rows past N are zero-filled on load, their keys masked to -inf
 //     and their queries never stored. Causal: key tiles wholly above the
 //     diagonal are never loaded, a warp whose rows all precede a tile skips
@@ -64,29 +67,35 @@ struct MmaTiles {
     return uint32_t(r * kRowBytes + ((c ^ (r & 7)) << 4));
   }
 
-  // A thread's share of copying rows [0, kRows) of a [*, kD] slice into
-  // the tile at shared byte kTile: rows r0 + i * kCopyRows of its chunk,
-  // `dst` = smem base + Offset(r0, chunk), `src` = the slice + r0 * kD +
-  // chunk * 8. Rows at or past `valid` become zeros (their copies read
-  // nothing; they are given `safe`, an address inside the tensor).
+  // A thread's share of copying rows [0, kRows) of a [*, d] slice (d <=
+  // kD) into the tile at shared byte kTile: rows r0 + i * kCopyRows of its
+  // chunk, `dst` = smem base + Offset(r0, chunk), `src` = the slice + r0 * d
+  // + chunk * 8. Rows at or past `valid`, and a chunk past d (`chunk_in`
+  // false), become zeros (their copies read nothing; they are given `safe`,
+  // an address inside the tensor).
   template <int kRows, int kTile, typename T>
   static __device__ __forceinline__ void Load(uint32_t dst, const T* src,
-                                              const T* safe, int r0,
-                                              int valid) {
+                                              const T* safe, int r0, int valid,
+                                              int d, bool chunk_in) {
     ptx::StaticFor<0, kRows / kCopyRows>([&](auto i) {
       constexpr int kRow = decltype(i)::value * kCopyRows;
-      const bool in = r0 + kRow < valid;
+      const bool in = chunk_in && r0 + kRow < valid;
       ptx::CpAsync16<kTile + kRow * kRowBytes>(
-          dst, in ? src + int64_t(kRow) * kD : safe, in ? 16 : 0);
+          dst, in ? src + int64_t(kRow) * d : safe, in ? 16 : 0);
     });
   }
 };
 
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
+// kExact: head_dim is kD, so every row stride is an immediate; otherwise
+// head_dim_arg < kD is the tensors' row length (padded on chip).
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal,
+          bool kExact>
 __global__ void __launch_bounds__(32 * kWarps)
     FusedMmaKernel(const T* __restrict__ q, const T* __restrict__ k,
                    const T* __restrict__ v, T* __restrict__ o, int n,
-                   int m_blocks, float scale_log2, SplitKvPartials part) {
+                   int head_dim_arg, int m_blocks, float scale_log2,
+                   SplitKvPartials part) {
+  const int d = kExact ? kD : head_dim_arg;
   using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
   constexpr int kBr = Tiles::kBr, kWarpRows = Tiles::kWarpRows;
   constexpr int kRB = Tiles::kRowBytes;
@@ -104,12 +113,13 @@ __global__ void __launch_bounds__(32 * kWarps)
   int mb = int(block % m_blocks);
   if (kCausal) mb = m_blocks - 1 - mb;  // the longest rows first
   const int q0 = mb * kBr;
-  const int64_t head = bh * int64_t(n) * kD;
+  const int64_t head = bh * int64_t(n) * d;
 
   // This thread's tile-copy slot: rows copy_r0 + i * kCopyRows, one chunk.
   const int copy_r0 = tid / Tiles::kChunks, copy_c = tid % Tiles::kChunks;
   const uint32_t copy_dst = base + Tiles::Offset(copy_r0, copy_c);
-  const int64_t copy_src = head + int64_t(copy_r0) * kD + copy_c * 8;
+  const int64_t copy_src = head + int64_t(copy_r0) * d + copy_c * 8;
+  const bool copy_in = copy_c * 8 < d;  // chunks past d: zeros
   const T* q_src = q + copy_src;
   const T* k_src = k + copy_src;
   const T* v_src = v + copy_src;
@@ -117,10 +127,11 @@ __global__ void __launch_bounds__(32 * kWarps)
   const int kv_end = kCausal ? min(n, q0 + kBr) : n;
   const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
 
-  Tiles::template Load<kBr, kQTile>(copy_dst, q_src + int64_t(q0) * kD,
-                                    q + head, copy_r0, n - q0);
-  Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(range.begin) * kBc * kD,
-                                    k + head, copy_r0, n - range.begin * kBc);
+  Tiles::template Load<kBr, kQTile>(copy_dst, q_src + int64_t(q0) * d,
+                                    q + head, copy_r0, n - q0, d, copy_in);
+  Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(range.begin) * kBc * d,
+                                    k + head, copy_r0, n - range.begin * kBc, d,
+                                    copy_in);
   ptx::CpAsyncCommit();
   const int warp_row0 = warp * kWarpRows;  // within the block
   const int warp_q0 = q0 + warp_row0;      // within the sequence
@@ -161,8 +172,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
     __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-    Tiles::template Load<kBc, kVTile>(copy_dst, v_src + int64_t(kb) * kD,
-                                      v + head, copy_r0, n - kb);
+    Tiles::template Load<kBc, kVTile>(copy_dst, v_src + int64_t(kb) * d,
+                                      v + head, copy_r0, n - kb, d, copy_in);
     ptx::CpAsyncCommit();
     const bool active = !kCausal || kb <= warp_q0 + kWarpRows - 1;
 
@@ -214,8 +225,9 @@ __global__ void __launch_bounds__(32 * kWarps)
     ptx::CpAsyncWait<0>();
     __syncthreads();  // V_j landed; every warp is done with K_j
     if (j + 1 < range.end)
-      Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(kb + kBc) * kD,
-                                        k + head, copy_r0, n - kb - kBc);
+      Tiles::template Load<kBc, kKTile>(copy_dst, k_src + int64_t(kb + kBc) * d,
+                                        k + head, copy_r0, n - kb - kBc, d,
+                                        copy_in);
     ptx::CpAsyncCommit();
     if (!active) continue;
 
@@ -295,11 +307,12 @@ __global__ void __launch_bounds__(32 * kWarps)
         const float inv = total > 0 ? 1.0f / total : 0.0f;
         const int r = warp_q0 + mt * 16 + g + 8 * h;
         if (r >= n) continue;
-        float* po = part.o + (first + r) * kD + 2 * t;
+        float* po = part.o + (first + r) * d + 2 * t;
 #pragma unroll
         for (int dn = 0; dn < kDT; ++dn)
-          *reinterpret_cast<float2*>(po + dn * 8) = make_float2(
-              acc_o[mt][dn][2 * h] * inv, acc_o[mt][dn][2 * h + 1] * inv);
+          if (dn * 8 < d)
+            *reinterpret_cast<float2*>(po + dn * 8) = make_float2(
+                acc_o[mt][dn][2 * h] * inv, acc_o[mt][dn][2 * h + 1] * inv);
         if (t == 0)
           part.lse[first + r] = SplitKvLse(row_max[mt][h], total, scale_log2);
       }
@@ -327,17 +340,18 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
   for (int i = lane; i < kWarpRows * Tiles::kChunks; i += 32) {
     const int r = warp_row0 + i / Tiles::kChunks, c = i % Tiles::kChunks;
-    if (q0 + r < n)
-      *reinterpret_cast<uint4*>(oh + int64_t(q0 + r) * kD + c * 8) =
+    if (q0 + r < n && c * 8 < d)
+      *reinterpret_cast<uint4*>(oh + int64_t(q0 + r) * d + c * 8) =
           *reinterpret_cast<const uint4*>(smem + kQTile + Tiles::Offset(r, c));
   }
 }
 
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal>
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal,
+          bool kExact>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
                    int splits, cudaStream_t stream) {
   using Tiles = MmaTiles<kD, kBc, kWarps, kRowTiles>;
-  auto kernel = FusedMmaKernel<T, kD, kBc, kWarps, kRowTiles, kCausal>;
+  auto kernel = FusedMmaKernel<T, kD, kBc, kWarps, kRowTiles, kCausal, kExact>;
   const int n = int(shape.seq_len);
   const int m_blocks = (n + Tiles::kBr - 1) / Tiles::kBr;
   const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
@@ -347,33 +361,47 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
     if (x.workspace == nullptr) return cudaErrorInvalidValue;
     part.splits = splits;
     part.o = static_cast<float*>(x.workspace);
-    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * kD;
+    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
   }
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
       e != cudaSuccess)
     return e;
-  const float scale_log2 = float(kLog2e / std::sqrt(double(kD)));
+  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       static_cast<const T*>(x.q), static_cast<const T*>(x.k),
-      static_cast<const T*>(x.v), static_cast<T*>(x.o), n, m_blocks,
+      static_cast<const T*>(x.v), static_cast<T*>(x.o), n,
+      int(shape.head_dim), m_blocks,
       scale_log2, part);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, DTypeOf<T>(), splits, x.workspace, x.o, stream);
 }
 
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles>
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles,
+          bool kExact = true>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
                          int splits, cudaStream_t stream) {
   return shape.causal
-             ? Launch<T, kD, kBc, kWarps, kRowTiles, true>(shape, x, splits, stream)
-             : Launch<T, kD, kBc, kWarps, kRowTiles, false>(shape, x, splits, stream);
+             ? Launch<T, kD, kBc, kWarps, kRowTiles, true, kExact>(shape, x, splits,
+                                                                   stream)
+             : Launch<T, kD, kBc, kWarps, kRowTiles, false, kExact>(shape, x, splits,
+                                                                    stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
                         MmaConfig config, int splits, cudaStream_t stream) {
-  const bool d64 = shape.head_dim == 64;
+  const int padded = FusedPaddedHeadDim(shape.head_dim);
+  // d = 256: one tiling for every config (8 warps of 16 rows keep O's
+  // accumulators at 128 registers a thread). A padded head_dim: the default
+  // config's tiling (MmaKvTile says the same).
+  if (padded != shape.head_dim) {
+    if (padded == 64) return LaunchCausal<T, 64, 128, 4, 2, false>(shape, x, splits, stream);
+    if (padded == 128) return LaunchCausal<T, 128, 64, 4, 2, false>(shape, x, splits, stream);
+    return LaunchCausal<T, 256, 64, 8, 1, false>(shape, x, splits, stream);
+  }
+  if (padded == 256) return LaunchCausal<T, 256, 64, 8, 1>(shape, x, splits, stream);
+  const bool d64 = padded == 64;
   switch (config) {
     case MmaConfig::kWarps4Rows32:
       return d64 ? LaunchCausal<T, 64, 128, 4, 2>(shape, x, splits, stream)
@@ -391,7 +419,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
 }  // namespace
 
 int MmaKvTile(MmaConfig config, int64_t head_dim) {
-  const bool d64 = head_dim == 64;  // as LaunchTyped's templates
+  const int padded = FusedPaddedHeadDim(head_dim);  // as LaunchTyped's templates
+  if (padded == 256) return 64;
+  if (padded != head_dim) config = kDefaultMmaConfig;
+  const bool d64 = padded == 64;
   switch (config) {
     case MmaConfig::kWarps4Rows32: return d64 ? 128 : 64;
     case MmaConfig::kWarps8Rows16: return 64;
@@ -404,7 +435,7 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
                                     MmaConfig config, int splits,
                                     cudaStream_t stream) {
-  if (shape.head_dim != 64 && shape.head_dim != 128) return cudaErrorInvalidValue;
+  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;

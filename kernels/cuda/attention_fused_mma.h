@@ -11,6 +11,10 @@
 
 namespace kbench::kernels::cuda {
 
+// The head dim of the tiles that run `head_dim` (one FusedAttentionSupports
+// accepts): 64, 128 or 256, the next at or above it.
+int FusedPaddedHeadDim(int64_t head_dim);
+
 // fp16/bf16 tensor-core kernel (attention_fused_mma.cu); every configuration
 // has 128 query rows a block.
 enum class MmaConfig {
@@ -31,7 +35,7 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
                                     MmaConfig config, int splits,
                                     cudaStream_t stream);
-// Key rows of one K/V tile of `config` at head_dim (64 or 128).
+// Key rows of one K/V tile of `config` at head_dim.
 int MmaKvTile(MmaConfig config, int64_t head_dim);
 
 // fp32 CUDA-core kernel (attention_fused_fp32.cu).

@@ -78,7 +78,8 @@ cudaError_t Combine(const AttentionShape& shape, int splits,
 int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms) {
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
-  if (q_blocks <= 0 || q_blocks >= num_sms || kv_tile < 1) return 1;
+  const int64_t busy = shape.causal ? (q_blocks + 1) / 2 : q_blocks;
+  if (q_blocks <= 0 || 2 * busy > num_sms || kv_tile < 1) return 1;
   const int64_t kv_tiles = (shape.seq_len + kv_tile - 1) / kv_tile;
   const int64_t want = (2 * int64_t(num_sms) + q_blocks - 1) / q_blocks;
   return int(std::max<int64_t>(1, std::min({want, kv_tiles, int64_t(kMaxKvSplits)})));

@@ -28,8 +28,12 @@ inline constexpr int kFusedQueryRows = 128;
 inline constexpr int kMaxKvSplits = 64;
 
 // The rule: with q_blocks = batch * heads * ceil(seq_len / 128) and
-// kv_tiles = ceil(seq_len / kv_tile): 1 when q_blocks >= num_sms, else
-// min(ceil(2 * num_sms / q_blocks), kv_tiles, kMaxKvSplits).
+// kv_tiles = ceil(seq_len / kv_tile), split only when the query blocks keep
+// at most half the SMs busy, a causal block counting as half (it reads half
+// the keys on average): 1 when (causal ? ceil(q_blocks / 2) : q_blocks) >
+// num_sms / 2, else min(ceil(2 * num_sms / q_blocks), kv_tiles,
+// kMaxKvSplits). (On the H200, B = 1, H = 4, N = 4096, d = 128: 128 query
+// blocks split 3 ways ran 3% slower than one pass, causal 39% faster.)
 int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms);
 
 // Bytes of workspace `splits` splits need (0 for one split).

@@ -35,6 +35,17 @@ namespace {
 using kernels::AttentionShape;
 using kernels::DType;
 
+// "64, 128"; a run of three or more with one step: "a multiple of 8 from 32
+// to 256".
+std::string DescribeHeadDims(const std::vector<uint32_t>& dims) {
+  bool progression = dims.size() >= 3 && dims[1] > dims[0];
+  for (size_t i = 2; progression && i < dims.size(); ++i)
+    progression = dims[i] - dims[i - 1] == dims[1] - dims[0];
+  if (!progression) return absl::StrJoin(dims, ", ");
+  return absl::StrCat("a multiple of ", dims[1] - dims[0], " from ", dims.front(),
+                      " to ", dims.back());
+}
+
 std::vector<uint32_t> FusedCudaHeadDims() {
   return {std::begin(kernels::kFusedCudaHeadDims), std::end(kernels::kFusedCudaHeadDims)};
 }
@@ -193,7 +204,7 @@ class Attention final : public Op {
           std::find(dims.begin(), dims.end(), uint32_t(shape.head_dim)) == dims.end())
         return absl::InvalidArgumentError(absl::StrCat(
             "head_dim ", shape.head_dim, " is not supported by ", variant->name,
-            " on this server; supported: ", absl::StrJoin(dims, ", ")));
+            " on this server; supported: ", DescribeHeadDims(dims)));
       if (variant->id == kAttentionNaive &&
           uint64_t(shape.ScoreElements()) > limits.max_score_elements())
         return absl::InvalidArgumentError(absl::StrCat(
