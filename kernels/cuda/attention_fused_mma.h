@@ -16,7 +16,10 @@ namespace kbench::kernels::cuda {
 int FusedPaddedHeadDim(int64_t head_dim);
 
 // fp16/bf16 tensor-core kernel (attention_fused_mma.cu); every configuration
-// has 128 query rows a block.
+// has 128 query rows a block. The configurations below are those of d = 64
+// and 128; at d = 256 every configuration runs 8 warps of 16 rows with K and
+// V tiles of 64 rows, and a padded head_dim (not 64, 128 or 256) runs the
+// default configuration's tiling of the next of those.
 enum class MmaConfig {
   // 4 warps of 32 query rows (FlashAttention-2's forward shape): K and V
   // tiles of 64 rows for d = 128, 128 rows for d = 64.
