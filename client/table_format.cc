@@ -93,6 +93,7 @@ std::string FooterLines(const RunReport& report) {
   std::string stops;
   std::string rses;
   std::string clocks;
+  std::string configs;  // how variants that choose a configuration were launched
   std::vector<std::string> checks;
   for (const v1::VariantResult& result : report.results) {
     const v1::Verification& v = result.verification();
@@ -112,6 +113,8 @@ std::string FooterLines(const RunReport& report) {
              std::string(StopReasonText(result.stats().stop_reason()));
     rses += (rses.empty() ? "" : ", ") + result.variant() + " " +
             FormatRse(result.stats());
+    if (!result.config().empty())
+      configs += (configs.empty() ? "" : "; ") + result.variant() + " " + result.config();
     const v1::Clocks& c = result.clocks();
     if (c.available()) {
       clocks += (clocks.empty() ? "" : ", ") + result.variant() + " " +
@@ -127,6 +130,7 @@ std::string FooterLines(const RunReport& report) {
   if (!stops.empty()) text += "stopped: " + stops + "\n";
   if (!rses.empty()) text += "rse of the mean: " + rses + "\n";
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
+  if (!configs.empty()) text += "launched: " + configs + "\n";
   for (const std::string& check : checks) text += "checked: " + check + "\n";
   return text;
 }

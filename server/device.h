@@ -56,6 +56,9 @@ class Workload : public ops::DeviceOutput {
                                             v1::TimingMode mode) = 0;
   // How TimeSample measures in `mode`, in words for the learner.
   virtual std::string TimingMethod(v1::TimingMode mode) const = 0;
+  // How variant `variant` is launched for this problem, when it chooses a
+  // configuration by the shape (VariantResult.config); empty otherwise.
+  virtual std::string VariantConfig(int /*variant*/) const { return ""; }
 };
 
 class Device {

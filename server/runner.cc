@@ -206,6 +206,7 @@ class Measurement {
                                                    problem_.dtype, plan_.mode);
       *result->mutable_verification() = checks_[v];
       *result->mutable_clocks() = clocks_[v].clocks();
+      result->set_config(workload_.VariantConfig(v));
       all_verified = all_verified && checks_[v].passed();
       sink_.Emit(std::move(event));
     }

@@ -643,6 +643,14 @@ TEST(FormatTable, ShowsClocksAndThrottlingWhenAvailable) {
               HasSubstr("clocks: vectorized 1755-1980 MHz throttled"));
 }
 
+TEST(FormatTable, SaysHowAVariantThatChoosesAConfigurationWasLaunched) {
+  RunReport report = VectorAddReport();
+  EXPECT_THAT(FormatTable(report), Not(HasSubstr("launched:")));
+  report.results[1].set_config("split-KV x11: 24 query blocks < 132 SMs");
+  EXPECT_THAT(FormatTable(report),
+              HasSubstr("launched: vectorized split-KV x11: 24 query blocks < 132 SMs\n"));
+}
+
 TEST(FormatTable, ShowsADashWhenNoCeilingWasMeasured) {
   RunReport report = VectorAddReport();
   for (v1::VariantResult& result : report.results) {

@@ -19,6 +19,7 @@
 // with the reason, where no CUDA device is present, except the host-only
 // tests.
 #include <cuda_runtime_api.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -734,6 +735,8 @@ TEST_F(CudaAttentionDevice, SplitKvRunJobIsVerified) {
           EXPECT_TRUE(v.passed()) << v.failure();
           EXPECT_EQ(v.elements_checked(), uint64_t(3000 * 128));
           EXPECT_EQ(v.non_finite(), 0u);
+          // The result says the keys were split, as the plan chose.
+          EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr("split-KV"));
         }
         EXPECT_EQ(results, 1);
       }

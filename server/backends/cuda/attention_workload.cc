@@ -58,6 +58,10 @@ class CudaAttention final : public CudaWorkload {
         fused_workspace_(std::move(fused_workspace)),
         cublas_(std::move(cublas)) {}
 
+  std::string VariantConfig(int variant) const override {
+    return variants_.at(variant) == ops::kAttentionFused ? fused_plan_.description : "";
+  }
+
  private:
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == ops::kAttentionFused) {
