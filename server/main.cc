@@ -25,7 +25,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -52,6 +54,7 @@
 #include "server/metrics/run_metrics.h"
 #include "server/scheduler.h"
 #include "server/service.h"
+#include "server/status_macros.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "server/store/store_recorder.h"
@@ -84,11 +87,33 @@ struct Options {
   std::string store;
   std::string http = kDefaultHttp;
   std::string auth = "auto";
+  std::string tls_cert;
+  std::string tls_key;
   bool insecure = false;
   WorkersConfig workers;
   std::string worker_binary;
   double shutdown_grace_s = 30;
 };
+
+// Server credentials of a PEM certificate chain and its key; NOT_FOUND
+// naming a file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(
+    const std::string& cert_path, const std::string& key_path) {
+  auto read = [](const std::string& flag, const std::string& path) -> absl::StatusOr<std::string> {
+    std::ifstream file(path);
+    std::stringstream text;
+    if (!file || !(text << file.rdbuf())) {
+      return absl::NotFoundError(absl::StrCat(flag, ": cannot read ", path));
+    }
+    return text.str();
+  };
+  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  KBENCH_ASSIGN_OR_RETURN(pair.cert_chain, read("--tls-cert", cert_path));
+  KBENCH_ASSIGN_OR_RETURN(pair.private_key, read("--tls-key", key_path));
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  return grpc::SslServerCredentials(ssl);
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "kbench-server: %s\n", message.c_str());
@@ -163,6 +188,14 @@ int Main(int argc, char** argv) {
   app.add_flag("--insecure", options.insecure,
                "Allow a non-loopback --listen or --http without authentication "
                "(anyone who reaches the server may run and read every run)");
+  CLI::Option* tls_cert = app.add_option(
+      "--tls-cert", options.tls_cert,
+      "PEM certificate chain: serve gRPC with TLS (clients give --tls, and --ca for a "
+      "private CA)");
+  CLI::Option* tls_key = app.add_option("--tls-key", options.tls_key,
+                                        "PEM private key of --tls-cert");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
   limit_flags.Register(app);
   AdminCommandLine admin(app);
   CLI11_PARSE(app, argc, argv);
@@ -264,7 +297,7 @@ int Main(int argc, char** argv) {
     };
     absl::StatusOr<std::unique_ptr<http::DashboardServer>> started = http::DashboardServer::Start(
         **run_store, live, registry,
-        {.listen = options.http});
+        {.listen = options.http, .authenticator = authenticator.get()});
     if (started.ok()) {
       dashboard = *std::move(started);
       Log("dashboard and metrics on http://",
@@ -276,9 +309,16 @@ int Main(int argc, char** argv) {
     }
   }
 
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert.empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> tls =
+        TlsCredentials(options.tls_cert, options.tls_key);
+    if (!tls.ok()) return Fail(std::string(tls.status().message()));
+    credentials = *std::move(tls);
+  }
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, credentials, &port);
   builder.RegisterService(&service);
   builder.RegisterService(&history);
   builder.RegisterService(&auth_service);
@@ -291,7 +331,8 @@ int Main(int argc, char** argv) {
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("kbench-server listening on %s:%d\n", host.c_str(), port);
   std::fflush(stdout);
-  Log("kbench-server ", kVersion, " serving on ", host, ":", port);
+  Log("kbench-server ", kVersion, " serving on ", host, ":", port,
+      options.tls_cert.empty() ? " (plain text)" : " (TLS)");
 
   const int signal = WaitForSignal(signals);
   Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (",

@@ -44,7 +44,7 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   absl::StatusOr<HostPort> address = ParseListen(options.listen);
   if (!address.ok()) return address.status();
   std::unique_ptr<DashboardServer> server(
-      new DashboardServer(store, std::move(live), registry, options.allow_remote));
+      new DashboardServer(store, std::move(live), registry, options.authenticator));
   if (address->port == 0) {
     server->port_ = server->server_.bind_to_any_port(address->host);
   } else if (server->server_.bind_to_port(address->host, address->port)) {
@@ -69,12 +69,13 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
 }
 
 DashboardServer::DashboardServer(store::RunStore& store, LiveProvider live,
-                                 prometheus::Registry& registry, bool allow_remote)
+                                 prometheus::Registry& registry,
+                                 const auth::TokenAuthenticator* authenticator)
     : store_(store),
       live_(std::move(live)),
       registry_(registry),
       live_gauges_(registry),
-      allow_remote_(allow_remote) {
+      authenticator_(authenticator) {
   AddRoutes();
 }
 
@@ -88,7 +89,9 @@ void DashboardServer::Stop() {
 void DashboardServer::AddRoutes() {
   server_.set_pre_routing_handler(
       [this](const httplib::Request& request, httplib::Response& response) {
-        const absl::Status allowed = CheckClient(request.remote_addr, allow_remote_);
+        // With authentication the API checks each caller's token.
+        if (authenticator_ != nullptr) return httplib::Server::HandlerResponse::Unhandled;
+        const absl::Status allowed = CheckClient(request.remote_addr);
         if (allowed.ok()) return httplib::Server::HandlerResponse::Unhandled;
         response.status = HttpStatusOf(allowed);
         response.set_content(ErrorJson(allowed).dump(), "application/json");
@@ -114,7 +117,12 @@ void DashboardServer::AddRoutes() {
     prometheus::TextSerializer().Serialize(text, registry_.Collect());
     response.set_content(text.str(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  AddApiRoutes(server_, store_, live_);
+  AddApiRoutes(server_, store_, live_,
+               [this](const httplib::Request& request) -> absl::StatusOr<auth::Principal> {
+                 if (authenticator_ == nullptr) return auth::LocalPrincipal();
+                 return authenticator_->AuthenticateHeader(
+                     request.get_header_value("Authorization"));
+               });
 }
 
 }  // namespace kbench::server::http

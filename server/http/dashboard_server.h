@@ -36,6 +36,7 @@
 #include "absl/status/statusor.h"
 #include "httplib.h"
 #include "prometheus/registry.h"
+#include "server/auth/token_authenticator.h"
 #include "server/live/live_state.h"
 #include "server/metrics/live_gauges.h"
 #include "server/store/run_store.h"
@@ -46,9 +47,11 @@ struct DashboardOptions {
   // "host:port" to listen on: "127.0.0.1:8080", "0.0.0.0:8080",
   // "[::1]:8080". Port 0 picks a free port (see DashboardServer::port).
   std::string listen = "127.0.0.1:8080";
-  // Serve clients other than this machine's. Until identities exist
-  // (issue 8) every client sees every learner's runs, so off by default.
-  bool allow_remote = false;
+  // The callers' identities: the API answers each for their role
+  // (api_routes.h), from the request's `Authorization: Bearer TOKEN`
+  // header. Null: a server without authentication, which serves this
+  // machine's clients only (client_check.h). Must outlive the server.
+  const auth::TokenAuthenticator* authenticator = nullptr;
 };
 
 class DashboardServer {
@@ -75,7 +78,7 @@ class DashboardServer {
 
  private:
   DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
-                  bool allow_remote);
+                  const auth::TokenAuthenticator* authenticator);
 
   void AddRoutes();
 
@@ -83,7 +86,7 @@ class DashboardServer {
   const LiveProvider live_;
   prometheus::Registry& registry_;
   metrics::LiveGauges live_gauges_;
-  const bool allow_remote_;
+  const auth::TokenAuthenticator* const authenticator_;
   int port_ = 0;
   httplib::Server server_;
   std::atomic<bool> listening_ended_ = false;
