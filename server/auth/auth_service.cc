@@ -95,7 +95,7 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
         (who->role == Role::kInstructor && who->cohort != request->cohort())) {
       reactor->Finish(grpc::Status(
           grpc::StatusCode::PERMISSION_DENIED,
-          absl::StrCat("cohort: a ", RoleName(who->role), " may not invite to \"",
+          absl::StrCat("cohort: a ", std::string(RoleName(who->role)), " may not invite to \"",
                        request->cohort(), "\" (an instructor invites to their own cohort, an "
                        "admin to any)")));
       return;

@@ -22,7 +22,7 @@ std::string SecretHash(std::string_view secret) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest);
   return absl::BytesToHexString(
-      std::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
+      absl::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
 }
 
 }  // namespace kbench::server::auth

@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace kbench::server::auth {
@@ -32,7 +31,8 @@ absl::StatusOr<Principal> TokenAuthenticator::AuthenticateHeader(
         absl::StrCat("this server requires a token and the call carried none; ", kHowToGetOne));
   }
   constexpr std::string_view kScheme = "Bearer ";
-  if (!absl::StartsWith(authorization, kScheme) || authorization.size() == kScheme.size()) {
+  if (authorization.substr(0, kScheme.size()) != kScheme ||
+      authorization.size() == kScheme.size()) {
     return absl::UnauthenticatedError(
         absl::StrCat("authorization: not \"Bearer TOKEN\"; ", kHowToGetOne));
   }

@@ -47,7 +47,7 @@ absl::Status CheckNewUser(const NewUser& user) {
   }
   if (user.cohort.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cohort: a ", auth::RoleName(user.role), " (", user.name, ") needs a cohort"));
+        "cohort: a ", std::string(auth::RoleName(user.role)), " (", user.name, ") needs a cohort"));
   }
   return CheckName("cohort", user.cohort);
 }

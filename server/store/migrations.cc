@@ -1,5 +1,7 @@
 #include "server/store/migrations.h"
 
+#include <variant>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "server/status_macros.h"
