@@ -1,6 +1,7 @@
 #include "server/admin_command.h"
 
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <vector>
 

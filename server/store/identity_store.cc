@@ -226,31 +226,31 @@ absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
   KBENCH_RETURN_IF_ERROR(CheckName("name", name));
   KBENCH_ASSIGN_OR_RETURN(std::string token, auth::NewSecret(kTokenPrefix));
   std::lock_guard lock(mu_);
+  const std::string code_hash = auth::SecretHash(code);
   KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
+    // Taking a use first, conditionally, keeps two logins at once from
+    // both taking the last one (PostgreSQL re-checks the row it waited for).
+    KBENCH_ASSIGN_OR_RETURN(
+        int64_t taken,
+        database_->Execute("UPDATE invites SET uses_left = uses_left - 1 WHERE code_sha256 = ? "
+                           "AND uses_left > 0 AND expires_unix_ms > ?",
+                           {code_hash, now_unix_ms}));
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        database_->Query(
-            "SELECT cohort, uses_left, expires_unix_ms FROM invites WHERE code_sha256 = ?",
-            {auth::SecretHash(code)}));
+        database_->Query("SELECT cohort, uses_left FROM invites WHERE code_sha256 = ?",
+                         {code_hash}));
     if (rows.empty()) {
       return absl::PermissionDeniedError(
           "invite: not an invite code of this server (ask your instructor for one)");
     }
-    const std::string cohort = std::get<std::string>(rows[0][0]);
-    if (std::get<int64_t>(rows[0][1]) <= 0) {
+    if (taken == 0) {
       return absl::PermissionDeniedError(
-          "invite: this code has been used up (ask your instructor for a new one)");
+          std::get<int64_t>(rows[0][1]) <= 0
+              ? "invite: this code has been used up (ask your instructor for a new one)"
+              : "invite: this code has expired (ask your instructor for a new one)");
     }
-    if (std::get<int64_t>(rows[0][2]) <= now_unix_ms) {
-      return absl::PermissionDeniedError(
-          "invite: this code has expired (ask your instructor for a new one)");
-    }
-    KBENCH_RETURN_IF_ERROR(
-        InsertUser(NewUser{name, auth::Role::kLearner, cohort, ""}, token, now_unix_ms));
-    return database_
-        ->Execute("UPDATE invites SET uses_left = uses_left - 1 WHERE code_sha256 = ?",
-                  {auth::SecretHash(code)})
-        .status();
+    return InsertUser(NewUser{name, auth::Role::kLearner, std::get<std::string>(rows[0][0]), ""},
+                      token, now_unix_ms);
   }));
   return token;
 }
