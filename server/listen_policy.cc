@@ -27,8 +27,8 @@ absl::Status CheckListenAddress(const std::string& flag, const std::string& addr
       flag, " ", address,
       ": a server without authentication serves this machine only (127.0.0.1, "
       "localhost, [::1]), since anyone who reaches it could run on its devices and "
-      "read every run; add users (kbench-server admin add-user) and give --auth on, "
-      "or give --insecure to serve the network without authentication"));
+      "read every run; add users (kbench-server admin add-user: authentication then "
+      "turns on), or give --insecure to serve the network without authentication"));
 }
 
 }  // namespace kbench::server

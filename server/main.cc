@@ -190,8 +190,8 @@ int Main(int argc, char** argv) {
                "(anyone who reaches the server may run and read every run)");
   CLI::Option* tls_cert = app.add_option(
       "--tls-cert", options.tls_cert,
-      "PEM certificate chain: serve gRPC with TLS (clients give --tls, and --ca for a "
-      "private CA)");
+      "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "
+      "--tls, and --ca for a private CA)");
   CLI::Option* tls_key = app.add_option("--tls-key", options.tls_key,
                                         "PEM private key of --tls-cert");
   tls_cert->needs(tls_key);
@@ -297,10 +297,13 @@ int Main(int argc, char** argv) {
     };
     absl::StatusOr<std::unique_ptr<http::DashboardServer>> started = http::DashboardServer::Start(
         **run_store, live, registry,
-        {.listen = options.http, .authenticator = authenticator.get()});
+        {.listen = options.http,
+         .authenticator = authenticator.get(),
+         .tls_cert = options.tls_cert,
+         .tls_key = options.tls_key});
     if (started.ok()) {
       dashboard = *std::move(started);
-      Log("dashboard and metrics on http://",
+      Log("dashboard and metrics on ", options.tls_cert.empty() ? "http" : "https", "://",
           options.http.substr(0, options.http.rfind(':')), ":", dashboard->port(), "/");
     } else if (options.http == kDefaultHttp) {
       Log("no dashboard: ", started.status().message(), " (give --http HOST:PORT)");

@@ -1,7 +1,9 @@
 // The dashboard's API on a server with authentication: every endpoint needs
 // `Authorization: Bearer TOKEN` (401 without), and answers each role with
 // what it may read: a learner their own runs, an instructor their cohort's,
-// an admin all; a learner asking for another learner is 403.
+// an admin all; a learner asking for another learner is 403. And the same
+// over HTTPS, with a certificate the test makes with the openssl command.
+#include <chrono>
 #include <memory>
 #include <set>
 #include <string>
@@ -15,6 +17,7 @@
 #include "server/http/dashboard_server.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
+#include "tests/process_helper.h"
 #include "tests/run_records.h"
 #include "tests/temp_dir.h"
 
@@ -122,6 +125,42 @@ TEST_F(DashboardRolesTest, ALearnerAskingForAnotherIsForbidden) {
   EXPECT_EQ(Get("/api/learner?learner=bob", ada_)->status, 403);
   EXPECT_EQ(Get("/api/learner?learner=ada", ada_)->status, 200);
   EXPECT_EQ(Get("/api/learner?learner=bob", grace_)->status, 200);
+}
+
+TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
+  using namespace std::chrono_literals;
+  const std::string cert = dir_.path() + "/cert.pem";
+  const std::string key = dir_.path() + "/key.pem";
+  ::kbench::testing::ProcessResult made = ::kbench::testing::RunProcess(
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+       "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+       "subjectAltName=DNS:localhost,IP:127.0.0.1"},
+      60s);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  absl::StatusOr<std::unique_ptr<DashboardServer>> https = DashboardServer::Start(
+      *runs_, NoLiveRuns, registry_,
+      {.listen = "127.0.0.1:0",
+       .authenticator = authenticator_.get(),
+       .tls_cert = cert,
+       .tls_key = key});
+  ASSERT_TRUE(https.ok()) << https.status();
+  httplib::SSLClient client("127.0.0.1", (*https)->port());
+  client.set_ca_cert_path(cert.c_str());
+  client.enable_server_certificate_verification(true);
+  httplib::Result result = client.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  ASSERT_TRUE(result) << httplib::to_string(result.error());
+  EXPECT_EQ(result->status, 200);
+  // Plain HTTP to the HTTPS port gets no answer.
+  httplib::Client plain("127.0.0.1", (*https)->port());
+  plain.set_connection_timeout(2);
+  plain.set_read_timeout(2);
+  httplib::Result cleartext = plain.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  EXPECT_TRUE(!cleartext || cleartext->status != 200);
+
+  const absl::StatusOr<std::unique_ptr<DashboardServer>> bad = DashboardServer::Start(
+      *runs_, NoLiveRuns, registry_,
+      {.listen = "127.0.0.1:0", .tls_cert = key, .tls_key = cert});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
 }
 
 }  // namespace

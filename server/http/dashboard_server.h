@@ -52,6 +52,9 @@ struct DashboardOptions {
   // header. Null: a server without authentication, which serves this
   // machine's clients only (client_check.h). Must outlive the server.
   const auth::TokenAuthenticator* authenticator = nullptr;
+  // PEM certificate chain and key: serve HTTPS; empty: plain HTTP.
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 class DashboardServer {
@@ -78,7 +81,8 @@ class DashboardServer {
 
  private:
   DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
-                  const auth::TokenAuthenticator* authenticator);
+                  const auth::TokenAuthenticator* authenticator,
+                  std::unique_ptr<httplib::Server> server);
 
   void AddRoutes();
 
@@ -88,7 +92,7 @@ class DashboardServer {
   metrics::LiveGauges live_gauges_;
   const auth::TokenAuthenticator* const authenticator_;
   int port_ = 0;
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> server_;  // an httplib::SSLServer for TLS
   std::atomic<bool> listening_ended_ = false;
   std::thread thread_;
 };
