@@ -51,7 +51,7 @@ std::string DescribeRpcFailure(const grpc::Status& status,
       return "kbench: server at " + where +
              " is too busy (queue full); try again later: " + detail;
     case grpc::StatusCode::UNAUTHENTICATED:
-      return "kbench: the server at " + where + " did not accept your token: " + detail;
+      return "kbench: not signed in to the server at " + where + ": " + detail;
     case grpc::StatusCode::PERMISSION_DENIED:
       return "kbench: not allowed: " + detail;
     case grpc::StatusCode::INTERNAL:

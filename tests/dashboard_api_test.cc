@@ -187,7 +187,7 @@ TEST_F(DashboardApiTest, LearnerHistoryIsOldestFirstWithARowPerResult) {
   }
   EXPECT_THAT(rows, ElementsAre("a1/naive", "a1/fused", "a2/naive", "a2/fused", "a3/naive",
                                 "a3/vectorized"));
-  // A learner known by the peer's host until identities exist.
+  // A learner of a server without authentication is known by the peer's host.
   const Json peer = GetJson("/api/learner?learner=127.0.0.2");
   ASSERT_EQ(peer["rows"].size(), 2u);
   EXPECT_EQ(peer["rows"][0]["run_id"], "p1");

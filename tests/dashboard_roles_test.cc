@@ -83,7 +83,8 @@ class DashboardRolesTest : public ::testing::Test {
     std::set<std::string> learners;
     if (!result) return learners;
     EXPECT_EQ(result->status, 200) << result->body;
-    for (const Json& row : Json::parse(result->body)["rows"]) {
+    const Json body = Json::parse(result->body);
+    for (const Json& row : body["rows"]) {
       learners.insert(row["learner"].get<std::string>());
     }
     return learners;

@@ -5,8 +5,10 @@
 //   /metrics         the registry in Prometheus' text format; the live
 //                    gauges (metrics/live_gauges.h) are set from the live
 //                    provider just before each scrape.
-// Until identities exist it serves loopback clients only, unless
-// options.allow_remote; other clients get 403 saying why (client_check.h).
+// With an authenticator (a server with users) the API answers each caller's
+// token for their role and the page asks for a token; without one it
+// serves loopback clients only, others get 403 saying why (client_check.h).
+// /metrics needs no token. HTTPS with options.tls_cert and tls_key.
 //
 // Use from kbench-server's main:
 //   prometheus::Registry registry;
