@@ -5,7 +5,9 @@
 #include <iostream>
 #include <optional>
 
+#include "auth_command.h"
 #include "command_line.h"
+#include "credentials.h"
 #include "csv_format.h"
 #include "exit_codes.h"
 #include "history_command.h"
@@ -99,11 +101,26 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
   CallOptions call;
   call.server = line.options.server;
   call.timeout = std::chrono::duration<double>(line.options.timeout_s);
+  call.tls = line.options.tls;
+  call.ca_file = line.options.ca_file;
+  call.insecure_token = line.options.insecure_token;
+  absl::StatusOr<std::string> token = LoadToken();
+  if (!token.ok()) {
+    std::cerr << "kbench: " << token.status().message() << std::endl;
+    return static_cast<int>(ExitCode::kBadArguments);
+  }
+  call.token = *std::move(token);
+  if (absl::Status transport = CheckTransport(call); !transport.ok()) {
+    std::cerr << "kbench: " << transport.message() << std::endl;
+    return static_cast<int>(ExitCode::kBadArguments);
+  }
   ExitCode code = ExitCode::kOk;
   if (const auto* request = std::get_if<v1::RunRequest>(&line.command)) {
     code = RunBenchmarkCommand(line.options, call, watcher, *request);
   } else if (const auto* history = std::get_if<HistoryCommand>(&line.command)) {
     code = RunHistoryCommand(line.options, call, watcher, *history);
+  } else if (const auto* auth = std::get_if<AuthCommand>(&line.command)) {
+    code = RunAuthCommand(line.options, call, watcher, *auth);
   } else if (const auto* sweep = std::get_if<SweepCommand>(&line.command)) {
     code = RunSweep(line.options, call, watcher, *sweep);
   } else {

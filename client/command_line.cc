@@ -31,12 +31,15 @@ constexpr char kExitCodesHelp[] =
 
 constexpr char kGlobalOptionsHelp[] =
     "Global options (before or after the subcommand; see kbench --help):\n"
-    "  --server HOST:PORT, --timeout SECONDS, --json | --csv, --quiet\n";
+    "  --server HOST:PORT, --timeout SECONDS, --json | --csv, --quiet,\n"
+    "  --tls [--ca FILE], --insecure-token\n";
 
 constexpr char kEnvironmentHelp[] =
     "\nEnvironment:\n"
     "  KBENCH_SERVER  server address (HOST:PORT) used when --server is not\n"
     "                 given; without either, localhost:50051\n"
+    "  KBENCH_TOKEN   the token to send (else the one `kbench login` saved in\n"
+    "                 $XDG_CONFIG_HOME/kbench/credentials, ~/.config/kbench/...)\n"
     "\n"
     "Output: progress on stderr (unless --quiet); results on stdout as a\n"
     "table, or one JSON object (--json), or CSV with a header (--csv).\n";
@@ -243,6 +246,17 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "--csv", csv, "Print CSV (a header, one row per variant) instead");
   json_flag->excludes(csv_flag);
   app.add_flag("--quiet", line.options.quiet, "No progress on stderr");
+  CLI::Option* tls_flag = app.add_flag(
+      "--tls", line.options.tls,
+      "Connect with TLS (the server runs with --tls-cert and --tls-key)");
+  app.add_option("--ca", line.options.ca_file,
+                 "PEM file of the CA that signed the server's certificate "
+                 "(default: the system's roots)")
+      ->type_name("FILE")
+      ->needs(tls_flag);
+  app.add_flag("--insecure-token", line.options.insecure_token,
+               "Send the token without TLS to a server that is not on this "
+               "machine (anyone on the network can read it)");
 
   // One run subcommand per op, each filling its own request; the flags
   // every op shares land in run_flags (only one subcommand is parsed).
@@ -269,8 +283,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "ceilings, each op with its variants and their dtypes, limits, default "
       "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
-  subcommand_names += "info, runs, show, export, sweep";
+  subcommand_names += "info, runs, show, export, sweep, login, invite, whoami";
   HistoryCommandLine history(app);
+  AuthCommandLine auth(app);
   SweepCommandLine sweep(app);
 
   app.footer(TopFooter() + "\n" + kExitCodesHelp);
@@ -301,6 +316,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
     line.command = std::move(requests[i]);
   }
   if (std::optional<HistoryCommand> command = history.Parsed()) {
+    line.command = *std::move(command);
+  }
+  if (std::optional<AuthCommand> command = auth.Parsed()) {
     line.command = *std::move(command);
   }
   try {

@@ -2,8 +2,9 @@
 // CLI11 into the request to send. There is one run subcommand per op of the
 // registry (server/ops/registry.h), named for the op with '-' for '_'
 // (vector-add, attention), whose flags are the op's problem fields; `info`;
-// the history commands (runs, show, export: history_command_line.h); and
-// `sweep` (sweep_command_line.h).
+// the history commands (runs, show, export: history_command_line.h);
+// `sweep` (sweep_command_line.h); and login, invite, whoami
+// (auth_command_line.h).
 #ifndef KBENCH_CLIENT_COMMAND_LINE_H_
 #define KBENCH_CLIENT_COMMAND_LINE_H_
 
@@ -11,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "auth_command_line.h"
 #include "exit_codes.h"
 #include "history_command_line.h"
 #include "kbench/v1/kbench.pb.h"
@@ -26,6 +28,9 @@ struct GlobalOptions {
   double timeout_s = 600;
   OutputFormat format = OutputFormat::kTable;
   bool quiet = false;
+  bool tls = false;             // --tls
+  std::string ca_file;          // --ca FILE
+  bool insecure_token = false;  // --insecure-token
 };
 
 // `kbench info`.
@@ -34,8 +39,9 @@ struct InfoCommand {};
 struct CommandLine {
   GlobalOptions options;
   // A run subcommand's request, its problem set (the oneof names the op);
-  // info; a history command; or a sweep.
-  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand>
+  // info; a history command; a sweep; or login, invite, whoami.
+  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
+               AuthCommand>
       command;
 };
 

@@ -50,6 +50,10 @@ std::string DescribeRpcFailure(const grpc::Status& status,
     case grpc::StatusCode::RESOURCE_EXHAUSTED:
       return "kbench: server at " + where +
              " is too busy (queue full); try again later: " + detail;
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "kbench: not signed in to the server at " + where + ": " + detail;
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "kbench: not allowed: " + detail;
     case grpc::StatusCode::INTERNAL:
       return "kbench: the run failed on the server at " + where + ": " + detail;
     default:

@@ -95,12 +95,6 @@ std::string DescribeHistoryFailure(const grpc::Status& status,
                std::string(run_id) + "' (kbench runs lists the runs it has)";
       }
       break;
-    case grpc::StatusCode::PERMISSION_DENIED:
-      return "kbench: the server at " + where +
-             " serves run history to clients on its own machine only, until "
-             "user identities exist; run kbench on the server's host (or "
-             "through an SSH tunnel): " +
-             status.error_message();
     case grpc::StatusCode::UNIMPLEMENTED:
       return "kbench: the server at " + where +
              " does not offer run history (it runs without a results store, "

@@ -34,9 +34,9 @@ CallResult ExportRuns(const CallOptions& options, InterruptWatcher& watcher,
 
 // One line for stderr, starting "kbench: ", for a failed history call:
 // NOT_FOUND says the server has no run `run_id` (when one was asked for);
-// PERMISSION_DENIED that the history serves loopback clients only until
-// identities exist; UNIMPLEMENTED that the server offers no history; other
-// codes as DescribeRpcFailure says them.
+// UNIMPLEMENTED that the server offers no history; other codes (among them
+// PERMISSION_DENIED, whose message says which runs the caller may read) as
+// DescribeRpcFailure says them.
 std::string DescribeHistoryFailure(const grpc::Status& status,
                                    std::string_view server, double timeout_s,
                                    CallStage stage,

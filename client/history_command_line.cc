@@ -10,9 +10,10 @@ namespace kbench::client {
 namespace {
 
 constexpr char kHistoryNote[] =
-    "\nThe history is the server's results store. Until user identities\n"
-    "exist the server answers history calls from its own machine only\n"
-    "(loopback); elsewhere they are refused (PERMISSION_DENIED).\n"
+    "\nThe history is the server's results store. On a server with\n"
+    "authentication a learner sees their own runs, an instructor their\n"
+    "cohort's, an admin all (others' are PERMISSION_DENIED); a server\n"
+    "without it answers its own machine only (loopback).\n"
     "\n"
     "Exit codes: 0 ok; 2 bad arguments, a filter the server refused, or an\n"
     "unknown run id; 3 server unreachable, refusing or failing; 130\n"

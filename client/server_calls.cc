@@ -4,7 +4,12 @@
 #include <grpcpp/security/credentials.h>
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
+#include <sstream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 
 #include "kbench/v1/kbench.grpc.pb.h"
 
@@ -18,12 +23,46 @@ constexpr std::chrono::milliseconds kInterruptPoll(100);
 
 }  // namespace
 
+bool IsLoopbackServer(const std::string& server) {
+  if (absl::StartsWith(server, "unix:")) return true;
+  std::string host = server.substr(0, server.rfind(':'));
+  if (absl::StartsWith(host, "ipv4:") || absl::StartsWith(host, "ipv6:")) {
+    host = host.substr(5);
+  }
+  return host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.");
+}
+
+absl::Status CheckTransport(const CallOptions& options) {
+  if (!options.ca_file.empty() && !std::ifstream(options.ca_file)) {
+    return absl::NotFoundError(absl::StrCat("--ca: cannot read ", options.ca_file));
+  }
+  if (options.token.empty() || options.tls || options.insecure_token ||
+      IsLoopbackServer(options.server)) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "will not send your token in clear text to ", options.server,
+      " (anyone on the network could read it and act as you): give --tls (and --ca FILE "
+      "for a private CA), or --insecure-token to send it anyway"));
+}
+
 // Refused connections show as TRANSIENT_FAILURE.
 grpc::Status ConnectToServer(const CallOptions& options,
                              const InterruptWatcher& watcher,
                              std::shared_ptr<grpc::Channel>& channel) {
-  channel =
-      grpc::CreateChannel(options.server, grpc::InsecureChannelCredentials());
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (options.tls) {
+    grpc::SslCredentialsOptions ssl;
+    if (!options.ca_file.empty()) {
+      std::ifstream file(options.ca_file);
+      std::stringstream pem;
+      pem << file.rdbuf();
+      ssl.pem_root_certs = pem.str();
+    }
+    credentials = grpc::SslCredentials(ssl);
+  }
+  channel = grpc::CreateChannel(options.server, credentials);
   const auto give_up =
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(options.connect_timeout);
@@ -49,6 +88,9 @@ grpc::Status ConnectToServer(const CallOptions& options,
 
 void PrepareContext(const CallOptions& options, grpc::ClientContext& context) {
   context.set_wait_for_ready(false);
+  if (!options.token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + options.token);
+  }
   context.set_deadline(
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(options.timeout));

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "exit_codes.h"
 #include "interrupt_watcher.h"
 #include "kbench/v1/kbench.pb.h"
@@ -24,7 +25,26 @@ struct CallOptions {
   std::chrono::duration<double> timeout{600};
   // How long to wait for a connection before giving up with UNAVAILABLE.
   std::chrono::duration<double> connect_timeout{5};
+  // The bearer token sent on every call as `authorization` metadata; none
+  // when empty (credentials.h says where it comes from).
+  std::string token;
+  // TLS to the server, checking its certificate against `ca_file` (PEM;
+  // empty: the system's roots).
+  bool tls = false;
+  std::string ca_file;
+  // Send the token even in clear text to a server that is not loopback.
+  bool insecure_token = false;
 };
+
+// Whether the server address is this machine: 127.x, localhost, [::1], or
+// a unix: socket.
+bool IsLoopbackServer(const std::string& server);
+
+// OK unless `options` would send a token in clear text (no TLS) to a
+// server that is not loopback without insecure_token: then
+// FAILED_PRECONDITION saying why and what to do. Also an unreadable
+// ca_file.
+absl::Status CheckTransport(const CallOptions& options);
 
 // How a call ended, and how far it got (for DescribeRpcFailure).
 struct CallResult {
@@ -40,8 +60,9 @@ grpc::Status ConnectToServer(const CallOptions& options,
                              const InterruptWatcher& watcher,
                              std::shared_ptr<grpc::Channel>& channel);
 
-// Sets the call's deadline (options.timeout from now) and wait_for_ready
-// false, as every call of the CLI makes it.
+// Sets the call's deadline (options.timeout from now), wait_for_ready
+// false and the token's `authorization: Bearer TOKEN` metadata, as every
+// call of the CLI makes it.
 void PrepareContext(const CallOptions& options, grpc::ClientContext& context);
 
 // Connects to the server, then sends `request` through the generic Run RPC

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages kbench builds and tests with, only those
-# missing (PostgreSQL 15 and Chromium are for the store and dashboard tests).
+# missing (PostgreSQL 15 and Chromium are for the store and dashboard tests,
+# the openssl CLI makes the TLS test's certificates).
 # Needs root or sudo when something is missing. CUDA (nvcc) is optional:
 # without it the build leaves the CUDA backend out.
 set -euo pipefail
@@ -10,7 +11,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev libgtest-dev libgmock-dev
   libsqlite3-dev libpqxx-dev postgresql-15 libcpp-httplib-dev prometheus-cpp-dev
   libjs-chart.js libyaml-cpp-dev libssl-dev
-  chromium procps python3
+  chromium procps python3 openssl
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "server/auth/run_access.h"
+#include "server/status_macros.h"
 #include "server/status_mapping.h"
 
 namespace kbench::server {
@@ -97,6 +99,13 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
   bool finished_ = false;
 };
 
+// The request narrowed to what the caller may read.
+absl::StatusOr<v1::ListRunsRequest> Scoped(const absl::StatusOr<auth::Principal>& caller,
+                                           const v1::ListRunsRequest& request) {
+  if (!caller.ok()) return caller.status();
+  return auth::ScopeToCaller(*caller, request);
+}
+
 }  // namespace
 
 bool IsLoopbackPeer(const std::string& peer) {
@@ -104,29 +113,32 @@ bool IsLoopbackPeer(const std::string& peer) {
          absl::StartsWith(peer, "ipv6:[::ffff:127.") || absl::StartsWith(peer, "unix:");
 }
 
-HistoryService::HistoryService(store::RunStore& store, bool allow_remote)
-    : store_(store), allow_remote_(allow_remote) {}
+HistoryService::HistoryService(store::RunStore& store, const auth::Authenticator* authenticator,
+                               store::IdentityStore* identities)
+    : store_(store), authenticator_(authenticator), identities_(identities) {}
 
-grpc::Status HistoryService::CheckPeer(const grpc::CallbackServerContext& context) const {
+absl::StatusOr<auth::Principal> HistoryService::Caller(
+    const grpc::CallbackServerContext& context) const {
+  if (authenticator_ != nullptr) return authenticator_->Authenticate(context);
   const std::string peer = context.peer();
-  if (allow_remote_ || IsLoopbackPeer(peer)) return grpc::Status::OK;
-  return grpc::Status(
-      grpc::StatusCode::PERMISSION_DENIED,
-      absl::StrCat("run history is served to loopback clients only until users "
-                   "authenticate (this client is ", peer,
-                   "); the server's operator can allow remote clients"));
+  if (IsLoopbackPeer(peer)) return auth::LocalPrincipal();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "run history is served to loopback clients only on a server without "
+      "authentication (this client is ", peer,
+      "); the server's operator can add users (kbench-server admin) to turn it on"));
 }
 
 grpc::ServerUnaryReactor* HistoryService::ListRuns(grpc::CallbackServerContext* context,
                                                    const v1::ListRunsRequest* request,
                                                    v1::ListRunsResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (grpc::Status denied = CheckPeer(*context); !denied.ok()) {
-    reactor->Finish(denied);
+  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(Caller(*context), *request);
+  if (!scoped.ok()) {
+    reactor->Finish(ToGrpcStatus(scoped.status()));
     return reactor;
   }
-  thread_.Post([this, reactor, request, response] {
-    absl::StatusOr<v1::ListRunsResponse> page = store_.List(*request, store::Samples::kOmit);
+  thread_.Post([this, reactor, scoped = *std::move(scoped), response] {
+    absl::StatusOr<v1::ListRunsResponse> page = store_.List(scoped, store::Samples::kOmit);
     if (page.ok()) *response = *std::move(page);
     reactor->Finish(ToGrpcStatus(page.status()));
   });
@@ -137,25 +149,38 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
                                                  const v1::GetRunRequest* request,
                                                  v1::RunRecord* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (grpc::Status denied = CheckPeer(*context); !denied.ok()) {
-    reactor->Finish(denied);
+  absl::StatusOr<auth::Principal> caller = Caller(*context);
+  if (!caller.ok()) {
+    reactor->Finish(ToGrpcStatus(caller.status()));
     return reactor;
   }
   if (request->run_id().empty()) {
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "run_id: empty"));
     return reactor;
   }
-  thread_.Post([this, reactor, request, response] {
-    absl::StatusOr<v1::RunRecord> run = store_.Get(request->run_id());
-    if (run.ok()) *response = *std::move(run);
-    reactor->Finish(ToGrpcStatus(run.status()));
+  thread_.Post([this, reactor, request, response, caller = *std::move(caller)] {
+    reactor->Finish(ToGrpcStatus([&]() -> absl::Status {
+      KBENCH_ASSIGN_OR_RETURN(v1::RunRecord run, store_.Get(request->run_id()));
+      if (caller.role != auth::Role::kAdmin) {
+        std::string cohort;
+        if (absl::StatusOr<store::UserRecord> user = identities_->FindUser(run.user());
+            user.ok()) {
+          cohort = user->cohort;
+        }
+        KBENCH_RETURN_IF_ERROR(auth::CheckRunAccess(caller, run.run_id(), run.user(), cohort));
+      }
+      *response = std::move(run);
+      return absl::OkStatus();
+    }()));
   });
   return reactor;
 }
 
 grpc::ServerWriteReactor<v1::RunRecord>* HistoryService::ExportRuns(
     grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) {
-  return new ExportReactor(store_, thread_, *request, CheckPeer(*context));
+  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(Caller(*context), *request);
+  return new ExportReactor(store_, thread_, scoped.ok() ? *scoped : *request,
+                           ToGrpcStatus(scoped.status()));
 }
 
 }  // namespace kbench::server

@@ -3,18 +3,24 @@
 // StoreThread, never on a gRPC thread; ExportRuns reads a page at a time
 // there and writes one record at a time, one write in flight.
 //
-// Until identities exist it serves loopback clients only (ipv4:127.x,
-// ipv6:[::1], unix:) unless constructed with allow_remote; any other peer
+// With an authenticator (a server with authentication) each caller reads
+// what their role allows (server/auth/run_access.h): a learner their own
+// runs, an instructor their cohort's, an admin all; no valid token is
+// UNAUTHENTICATED, another's runs PERMISSION_DENIED. Without one it serves
+// loopback clients only (ipv4:127.x, ipv6:[::1], unix:); any other peer
 // gets PERMISSION_DENIED saying why. Filters are checked by the store: a bad
 // one is INVALID_ARGUMENT naming the field.
 //
-// The store must outlive the service, and the service the gRPC server that
-// serves it (destroy the server first: Shutdown waits for the RPCs).
+// The store, the authenticator and the identities must outlive the service,
+// and the service the gRPC server that serves it (destroy the server first:
+// Shutdown waits for the RPCs).
 #pragma once
 
 #include <string>
 
 #include "kbench/v1/history.grpc.pb.h"
+#include "server/auth/authenticator.h"
+#include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "server/store/store_thread.h"
 
@@ -26,7 +32,11 @@ bool IsLoopbackPeer(const std::string& peer);
 
 class HistoryService final : public v1::RunHistory::CallbackService {
  public:
-  explicit HistoryService(store::RunStore& store, bool allow_remote = false);
+  // `identities` (the cohorts of the runs' users) is required with an
+  // authenticator.
+  explicit HistoryService(store::RunStore& store,
+                          const auth::Authenticator* authenticator = nullptr,
+                          store::IdentityStore* identities = nullptr);
 
   grpc::ServerUnaryReactor* ListRuns(grpc::CallbackServerContext* context,
                                      const v1::ListRunsRequest* request,
@@ -38,11 +48,13 @@ class HistoryService final : public v1::RunHistory::CallbackService {
       grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) override;
 
  private:
-  // OK for a peer this service serves; else PERMISSION_DENIED.
-  grpc::Status CheckPeer(const grpc::CallbackServerContext& context) const;
+  // Who calls: the authenticator's principal, or, without one, the
+  // anonymous local caller if the peer is loopback (else PERMISSION_DENIED).
+  absl::StatusOr<auth::Principal> Caller(const grpc::CallbackServerContext& context) const;
 
   store::RunStore& store_;
-  const bool allow_remote_;
+  const auth::Authenticator* const authenticator_;
+  store::IdentityStore* const identities_;
   store::StoreThread thread_;  // last: destroyed first, finishing queued reads
 };
 

@@ -12,6 +12,10 @@
 // PostgreSQL by URL); at start-up runs an earlier server left in flight
 // become interrupted. The run history (RunHistory), the dashboard, its
 // JSON API and the Prometheus metrics (--http) read it.
+// Identities live in the same store (`kbench-server admin`, admin_command.h).
+// --auth auto (the default) authenticates callers when the store has any
+// active user; without authentication the server listens on loopback only
+// unless --insecure (listen_policy.h). The mode is logged at start-up.
 // SIGINT or SIGTERM drains: new runs are refused with UNAVAILABLE, health
 // turns NOT_SERVING, running and waiting runs get --shutdown-grace seconds
 // to end, then are cancelled; then the workers get SIGTERM (SIGKILL if they
@@ -21,6 +25,9 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -31,6 +38,9 @@
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "prometheus/registry.h"
+#include "server/admin_command.h"
+#include "server/auth/auth_service.h"
+#include "server/auth/token_authenticator.h"
 #include "server/front/start_workers.h"
 #include "server/front/worker_executor.h"
 #include "server/front/worker_paths.h"
@@ -38,11 +48,14 @@
 #include "server/http/dashboard_server.h"
 #include "server/limit_flags.h"
 #include "server/limits.h"
+#include "server/listen_policy.h"
 #include "server/live/live_runs.h"
 #include "server/log.h"
 #include "server/metrics/run_metrics.h"
 #include "server/scheduler.h"
 #include "server/service.h"
+#include "server/status_macros.h"
+#include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "server/store/store_recorder.h"
 #include "server/validation.h"
@@ -73,11 +86,34 @@ struct Options {
   std::string listen = "127.0.0.1:50051";
   std::string store;
   std::string http = kDefaultHttp;
-  bool allow_remote_history = false;
+  std::string auth = "auto";
+  std::string tls_cert;
+  std::string tls_key;
+  bool insecure = false;
   WorkersConfig workers;
   std::string worker_binary;
   double shutdown_grace_s = 30;
 };
+
+// Server credentials of a PEM certificate chain and its key; NOT_FOUND
+// naming a file that cannot be read.
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(
+    const std::string& cert_path, const std::string& key_path) {
+  auto read = [](const std::string& flag, const std::string& path) -> absl::StatusOr<std::string> {
+    std::ifstream file(path);
+    std::stringstream text;
+    if (!file || !(text << file.rdbuf())) {
+      return absl::NotFoundError(absl::StrCat(flag, ": cannot read ", path));
+    }
+    return text.str();
+  };
+  grpc::SslServerCredentialsOptions ssl;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  KBENCH_ASSIGN_OR_RETURN(pair.cert_chain, read("--tls-cert", cert_path));
+  KBENCH_ASSIGN_OR_RETURN(pair.private_key, read("--tls-key", key_path));
+  ssl.pem_key_cert_pairs.push_back(std::move(pair));
+  return grpc::SslServerCredentials(ssl);
+}
 
 int Fail(const std::string& message) {
   std::fprintf(stderr, "kbench-server: %s\n", message.c_str());
@@ -144,13 +180,57 @@ int Main(int argc, char** argv) {
                  "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "
                  "cannot be bound the server goes on without it and says so")
       ->capture_default_str();
-  app.add_flag("--allow-remote-history", options.allow_remote_history,
-               "Serve the run history and the dashboard to clients other than this "
-               "host (until identities exist every client sees every run)");
+  app.add_option("--auth", options.auth,
+                 "Authenticate callers by their token: on, off, or auto (on when the "
+                 "store has any active user; add users with `kbench-server admin`)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  app.add_flag("--insecure", options.insecure,
+               "Allow a non-loopback --listen or --http without authentication "
+               "(anyone who reaches the server may run and read every run)");
+  CLI::Option* tls_cert = app.add_option(
+      "--tls-cert", options.tls_cert,
+      "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "
+      "--tls, and --ca for a private CA)");
+  CLI::Option* tls_key = app.add_option("--tls-key", options.tls_key,
+                                        "PEM private key of --tls-cert");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
   limit_flags.Register(app);
+  AdminCommandLine admin(app);
   CLI11_PARSE(app, argc, argv);
 
   if (options.store.empty()) options.store = DefaultStorePath();
+  if (admin.parsed()) return admin.Run(options.store, std::cout, std::cerr);
+
+  absl::StatusOr<std::unique_ptr<store::IdentityStore>> identities =
+      store::OpenIdentityStore(options.store);
+  if (!identities.ok())
+    return Fail(absl::StrCat("cannot open the store ", options.store, ": ",
+                             identities.status().message()));
+  absl::StatusOr<int64_t> users = (*identities)->CountActiveUsers();
+  if (!users.ok())
+    return Fail(absl::StrCat("the store ", options.store, ": ", users.status().message()));
+  const bool authentication = options.auth == "on" || (options.auth == "auto" && *users > 0);
+  if (authentication && *users == 0)
+    return Fail("--auth on: the store has no active user; add one first with "
+                "`kbench-server admin add-user NAME --role admin`");
+  for (const auto& [flag, address] : {std::pair{"--listen", options.listen},
+                                      std::pair{"--http", options.http}}) {
+    if (address == "off") continue;
+    if (absl::Status allowed = CheckListenAddress(flag, address, authentication,
+                                                  options.insecure);
+        !allowed.ok())
+      return Fail(std::string(allowed.message()));
+  }
+  std::unique_ptr<auth::TokenAuthenticator> authenticator;
+  if (authentication) {
+    authenticator = std::make_unique<auth::TokenAuthenticator>(**identities);
+    Log("auth: on (", *users, " active users): every call needs a token");
+  } else {
+    Log("auth: off (", options.auth == "off" ? "--auth off" : "no users in the store",
+        "): every caller is the local admin", options.insecure ? " (--insecure)" : "");
+  }
   absl::StatusOr<std::unique_ptr<store::RunStore>> run_store = store::OpenStore(options.store);
   if (!run_store.ok())
     return Fail(absl::StrCat("cannot open the store ", options.store, ": ",
@@ -198,12 +278,14 @@ int Main(int argc, char** argv) {
   service_options.limits = limits;
   service_options.timing_defaults = *timing_defaults;
   service_options.enable_fault_injection = options.workers.enable_fault_injection;
+  service_options.authenticator = authenticator.get();
   store::StoreRecorder recorder(**run_store);
   prometheus::Registry registry;
   metrics::RunMetrics metrics(registry);
   LiveRuns live_runs;
   KernelBenchService service(*scheduler, service_options, {&recorder, &metrics, &live_runs});
-  HistoryService history(**run_store, options.allow_remote_history);
+  HistoryService history(**run_store, authenticator.get(), identities->get());
+  auth::AuthService auth_service(**identities, authenticator.get());
 
   std::unique_ptr<http::DashboardServer> dashboard;
   if (options.http != "off") {
@@ -215,10 +297,13 @@ int Main(int argc, char** argv) {
     };
     absl::StatusOr<std::unique_ptr<http::DashboardServer>> started = http::DashboardServer::Start(
         **run_store, live, registry,
-        {.listen = options.http, .allow_remote = options.allow_remote_history});
+        {.listen = options.http,
+         .authenticator = authenticator.get(),
+         .tls_cert = options.tls_cert,
+         .tls_key = options.tls_key});
     if (started.ok()) {
       dashboard = *std::move(started);
-      Log("dashboard and metrics on http://",
+      Log("dashboard and metrics on ", options.tls_cert.empty() ? "http" : "https", "://",
           options.http.substr(0, options.http.rfind(':')), ":", dashboard->port(), "/");
     } else if (options.http == kDefaultHttp) {
       Log("no dashboard: ", started.status().message(), " (give --http HOST:PORT)");
@@ -227,11 +312,19 @@ int Main(int argc, char** argv) {
     }
   }
 
+  std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
+  if (!options.tls_cert.empty()) {
+    absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> tls =
+        TlsCredentials(options.tls_cert, options.tls_key);
+    if (!tls.ok()) return Fail(std::string(tls.status().message()));
+    credentials = *std::move(tls);
+  }
   grpc::ServerBuilder builder;
   int port = 0;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
+  builder.AddListeningPort(options.listen, credentials, &port);
   builder.RegisterService(&service);
   builder.RegisterService(&history);
+  builder.RegisterService(&auth_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();
@@ -241,7 +334,8 @@ int Main(int argc, char** argv) {
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("kbench-server listening on %s:%d\n", host.c_str(), port);
   std::fflush(stdout);
-  Log("kbench-server ", kVersion, " serving on ", host, ":", port);
+  Log("kbench-server ", kVersion, " serving on ", host, ":", port,
+      options.tls_cert.empty() ? " (plain text)" : " (TLS)");
 
   const int signal = WaitForSignal(signals);
   Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (",

@@ -125,8 +125,15 @@ v1::ServerInfo KernelBenchService::Info() const {
 grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(
     grpc::CallbackServerContext* context, const v1::GetServerInfoRequest*,
     v1::ServerInfo* response) {
-  *response = Info();
   auto* reactor = context->DefaultReactor();
+  if (options_.authenticator != nullptr) {
+    if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
+        !caller.ok()) {
+      reactor->Finish(ToGrpcStatus(caller.status()));
+      return reactor;
+    }
+  }
+  *response = Info();
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }

@@ -209,18 +209,17 @@ TEST_F(RunDetails, ShowEverythingAndSummariseTheSamples) {
   EXPECT_THAT(refused, HasSubstr("device: -"));
 }
 
-TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARemotePeerMeans) {
+TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARefusalMeans) {
   const std::string unknown = DescribeHistoryFailure(
       grpc::Status(grpc::StatusCode::NOT_FOUND, "no run x"), "h:1", 600,
       CallStage::kCalling, "x");
   EXPECT_THAT(unknown, HasSubstr("the server at h:1 has no run 'x'"));
   EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::NOT_FOUND),
             ExitCode::kBadArguments);
-  const std::string remote = DescribeHistoryFailure(
-      grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "loopback only"), "h:1",
-      600, CallStage::kCalling);
-  EXPECT_THAT(remote, HasSubstr("serves run history to clients on its own "
-                                "machine only, until user identities exist"));
+  const std::string denied = DescribeHistoryFailure(
+      grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "user: a learner sees their own runs"),
+      "h:1", 600, CallStage::kCalling);
+  EXPECT_THAT(denied, HasSubstr("not allowed: user: a learner sees their own runs"));
   EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::PERMISSION_DENIED),
             ExitCode::kServerError);
   EXPECT_THAT(

@@ -27,6 +27,8 @@ int HttpStatusOf(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kInvalidArgument:
       return 400;
+    case absl::StatusCode::kUnauthenticated:
+      return 401;
     case absl::StatusCode::kPermissionDenied:
       return 403;
     case absl::StatusCode::kNotFound:

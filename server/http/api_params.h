@@ -26,7 +26,8 @@ absl::Status BadParameter(absl::string_view name, absl::string_view why);
 // {"error": message} and, for a bad parameter, "parameter": its name.
 nlohmann::json ErrorJson(const absl::Status& status);
 
-// The HTTP status of an error: 400 INVALID_ARGUMENT, 403 PERMISSION_DENIED,
+// The HTTP status of an error: 400 INVALID_ARGUMENT, 401 UNAUTHENTICATED,
+// 403 PERMISSION_DENIED,
 // 404 NOT_FOUND, 503 UNAVAILABLE, else 500.
 int HttpStatusOf(const absl::Status& status);
 

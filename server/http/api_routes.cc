@@ -12,6 +12,7 @@
 #include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
 #include "nlohmann/json.hpp"
+#include "server/auth/run_access.h"
 #include "server/http/api_params.h"
 #include "server/http/assignment_tables.h"
 #include "server/http/history_tables.h"
@@ -33,7 +34,8 @@ struct TableReply {
   nlohmann::json extra = nlohmann::json::object();
 };
 
-using TableEndpoint = std::function<absl::StatusOr<TableReply>(const ApiParams&)>;
+using TableEndpoint =
+    std::function<absl::StatusOr<TableReply>(const ApiParams&, const auth::Principal&)>;
 
 void ReplyJson(httplib::Response& response, int status, const nlohmann::json& body) {
   response.status = status;
@@ -56,13 +58,16 @@ std::string SafeFileName(std::string name) {
   return name;
 }
 
-void Serve(httplib::Server& server, const std::string& path, TableEndpoint endpoint) {
-  server.Get(path, [endpoint = std::move(endpoint)](const httplib::Request& request,
-                                                    httplib::Response& response) {
+void Serve(httplib::Server& server, const std::string& path, const CallerOf& caller,
+           TableEndpoint endpoint) {
+  server.Get(path, [caller, endpoint = std::move(endpoint)](const httplib::Request& request,
+                                                            httplib::Response& response) {
+    absl::StatusOr<auth::Principal> who = caller(request);
+    if (!who.ok()) return ReplyError(response, who.status());
     const ApiParams params(request);
     absl::StatusOr<bool> csv = params.WantsCsv();
     if (!csv.ok()) return ReplyError(response, csv.status());
-    absl::StatusOr<TableReply> reply = endpoint(params);
+    absl::StatusOr<TableReply> reply = endpoint(params, *who);
     if (!reply.ok()) return ReplyError(response, reply.status());
     if (*csv) {
       response.set_header("Content-Disposition",
@@ -78,20 +83,26 @@ void Serve(httplib::Server& server, const std::string& path, TableEndpoint endpo
   });
 }
 
-absl::StatusOr<RunSet> RunsOfLabel(store::RunStore& store, const std::string& label) {
-  v1::ListRunsRequest filter;
-  filter.set_label(label);
-  return ReadRuns(store, filter);
+// The runs of `filter` that `who` may read; PERMISSION_DENIED when the
+// filter asks for others'.
+absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal& who,
+                                  const v1::ListRunsRequest& filter,
+                                  size_t max_runs = kMaxRunsRead) {
+  KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
+  return ReadRuns(store, scoped, max_runs);
 }
 
 // An assignment's table endpoint: label (required), format.
 TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
                                  Table (*build)(const RunSet&)) {
   return [&store, table_name = std::move(table_name),
-          build](const ApiParams& params) -> absl::StatusOr<TableReply> {
+          build](const ApiParams& params,
+                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
     KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, RunsOfLabel(store, label));
+    v1::ListRunsRequest filter;
+    filter.set_label(label);
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
     return TableReply{build(runs), absl::StrCat(table_name, "-", label)};
   };
 }
@@ -146,48 +157,67 @@ absl::Status AsParameterError(const absl::Status& status) {
 
 }  // namespace
 
-void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live) {
-  Serve(server, "/api/labels", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
+                  CallerOf caller) {
+  Serve(server, "/api/labels", caller,
+        [&store](const ApiParams& params,
+                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, v1::ListRunsRequest()));
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, v1::ListRunsRequest()));
     return TableReply{LabelsTable(runs), "labels"};
   });
-  Serve(server, "/api/learners",
-        [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+  Serve(server, "/api/learners", caller,
+        [&store](const ApiParams& params,
+                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
           KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
           v1::ListRunsRequest filter;
           filter.set_label(params.Optional("label"));
-          KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, filter));
+          KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
           return TableReply{LearnersTable(runs),
                             filter.label().empty() ? "learners"
                                                    : absl::StrCat("learners-", filter.label())};
         });
-  Serve(server, "/api/assignment/best", AssignmentEndpoint(store, "best", BestResultsTable));
-  Serve(server, "/api/assignment/speedups", AssignmentEndpoint(store, "speedups", SpeedupsTable));
-  Serve(server, "/api/assignment/throughput",
+  Serve(server, "/api/assignment/best", caller, AssignmentEndpoint(store, "best", BestResultsTable));
+  Serve(server, "/api/assignment/speedups", caller, AssignmentEndpoint(store, "speedups", SpeedupsTable));
+  Serve(server, "/api/assignment/throughput", caller,
         AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
-  Serve(server, "/api/assignment/failures",
+  Serve(server, "/api/assignment/failures", caller,
         AssignmentEndpoint(store, "failures", FailedVerificationsTable));
-  Serve(server, "/api/learner", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
+  Serve(server, "/api/learner", caller,
+        [&store](const ApiParams& params,
+                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
     KBENCH_ASSIGN_OR_RETURN(const std::string learner, params.Required("learner"));
     v1::ListRunsRequest filter;
     filter.set_label(params.Optional("label"));
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRuns(store, filter));
+    // A learner asking for another learner is refused, not shown nothing.
+    if (who.role == auth::Role::kLearner) filter.set_user(learner);
+    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
     return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
   });
-  Serve(server, "/api/runs", [&store](const ApiParams& params) -> absl::StatusOr<TableReply> {
-    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, RunsFilter(params));
+  Serve(server, "/api/runs", caller,
+        [&store](const ApiParams& params,
+                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
+    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest asked, RunsFilter(params));
+    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, auth::ScopeToCaller(who, asked));
     absl::StatusOr<v1::ListRunsResponse> page = store.List(filter, store::Samples::kOmit);
     KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
     return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
   });
-  Serve(server, "/api/live/runs", [live](const ApiParams& params) -> absl::StatusOr<TableReply> {
+  Serve(server, "/api/live/runs", caller,
+        [live](const ApiParams& params,
+               const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-    return TableReply{LiveRunsTable(live()), "live-runs"};
+    LiveState state = live();
+    if (who.role == auth::Role::kLearner) {
+      std::erase_if(state.running, [&](const LiveRun& run) { return run.user != who.user; });
+      std::erase_if(state.waiting, [&](const LiveRun& run) { return run.user != who.user; });
+    }
+    return TableReply{LiveRunsTable(state), "live-runs"};
   });
-  Serve(server, "/api/live/devices",
-        [&store, live](const ApiParams& params) -> absl::StatusOr<TableReply> {
+  Serve(server, "/api/live/devices", caller,
+        [&store, live](const ApiParams& params,
+                       const auth::Principal&) -> absl::StatusOr<TableReply> {
           KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
           // The newest runs, to find each device's last clocks.
           constexpr size_t kRecentRuns = 100;
@@ -195,7 +225,11 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                                   ReadRuns(store, v1::ListRunsRequest(), kRecentRuns));
           return TableReply{DevicesTable(live(), recent), "devices"};
         });
-  server.Get("/api/live", [live](const httplib::Request& request, httplib::Response& response) {
+  server.Get("/api/live", [live, caller](const httplib::Request& request,
+                                         httplib::Response& response) {
+    if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
+      return ReplyError(response, who.status());
+    }
     if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
       return ReplyError(response, only);
     }

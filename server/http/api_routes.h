@@ -5,17 +5,31 @@
 // 400 whose JSON error names it; a store error is a 500 or 503 with the
 // store's message.
 //
+// Each endpoint answers for its caller (CallerOf): a table of runs holds
+// only the runs the caller may read (server/auth/run_access.h: a learner
+// their own, an instructor their cohort's, an admin all); asking for
+// another's is 403, no valid token 401. The live queue shows a learner
+// their own runs only.
+//
 // Handlers read the store on cpp-httplib's threads, several at once (the
 // store serializes them); the store and the live provider must outlive the
 // server.
 #pragma once
 
+#include <functional>
+
+#include "absl/status/statusor.h"
 #include "httplib.h"
+#include "server/auth/principal.h"
 #include "server/live/live_state.h"
 #include "server/store/run_store.h"
 
 namespace kbench::server::http {
 
-void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live);
+// Who makes a request; UNAUTHENTICATED when it carries no valid token.
+using CallerOf = std::function<absl::StatusOr<auth::Principal>(const httplib::Request&)>;
+
+void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
+                  CallerOf caller);
 
 }  // namespace kbench::server::http

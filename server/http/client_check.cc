@@ -22,12 +22,12 @@ bool IsLoopbackAddress(absl::string_view address) {
   return false;
 }
 
-absl::Status CheckClient(absl::string_view remote_addr, bool allow_remote) {
-  if (allow_remote || IsLoopbackAddress(remote_addr)) return absl::OkStatus();
+absl::Status CheckClient(absl::string_view remote_addr) {
+  if (IsLoopbackAddress(remote_addr)) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
       "the dashboard serves this machine only (the client is ", remote_addr,
-      "): until users have identities it would show every learner's runs to anyone; "
-      "start the server with remote dashboard access allowed to serve other hosts"));
+      "): without authentication it would show every learner's runs to anyone; "
+      "the server's operator can add users (kbench-server admin) to turn it on"));
 }
 
 }  // namespace kbench::server::http

@@ -1,7 +1,7 @@
-// Which HTTP clients the dashboard serves. Until identities exist (issue 8)
-// every client of the dashboard sees every learner's runs, so by default it
-// serves this machine only: loopback addresses (127.0.0.0/8, ::1, and
-// IPv4-mapped 127.x).
+// Which HTTP clients the dashboard of a server without authentication
+// serves: every such client would see every learner's runs, so this
+// machine only: loopback addresses (127.0.0.0/8, ::1, and IPv4-mapped
+// 127.x). With authentication each caller's token decides (api_routes.h).
 #pragma once
 
 #include "absl/status/status.h"
@@ -13,9 +13,8 @@ namespace kbench::server::http {
 // Request::remote_addr gives it) is a loopback address.
 bool IsLoopbackAddress(absl::string_view address);
 
-// OK when the dashboard serves a client at `remote_addr`: always with
-// `allow_remote`, else loopback clients only. Otherwise PERMISSION_DENIED,
-// saying why.
-absl::Status CheckClient(absl::string_view remote_addr, bool allow_remote);
+// OK when `remote_addr` is loopback; otherwise PERMISSION_DENIED, saying
+// why.
+absl::Status CheckClient(absl::string_view remote_addr);
 
 }  // namespace kbench::server::http

@@ -5,8 +5,10 @@
 //   /metrics         the registry in Prometheus' text format; the live
 //                    gauges (metrics/live_gauges.h) are set from the live
 //                    provider just before each scrape.
-// Until identities exist it serves loopback clients only, unless
-// options.allow_remote; other clients get 403 saying why (client_check.h).
+// With an authenticator (a server with users) the API answers each caller's
+// token for their role and the page asks for a token; without one it
+// serves loopback clients only, others get 403 saying why (client_check.h).
+// /metrics needs no token. HTTPS with options.tls_cert and tls_key.
 //
 // Use from kbench-server's main:
 //   prometheus::Registry registry;
@@ -36,6 +38,7 @@
 #include "absl/status/statusor.h"
 #include "httplib.h"
 #include "prometheus/registry.h"
+#include "server/auth/token_authenticator.h"
 #include "server/live/live_state.h"
 #include "server/metrics/live_gauges.h"
 #include "server/store/run_store.h"
@@ -46,9 +49,14 @@ struct DashboardOptions {
   // "host:port" to listen on: "127.0.0.1:8080", "0.0.0.0:8080",
   // "[::1]:8080". Port 0 picks a free port (see DashboardServer::port).
   std::string listen = "127.0.0.1:8080";
-  // Serve clients other than this machine's. Until identities exist
-  // (issue 8) every client sees every learner's runs, so off by default.
-  bool allow_remote = false;
+  // The callers' identities: the API answers each for their role
+  // (api_routes.h), from the request's `Authorization: Bearer TOKEN`
+  // header. Null: a server without authentication, which serves this
+  // machine's clients only (client_check.h). Must outlive the server.
+  const auth::TokenAuthenticator* authenticator = nullptr;
+  // PEM certificate chain and key: serve HTTPS; empty: plain HTTP.
+  std::string tls_cert;
+  std::string tls_key;
 };
 
 class DashboardServer {
@@ -75,7 +83,8 @@ class DashboardServer {
 
  private:
   DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
-                  bool allow_remote);
+                  const auth::TokenAuthenticator* authenticator,
+                  std::unique_ptr<httplib::Server> server);
 
   void AddRoutes();
 
@@ -83,9 +92,9 @@ class DashboardServer {
   const LiveProvider live_;
   prometheus::Registry& registry_;
   metrics::LiveGauges live_gauges_;
-  const bool allow_remote_;
+  const auth::TokenAuthenticator* const authenticator_;
   int port_ = 0;
-  httplib::Server server_;
+  std::unique_ptr<httplib::Server> server_;  // an httplib::SSLServer for TLS
   std::atomic<bool> listening_ended_ = false;
   std::thread thread_;
 };

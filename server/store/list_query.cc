@@ -68,6 +68,9 @@ absl::StatusOr<ListQuery> BuildListQuery(const v1::ListRunsRequest& request) {
   if (!request.label().empty()) add("label = ?", {request.label()});
   if (!request.op().empty()) add("op = ?", {request.op()});
   if (!request.user().empty()) add("user_name = ?", {request.user()});
+  if (!request.cohort().empty()) {
+    add("user_name IN (SELECT name FROM users WHERE cohort = ?)", {request.cohort()});
+  }
   if (request.status() != v1::RUN_STATUS_UNSPECIFIED) {
     add("status = ?", {int64_t{request.status()}});
   }

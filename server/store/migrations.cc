@@ -1,7 +1,11 @@
 #include "server/store/migrations.h"
 
+#include <variant>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "server/status_macros.h"
+#include "server/store/unix_time.h"
 
 namespace kbench::server::store {
 namespace {
@@ -48,7 +52,40 @@ const PortableMigration kMigrations[] = {
   position INTEGER NOT NULL,
   series BYTES NOT NULL,
   PRIMARY KEY (run_id, position)))sql"}},
+    // Identities (server/store/identity_store.h): cohorts group learners;
+    // a user's token is stored only as its SHA-256 (hex); an admin's cohort
+    // is ''; revoked users
+    // keep their row (their runs name them) with revoked_unix_ms set.
+    {3,
+     "cohorts and users",
+     {R"sql(CREATE TABLE cohorts (
+  name TEXT PRIMARY KEY,
+  created_unix_ms BIGINT NOT NULL))sql",
+      R"sql(CREATE TABLE users (
+  name TEXT PRIMARY KEY,
+  cohort TEXT NOT NULL,
+  role INTEGER NOT NULL,
+  email TEXT NOT NULL DEFAULT '',
+  token_sha256 TEXT NOT NULL UNIQUE,
+  created_unix_ms BIGINT NOT NULL,
+  revoked_unix_ms BIGINT NOT NULL DEFAULT 0))sql",
+      "CREATE INDEX users_by_cohort ON users (cohort)"}},
+    // Invite codes, stored as their SHA-256: a learner redeems one for a
+    // token in its cohort while uses remain and it has not expired.
+    {4,
+     "invites",
+     {R"sql(CREATE TABLE invites (
+  code_sha256 TEXT PRIMARY KEY,
+  cohort TEXT NOT NULL REFERENCES cohorts (name),
+  created_by TEXT NOT NULL,
+  uses_left BIGINT NOT NULL,
+  expires_unix_ms BIGINT NOT NULL,
+  created_unix_ms BIGINT NOT NULL))sql"}},
 };
+
+// Held by a PostgreSQL migration transaction, so that servers starting
+// together apply each migration once.
+constexpr int64_t kMigrationLockKey = 0x6b62656e6368;  // "kbench"
 
 }  // namespace
 
@@ -67,6 +104,48 @@ std::vector<Migration> Migrations(SqlDialect dialect) {
     }
   }
   return migrations;
+}
+
+absl::Status ApplyMigrations(SqlDatabase& database) {
+  const std::vector<Migration> migrations = Migrations(database.dialect());
+  for (const Migration& migration : migrations) {
+    KBENCH_RETURN_IF_ERROR(database.InTransaction([&]() -> absl::Status {
+      if (database.dialect() == SqlDialect::kPostgres) {
+        KBENCH_RETURN_IF_ERROR(
+            database.Query("SELECT pg_advisory_xact_lock(?)", {kMigrationLockKey}).status());
+      }
+      KBENCH_RETURN_IF_ERROR(
+          database
+              .Execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                       "version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
+                       "applied_unix_ms BIGINT NOT NULL)",
+                       {})
+              .status());
+      KBENCH_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> newest,
+          database.Query("SELECT version FROM schema_version ORDER BY version DESC LIMIT 1",
+                         {}));
+      if (!newest.empty() && std::get<int64_t>(newest[0][0]) > migrations.back().version) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "the store's schema is at version ", std::get<int64_t>(newest[0][0]),
+            ", newer than this server's ", migrations.back().version));
+      }
+      KBENCH_ASSIGN_OR_RETURN(
+          std::vector<SqlRow> applied,
+          database.Query("SELECT 1 FROM schema_version WHERE version = ?",
+                         {migration.version}));
+      if (!applied.empty()) return absl::OkStatus();
+      for (const std::string& statement : migration.statements) {
+        KBENCH_RETURN_IF_ERROR(database.Execute(statement, {}).status());
+      }
+      return database
+          .Execute("INSERT INTO schema_version (version, description, applied_unix_ms) "
+                   "VALUES (?, ?, ?)",
+                   {migration.version, migration.description, NowUnixMs()})
+          .status();
+    }));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::server::store

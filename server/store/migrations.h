@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 #include "server/store/sql_database.h"
 
 namespace kbench::server::store {
@@ -20,5 +22,11 @@ struct Migration {
 
 // Every migration for `dialect`, by increasing version.
 std::vector<Migration> Migrations(SqlDialect dialect);
+
+// Applies, in order, each migration not yet recorded in the schema_version
+// table, each in its own transaction (on PostgreSQL under an advisory lock);
+// safe to call again and from several processes at once.
+// FAILED_PRECONDITION when the store's schema is newer than this build's.
+absl::Status ApplyMigrations(SqlDatabase& database);
 
 }  // namespace kbench::server::store

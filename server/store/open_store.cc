@@ -11,7 +11,7 @@
 
 namespace kbench::server::store {
 
-absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec) {
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenDatabase(const std::string& spec) {
   std::unique_ptr<SqlDatabase> database;
   if (absl::StartsWith(spec, "postgresql://") || absl::StartsWith(spec, "postgres://")) {
     KBENCH_ASSIGN_OR_RETURN(database, OpenPostgresDatabase(spec));
@@ -26,6 +26,11 @@ absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec) {
     }
     KBENCH_ASSIGN_OR_RETURN(database, OpenSqliteDatabase(spec));
   }
+  return database;
+}
+
+absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec) {
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<SqlDatabase> database, OpenDatabase(spec));
   auto store = std::make_unique<SqlRunStore>(std::move(database));
   KBENCH_RETURN_IF_ERROR(store->Migrate());
   return store;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -50,5 +51,10 @@ class SqlDatabase {
   // body's error returned. Not nested.
   virtual absl::Status InTransaction(const std::function<absl::Status()>& body) = 0;
 };
+
+// Opens the database that `spec` names, as OpenStore (run_store.h) reads
+// it: a postgresql:// or postgres:// URL, else a SQLite file path (its
+// directory created when missing). Does not migrate.
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenDatabase(const std::string& spec);
 
 }  // namespace kbench::server::store

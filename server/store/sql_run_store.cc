@@ -12,10 +12,6 @@
 namespace kbench::server::store {
 namespace {
 
-// Held by a PostgreSQL migration transaction, so that servers starting
-// together apply each migration once.
-constexpr int64_t kMigrationLockKey = 0x6b62656e6368;  // "kbench"
-
 constexpr char kColumns[] =
     "run_id, user_name, peer, label, op, status, error, accepted_unix_ms, "
     "started_unix_ms, ended_unix_ms, admission_part, start_part, end_part";
@@ -58,47 +54,7 @@ SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database)
 
 absl::Status SqlRunStore::Migrate() {
   std::lock_guard lock(mu_);
-  const std::vector<Migration> migrations = Migrations(database_->dialect());
-  for (const Migration& migration : migrations) {
-    KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
-      if (database_->dialect() == SqlDialect::kPostgres) {
-        KBENCH_RETURN_IF_ERROR(
-            database_->Query("SELECT pg_advisory_xact_lock(?)", {kMigrationLockKey})
-                .status());
-      }
-      KBENCH_RETURN_IF_ERROR(
-          database_
-              ->Execute("CREATE TABLE IF NOT EXISTS schema_version ("
-                        "version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
-                        "applied_unix_ms BIGINT NOT NULL)",
-                        {})
-              .status());
-      KBENCH_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> newest,
-          database_->Query("SELECT version FROM schema_version ORDER BY version DESC "
-                           "LIMIT 1",
-                           {}));
-      if (!newest.empty() && std::get<int64_t>(newest[0][0]) > migrations.back().version) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the store's schema is at version ", std::get<int64_t>(newest[0][0]),
-            ", newer than this server's ", migrations.back().version));
-      }
-      KBENCH_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> applied,
-          database_->Query("SELECT 1 FROM schema_version WHERE version = ?",
-                           {migration.version}));
-      if (!applied.empty()) return absl::OkStatus();
-      for (const std::string& statement : migration.statements) {
-        KBENCH_RETURN_IF_ERROR(database_->Execute(statement, {}).status());
-      }
-      return database_
-          ->Execute("INSERT INTO schema_version (version, description, applied_unix_ms) "
-                    "VALUES (?, ?, ?)",
-                    {migration.version, migration.description, NowUnixMs()})
-          .status();
-    }));
-  }
-  return absl::OkStatus();
+  return ApplyMigrations(*database_);
 }
 
 absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {

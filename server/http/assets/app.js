@@ -2,6 +2,9 @@
 // by the URL's fragment: #assignment/<label>, #learner/<learner>, #live.
 // Every table links to the CSV of the same endpoint. When a view has drawn
 // its data, <body data-ready> names it (the headless page test waits on it).
+// On a server with authentication the API answers 401 without a token: the
+// page then asks for one in #login-box, keeps it in sessionStorage (this tab
+// only) and sends it as `Authorization: Bearer TOKEN` on every request.
 'use strict';
 (function () {
   const $ = (id) => document.getElementById(id);
@@ -39,11 +42,43 @@
     return p;
   };
 
+  const tokenKey = 'kbench-token';
+  // The API refused the request for want of a valid token; the login box
+  // says why, so it is not reported as a page error.
+  class NeedsToken extends Error {}
+
+  function authHeaders() {
+    const token = sessionStorage.getItem(tokenKey);
+    return token ? {Authorization: `Bearer ${token}`} : {};
+  }
+
+  function askForToken(reason) {
+    $('login-reason').textContent = reason || '';
+    $('login-box').hidden = false;
+  }
+
   async function getJson(url) {
-    const response = await fetch(url);
+    const response = await fetch(url, {headers: authHeaders()});
     const body = await response.json();
+    if (response.status === 401) {
+      askForToken(body.error);
+      throw new NeedsToken(body.error);
+    }
     if (!response.ok) throw new Error(`${url}: ${body.error || response.status}`);
     return body;
+  }
+
+  // A CSV link that carries the token: fetched with the header, saved as a file.
+  async function downloadCsv(url) {
+    const response = await fetch(url, {headers: authHeaders()});
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    const disposition = response.headers.get('Content-Disposition') || '';
+    const name = (disposition.match(/filename="([^"]+)"/) || [])[1] || 'table.csv';
+    const save = document.createElement('a');
+    save.href = URL.createObjectURL(await response.blob());
+    save.download = name;
+    save.click();
+    URL.revokeObjectURL(save.href);
   }
 
   function api(path, params = {}) {
@@ -66,6 +101,11 @@
                         (data.truncated ? ' (older runs not read)' : '');
     const link = document.createElement('a');
     link.href = csvUrl(url);
+    link.addEventListener('click', (event) => {
+      if (!sessionStorage.getItem(tokenKey)) return;
+      event.preventDefault();
+      downloadCsv(link.href).catch((error) => kbench.reportError(error.message));
+    });
     link.textContent = 'Download CSV';
     link.className = 'csv';
     bar.append(count, link);
@@ -257,7 +297,9 @@
     const value = arg === undefined ? undefined : decodeURIComponent(arg);
     clearInterval(liveTimer);
     delete document.body.dataset.ready;
-    const fail = (error) => kbench.reportError(error.message);
+    const fail = (error) => {
+      if (!(error instanceof NeedsToken)) kbench.reportError(error.message);
+    };
     if (view === 'live') {
       show('live');
       refreshLive().catch(fail);
@@ -283,7 +325,20 @@
   $('learner-select').addEventListener('change', (e) => {
     location.hash = `learner/${encodeURIComponent(e.target.value)}`;
   });
+  $('login-box').addEventListener('submit', (e) => {
+    e.preventDefault();
+    sessionStorage.setItem(tokenKey, $('token-input').value.trim());
+    $('token-input').value = '';
+    $('login-box').hidden = true;
+    start();
+  });
   window.addEventListener('hashchange', route);
-  serverLine().catch((error) => kbench.reportError(error.message));
-  route();
+
+  function start() {
+    serverLine().catch((error) => {
+      if (!(error instanceof NeedsToken)) kbench.reportError(error.message);
+    });
+    route();
+  }
+  start();
 })();

@@ -1,0 +1,22 @@
+// Carries out `kbench login`, `kbench invite` and `kbench whoami` against
+// the server's Auth service: the call, the output on stdout (the invite
+// code; whoami's identity, as text or --json), messages on stderr, and the
+// exit code (0 done; 2 refused: a bad name, code or cohort; 3 the server
+// unreachable or failing, or the token could not be saved).
+#ifndef KBENCH_CLIENT_AUTH_COMMAND_H_
+#define KBENCH_CLIENT_AUTH_COMMAND_H_
+
+#include "auth_command_line.h"
+#include "command_line.h"
+#include "exit_codes.h"
+#include "interrupt_watcher.h"
+#include "server_calls.h"
+
+namespace kbench::client {
+
+ExitCode RunAuthCommand(const GlobalOptions& options, const CallOptions& call,
+                        InterruptWatcher& watcher, const AuthCommand& command);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_AUTH_COMMAND_H_

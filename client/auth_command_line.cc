@@ -1,0 +1,61 @@
+#include "auth_command_line.h"
+
+namespace kbench::client {
+
+AuthCommandLine::AuthCommandLine(CLI::App& app) {
+  login_ = app.add_subcommand(
+      "login",
+      "Join a cohort with your instructor's invite code: the server gives you a "
+      "token, saved to $XDG_CONFIG_HOME/kbench/credentials (~/.config/kbench/"
+      "credentials; mode 0600) and sent on every later call ($KBENCH_TOKEN wins "
+      "over the file)");
+  login_
+      ->add_option_function<std::string>(
+          "--invite",
+          [this](const std::string& code) { login_command_.request.set_invite_code(code); },
+          "The invite code")
+      ->type_name("CODE")
+      ->required();
+  login_
+      ->add_option_function<std::string>(
+          "--name", [this](const std::string& name) { login_command_.request.set_name(name); },
+          "Your user name: 1 to 64 letters, digits, '.', '_' or '-'")
+      ->type_name("NAME")
+      ->required();
+
+  invite_ = app.add_subcommand(
+      "invite",
+      "Make an invite code to a cohort (an instructor of the cohort, or an admin); "
+      "learners join with `kbench login --invite CODE --name NAME`");
+  invite_
+      ->add_option_function<std::string>(
+          "--cohort",
+          [this](const std::string& cohort) { invite_command_.request.set_cohort(cohort); },
+          "The cohort to join")
+      ->type_name("COHORT")
+      ->required();
+  invite_
+      ->add_option_function<uint32_t>(
+          "--uses", [this](uint32_t uses) { invite_command_.request.set_uses(uses); },
+          "How many learners may use the code (default 1, at most 1000)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
+  invite_
+      ->add_option_function<uint32_t>(
+          "--expires-hours",
+          [this](uint32_t hours) { invite_command_.request.set_expires_hours(hours); },
+          "Hours until the code expires (default 24, at most 720)")
+      ->type_name("H")
+      ->check(CLI::Range(1, 720));
+
+  whoami_ = app.add_subcommand("whoami", "Show who your token says you are");
+}
+
+std::optional<AuthCommand> AuthCommandLine::Parsed() const {
+  if (login_->parsed()) return login_command_;
+  if (invite_->parsed()) return invite_command_;
+  if (whoami_->parsed()) return WhoAmICommand{};
+  return std::nullopt;
+}
+
+}  // namespace kbench::client

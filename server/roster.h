@@ -1,0 +1,21 @@
+// A roster CSV, one learner a line: `name[,email]`. A first line whose
+// name is "name" is a header and is skipped, and so are blank lines;
+// spaces around fields are trimmed. At most store::kMaxRosterUsers learners.
+#pragma once
+
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "server/store/identity_store.h"
+
+namespace kbench::server {
+
+// The learners of `roster`, each in `cohort`. INVALID_ARGUMENT naming the
+// line and what is wrong with it (a bad name or email, too many fields, too
+// many lines).
+absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
+                                                        const std::string& cohort);
+
+}  // namespace kbench::server

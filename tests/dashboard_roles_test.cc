@@ -1,0 +1,168 @@
+// The dashboard's API on a server with authentication: every endpoint needs
+// `Authorization: Bearer TOKEN` (401 without), and answers each role with
+// what it may read: a learner their own runs, an instructor their cohort's,
+// an admin all; a learner asking for another learner is 403. And the same
+// over HTTPS, with a certificate the test makes with the openssl command.
+#include <chrono>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "httplib.h"
+#include "nlohmann/json.hpp"
+#include "prometheus/registry.h"
+#include "server/auth/token_authenticator.h"
+#include "server/http/dashboard_server.h"
+#include "server/store/identity_store.h"
+#include "server/store/run_store.h"
+#include "tests/process_helper.h"
+#include "tests/run_records.h"
+#include "tests/temp_dir.h"
+
+namespace kbench::server::http {
+namespace {
+
+using ::kbench::testing::AdmittedRun;
+using auth::Role;
+using Json = nlohmann::json;
+
+LiveState NoLiveRuns() { return LiveState(); }
+
+class DashboardRolesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string spec = dir_.path() + "/runs.db";
+    absl::StatusOr<std::unique_ptr<store::RunStore>> runs = store::OpenStore(spec);
+    ASSERT_TRUE(runs.ok()) << runs.status();
+    runs_ = *std::move(runs);
+    absl::StatusOr<std::unique_ptr<store::IdentityStore>> identities =
+        store::OpenIdentityStore(spec);
+    ASSERT_TRUE(identities.ok()) << identities.status();
+    identities_ = *std::move(identities);
+    ASSERT_TRUE(identities_->AddCohort("fall24").ok());
+    ASSERT_TRUE(identities_->AddCohort("spring25").ok());
+    absl::StatusOr<std::vector<std::string>> tokens = identities_->AddUsers({
+        {"ada", Role::kLearner, "fall24", ""},
+        {"bob", Role::kLearner, "fall24", ""},
+        {"cy", Role::kLearner, "spring25", ""},
+        {"grace", Role::kInstructor, "fall24", ""},
+        {"root", Role::kAdmin, "", ""},
+    });
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
+    ada_ = (*tokens)[0];
+    grace_ = (*tokens)[3];
+    root_ = (*tokens)[4];
+    int64_t t = 1000;
+    for (const char* user : {"ada", "bob", "cy"}) {
+      ASSERT_TRUE(
+          runs_->Accept(AdmittedRun("run-" + std::to_string(t), t, "lab1", "attention", user))
+              .ok());
+      ++t;
+    }
+    authenticator_ = std::make_unique<auth::TokenAuthenticator>(*identities_);
+    absl::StatusOr<std::unique_ptr<DashboardServer>> server = DashboardServer::Start(
+        *runs_, NoLiveRuns, registry_,
+        {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
+    ASSERT_TRUE(server.ok()) << server.status();
+    server_ = *std::move(server);
+  }
+
+  httplib::Result Get(const std::string& path, const std::string& token) {
+    httplib::Client client("127.0.0.1", server_->port());
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client.Get(path, headers);
+  }
+
+  // The learners of /api/runs as `token` sees them.
+  std::set<std::string> Learners(const std::string& path, const std::string& token) {
+    httplib::Result result = Get(path, token);
+    EXPECT_TRUE(result);
+    std::set<std::string> learners;
+    if (!result) return learners;
+    EXPECT_EQ(result->status, 200) << result->body;
+    const Json body = Json::parse(result->body);
+    for (const Json& row : body["rows"]) {
+      learners.insert(row["learner"].get<std::string>());
+    }
+    return learners;
+  }
+
+  ::kbench::testing::TempDir dir_;
+  std::unique_ptr<store::RunStore> runs_;
+  std::unique_ptr<store::IdentityStore> identities_;
+  std::unique_ptr<auth::TokenAuthenticator> authenticator_;
+  prometheus::Registry registry_;
+  std::unique_ptr<DashboardServer> server_;
+  std::string ada_, grace_, root_;
+};
+
+TEST_F(DashboardRolesTest, TheApiNeedsATokenButThePageAndMetricsDoNot) {
+  for (const char* path : {"/api/runs", "/api/labels", "/api/live"}) {
+    httplib::Result result = Get(path, "");
+    ASSERT_TRUE(result) << path;
+    EXPECT_EQ(result->status, 401) << path;
+    EXPECT_THAT(result->body, ::testing::HasSubstr("kbench login")) << path;
+    result = Get(path, "kbt_not_a_token");
+    EXPECT_EQ(result->status, 401) << path;
+  }
+  EXPECT_EQ(Get("/", "")->status, 200);
+  EXPECT_EQ(Get("/metrics", "")->status, 200);
+}
+
+TEST_F(DashboardRolesTest, EachRoleSeesWhatItMay) {
+  EXPECT_EQ(Learners("/api/runs", ada_), std::set<std::string>{"ada"});
+  EXPECT_EQ(Learners("/api/runs", grace_), (std::set<std::string>{"ada", "bob"}));
+  EXPECT_EQ(Learners("/api/runs", root_), (std::set<std::string>{"ada", "bob", "cy"}));
+  EXPECT_EQ(Learners("/api/learners?label=lab1", ada_), std::set<std::string>{"ada"});
+  EXPECT_EQ(Learners("/api/learners?label=lab1", grace_),
+            (std::set<std::string>{"ada", "bob"}));
+}
+
+TEST_F(DashboardRolesTest, ALearnerAskingForAnotherIsForbidden) {
+  EXPECT_EQ(Get("/api/runs?user=bob", ada_)->status, 403);
+  EXPECT_EQ(Get("/api/learner?learner=bob", ada_)->status, 403);
+  EXPECT_EQ(Get("/api/learner?learner=ada", ada_)->status, 200);
+  EXPECT_EQ(Get("/api/learner?learner=bob", grace_)->status, 200);
+}
+
+TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
+  using namespace std::chrono_literals;
+  const std::string cert = dir_.path() + "/cert.pem";
+  const std::string key = dir_.path() + "/key.pem";
+  ::kbench::testing::ProcessResult made = ::kbench::testing::RunProcess(
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+       "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+       "subjectAltName=DNS:localhost,IP:127.0.0.1"},
+      60s);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  absl::StatusOr<std::unique_ptr<DashboardServer>> https = DashboardServer::Start(
+      *runs_, NoLiveRuns, registry_,
+      {.listen = "127.0.0.1:0",
+       .authenticator = authenticator_.get(),
+       .tls_cert = cert,
+       .tls_key = key});
+  ASSERT_TRUE(https.ok()) << https.status();
+  httplib::SSLClient client("127.0.0.1", (*https)->port());
+  client.set_ca_cert_path(cert.c_str());
+  client.enable_server_certificate_verification(true);
+  httplib::Result result = client.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  ASSERT_TRUE(result) << httplib::to_string(result.error());
+  EXPECT_EQ(result->status, 200);
+  // Plain HTTP to the HTTPS port gets no answer.
+  httplib::Client plain("127.0.0.1", (*https)->port());
+  plain.set_connection_timeout(2);
+  plain.set_read_timeout(2);
+  httplib::Result cleartext = plain.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  EXPECT_TRUE(!cleartext || cleartext->status != 200);
+
+  const absl::StatusOr<std::unique_ptr<DashboardServer>> bad = DashboardServer::Start(
+      *runs_, NoLiveRuns, registry_,
+      {.listen = "127.0.0.1:0", .tls_cert = key, .tls_key = cert});
+  EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
+}
+
+}  // namespace
+}  // namespace kbench::server::http
