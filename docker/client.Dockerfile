@@ -13,14 +13,22 @@ COPY scripts/install-deps.sh /src/scripts/install-deps.sh
 RUN /src/scripts/install-deps.sh client \
  && apt-get install -y -qq --no-install-recommends patchelf \
  && rm -rf /var/lib/apt/lists/*
-COPY . /src
+# Only what the client-only build reads, so that other edits keep the cache.
+COPY CMakeLists.txt /src/
+COPY cmake /src/cmake
+COPY proto /src/proto
+COPY kernels /src/kernels
+COPY server/ops /src/server/ops
+COPY server/status_macros.h /src/server/
+COPY client /src/client
+COPY docker/bundle-client.sh /src/docker/
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DKBENCH_CLIENT_ONLY=ON -DBUILD_TESTING=OFF \
  && cmake --build /build -j"$(nproc)" --target kbench \
  && /src/docker/bundle-client.sh /build/client/kbench /opt/kbench
 
 FROM ${DEBIAN_IMAGE}
 COPY --from=build /opt/kbench/ /opt/kbench/
-RUN useradd --create-home --shell /usr/sbin/nologin kbench
-USER kbench
+RUN useradd --uid 10001 --user-group --create-home --shell /usr/sbin/nologin kbench
+USER 10001:10001
 ENTRYPOINT ["/opt/kbench/bin/kbench"]
 CMD ["--help"]

@@ -19,7 +19,15 @@ FROM docker.io/nvidia/cuda:${CUDA_VERSION}-devel-${UBUNTU} AS build
 ARG CUDA_ARCHITECTURES=90
 COPY scripts/install-deps.sh /src/scripts/install-deps.sh
 RUN /src/scripts/install-deps.sh build && rm -rf /var/lib/apt/lists/*
-COPY . /src
+# Only what the build reads, so that other edits keep the cache.
+COPY CMakeLists.txt /src/
+COPY cmake /src/cmake
+COPY proto /src/proto
+COPY kernels /src/kernels
+COPY server /src/server
+COPY client /src/client
+COPY tools /src/tools
+COPY docker/runtime-packages.sh /src/docker/
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DKBENCH_CUDA=ON -DBUILD_TESTING=OFF \
       -DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES} \
  && cmake --build /build -j"$(nproc)" --target kbench-server kbench-worker \
@@ -32,9 +40,10 @@ RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       $(cat /tmp/runtime-packages) \
  && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages \
- && useradd --system --create-home --home-dir /var/lib/kbench --shell /usr/sbin/nologin kbench
+ && useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/kbench \
+      --shell /usr/sbin/nologin kbench
 COPY --from=build /out/bin/ /usr/local/bin/
-USER kbench
+USER 10001:10001
 ENV KBENCH_STATE_DIR=/var/lib/kbench
 VOLUME /var/lib/kbench
 EXPOSE 50051 8080
