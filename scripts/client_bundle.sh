@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Takes the self-contained kbench client out of the client image and checks
+# it: dist/kbench-client-linux-x86_64.tar.gz holds kbench/bin/kbench and,
+# in kbench/lib, every library it loads but glibc's, found through its rpath
+# ($ORIGIN/../lib; docker/bundle-client.sh made it in the image). It runs
+# on x86-64 Linux with glibc 2.36 or newer (Debian 12, Ubuntu 23.04+,
+# Fedora 37+), unpacked anywhere.
+#   scripts/client_bundle.sh            builds the client image if it is missing
+#   scripts/client_bundle.sh --build    rebuilds it first
+# Checks, unpacked in a fresh directory: ldd finds every library, and every
+# one but glibc's in the bundle; `kbench --help` and `kbench info --help` run.
+# Needs root (podman image mount) and podman.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+image=localhost/kbench-client:latest
+if [ "${1:-}" = --build ] || ! podman image exists "$image"; then
+  scripts/container_images.sh client
+fi
+out=dist/kbench-client-linux-x86_64.tar.gz
+work=$(mktemp -d /tmp/kbench-client-bundle.XXXXXX)
+mounted=""
+cleanup() {
+  [ -z "$mounted" ] || podman image unmount "$image" >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() { echo "client_bundle: FAIL: $*" >&2; exit 1; }
+
+root=$(podman image mount "$image")
+mounted=1
+mkdir -p dist "$work/stage/kbench"
+cp -a "$root/opt/kbench/." "$work/stage/kbench/"
+tar -C "$work/stage" --owner=0 --group=0 -czf "$out" kbench
+
+mkdir "$work/unpacked"
+tar -C "$work/unpacked" -xzf "$out"
+bundle=$work/unpacked/kbench
+libs=$(ldd "$bundle/bin/kbench")
+! grep -q 'not found' <<<"$libs" || fail "unresolved: $(grep 'not found' <<<"$libs")"
+outside=$(awk '/=> \// {print $1, $3}' <<<"$libs" | grep -v " $bundle/lib/" |
+          grep -Ev '^(libc|libm|libdl|librt|libpthread|libresolv)\.so' || true)
+[ -z "$outside" ] || fail "loads libraries from outside the bundle: $outside"
+"$bundle/bin/kbench" --help >/dev/null || fail "kbench --help exited $?"
+"$bundle/bin/kbench" info --help >/dev/null || fail "kbench info --help exited $?"
+echo "client_bundle: $out ($(du -h "$out" | cut -f1), $(ls "$bundle/lib" | wc -l) libraries" \
+     "besides glibc): OK"
