@@ -28,7 +28,8 @@ RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DKBENCH_CLIENT_ONLY=ON -
 
 FROM ${DEBIAN_IMAGE}
 COPY --from=build /opt/kbench/ /opt/kbench/
-RUN useradd --uid 10001 --user-group --create-home --shell /usr/sbin/nologin kbench
+RUN groupadd --gid 10001 kbench \
+ && useradd --uid 10001 --gid 10001 --create-home --shell /usr/sbin/nologin kbench
 USER 10001:10001
 ENTRYPOINT ["/opt/kbench/bin/kbench"]
 CMD ["--help"]

@@ -40,7 +40,8 @@ RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       $(cat /tmp/runtime-packages) \
  && rm -rf /var/lib/apt/lists/* /tmp/runtime-packages \
- && useradd --system --uid 10001 --user-group --create-home --home-dir /var/lib/kbench \
+ && groupadd --system --gid 10001 kbench \
+ && useradd --system --uid 10001 --gid 10001 --create-home --home-dir /var/lib/kbench \
       --shell /usr/sbin/nologin kbench
 COPY --from=build /out/bin/ /usr/local/bin/
 USER 10001:10001

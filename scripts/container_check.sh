@@ -36,23 +36,25 @@ fail() { echo "container_check: FAIL: $*" >&2; exit 1; }
 step() { echo "container_check: $*"; }
 
 # Mounts IMAGE read-only and gives it /proc, /dev and tmpfs on the paths
-# named (the image's own writable places); prints the root.
+# named (the image's own writable places); sets image_root to its root. Not
+# in a subshell: cleanup must see what it mounted.
 mount_image() {
-  local image=$1 root; shift
-  root=$(podman image mount "$image") || fail "podman image mount $image"
+  local image=$1 dir; shift
+  image_root=$(podman image mount "$image") || fail "podman image mount $image"
   images+=("$image")
-  mount -t proc proc "$root/proc" && mounts+=("$root/proc")
-  mount --bind /dev "$root/dev" && mounts+=("$root/dev")
+  mount -t proc proc "$image_root/proc" && mounts+=("$image_root/proc")
+  mount --bind /dev "$image_root/dev" && mounts+=("$image_root/dev")
   for dir in /tmp "$@"; do
-    mount -t tmpfs -o mode=1777 tmpfs "$root$dir" && mounts+=("$root$dir")
+    mount -t tmpfs -o mode=1777 tmpfs "$image_root$dir" && mounts+=("$image_root$dir")
   done
-  echo "$root"
 }
 # The uid:gid of user kbench in the image at ROOT.
 kbench_user() { awk -F: '$1 == "kbench" {print $3 ":" $4}' "$1/etc/passwd"; }
 
-server_root=$(mount_image "$server_image" /var/lib/kbench)
-client_root=$(mount_image "$client_image")
+mount_image "$server_image" /var/lib/kbench
+server_root=$image_root
+mount_image "$client_image"
+client_root=$image_root
 server_user=$(kbench_user "$server_root")
 client_user=$(kbench_user "$client_root")
 [ -n "$server_user" ] && [ -n "$client_user" ] || fail "no user kbench in the images"
