@@ -8,8 +8,10 @@
 #   scripts/client_bundle.sh            builds the client image if it is missing
 #   scripts/client_bundle.sh --build    rebuilds it first
 # Checks, unpacked in a fresh directory: ldd finds every library, and every
-# one but glibc's in the bundle; `kbench --help` and `kbench info --help` run.
-# Needs root (podman image mount) and podman.
+# one but glibc's in the bundle; `kbench --help` and `kbench info --help` run;
+# and `kbench --help` runs on the bare Debian 12 base image (no gRPC,
+# Protobuf or Abseil there; $KBENCH_DEBIAN_IMAGE, as container_images.sh).
+# Needs root (podman image mount, chroot) and podman.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 image=localhost/kbench-client:latest
@@ -18,16 +20,18 @@ if [ "${1:-}" = --build ] || ! podman image exists "$image"; then
 fi
 out=dist/kbench-client-linux-x86_64.tar.gz
 work=$(mktemp -d /tmp/kbench-client-bundle.XXXXXX)
-mounted=""
+base=${KBENCH_DEBIAN_IMAGE:-localhost/kbench-debian:bookworm}
+mounted=() mounts=()
 cleanup() {
-  [ -z "$mounted" ] || podman image unmount "$image" >/dev/null 2>&1 || true
+  for ((i = ${#mounts[@]} - 1; i >= 0; i--)); do umount "${mounts[$i]}" 2>/dev/null || true; done
+  for m in "${mounted[@]}"; do podman image unmount "$m" >/dev/null 2>&1 || true; done
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "client_bundle: FAIL: $*" >&2; exit 1; }
 
 root=$(podman image mount "$image")
-mounted=1
+mounted+=("$image")
 mkdir -p dist "$work/stage/kbench"
 cp -a "$root/opt/kbench/." "$work/stage/kbench/"
 tar -C "$work/stage" --owner=0 --group=0 -czf "$out" kbench
@@ -43,5 +47,13 @@ outside=$(sed 's#/bin/\.\./lib/#/lib/#' <<<"$libs" | awk '/=> \// {print $1, $3}
 [ -z "$outside" ] || fail "loads libraries from outside the bundle: $outside"
 "$bundle/bin/kbench" --help >/dev/null || fail "kbench --help exited $?"
 "$bundle/bin/kbench" info --help >/dev/null || fail "kbench info --help exited $?"
+
+bare=$(podman image mount "$base") || fail "podman image mount $base"
+mounted+=("$base")
+mount -t proc proc "$bare/proc" && mounts+=("$bare/proc")
+mount -t tmpfs tmpfs "$bare/tmp" && mounts+=("$bare/tmp")
+tar -C "$bare/tmp" -xzf "$out"
+! ls "$bare"/usr/lib/x86_64-linux-gnu/libgrpc* >/dev/null 2>&1 || fail "$base has gRPC: no test"
+chroot "$bare" /tmp/kbench/bin/kbench --help >/dev/null || fail "kbench --help on $base exited $?"
 echo "client_bundle: $out ($(du -h "$out" | cut -f1), $(ls "$bundle/lib" | wc -l) libraries" \
      "besides glibc): OK"
