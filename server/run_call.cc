@@ -94,10 +94,13 @@ void RunCall::StopRun() {
   pending_.Clear();
 }
 
+// Each end below is told (Finish) before the run is stopped: the runner,
+// seeing the cancellation, ends with a status of its own, which must not
+// be the first.
 void RunCall::ClientCancelled() {
-  StopRun();
   Log("run ", run_id_, " cancelled by the client");
   Finish(absl::CancelledError("run cancelled by the client"));
+  StopRun();
 }
 
 void RunCall::ServerCancelled(const absl::Status& why) {
@@ -105,10 +108,9 @@ void RunCall::ServerCancelled(const absl::Status& why) {
     std::lock_guard lock(mu_);
     if (finish_) return;  // already ended: nothing to cancel
   }
-  cancelled_ = true;
-  scheduler_.Withdraw(this);
   Log("run ", run_id_, " cancelled by the server: ", why.message());
   Finish(why);
+  StopRun();
 }
 
 bool RunCall::CheckReader(ReaderWatch::Clock::time_point now) {
@@ -123,9 +125,9 @@ bool RunCall::CheckReader(ReaderWatch::Clock::time_point now) {
       "the client read nothing for ", reader_stall_.count(),
       " s while events waited (Limits.max_reader_stall_seconds): ",
       run_ended ? "the stream was ended after its run" : "the run was cancelled");
-  StopRun();
   Log("run ", run_id_, ": ", why);
   Finish(absl::ResourceExhaustedError(why));
+  StopRun();
   // The stalled write blocks the ordinary finish; this one goes now.
   std::unique_lock lock(mu_);
   if (finish_sent_ || reactor_ == nullptr) return false;

@@ -30,7 +30,7 @@ constexpr size_t kMaxBatchSamples = 8192;
 // Whether the run may go on: not cancelled, and within its wall-clock bound
 // (TimingPlan.deadline_ms, 0 for none).
 absl::Status CheckGoOn(const RunSink& sink, const TimingPlan& plan, Clock::time_point run_start) {
-  if (sink.Cancelled()) return absl::CancelledError("run cancelled by the client");
+  if (sink.Cancelled()) return absl::CancelledError("the run was cancelled");
   if (plan.deadline_ms > 0 && MillisecondsSince(run_start) > plan.deadline_ms)
     return absl::DeadlineExceededError(absl::StrFormat(
         "the run passed its wall-clock bound of %.0f ms (2 x timing.time_budget_ms + "
