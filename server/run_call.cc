@@ -98,6 +98,10 @@ void RunCall::StopRun() {
 // seeing the cancellation, ends with a status of its own, which must not
 // be the first.
 void RunCall::ClientCancelled() {
+  {
+    std::lock_guard lock(mu_);
+    if (finish_sent_) return;  // the RPC had ended; only its callbacks remain
+  }
   Log("run ", run_id_, " cancelled by the client");
   Finish(absl::CancelledError("run cancelled by the client"));
   StopRun();

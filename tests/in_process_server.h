@@ -45,6 +45,7 @@ class TestServer {
         "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials(), args));
   }
   Scheduler& scheduler() { return scheduler_; }
+  int port() const { return port_; }
 
  private:
   static std::vector<std::unique_ptr<Executor>> MakeExecutors(std::unique_ptr<Device> d) {

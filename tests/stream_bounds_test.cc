@@ -2,7 +2,11 @@
 // loopback port): a slow reader still gets every result, a stalled reader
 // has its run cancelled, a client's open streams are counted until each RPC
 // is done, and a run ends within its stated wall-clock bound.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <map>
@@ -29,19 +33,62 @@ grpc::ChannelArguments SmallWindow() {
   return args;
 }
 
-// Two variants on an instant fake device, sampled until each has 100,000
-// samples: megabytes of batches, far more than the client's window.
-v1::VectorAddRequest ManySamples() {
+// Two variants on a fake device, sampled until each has `samples` samples:
+// at 100,000, megabytes of batches, far more than a small client window.
+v1::VectorAddRequest ManySamples(uint32_t samples = 100000) {
   v1::VectorAddRequest request;
   request.set_n(100);
   request.add_variants("naive");
   request.add_variants("vectorized");
   request.mutable_timing()->set_warmup_runs(1);
-  request.mutable_timing()->set_min_samples(100000);
-  request.mutable_timing()->set_max_samples(100000);
+  request.mutable_timing()->set_min_samples(samples);
+  request.mutable_timing()->set_max_samples(samples);
   request.mutable_timing()->set_min_time_ms(60000);
   request.mutable_timing()->set_time_budget_ms(60000);
   return request;
+}
+
+// An HTTP/2 frame: 9-byte header, then the payload.
+std::string Frame(uint8_t type, uint8_t flags, uint32_t stream, const std::string& payload) {
+  std::string frame;
+  for (int shift : {16, 8, 0}) frame += char((payload.size() >> shift) & 0xff);
+  frame += char(type);
+  frame += char(flags);
+  for (int shift : {24, 16, 8, 0}) frame += char((stream >> shift) & 0xff);
+  return frame + payload;
+}
+
+// A client that opens a RunVectorAdd stream granting the server a window of
+// 0 bytes and then never reads: no write of the server's can complete. Plain
+// HTTP/2 on a socket, since gRPC's own client chooses its window itself.
+// Returns the socket; the caller closes it.
+int OpenStreamThatNeverReads(int port, const v1::VectorAddRequest& request) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(uint16_t(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) return -1;
+  std::string out = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+  out += Frame(0x4, 0, 0, std::string("\x00\x04\x00\x00\x00\x00", 6));  // INITIAL_WINDOW_SIZE 0
+  out += Frame(0x4, 0x1, 0, "");  // ACK of the server's settings
+  std::string headers;  // HPACK literals without indexing, new names
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {":method", "POST"}, {":scheme", "http"},
+           {":path", "/kbench.v1.KernelBench/RunVectorAdd"}, {":authority", "localhost"},
+           {"content-type", "application/grpc"}, {"te", "trailers"}}) {
+    headers += '\0';
+    headers += char(name.size()) + name;
+    headers += char(value.size()) + value;
+  }
+  out += Frame(0x1, 0x4, 1, headers);  // END_HEADERS
+  const std::string message = request.SerializeAsString();
+  std::string data(1, '\0');
+  for (int shift : {24, 16, 8, 0}) data += char((message.size() >> shift) & 0xff);
+  out += Frame(0x0, 0x1, 1, data + message);  // END_STREAM
+  if (write(fd, out.data(), out.size()) != ssize_t(out.size())) return -1;
+  return fd;
 }
 
 std::unique_ptr<Device> InstantDevice() {
@@ -83,7 +130,8 @@ TEST(StreamBounds, ASlowReaderStillGetsEveryResultAndTheSummary) {
   EXPECT_TRUE(s.events[n - 1].summary().all_verified());
 }
 
-TEST(StreamBounds, AReaderThatStallsPastTheLimitHasItsRunCancelled) {
+// What the client reads after its stall: the stream's end says why.
+TEST(StreamBounds, AReaderThatStallsPastTheLimitIsToldWhy) {
   v1::Limits limits = CpuLimits();
   limits.set_max_reader_stall_seconds(0.5);
   // Slow enough that the run is still going when the reader is found stalled.
@@ -94,20 +142,36 @@ TEST(StreamBounds, AReaderThatStallsPastTheLimitHasItsRunCancelled) {
                     limits);
   auto stub = server.Stub(SmallWindow());
   grpc::ClientContext context;
-  auto reader = stub->RunVectorAdd(&context, ManySamples());
-  const auto start = std::chrono::steady_clock::now();
-  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }, 90s));
-  const auto took = std::chrono::steady_clock::now() - start;
+  // 480 KB of times, some seconds of sampling.
+  auto reader = stub->RunVectorAdd(&context, ManySamples(30000));
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }, 60s));
   const Stream s = ReadAll(*reader);
   if (s.status.ok() && !s.events.empty() && s.events.back().has_summary())
     GTEST_SKIP() << "gRPC gave this client a window larger than the run's whole output, "
-                    "so no write ever waited for it: no stall to find";
-  // Cancelled, not run to its 200,000 samples (over 10 s on this device).
-  EXPECT_LT(took, 8s);
+                    "so no write ever waited for it: no stall to find (the test below, "
+                    "with a client of its own, always finds one)";
   EXPECT_EQ(s.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(s.status.error_message().find("max_reader_stall_seconds"), std::string::npos)
       << s.status.error_message();
   for (const v1::RunEvent& e : s.events) EXPECT_FALSE(e.has_summary());
+}
+
+TEST(StreamBounds, AClientThatNeverReadsHasItsRunCancelledAtTheStallLimit) {
+  v1::Limits limits = CpuLimits();
+  limits.set_max_reader_stall_seconds(0.5);
+  // 200,000 samples of at least 10 us: many seconds, unless cancelled.
+  TestServer server(std::make_unique<FakeDevice>(
+                        std::vector<std::pair<std::string, testing::FakeVariant>>{
+                            {"naive", {2.0}}, {"vectorized", {1.0}}},
+                        /*sleep_ms=*/0.01),
+                    limits);
+  const auto start = std::chrono::steady_clock::now();
+  const int fd = OpenStreamThatNeverReads(server.port(), ManySamples());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }, 30s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  close(fd);
 }
 
 TEST(StreamBounds, AClientsOpenStreamsAreCountedUntilEachRpcIsDone) {
