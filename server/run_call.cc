@@ -130,12 +130,15 @@ bool RunCall::CheckReader(ReaderWatch::Clock::time_point now) {
       " s while events waited (Limits.max_reader_stall_seconds): ",
       run_ended ? "the stream was ended after its run" : "the run was cancelled");
   Log("run ", run_id_, ": ", why);
-  Finish(absl::ResourceExhaustedError(why));
+  const absl::Status stalled = absl::ResourceExhaustedError(why);
+  Finish(stalled);
   StopRun();
-  // The stalled write blocks the ordinary finish; this one goes now.
+  // The stalled write blocks the ordinary finish; this one goes now, and
+  // says the stall even where the run had ended (its results were dropped).
   std::unique_lock lock(mu_);
   if (finish_sent_ || reactor_ == nullptr) return false;
   finish_sent_ = true;
+  finish_ = ToGrpcStatus(stalled);
   RunReactor* reactor = reactor_;
   const grpc::Status status = *finish_;
   lock.unlock();
