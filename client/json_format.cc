@@ -8,6 +8,30 @@
 namespace kbench::client {
 namespace {
 
+// Every RunRequest in `message` says its label as text in `json`.
+void LabelsAsText(const google::protobuf::Message& message, nlohmann::json& json) {
+  using google::protobuf::FieldDescriptor;
+  if (const auto* request = dynamic_cast<const v1::RunRequest*>(&message)) {
+    json["label"] = request->label();
+    return;
+  }
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (field->cpp_type() != FieldDescriptor::CPPTYPE_MESSAGE || field->is_repeated() ||
+        !reflection->HasField(message, field) || !json.contains(field->name()))
+      continue;
+    LabelsAsText(reflection->GetMessage(message, field), json[field->name()]);
+  }
+}
+
+// A label that is not UTF-8 (one the server would refuse) prints with
+// U+FFFD in place of its bad bytes rather than failing.
+std::string Dump(const nlohmann::json& json) {
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 nlohmann::json ProtoToJson(const google::protobuf::Message& message) {
   google::protobuf::util::JsonPrintOptions options;
   options.preserve_proto_field_names = true;
@@ -17,7 +41,9 @@ nlohmann::json ProtoToJson(const google::protobuf::Message& message) {
       google::protobuf::util::MessageToJsonString(message, &text, options);
   // Printing a message of a compiled-in type cannot fail short of a bug.
   if (!status.ok()) throw std::logic_error(status.ToString());
-  return nlohmann::json::parse(text);
+  nlohmann::json json = nlohmann::json::parse(text);
+  LabelsAsText(message, json);
+  return json;
 }
 
 }  // namespace
@@ -35,15 +61,32 @@ std::string FormatRunJson(const RunReport& report) {
       {"results", results},
       {"summary", report.summary ? ProtoToJson(*report.summary) : nullptr},
   };
-  return json.dump() + "\n";
+  return Dump(json) + "\n";
 }
 
 std::string FormatMessageJson(const google::protobuf::Message& message) {
-  return ProtoToJson(message).dump() + "\n";
+  return Dump(ProtoToJson(message)) + "\n";
 }
 
 std::string FormatServerInfoJson(const v1::ServerInfo& info) {
   return FormatMessageJson(info);
+}
+
+bool ParseRunRequestJson(const std::string& json_text, v1::RunRequest* request) {
+  nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) return false;
+  std::string label;
+  if (json.contains("label")) {
+    if (!json["label"].is_string()) return false;
+    label = json["label"].get<std::string>();
+    json.erase("label");
+  }
+  google::protobuf::util::JsonParseOptions options;
+  options.ignore_unknown_fields = true;
+  if (!google::protobuf::util::JsonStringToMessage(json.dump(), request, options).ok())
+    return false;
+  request->set_label(label);
+  return true;
 }
 
 }  // namespace kbench::client

@@ -23,8 +23,8 @@ void ProgressReporter::OnEvent(const v1::RunEvent& event) {
     case v1::RunEvent::kStarted:
       OnStarted(event.started());
       break;
-    case v1::RunEvent::kSample:
-      OnSample(event.sample());
+    case v1::RunEvent::kSamples:
+      OnSamples(event.samples());
       break;
     case v1::RunEvent::kVariantResult:
       OnVariantResult(event.variant_result());
@@ -54,11 +54,13 @@ void ProgressReporter::OnStarted(const v1::Started& started) {
   last_counts_write_ = clock_();
 }
 
-void ProgressReporter::OnSample(const v1::Sample& sample) {
-  auto it = counts_.begin();
-  while (it != counts_.end() && it->first != sample.variant()) ++it;
-  if (it == counts_.end()) it = counts_.emplace(it, sample.variant(), 0);
-  ++it->second;
+void ProgressReporter::OnSamples(const v1::SampleBatch& batch) {
+  for (const v1::VariantSamples& samples : batch.variants()) {
+    auto it = counts_.begin();
+    while (it != counts_.end() && it->first != samples.variant()) ++it;
+    if (it == counts_.end()) it = counts_.emplace(it, samples.variant(), 0);
+    it->second = samples.total();
+  }
   counts_changed_ = true;
   const auto now = clock_();
   if (now - last_counts_write_ >= (is_tty_ ? kTtyInterval : kLogInterval)) {

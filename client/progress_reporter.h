@@ -1,5 +1,6 @@
 // Shows a run's progress to a person, on stderr: the queue position, the
-// device that took the run, a live count of samples per variant, and each
+// device that took the run, a live count of samples per variant (the totals
+// each SampleBatch carries, so a batch the server coalesced loses none), and each
 // variant's verification as its result arrives.
 #ifndef KBENCH_CLIENT_PROGRESS_REPORTER_H_
 #define KBENCH_CLIENT_PROGRESS_REPORTER_H_
@@ -40,7 +41,7 @@ class ProgressReporter {
 
  private:
   void OnStarted(const v1::Started& started);
-  void OnSample(const v1::Sample& sample);
+  void OnSamples(const v1::SampleBatch& batch);
   void OnVariantResult(const v1::VariantResult& result);
   std::string CountsLine() const;
   // Writes the counts line: in place on a terminal, as a new line elsewhere.

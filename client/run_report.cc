@@ -25,7 +25,7 @@ void RecordEvent(const v1::RunEvent& event, RunReport& report) {
       report.run_id = event.summary().run_id();
       report.summary = event.summary();
       break;
-    case v1::RunEvent::kSample:
+    case v1::RunEvent::kSamples:
     case v1::RunEvent::EVENT_NOT_SET:
       break;
   }

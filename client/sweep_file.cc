@@ -1,7 +1,5 @@
 #include "sweep_file.h"
 
-#include <google/protobuf/util/json_util.h>
-
 #include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -125,11 +123,7 @@ absl::Status ReadJsonLines(std::string_view text, const std::string& name,
                      "with request and results)");
     }
     v1::RunRequest point;
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = true;
-    if (!google::protobuf::util::JsonStringToMessage(json["request"].dump(),
-                                                     &point, options)
-             .ok()) {
+    if (!ParseRunRequestJson(json["request"].dump(), &point)) {
       return BadLine(name, line_number, "has a request kbench cannot read");
     }
     if (point.variants().empty()) {

@@ -47,6 +47,14 @@ std::string Help(const std::string& name) {
         {"max_stall_seconds",
          "Seconds a worker may go without progress during a run before it is "
          "killed and restarted (the run ends with INTERNAL)"},
+        {"max_reader_stall_seconds",
+         "Seconds a Run stream's client may go without reading while events wait; "
+         "then its run is cancelled (RESOURCE_EXHAUSTED)"},
+        {"max_streams_per_client",
+         "Most Run streams one client may have open at once; more get RESOURCE_EXHAUSTED"},
+        {"max_run_overhead_seconds",
+         "Seconds a run may take beyond twice its time budget (preparation, "
+         "verification, checked rounds); past it DEADLINE_EXCEEDED"},
     };
     for (const ops::Op* op : ops::AllOps())
       for (auto& [field, text] : op->LimitHelp()) help[field] = text;

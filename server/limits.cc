@@ -15,6 +15,10 @@ v1::Limits DefaultLimits(const v1::DeviceInfo& device) {
   // A GPU sample or warm-up run takes milliseconds, a CPU one of the
   // largest attention seconds; a worker silent for this long is hung.
   limits.set_max_stall_seconds(device.sm_count() > 0 ? 60 : 300);
+  // Preparing and verifying the largest problem on a CPU takes minutes.
+  limits.set_max_run_overhead_seconds(device.sm_count() > 0 ? 60 : 300);
+  limits.set_max_reader_stall_seconds(60);
+  limits.set_max_streams_per_client(8);
   for (const ops::Op* op : ops::AllOps()) op->SetDefaultLimits(device, limits);
   return limits;
 }

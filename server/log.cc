@@ -27,6 +27,30 @@ void SetLogPrefix(std::string prefix) {
   Prefix() = std::move(prefix);
 }
 
+std::string Quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (byte >= 0x20 && byte < 0x7f) {
+          out += c;
+        } else {
+          constexpr char kHex[] = "0123456789abcdef";
+          out += "\\x";
+          out += kHex[byte >> 4];
+          out += kHex[byte & 0xf];
+        }
+    }
+  }
+  return out + "\"";
+}
+
 void LogLine(std::string_view message) {
   const auto now = std::chrono::system_clock::now();
   const std::time_t seconds = std::chrono::system_clock::to_time_t(now);

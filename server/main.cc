@@ -346,10 +346,21 @@ int Main(int argc, char** argv) {
     std::_Exit(1);
   });
   second_signal.detach();
+  // The port stays open through the grace period: new runs get UNAVAILABLE
+  // "server is draining: ..." rather than a refused connection.
+  service.Drain();
   scheduler->Drain();
   server->GetHealthCheckService()->Shutdown();
-  server->Shutdown(std::chrono::system_clock::now() +
-                   std::chrono::milliseconds(int64_t(options.shutdown_grace_s * 1000)));
+  const auto grace_end = std::chrono::steady_clock::now() +
+                         std::chrono::milliseconds(int64_t(options.shutdown_grace_s * 1000));
+  while ((scheduler->running() > 0 || scheduler->queued() > 0) &&
+         std::chrono::steady_clock::now() < grace_end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  service.CancelRuns(absl::CancelledError(absl::StrCat(
+      "the server shut down before the run ended (--shutdown-grace ", options.shutdown_grace_s,
+      " s)")));
+  // What remains are the cancelled runs' last writes.
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   scheduler->Stop();
   for (WorkerExecutor* supervisor : supervisors) supervisor->Stop();
   if (dashboard) dashboard->Stop();

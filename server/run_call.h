@@ -1,17 +1,23 @@
 // One streaming run RPC: the bridge between the gRPC reactor (which writes
 // events to the client, one write in flight at a time) and the scheduler's
-// device thread (which produces them). Events are queued here and written in
-// order; Finish waits until every queued event is written. The run's
-// observers (run_observer.h: the store, the metrics) see the same events.
+// device thread (which produces them). Events wait here in a bounded
+// buffer (event_buffer.h: progress coalesced for a slow reader, results and
+// the summary always kept) and are written in order; Finish waits until
+// every waiting event is written. A client whose write has been in flight
+// for Limits.max_reader_stall_seconds has stopped reading: its run is
+// cancelled and the stream ends at once with RESOURCE_EXHAUSTED
+// (CheckReader, called by the service's ReaderWatch). The run's observers
+// (run_observer.h: the store, the metrics) see every event the runner
+// produced, uncoalesced.
 //
 // Lifetime: RunReactor is owned by gRPC and holds a shared_ptr to RunCall;
 // the scheduler holds another while the run waits or runs. After OnDone the
 // reactor is gone and RunCall stops writing, but observers still see the
-// run to its end.
+// run to its end. The stream's slot of ClientStreams is released at OnDone.
 #pragma once
 
 #include <atomic>
-#include <deque>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,6 +27,9 @@
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "server/auth/principal.h"
+#include "server/client_streams.h"
+#include "server/event_buffer.h"
+#include "server/reader_watch.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/runner.h"
@@ -30,10 +39,13 @@ namespace kbench::server {
 
 class RunReactor;
 
-class RunCall final : public Job, public RunSink {
+class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
  public:
+  // `stream_slot` is held until the RPC is done; `reader_stall` is
+  // Limits.max_reader_stall_seconds.
   RunCall(std::string run_id, auth::Principal principal, std::string description,
-          AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers);
+          AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers,
+          ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
 
   const std::string& run_id() const { return run_id_; }
   // Who asked for the run.
@@ -48,9 +60,17 @@ class RunCall final : public Job, public RunSink {
   void Emit(v1::RunEvent event) override;
   bool Cancelled() const override { return cancelled_; }
 
+  // ReaderWatch::Watched: cancels the run of a client that read nothing
+  // for reader_stall while a write waited; false once the RPC is finished.
+  bool CheckReader(ReaderWatch::Clock::time_point now) override;
+
   // Ends the RPC once the queued events are written; the first call wins
   // and is the one observers see.
   void Finish(const absl::Status& status);
+
+  // The server ends the run (shutdown): it stops, and the stream ends with
+  // `why` once what waits is written.
+  void ServerCancelled(const absl::Status& why);
 
   // From the reactor.
   void Attach(RunReactor* reactor);
@@ -61,6 +81,8 @@ class RunCall final : public Job, public RunSink {
  private:
   // Starts the next write, or the finish once nothing is left; unlocks.
   void Pump(std::unique_lock<std::mutex>& lock);
+  // Stops the run (the device moves on) and drops what waits for the client.
+  void StopRun();
 
   const std::string run_id_;
   const auth::Principal principal_;
@@ -68,14 +90,18 @@ class RunCall final : public Job, public RunSink {
   const AdmittedRun run_;
   Scheduler& scheduler_;
   const std::vector<RunObserver*> observers_;
+  const std::chrono::duration<double> reader_stall_;
   std::atomic<bool> cancelled_{false};
 
   std::mutex mu_;
+  ClientStreams::Slot stream_slot_;
   RunReactor* reactor_ = nullptr;
-  std::deque<v1::RunEvent> pending_;
+  EventBuffer pending_;
   v1::RunEvent current_;  // the event being written
   bool write_in_flight_ = false;
+  ReaderWatch::Clock::time_point write_started_;
   std::optional<grpc::Status> finish_;
+  absl::Status ended_;  // the first Finish's status, as observers saw it
   bool finish_sent_ = false;
 };
 

@@ -36,6 +36,10 @@ struct TimingPlan {
   v1::TimingMode mode = v1::TIMING_MODE_COLD;
   double min_effect = 0.02;
   bool discard_throttled = false;
+  // The run's wall-clock bound on its device (Started.deadline_ms):
+  // 2 * time_budget_ms + Limits.max_run_overhead_seconds, set by
+  // admission; 0: unbounded (a plan made by hand in a test).
+  double deadline_ms = 0;
 };
 
 struct AdmittedRun {

@@ -22,8 +22,20 @@ double MillisecondsSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-absl::Status CheckCancelled(const RunSink& sink) {
-  if (sink.Cancelled()) return absl::CancelledError("run cancelled by the client");
+// Samples go out in batches at most this often, or once this many wait:
+// a stream's event count follows the run's duration, not its sample count.
+constexpr double kBatchIntervalMs = 250;
+constexpr size_t kMaxBatchSamples = 8192;
+
+// Whether the run may go on: not cancelled, and within its wall-clock bound
+// (TimingPlan.deadline_ms, 0 for none).
+absl::Status CheckGoOn(const RunSink& sink, const TimingPlan& plan, Clock::time_point run_start) {
+  if (sink.Cancelled()) return absl::CancelledError("the run was cancelled");
+  if (plan.deadline_ms > 0 && MillisecondsSince(run_start) > plan.deadline_ms)
+    return absl::DeadlineExceededError(absl::StrFormat(
+        "the run passed its wall-clock bound of %.0f ms (2 x timing.time_budget_ms + "
+        "Limits.max_run_overhead_seconds) and was stopped",
+        plan.deadline_ms));
   return absl::OkStatus();
 }
 
@@ -85,8 +97,9 @@ v1::Verdict VerdictOf(const MedianInterval& m, double min_effect) {
 class Measurement {
  public:
   Measurement(Device& device, Workload& workload, const AdmittedRun& run,
-              const std::string& run_id, RunSink& sink)
-      : device_(device),
+              const std::string& run_id, RunSink& sink, Clock::time_point run_start)
+      : run_start_(run_start),
+        device_(device),
         workload_(workload),
         problem_(run.problem),
         plan_(run.plan),
@@ -97,21 +110,25 @@ class Measurement {
         checks_(count_),
         samples_(count_),
         clocks_(count_),
-        discard_(count_) {}
+        discard_(count_),
+        unsent_from_(count_, 0) {}
 
-  absl::Status Run(Clock::time_point run_start) {
+  absl::Status Run() {
     // 2. An untimed run of each variant on a poisoned output, checked.
     for (int v = 0; v < count_; ++v) {
-      KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+      KBENCH_RETURN_IF_ERROR(GoOn());
       sink_.StepStarted(RunStep::kVerify, problem_.VariantName(size_t(v)));
       KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
       KBENCH_RETURN_IF_ERROR(workload_.Run(v));
       KBENCH_ASSIGN_OR_RETURN(checks_[v], verifier_->Check(workload_));
     }
-    // 3. Warm-up.
+    // 3. Warm-up, in rounds of every variant, until warmup_runs rounds or
+    // until they have taken time_budget_ms: their share of the run's bound.
+    const auto warmup_start = Clock::now();
     for (uint32_t w = 0; w < plan_.warmup_runs; ++w) {
+      if (w > 0 && MillisecondsSince(warmup_start) >= plan_.time_budget_ms) break;
       for (int v = 0; v < count_; ++v) {
-        KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+        KBENCH_RETURN_IF_ERROR(GoOn());
         sink_.StepStarted(RunStep::kWarmup, problem_.VariantName(size_t(v)));
         KBENCH_RETURN_IF_ERROR(workload_.Run(v));
       }
@@ -119,16 +136,35 @@ class Measurement {
     // 4. Sampling. The first round's and the last round's outputs are
     // checked too: what was timed is what was verified.
     KBENCH_ASSIGN_OR_RETURN(v1::StopReason stop, Sample());
+    SendBatch();
     // 5. Results.
-    Report(stop, run_start);
+    Report(stop);
     return absl::OkStatus();
   }
 
  private:
+  absl::Status GoOn() const { return CheckGoOn(sink_, plan_, run_start_); }
+
+  // Emits the samples taken since the last batch, if any.
+  void SendBatch() {
+    v1::RunEvent event;
+    for (int v = 0; v < count_; ++v) {
+      if (unsent_from_[v] == samples_[v].size()) continue;
+      v1::VariantSamples* batch = event.mutable_samples()->add_variants();
+      batch->set_variant(problem_.VariantName(size_t(v)));
+      batch->set_total(uint32_t(samples_[v].size()));
+      batch->mutable_ms()->Add(samples_[v].begin() + long(unsent_from_[v]), samples_[v].end());
+      unsent_from_[v] = samples_[v].size();
+    }
+    unsent_ = 0;
+    last_batch_ = Clock::now();
+    if (event.has_samples()) sink_.Emit(std::move(event));
+  }
+
   // One timed sample of variant v; `checked` re-poisons the output first and
   // verifies what the sample wrote.
   absl::Status TakeSample(int v, bool checked) {
-    KBENCH_RETURN_IF_ERROR(CheckCancelled(sink_));
+    KBENCH_RETURN_IF_ERROR(GoOn());
     sink_.StepStarted(RunStep::kSample, problem_.VariantName(size_t(v)));
     if (checked) KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
     device_.StartClockWatch();
@@ -139,13 +175,9 @@ class Measurement {
       KBENCH_ASSIGN_OR_RETURN(const v1::Verification check, verifier_->Check(workload_));
       Merge(check, checks_[v]);
     }
-    v1::RunEvent event;
-    v1::Sample* sample = event.mutable_sample();
-    sample->set_variant(problem_.VariantName(size_t(v)));
-    sample->set_index(uint32_t(samples_[v].size()));
-    sample->set_ms(*ms);
     samples_[v].push_back(*ms);
-    sink_.Emit(std::move(event));
+    if (++unsent_ >= kMaxBatchSamples || MillisecondsSince(last_batch_) >= kBatchIntervalMs)
+      SendBatch();
     return absl::OkStatus();
   }
 
@@ -183,7 +215,7 @@ class Measurement {
     }
   }
 
-  void Report(v1::StopReason stop, Clock::time_point run_start) {
+  void Report(v1::StopReason stop) {
     const v1::DeviceInfo info = device_.Info();
     const ops::Work work = problem_.op->WorkOf(problem_.request, problem_.dtype);
     bool all_verified = true;
@@ -235,13 +267,14 @@ class Measurement {
       speedup->set_min_effect(plan_.min_effect);
       speedup->set_verdict(VerdictOf(m, plan_.min_effect));
     }
-    summary->set_wall_ms(MillisecondsSince(run_start));
+    summary->set_wall_ms(MillisecondsSince(run_start_));
     sink_.Emit(std::move(event));
   }
 
   // Whether sample i of variant v enters the statistics and speedups.
   bool Kept(int v, size_t i) const { return !discard_[v] || !clocks_[v].throttled(i); }
 
+  const Clock::time_point run_start_;
   Device& device_;
   Workload& workload_;
   const Problem& problem_;
@@ -254,6 +287,11 @@ class Measurement {
   std::vector<std::vector<double>> samples_;
   std::vector<VariantClocks> clocks_;
   std::vector<bool> discard_;
+  // Per variant, the first sample not yet in a batch; samples taken since
+  // the last batch, and when it went.
+  std::vector<size_t> unsent_from_;
+  size_t unsent_ = 0;
+  Clock::time_point last_batch_ = Clock::now();
 };
 
 }  // namespace
@@ -261,7 +299,7 @@ class Measurement {
 absl::Status RunJob(Device& device, const AdmittedRun& run,
                     const std::string& run_id, RunSink& sink) {
   const auto run_start = Clock::now();
-  KBENCH_RETURN_IF_ERROR(CheckCancelled(sink));
+  KBENCH_RETURN_IF_ERROR(CheckGoOn(sink, run.plan, run_start));
   sink.StepStarted(RunStep::kPrepare, "");
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
                           device.Prepare(run.problem));
@@ -278,8 +316,9 @@ absl::Status RunJob(Device& device, const AdmittedRun& run,
   for (size_t v = 0; v < run.problem.variants.size(); ++v)
     started->add_variants(run.problem.VariantName(v));
   started->set_timing_method(workload->TimingMethod(run.plan.mode));
+  started->set_deadline_ms(run.plan.deadline_ms);
   sink.Emit(std::move(event));
-  return Measurement(device, *workload, run, run_id, sink).Run(run_start);
+  return Measurement(device, *workload, run, run_id, sink, run_start).Run();
 }
 
 }  // namespace kbench::server

@@ -3,7 +3,9 @@
 //   2. for each variant: poison the output, run once, verify with the op's
 //      verifier (server/ops/op.h: every element against the device
 //      reference, sampled rows against the double reference);
-//   3. warm-up runs of each variant, never timed;
+//   3. warm-up runs of each variant, never timed, in rounds until
+//      warmup_runs rounds or until they have taken time_budget_ms (at least
+//      one round);
 //   4. timed samples in rounds, variants interleaved in alternating order
 //      (A B, B A, ...), the first and last rounds re-poisoned and checked
 //      (what was timed is what was verified), until every
@@ -19,7 +21,10 @@
 //      speedups.
 // The runner knows no op by name and no observer of the run: it writes
 // events to its sink, and the front fans them out.
-// Events go to the sink as they happen. Cancellation is checked between
+// Events go to the sink as they happen; samples in SampleBatch events, one
+// at most every 250 ms (or 8192 samples) and one when sampling ends, before
+// the results. Cancellation and the run's wall-clock bound
+// (TimingPlan.deadline_ms, from the run's start) are checked between
 // samples and between the steps above.
 #pragma once
 
@@ -51,10 +56,11 @@ class RunSink {
   virtual void StepStarted(RunStep /*step*/, std::string_view /*variant*/) {}
 };
 
-// Runs a problem through steps 1-5 and emits Started, Samples,
+// Runs a problem through steps 1-5 and emits Started, SampleBatches,
 // VariantResults and the Summary. Returns OK once the Summary is emitted,
-// CANCELLED when the sink was cancelled, or the device's error (nothing more
-// is emitted then; the caller ends the RPC with it).
+// CANCELLED when the sink was cancelled, DEADLINE_EXCEEDED past the run's
+// wall-clock bound, or the device's error (nothing more is emitted then;
+// the caller ends the RPC with it).
 absl::Status RunJob(Device& device, const AdmittedRun& run,
                     const std::string& run_id, RunSink& sink);
 

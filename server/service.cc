@@ -1,5 +1,6 @@
 #include "server/service.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <random>
@@ -9,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "server/ops/registry.h"
+#include "server/log.h"
 #include "server/run_call.h"
 #include "server/status_mapping.h"
 #include "server/validation.h"
@@ -33,6 +35,14 @@ uint64_t RandomNumber() {
   return value;
 }
 
+// A stalled reader is found within a quarter of the limit (at most a
+// second late).
+std::chrono::steady_clock::duration WatchPeriod(double stall_seconds) {
+  const double seconds = std::clamp(stall_seconds / 4, 0.01, 1.0);
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds));
+}
+
 int64_t UnixMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -43,7 +53,11 @@ int64_t UnixMs() {
 
 KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions options,
                                        std::vector<RunObserver*> observers)
-    : scheduler_(scheduler), options_(std::move(options)), observers_(std::move(observers)) {}
+    : scheduler_(scheduler),
+      options_(std::move(options)),
+      observers_(std::move(observers)),
+      streams_(options_.limits.max_streams_per_client()),
+      reader_watch_(WatchPeriod(options_.limits.max_reader_stall_seconds())) {}
 
 std::string KernelBenchService::Backend() const {
   return scheduler_.executors().empty() ? "" : scheduler_.executors().front()->Info().backend();
@@ -73,21 +87,35 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
     return refuse(absl::PermissionDeniedError(
         "fault: fault injection is refused unless the server runs with "
         "--enable-fault-injection"));
+  if (draining_)
+    return refuse(absl::UnavailableError(
+        "server is draining: it is shutting down once its running runs end; retry on "
+        "another server or once it is back"));
   absl::StatusOr<AdmittedRun> admitted =
       Admit(request, options_.limits, Backend(), options_.timing_defaults);
   if (!admitted.ok()) return refuse(admitted.status());
   if (admitted->problem.request.seed() == 0)
     admitted->problem.request.set_seed(RandomNumber());
   admission.request = Resolved(*admitted);
+  absl::StatusOr<ClientStreams::Slot> slot = streams_.Open(admission.principal, admission.peer);
+  if (!slot.ok()) return refuse(slot.status());
 
   std::string description = absl::StrCat(
       admitted->problem.op->Describe(admitted->problem.request), " ",
       kernels::DTypeName(admitted->problem.dtype), " [",
       absl::StrJoin(admission.request.variants(), ","), "]",
-      request.label().empty() ? "" : " label=" + request.label());
-  auto call = std::make_shared<RunCall>(admission.run_id, admission.principal, std::move(description),
-                                        *std::move(admitted), scheduler_, observers_);
+      request.label().empty() ? "" : " label=" + Quoted(request.label()));
+  auto call = std::make_shared<RunCall>(
+      admission.run_id, admission.principal, std::move(description), *std::move(admitted),
+      scheduler_, observers_, *std::move(slot),
+      std::chrono::duration<double>(options_.limits.max_reader_stall_seconds()));
   auto* reactor = new RunReactor(call);
+  reader_watch_.Watch(call);
+  {
+    std::lock_guard lock(calls_mu_);
+    std::erase_if(calls_, [](const std::weak_ptr<RunCall>& c) { return c.expired(); });
+    calls_.push_back(call);
+  }
   for (RunObserver* o : observers_) o->OnAccepted(admission);
   if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok())
     call->Finish(submitted);
@@ -107,6 +135,18 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunVectorAdd(
 grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunAttention(
     grpc::CallbackServerContext* context, const v1::AttentionRequest* request) {
   return Start(context, ToRunRequest(*request));
+}
+
+void KernelBenchService::Drain() { draining_ = true; }
+
+void KernelBenchService::CancelRuns(const absl::Status& why) {
+  std::vector<std::weak_ptr<RunCall>> calls;
+  {
+    std::lock_guard lock(calls_mu_);
+    calls.swap(calls_);
+  }
+  for (const std::weak_ptr<RunCall>& weak : calls)
+    if (std::shared_ptr<RunCall> call = weak.lock()) call->ServerCancelled(why);
 }
 
 v1::ServerInfo KernelBenchService::Info() const {

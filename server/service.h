@@ -3,14 +3,22 @@
 // and a run id, and hands the run to the scheduler; a device's executor
 // produces the events. Bad requests end at once with INVALID_ARGUMENT naming
 // the field and the limit. RunVectorAdd and RunAttention are Run with the
-// op's problem.
+// op's problem. Each client may hold Limits.max_streams_per_client Run
+// streams open (client_streams.h); a stream whose client stops reading for
+// Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
 #pragma once
 
+#include <atomic>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "server/auth/authenticator.h"
+#include "server/client_streams.h"
+#include "server/reader_watch.h"
+#include "server/run_call.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/scheduler.h"
@@ -49,6 +57,15 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   // What GetServerInfo answers.
   v1::ServerInfo Info() const;
 
+  // Shutdown, in two steps. Drain: from now on new runs are refused with
+  // UNAVAILABLE "server is draining: ..." (the port stays open, so clients
+  // get that answer rather than a refused connection) while admitted runs
+  // go on. CancelRuns: every run still going or waiting ends with `why`
+  // (the server's reason, logged as such), before the gRPC server shuts
+  // down.
+  void Drain();
+  void CancelRuns(const absl::Status& why);
+
  private:
   grpc::ServerWriteReactor<v1::RunEvent>* Start(grpc::CallbackServerContext* context,
                                                 const v1::RunRequest& request);
@@ -57,6 +74,13 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   Scheduler& scheduler_;
   const ServiceOptions options_;
   const std::vector<RunObserver*> observers_;
+  ClientStreams streams_;
+  std::atomic<bool> draining_{false};
+  // Every admitted run whose RPC is not done, for CancelRuns.
+  std::mutex calls_mu_;
+  std::vector<std::weak_ptr<RunCall>> calls_;
+  // Declared last: its thread stops first.
+  ReaderWatch reader_watch_;
 };
 
 }  // namespace kbench::server

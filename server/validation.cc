@@ -76,11 +76,50 @@ absl::Status CheckDType(const ops::Op& op, v1::DType dtype,
   return absl::OkStatus();
 }
 
+// The offset of the first byte of `text` that does not start a well-formed
+// UTF-8 sequence (RFC 3629: no overlong forms, no surrogates, nothing above
+// U+10FFFF), or npos when all of it is well formed.
+size_t FirstInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t length = 0;
+    unsigned char low = 0x80, high = 0xbf;  // the range of the second byte
+    if (b < 0x80) {
+      length = 1;
+    } else if (b >= 0xc2 && b <= 0xdf) {
+      length = 2;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      length = 3;
+      if (b == 0xe0) low = 0xa0;
+      if (b == 0xed) high = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      length = 4;
+      if (b == 0xf0) low = 0x90;
+      if (b == 0xf4) high = 0x8f;
+    } else {
+      return i;
+    }
+    if (i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if (c < (k == 1 ? low : 0x80) || c > (k == 1 ? high : 0xbf)) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 absl::Status CheckLabel(const std::string& label, const v1::Limits& limits) {
   if (label.size() > limits.max_label_length())
     return absl::InvalidArgumentError(absl::StrCat(
         "label must be at most ", limits.max_label_length(), " bytes, got ",
         label.size()));
+  if (const size_t at = FirstInvalidUtf8(label); at != std::string_view::npos)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "label must be valid UTF-8 text; byte ", at, " (0x",
+        absl::Hex(static_cast<unsigned char>(label[at]), absl::kZeroPad2),
+        ") is not the start of a well-formed character"));
   return absl::OkStatus();
 }
 
@@ -133,6 +172,7 @@ absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
   if (!v1::TimingMode_IsValid(plan.mode))
     return absl::InvalidArgumentError(
         absl::StrCat("timing.mode: unknown mode ", int(plan.mode)));
+  plan.deadline_ms = 2 * plan.time_budget_ms + 1000 * limits.max_run_overhead_seconds();
   return plan;
 }
 

@@ -23,7 +23,8 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
                                   std::string_view backend,
                                   const TimingPlan& defaults);
 
-// Applies defaults to zero fields and checks each against the limits.
+// Applies defaults to zero fields and checks each against the limits; sets
+// the run's wall-clock bound (TimingPlan.deadline_ms) from them.
 // Defaults are first clamped to the limits (an operator who lowers
 // --max-samples below the default does not make plain requests fail).
 absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,

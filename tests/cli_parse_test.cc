@@ -726,6 +726,18 @@ TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
   EXPECT_EQ(json["summary"]["speedups"][0]["verdict"], "VERDICT_FASTER");
 }
 
+TEST(FormatRunJson, SaysTheLabelAsTextAndReadsItBack) {
+  // RunRequest.label is bytes on the wire; people read it as text.
+  RunReport report = VectorAddReport();
+  report.request.set_label("lab 3: caf\xc3\xa9");
+  const nlohmann::json json = nlohmann::json::parse(FormatRunJson(report));
+  EXPECT_EQ(json["request"]["label"], "lab 3: caf\xc3\xa9");
+  v1::RunRequest back;
+  ASSERT_TRUE(ParseRunRequestJson(json["request"].dump(), &back));
+  EXPECT_EQ(back.label(), "lab 3: caf\xc3\xa9");
+  EXPECT_EQ(back.vector_add().n(), 1000u);
+}
+
 // ---- Server info -----------------------------------------------------------
 
 // ServerInfo with each op's offers as the registry makes them for `backend`.
@@ -793,9 +805,14 @@ struct FakeClock {
   }
 };
 
-v1::RunEvent SampleOf(const std::string& variant) {
+// A batch saying `variant` has `total` samples so far, the newest of them
+// in it.
+v1::RunEvent SamplesOf(const std::string& variant, uint32_t total) {
   v1::RunEvent event;
-  event.mutable_sample()->set_variant(variant);
+  v1::VariantSamples* samples = event.mutable_samples()->add_variants();
+  samples->set_variant(variant);
+  samples->set_total(total);
+  samples->add_ms(1.0);
   return event;
 }
 
@@ -824,12 +841,12 @@ TEST(ProgressReporter, PrintsSampleCountsOnALogAtMostEveryTwoSeconds) {
   FakeClock clock;
   ProgressReporter progress(out, /*is_tty=*/false, clock.AsClock());
   progress.OnEvent(Started());
-  for (int i = 0; i < 10; ++i) progress.OnEvent(SampleOf("naive"));
+  for (uint32_t i = 1; i <= 10; ++i) progress.OnEvent(SamplesOf("naive", i));
   EXPECT_THAT(out.str(), Not(HasSubstr("samples:")));
   clock.now += std::chrono::milliseconds(2100);
-  progress.OnEvent(SampleOf("vectorized"));
+  progress.OnEvent(SamplesOf("vectorized", 1));
   EXPECT_THAT(out.str(), HasSubstr("samples: naive 10, vectorized 1\n"));
-  progress.OnEvent(SampleOf("naive"));
+  progress.OnEvent(SamplesOf("naive", 11));
   progress.OnEvent(Result("naive", 1, 1, true));  // flushes the final counts
   EXPECT_THAT(out.str(), HasSubstr("samples: naive 11, vectorized 1\n"));
 }
@@ -840,13 +857,25 @@ TEST(ProgressReporter, RewritesOneLineOnATerminal) {
   ProgressReporter progress(out, /*is_tty=*/true, clock.AsClock());
   progress.OnEvent(Started());
   clock.now += std::chrono::milliseconds(150);
-  progress.OnEvent(SampleOf("naive"));
+  progress.OnEvent(SamplesOf("naive", 1));
   clock.now += std::chrono::milliseconds(150);
-  progress.OnEvent(SampleOf("vectorized"));
+  progress.OnEvent(SamplesOf("vectorized", 1));
   EXPECT_THAT(out.str(), HasSubstr("\rsamples: naive 1, vectorized 0"));
   EXPECT_THAT(out.str(), HasSubstr("\rsamples: naive 1, vectorized 1"));
   progress.Finish();
   EXPECT_EQ(out.str().back(), '\n');
+}
+
+TEST(ProgressReporter, CountsTheTotalsABatchCarriesNotItsLength) {
+  // A batch the server coalesced for a slow reader holds only the newest
+  // times; its total still counts every sample.
+  std::ostringstream out;
+  FakeClock clock;
+  ProgressReporter progress(out, /*is_tty=*/false, clock.AsClock());
+  progress.OnEvent(Started());
+  progress.OnEvent(SamplesOf("naive", 5000));
+  progress.OnEvent(Result("naive", 1, 1, true));
+  EXPECT_THAT(out.str(), HasSubstr("samples: naive 5000, vectorized 0\n"));
 }
 
 }  // namespace

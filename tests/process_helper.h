@@ -88,6 +88,7 @@ class ChildProcess {
   }
 
   void Signal(int signal) { kill(pid_, signal); }
+  pid_t pid() const { return pid_; }
 
   // Reads the rest of the output and reaps the child. Returns its exit code,
   // 128 + the signal that killed it, or nullopt if it did not end within

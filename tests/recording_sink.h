@@ -1,9 +1,10 @@
 // A RunSink that records every event, and cancels itself after a given
-// number of events when asked to.
+// number of samples when asked to.
 #pragma once
 
 #include <atomic>
 #include <mutex>
+#include <string_view>
 #include <vector>
 
 #include "server/runner.h"
@@ -12,16 +13,20 @@ namespace kbench::testing {
 
 class RecordingSink final : public server::RunSink {
  public:
-  // cancel_after: Cancelled() turns true once this many events arrived
-  // (never when negative).
-  explicit RecordingSink(int cancel_after = -1) : cancel_after_(cancel_after) {}
+  // cancel_after_samples: Cancelled() turns true once this many timed
+  // samples have started (never when negative).
+  explicit RecordingSink(int cancel_after_samples = -1)
+      : cancel_after_samples_(cancel_after_samples) {}
 
   void Emit(v1::RunEvent event) override {
     std::lock_guard lock(mu_);
     events_.push_back(std::move(event));
-    if (cancel_after_ >= 0 && int(events_.size()) >= cancel_after_) cancelled_ = true;
   }
   bool Cancelled() const override { return cancelled_; }
+  void StepStarted(server::RunStep step, std::string_view) override {
+    if (step != server::RunStep::kSample) return;
+    if (cancel_after_samples_ >= 0 && ++samples_ >= cancel_after_samples_) cancelled_ = true;
+  }
 
   std::vector<v1::RunEvent> events() const {
     std::lock_guard lock(mu_);
@@ -29,7 +34,8 @@ class RecordingSink final : public server::RunSink {
   }
 
  private:
-  const int cancel_after_;
+  const int cancel_after_samples_;
+  int samples_ = 0;  // the runner's thread only
   mutable std::mutex mu_;
   std::vector<v1::RunEvent> events_;
   std::atomic<bool> cancelled_{false};

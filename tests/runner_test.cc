@@ -78,12 +78,16 @@ TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {
   // Even rounds in the request's order, odd rounds reversed: c a b, b a c.
   const std::vector<std::string> order = {"c", "a", "b", "b", "a", "c"};
   for (size_t i = 0; i < timed.size(); ++i) EXPECT_EQ(timed[i], order[i % 6]) << i;
-  // Sample events carry per-variant indices 0, 1, 2, ...
-  int expected_index = 0;
-  for (const auto& e : sink.events()) {
-    if (!e.has_sample() || e.sample().variant() != "a") continue;
-    EXPECT_EQ(e.sample().index(), uint32_t(expected_index++));
-  }
+  // Batches carry each variant's samples in order, every one of them, and
+  // the running total.
+  uint32_t total = 0;
+  for (const auto& e : sink.events())
+    for (const v1::VariantSamples& batch : e.samples().variants()) {
+      if (batch.variant() != "a") continue;
+      EXPECT_EQ(batch.total(), total + uint32_t(batch.ms_size()));
+      total = batch.total();
+    }
+  EXPECT_EQ(total, timed.size() / 3);
 }
 
 TEST(Runner, StopsWhenEveryVariantConverged) {
@@ -207,7 +211,7 @@ TEST(Runner, StopsBetweenSamplesOnceCancelled) {
   TimingPlan plan = FastPlan();
   plan.target_rse = 1e-9;
   plan.max_samples = 1000;
-  RecordingSink sink(/*cancel_after=*/4);  // started + 3 samples
+  RecordingSink sink(/*cancel_after_samples=*/3);
   const absl::Status status = RunFake(device, {"naive"}, plan, sink);
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(device.timed_count(), 3);
@@ -383,6 +387,48 @@ TEST(Runner, AttentionAboveTheRowBudgetHasEveryElementChecked) {
   EXPECT_GT(v.atol(), 0);
   EXPECT_GT(v.rtol(), 0);
   EXPECT_LT(v.reference_rel_l2_error(), v.tolerance());
+}
+
+TEST(Runner, SendsSamplesInBatchesBoundedByTheRunsDurationNotItsSampleCount) {
+  FakeDevice device({{"a", {1.0}}, {"b", {1.0}}});
+  TimingPlan plan = FastPlan();
+  plan.target_rse = 1e-12;  // never met: max_samples ends sampling
+  plan.min_samples = 20000;
+  plan.max_samples = 20000;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"a", "b"}, plan, sink).ok());
+  size_t batches = 0, times = 0;
+  for (const auto& e : sink.events()) {
+    if (!e.has_samples()) continue;
+    ++batches;
+    for (const v1::VariantSamples& v : e.samples().variants()) times += size_t(v.ms_size());
+  }
+  EXPECT_EQ(times, 40000u);  // every sample, once
+  const double wall_ms = sink.events().back().summary().wall_ms();
+  // At most one batch each 250 ms or 8192 samples, and the last one.
+  EXPECT_LE(double(batches), wall_ms / 250 + 40000.0 / 8192 + 2) << wall_ms << " ms";
+}
+
+TEST(Runner, WarmUpsStopOnceTheyHaveTakenTheTimeBudget) {
+  FakeDevice device({{"a", {1.0}}}, /*sleep_ms=*/5);
+  TimingPlan plan = FastPlan();
+  plan.warmup_runs = 100;  // 500 ms of warm-up if all ran
+  plan.time_budget_ms = 20;
+  plan.min_samples = 1;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"a"}, plan, sink).ok());
+  EXPECT_LT(sink.events().back().summary().wall_ms(), 300);
+}
+
+TEST(Runner, ARunPastItsWallClockBoundEndsWithDeadlineExceeded) {
+  FakeDevice device({{"a", {1.0}}, {"b", {1.0}}}, /*sleep_ms=*/30);
+  TimingPlan plan = FastPlan();
+  plan.deadline_ms = 40;  // the two verification runs alone take 60 ms
+  RecordingSink sink;
+  const absl::Status status = RunFake(device, {"a", "b"}, plan, sink);
+  EXPECT_EQ(status.code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_NE(status.message().find("wall-clock bound of 40 ms"), std::string::npos) << status;
+  for (const auto& e : sink.events()) EXPECT_FALSE(e.has_summary());
 }
 
 }  // namespace

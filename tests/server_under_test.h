@@ -136,7 +136,7 @@ class RunStream {
   bool ended_ = false;
 };
 
-inline bool IsSample(const v1::RunEvent& event) { return event.has_sample(); }
+inline bool IsSamples(const v1::RunEvent& event) { return event.has_samples(); }
 
 // Records every status the health service reports for kbench.v1.KernelBench,
 // on a thread of its own. Thread-safe.

@@ -26,11 +26,15 @@ RunAdmission Admission(const std::string& run_id) {
   return admission;
 }
 
-v1::RunEvent SampleEvent(const std::string& variant, uint32_t index, double ms) {
+// A batch of one sample of each of two variants.
+v1::RunEvent SampleBatch(uint32_t total, double naive_ms, double fused_ms) {
   v1::RunEvent event;
-  event.mutable_sample()->set_variant(variant);
-  event.mutable_sample()->set_index(index);
-  event.mutable_sample()->set_ms(ms);
+  for (const auto& [variant, ms] : {std::pair{"naive", naive_ms}, std::pair{"fused", fused_ms}}) {
+    v1::VariantSamples* samples = event.mutable_samples()->add_variants();
+    samples->set_variant(variant);
+    samples->set_total(total);
+    samples->add_ms(ms);
+  }
   return event;
 }
 
@@ -56,10 +60,7 @@ class StoreRecorderTest : public ::testing::Test {
     v1::RunEvent started;
     *started.mutable_started() = TestStarted(run_id);
     recorder_->OnEvent(run_id, started);
-    for (uint32_t i = 0; i < 3; ++i) {
-      recorder_->OnEvent(run_id, SampleEvent("naive", i, 2.0 + i));
-      recorder_->OnEvent(run_id, SampleEvent("fused", i, 0.5 + i));
-    }
+    for (uint32_t i = 0; i < 3; ++i) recorder_->OnEvent(run_id, SampleBatch(i + 1, 2.0 + i, 0.5 + i));
     if (!all_verified) return;
     for (const char* variant : {"naive", "fused"}) {
       v1::RunEvent result;

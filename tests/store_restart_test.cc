@@ -46,7 +46,7 @@ TEST(StoreRestart, RunsSurviveAKillAndTheRunInFlightIsInterrupted) {
     v1::RunRequest long_run = VectorAdd(4096, 60000);
     long_run.set_label("in flight");
     RunStream run(*stub, long_run);
-    ASSERT_TRUE(run.ReadUntil(IsSample));
+    ASSERT_TRUE(run.ReadUntil(IsSamples));
     in_flight = run.started()->run_id();
     server.process().Signal(SIGKILL);
     ASSERT_TRUE(server.process().Wait(10s).has_value());

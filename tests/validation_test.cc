@@ -375,6 +375,25 @@ TEST_F(Validation, RefusesALabelOverTheLimit) {
   ExpectRefused(Attention(attention), {"label"});
 }
 
+TEST_F(Validation, RefusesALabelThatIsNotUtf8NamingTheByte) {
+  v1::VectorAddRequest request = SmallVectorAdd();
+  for (const std::string& bad : {std::string("lab\xff"), std::string("lab\xc3"),
+                                 std::string("lab\xc0\xaf"), std::string("lab\xed\xa0\x80")}) {
+    request.set_label(bad);
+    ExpectRefused(VectorAdd(request), {"label", "UTF-8", "byte 3"});
+  }
+  request.set_label("lab 3: caf\xc3\xa9 \xf0\x9f\x9a\x80");  // é and a rocket
+  EXPECT_TRUE(VectorAdd(request).ok());
+}
+
+TEST_F(Validation, SetsTheRunsWallClockBoundFromTheBudgetAndTheLimits) {
+  v1::TimingOptions timing;
+  timing.set_time_budget_ms(250);
+  const auto plan = Timing(timing);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->deadline_ms, 2 * 250 + 1000 * limits_.max_run_overhead_seconds());
+}
+
 // ---- Timing ----------------------------------------------------------------
 
 TEST_F(Validation, RefusesMinSamplesOverMaxSamples) {

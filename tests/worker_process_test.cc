@@ -19,7 +19,7 @@ namespace kbench {
 namespace {
 
 using ::kbench::testing::HealthWatcher;
-using ::kbench::testing::IsSample;
+using ::kbench::testing::IsSamples;
 using ::kbench::testing::NoProcessLeftMentioning;
 using ::kbench::testing::RunStream;
 using ::kbench::testing::ServerUnderTest;
@@ -48,7 +48,7 @@ TEST(WorkerProcess, KillNineMidRunEndsTheRunWithInternalAndTheWorkerIsRestarted)
 
   auto stub = server.Stub();
   RunStream run(*stub, VectorAdd(1000000, 60000));
-  ASSERT_TRUE(run.ReadUntil(IsSample));
+  ASSERT_TRUE(run.ReadUntil(IsSamples));
   const size_t seen = health.seen();
   const auto killed = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(pid_t(before.worker_pid()), SIGKILL), 0);

@@ -66,13 +66,13 @@ void StoreRecorder::OnEvent(const std::string& run_id, const v1::RunEvent& event
               return store_.Start(run_id, device, started, unix_ms);
             });
       break;
-    case v1::RunEvent::kSample: {
-      const v1::Sample& sample = event.sample();
-      auto [it, added] = run.series.try_emplace(sample.variant(), run.outcome.samples.size());
-      if (added) run.outcome.samples.Add()->set_variant(sample.variant());
-      run.outcome.samples[it->second].add_ms(sample.ms());
+    case v1::RunEvent::kSamples:
+      for (const v1::VariantSamples& batch : event.samples().variants()) {
+        auto [it, added] = run.series.try_emplace(batch.variant(), run.outcome.samples.size());
+        if (added) run.outcome.samples.Add()->set_variant(batch.variant());
+        run.outcome.samples[it->second].mutable_ms()->MergeFrom(batch.ms());
+      }
       break;
-    }
     case v1::RunEvent::kVariantResult:
       *run.outcome.results.Add() = event.variant_result();
       break;

@@ -15,7 +15,7 @@ FaultInjector::FaultInjector(server::RunSink& sink, kbench::v1::Fault fault,
     : sink_(sink), fault_(fault), device_(device) {}
 
 void FaultInjector::Emit(kbench::v1::RunEvent event) {
-  const bool sample = event.has_sample();
+  const bool sample = event.has_samples();
   sink_.Emit(std::move(event));
   if (sample && !injected_ && fault_ != kbench::v1::FAULT_NONE) Inject();
 }
@@ -30,7 +30,8 @@ absl::Status FaultInjector::Outcome(absl::Status run_status) const {
 
 void FaultInjector::Inject() {
   injected_ = true;
-  server::Log("fault injection: ", kbench::v1::Fault_Name(fault_), " after the first sample");
+  server::Log("fault injection: ", kbench::v1::Fault_Name(fault_),
+              " after the first batch of samples");
   switch (fault_) {
     case kbench::v1::FAULT_WORKER_ABORT:
       std::abort();
