@@ -38,6 +38,8 @@
 #include "server/http/dashboard_server.h"
 #include "server/limit_flags.h"
 #include "server/limits.h"
+#include "server/quota_flags.h"
+#include "server/quota_gate.h"
 #include "server/live/live_runs.h"
 #include "server/log.h"
 #include "server/metrics/run_metrics.h"
@@ -106,6 +108,7 @@ int Main(int argc, char** argv) {
 
   Options options;
   LimitFlags limit_flags;
+  QuotaFlags quota_flags;
   CLI::App app{
       "kbench-server: runs vector add and attention kernels (naive and fused) on\n"
       "this host's devices, verifies every output against a double-precision\n"
@@ -148,6 +151,7 @@ int Main(int argc, char** argv) {
                "Serve the run history and the dashboard to clients other than this "
                "host (until identities exist every client sees every run)");
   limit_flags.Register(app);
+  quota_flags.Register(app);
   CLI11_PARSE(app, argc, argv);
 
   if (options.store.empty()) options.store = DefaultStorePath();
@@ -198,6 +202,10 @@ int Main(int argc, char** argv) {
   service_options.limits = limits;
   service_options.timing_defaults = *timing_defaults;
   service_options.enable_fault_injection = options.workers.enable_fault_injection;
+  QuotaGate quotas(quota_flags.Resolve(), [&](const std::string& user, int64_t since_unix_ms) {
+    return (*run_store)->DeviceTimeOf(user, since_unix_ms);
+  });
+  service_options.quotas = &quotas;
   store::StoreRecorder recorder(**run_store);
   prometheus::Registry registry;
   metrics::RunMetrics metrics(registry);

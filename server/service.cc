@@ -43,7 +43,10 @@ int64_t UnixMs() {
 
 KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions options,
                                        std::vector<RunObserver*> observers)
-    : scheduler_(scheduler), options_(std::move(options)), observers_(std::move(observers)) {}
+    : scheduler_(scheduler), options_(std::move(options)), observers_([&] {
+        if (options_.quotas) observers.push_back(options_.quotas);
+        return std::move(observers);
+      }()) {}
 
 std::string KernelBenchService::Backend() const {
   return scheduler_.executors().empty() ? "" : scheduler_.executors().front()->Info().backend();
@@ -85,6 +88,9 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
       kernels::DTypeName(admitted->problem.dtype), " [",
       absl::StrJoin(admission.request.variants(), ","), "]",
       request.label().empty() ? "" : " label=" + request.label());
+  if (options_.quotas)
+    if (absl::Status within = options_.quotas->Admit(admission); !within.ok())
+      return refuse(within);
   auto call = std::make_shared<RunCall>(admission.run_id, admission.principal, std::move(description),
                                         *std::move(admitted), scheduler_, observers_);
   auto* reactor = new RunReactor(call);

@@ -1,8 +1,10 @@
-// The KernelBench gRPC service (callback API). Reactions never block: an RPC
-// only admits its request (validation.h, generic over the ops), picks a seed
+// The KernelBench gRPC service (callback API). Reactions never block (but
+// for the learner quotas' one indexed device-time query on the results
+// store, quota_gate.h): an RPC only admits its request (validation.h, generic over the ops), picks a seed
 // and a run id, and hands the run to the scheduler; a device's executor
 // produces the events. Bad requests end at once with INVALID_ARGUMENT naming
-// the field and the limit. RunVectorAdd and RunAttention are Run with the
+// the field and the limit; runs over a learner's quota with
+// RESOURCE_EXHAUSTED (quota_gate.h). RunVectorAdd and RunAttention are Run with the
 // op's problem.
 #pragma once
 
@@ -11,6 +13,7 @@
 
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "server/auth/authenticator.h"
+#include "server/quota_gate.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/scheduler.h"
@@ -25,6 +28,9 @@ struct ServiceOptions {
   // Who the callers are; null: a server without identities (every caller is
   // auth::LocalPrincipal()). Must outlive the service.
   const auth::Authenticator* authenticator = nullptr;
+  // Per-learner quotas, checked after validation; it also observes every
+  // run it admitted. Null: no quotas. Must outlive the service.
+  QuotaGate* quotas = nullptr;
 };
 
 class KernelBenchService final : public v1::KernelBench::CallbackService {

@@ -798,12 +798,17 @@ TEST(ProgressReporter, ReportsQueueStartAndVerificationOnALog) {
   v1::RunEvent queued;
   queued.mutable_queued()->set_position(2);
   queued.mutable_queued()->set_running(1);
+  queued.mutable_queued()->set_eta_seconds(11.6);
+  progress.OnEvent(queued);
+  queued.mutable_queued()->set_position(1);
+  queued.mutable_queued()->set_eta_seconds(301);
   progress.OnEvent(queued);
   progress.OnEvent(Started());
   progress.OnEvent(Result("naive", 1, 1, true));
   progress.OnEvent(Result("vectorized", 1, 1, false));
   progress.Finish();
-  EXPECT_THAT(out.str(), HasSubstr("queued: position 2 (1 running)\n"));
+  EXPECT_THAT(out.str(), HasSubstr("queued: position 2, about 12 s (1 running)\n"));
+  EXPECT_THAT(out.str(), HasSubstr("queued: position 1, about 5 min (1 running)\n"));
   EXPECT_THAT(
       out.str(),
       HasSubstr("started on cpu (Test CPU), variants naive,vectorized"));

@@ -11,49 +11,18 @@
 #include "grpcpp/grpcpp.h"
 #include "server/backends/cpu/cpu_device.h"
 #include "server/limits.h"
-#include "server/local_executor.h"
 #include "tests/fake_device.h"
+#include "tests/in_process_server.h"
 
 namespace kbench::server {
 namespace {
 
 using testing::FakeDevice;
 
-v1::Limits CpuLimits() { return DefaultLimits(v1::DeviceInfo()); }
+using testing::CpuLimits;
+using TestServer = testing::InProcessServer;
 
 std::unique_ptr<Device> MakeCpuDevice() { return cpu::MakeCpuDevice(); }
-
-class TestServer {
- public:
-  explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = CpuLimits())
-      : scheduler_(MakeExecutors(std::move(device)), limits.max_queue(), {}),
-        service_(scheduler_, {limits, DefaultTiming()}) {
-    grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
-    builder.RegisterService(&service_);
-    server_ = builder.BuildAndStart();
-  }
-  ~TestServer() {
-    server_->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-    scheduler_.Stop();
-  }
-  std::unique_ptr<v1::KernelBench::Stub> Stub() const {
-    return v1::KernelBench::NewStub(grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(port_), grpc::InsecureChannelCredentials()));
-  }
-  Scheduler& scheduler() { return scheduler_; }
-
- private:
-  static std::vector<std::unique_ptr<Executor>> MakeExecutors(std::unique_ptr<Device> d) {
-    std::vector<std::unique_ptr<Executor>> v;
-    v.push_back(std::make_unique<LocalExecutor>(std::move(d)));
-    return v;
-  }
-  Scheduler scheduler_;
-  KernelBenchService service_;
-  int port_ = 0;
-  std::unique_ptr<grpc::Server> server_;
-};
 
 struct Stream {
   std::vector<v1::RunEvent> events;

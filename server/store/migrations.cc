@@ -48,6 +48,10 @@ const PortableMigration kMigrations[] = {
   position INTEGER NOT NULL,
   series BYTES NOT NULL,
   PRIMARY KEY (run_id, position)))sql"}},
+    // Versions 3 to 9 belong to identities (server/auth).
+    {10,
+     "runs_by_user_end",
+     {"CREATE INDEX runs_by_user_end ON runs (user_name, ended_unix_ms)"}},
 };
 
 }  // namespace

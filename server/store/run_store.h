@@ -45,6 +45,14 @@ struct RunOutcome {
   int64_t unix_ms = 0;
 };
 
+// Device time of one user's runs that ended in a window (see DeviceTimeOf).
+struct DeviceTime {
+  // Start to end of each run, summed.
+  double seconds = 0;
+  // When the run of the window that ended first ended; 0 when none did.
+  int64_t oldest_end_unix_ms = 0;
+};
+
 // Whether listed runs carry their raw samples.
 enum class Samples { kOmit, kInclude };
 
@@ -84,6 +92,11 @@ class RunStore {
 
   // One run with everything, its samples included.
   virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
+
+  // The device time of `user`'s runs that started and ended at or after
+  // since_unix_ms ended, each run counted whole (the quotas' usage).
+  virtual absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user,
+                                                  int64_t since_unix_ms) = 0;
 };
 
 // Opens and migrates the store that `spec` names: a postgresql:// or

@@ -239,6 +239,22 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   return record;
 }
 
+absl::StatusOr<DeviceTime> SqlRunStore::DeviceTimeOf(const std::string& user,
+                                                     int64_t since_unix_ms) {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query(
+          "SELECT CAST(COALESCE(SUM(ended_unix_ms - started_unix_ms), 0) AS BIGINT), "
+          "CAST(COALESCE(MIN(ended_unix_ms), 0) AS BIGINT) FROM runs "
+          "WHERE user_name = ? AND started_unix_ms > 0 AND ended_unix_ms >= ?",
+          {user, since_unix_ms}));
+  DeviceTime time;
+  time.seconds = double(std::get<int64_t>(rows.at(0)[0])) / 1000;
+  time.oldest_end_unix_ms = std::get<int64_t>(rows.at(0)[1]);
+  return time;
+}
+
 absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
   KBENCH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
