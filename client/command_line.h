@@ -14,6 +14,7 @@
 #include "exit_codes.h"
 #include "history_command_line.h"
 #include "kbench/v1/kbench.pb.h"
+#include "quota_command_line.h"
 #include "sweep_command_line.h"
 
 namespace kbench::client {
@@ -34,8 +35,9 @@ struct InfoCommand {};
 struct CommandLine {
   GlobalOptions options;
   // A run subcommand's request, its problem set (the oneof names the op);
-  // info; a history command; or a sweep.
-  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand>
+  // info; a history command; a sweep; or a quota command.
+  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
+               QuotaCommand>
       command;
 };
 

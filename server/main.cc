@@ -40,6 +40,7 @@
 #include "server/limits.h"
 #include "server/quota_flags.h"
 #include "server/quota_gate.h"
+#include "server/quota_service.h"
 #include "server/live/live_runs.h"
 #include "server/log.h"
 #include "server/metrics/run_metrics.h"
@@ -202,9 +203,16 @@ int Main(int argc, char** argv) {
   service_options.limits = limits;
   service_options.timing_defaults = *timing_defaults;
   service_options.enable_fault_injection = options.workers.enable_fault_injection;
-  QuotaGate quotas(quota_flags.Resolve(), [&](const std::string& user, int64_t since_unix_ms) {
-    return (*run_store)->DeviceTimeOf(user, since_unix_ms);
-  });
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> cohort_quotas =
+      (*run_store)->CohortQuotas();
+  if (!cohort_quotas.ok())
+    return Fail(absl::StrCat("the store ", options.store, ": ", cohort_quotas.status().message()));
+  QuotaGate quotas(
+      quota_flags.Resolve(),
+      [&](const std::string& user, int64_t since_unix_ms) {
+        return (*run_store)->DeviceTimeOf(user, since_unix_ms);
+      },
+      *std::move(cohort_quotas));
   service_options.quotas = &quotas;
   store::StoreRecorder recorder(**run_store);
   prometheus::Registry registry;
@@ -212,6 +220,7 @@ int Main(int argc, char** argv) {
   LiveRuns live_runs;
   KernelBenchService service(*scheduler, service_options, {&recorder, &metrics, &live_runs});
   HistoryService history(**run_store, options.allow_remote_history);
+  QuotaService quota_service(quotas, **run_store, service_options.authenticator);
 
   std::unique_ptr<http::DashboardServer> dashboard;
   if (options.http != "off") {
@@ -240,6 +249,7 @@ int Main(int argc, char** argv) {
   builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
   builder.RegisterService(&history);
+  builder.RegisterService(&quota_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "server/quota_limits.h"
 
 namespace kbench::server {
 namespace {
@@ -21,40 +22,33 @@ const std::map<std::string, std::string>& Help() {
 
 }  // namespace
 
-v1::Quotas DefaultQuotas() {
-  v1::Quotas quotas;
-  quotas.set_queued_runs(4);
-  quotas.set_open_streams(8);
-  quotas.set_device_seconds_per_hour(900);
-  quotas.set_device_seconds_per_day(3600);
-  quotas.set_runs_per_minute(30);
-  return quotas;
-}
-
 void QuotaFlags::Register(CLI::App& app) {
-  const v1::Quotas defaults = DefaultQuotas();
-  const auto* descriptor = v1::Quotas::descriptor();
-  const auto* refl = v1::Quotas::GetReflection();
+  const v1::QuotaLimits defaults = DefaultQuotas(), max = MaxQuotas();
+  const auto* descriptor = v1::QuotaLimits::descriptor();
+  const auto* refl = v1::QuotaLimits::GetReflection();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
     const std::string name = field->name();
-    const double value = field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE
-                             ? refl->GetDouble(defaults, field)
-                             : double(refl->GetUInt32(defaults, field));
+    const auto get = [&](const v1::QuotaLimits& quotas) {
+      return field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE
+                 ? refl->GetDouble(quotas, field)
+                 : double(refl->GetUInt32(quotas, field));
+    };
+    const double value = get(defaults);
     app.add_option_function<double>(
            "--quota-" + absl::StrReplaceAll(name, {{"_", "-"}}),
            [this, name](double v) { given_[name] = v; },
-           absl::StrCat(Help().at(name), "; 0: no limit [default: ", value, "]"))
+           absl::StrCat(Help().at(name), "; 0: no limit [default: ", QuotaText(value), "]"))
         ->type_name("NUMBER")
-        ->check(CLI::NonNegativeNumber)
+        ->check(CLI::Range(0.0, get(max)))
         ->group("Quotas per learner (runs over them get RESOURCE_EXHAUSTED)");
   }
 }
 
-v1::Quotas QuotaFlags::Resolve() const {
-  v1::Quotas quotas = DefaultQuotas();
-  const auto* descriptor = v1::Quotas::descriptor();
-  const auto* refl = v1::Quotas::GetReflection();
+v1::QuotaLimits QuotaFlags::Resolve() const {
+  v1::QuotaLimits quotas = DefaultQuotas();
+  const auto* descriptor = v1::QuotaLimits::descriptor();
+  const auto* refl = v1::QuotaLimits::GetReflection();
   for (const auto& [name, value] : given_) {
     const FieldDescriptor* field = descriptor->FindFieldByName(name);
     if (field->cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE)

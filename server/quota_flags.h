@@ -1,6 +1,7 @@
-// The per-learner quotas' defaults, and the server flags that set them: one
-// --quota-* flag for every field of v1::Quotas, named after the field
-// (queued_runs: --quota-queued-runs). 0 turns a quota off.
+// The server flags that set the per-learner quotas' defaults
+// (quota_limits.h): one --quota-* flag for every field of v1::QuotaLimits,
+// named after the field (queued_runs: --quota-queued-runs). 0 turns a
+// quota off.
 #pragma once
 
 #include <map>
@@ -11,15 +12,12 @@
 
 namespace kbench::server {
 
-// Every learner's quotas unless a flag says otherwise.
-v1::Quotas DefaultQuotas();
-
 class QuotaFlags {
  public:
   // Adds the flags to app; their help shows the defaults.
   void Register(CLI::App& app);
   // DefaultQuotas() with the flags given applied.
-  v1::Quotas Resolve() const;
+  v1::QuotaLimits Resolve() const;
 
  private:
   std::map<std::string, double> given_;  // field name -> value

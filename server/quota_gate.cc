@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/quota_limits.h"
 #include "server/status_macros.h"
 
 namespace kbench::server {
@@ -26,11 +27,57 @@ std::string WaitText(int64_t ms) {
   return absl::StrCat((ms + kHourMs - 1) / kHourMs, " h");
 }
 
-QuotaGate::QuotaGate(v1::Quotas defaults, DeviceTimeQuery device_time)
-    : defaults_(std::move(defaults)), device_time_(std::move(device_time)) {}
+QuotaGate::QuotaGate(v1::QuotaLimits defaults, DeviceTimeQuery device_time,
+                     std::map<std::string, v1::QuotaOverrides> overrides)
+    : defaults_(std::move(defaults)),
+      device_time_(std::move(device_time)),
+      overrides_(std::move(overrides)) {}
 
-v1::Quotas QuotaGate::QuotasOf(const auth::Principal& principal) const {
-  return principal.role == auth::Role::kLearner ? defaults_ : v1::Quotas();
+v1::QuotaLimits QuotaGate::QuotasOf(const auth::Principal& principal) const {
+  return principal.role == auth::Role::kLearner ? CohortQuotas(principal.cohort)
+                                                : v1::QuotaLimits();
+}
+
+v1::QuotaLimits QuotaGate::CohortQuotas(const std::string& cohort) const {
+  const v1::QuotaOverrides o = OverridesOf(cohort);
+  v1::QuotaLimits quotas = defaults_;
+  if (o.has_queued_runs()) quotas.set_queued_runs(o.queued_runs());
+  if (o.has_open_streams()) quotas.set_open_streams(o.open_streams());
+  if (o.has_device_seconds_per_hour()) quotas.set_device_seconds_per_hour(o.device_seconds_per_hour());
+  if (o.has_device_seconds_per_day()) quotas.set_device_seconds_per_day(o.device_seconds_per_day());
+  if (o.has_runs_per_minute()) quotas.set_runs_per_minute(o.runs_per_minute());
+  return quotas;
+}
+
+v1::QuotaOverrides QuotaGate::OverridesOf(const std::string& cohort) const {
+  std::lock_guard lock(mu_);
+  const auto it = overrides_.find(cohort);
+  return it == overrides_.end() ? v1::QuotaOverrides() : it->second;
+}
+
+void QuotaGate::SetOverrides(const std::string& cohort, v1::QuotaOverrides overrides) {
+  std::lock_guard lock(mu_);
+  overrides_[cohort] = std::move(overrides);
+}
+
+absl::StatusOr<v1::QuotaUsage> QuotaGate::UsageOf(const std::string& user,
+                                                  int64_t now_unix_ms) const {
+  v1::QuotaUsage usage;
+  if (device_time_) {
+    KBENCH_ASSIGN_OR_RETURN(store::DeviceTime hour, device_time_(user, now_unix_ms - kHourMs));
+    KBENCH_ASSIGN_OR_RETURN(store::DeviceTime day, device_time_(user, now_unix_ms - kDayMs));
+    usage.set_device_seconds_last_hour(hour.seconds);
+    usage.set_device_seconds_last_day(day.seconds);
+  }
+  std::lock_guard lock(mu_);
+  const auto it = usage_.find(user);
+  if (it == usage_.end()) return usage;
+  usage.set_queued_runs(it->second.waiting);
+  usage.set_open_streams(it->second.open);
+  usage.set_runs_last_minute(uint32_t(std::count_if(
+      it->second.admitted_unix_ms.begin(), it->second.admitted_unix_ms.end(),
+      [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
+  return usage;
 }
 
 absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_seconds,
@@ -43,13 +90,13 @@ absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_se
         "quota: the device time you used cannot be read from the results store (",
         used.status().message(), "); retry"));
   if (used->seconds < limit_seconds) return absl::OkStatus();
-  return OverQuota(absl::StrCat("device time ", limit_seconds, " s per ", per, " used (",
+  return OverQuota(absl::StrCat("device time ", QuotaText(limit_seconds), " s per ", per, " used (",
                                 int64_t(used->seconds), " s); resets in ",
                                 WaitText(used->oldest_end_unix_ms + window_ms - now_unix_ms)));
 }
 
 absl::Status QuotaGate::Admit(const RunAdmission& run) {
-  const v1::Quotas quotas = QuotasOf(run.principal);
+  const v1::QuotaLimits quotas = QuotasOf(run.principal);
   const std::string& user = run.principal.user;
   KBENCH_RETURN_IF_ERROR(CheckDeviceTime(user, quotas.device_seconds_per_hour(), kHourMs,
                                          "hour", run.unix_ms));

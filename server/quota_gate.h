@@ -1,4 +1,5 @@
-// Per-learner quotas (kbench/v1/quota.proto), enforced at admission: runs
+// Per-learner quotas (kbench/v1/quota.proto), enforced at admission: a
+// learner's quotas are the defaults with their cohort's overrides. Runs
 // waiting at once, run streams open at once, runs per minute, and device
 // time per hour and per day. A run over a quota is refused with
 // RESOURCE_EXHAUSTED naming the quota, its limit and when it frees up, e.g.
@@ -39,12 +40,23 @@ using DeviceTimeQuery =
 
 class QuotaGate final : public RunObserver {
  public:
-  // `defaults`: every learner's quotas. `device_time` may be empty: then
+  // `defaults`: every learner's quotas but where `overrides` (by cohort,
+  // as the store has them) say otherwise. `device_time` may be empty: then
   // the device-time quotas are not checked (a server without a store).
-  QuotaGate(v1::Quotas defaults, DeviceTimeQuery device_time);
+  QuotaGate(v1::QuotaLimits defaults, DeviceTimeQuery device_time,
+            std::map<std::string, v1::QuotaOverrides> overrides = {});
 
-  // The quotas of `principal`: none (all 0) unless a learner.
-  v1::Quotas QuotasOf(const auth::Principal& principal) const;
+  // The quotas of `principal`: none (all 0) unless a learner; a learner's
+  // are CohortQuotas of their cohort.
+  v1::QuotaLimits QuotasOf(const auth::Principal& principal) const;
+  // The defaults with `cohort`'s overrides.
+  v1::QuotaLimits CohortQuotas(const std::string& cohort) const;
+  v1::QuotaOverrides OverridesOf(const std::string& cohort) const;
+  // Replaces `cohort`'s overrides (once the store has them).
+  void SetOverrides(const std::string& cohort, v1::QuotaOverrides overrides);
+  // What `user` uses now of each quota; blocks on the store's device-time
+  // query (call it off gRPC's threads).
+  absl::StatusOr<v1::QuotaUsage> UsageOf(const std::string& user, int64_t now_unix_ms) const;
 
   // Admits `run` (its principal, run_id and unix_ms set) within its user's
   // quotas and counts it as waiting and open from now on; or refuses it
@@ -70,10 +82,11 @@ class QuotaGate final : public RunObserver {
   absl::Status CheckDeviceTime(const std::string& user, double limit_seconds,
                                int64_t window_ms, const char* per, int64_t now_unix_ms) const;
 
-  const v1::Quotas defaults_;
+  const v1::QuotaLimits defaults_;
   const DeviceTimeQuery device_time_;
 
   mutable std::mutex mu_;
+  std::map<std::string, v1::QuotaOverrides> overrides_;  // by cohort
   std::map<std::string, Open> open_;   // by run id
   std::map<std::string, Usage> usage_;  // by user; users with open runs or recent ones
 };

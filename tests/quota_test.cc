@@ -51,7 +51,7 @@ class Refusals final : public RunObserver {
 // are learners of cohort-1 and tess its instructor.
 class QuotaServer {
  public:
-  explicit QuotaServer(v1::Quotas quotas, DeviceTimeQuery device_time = {})
+  explicit QuotaServer(v1::QuotaLimits quotas, DeviceTimeQuery device_time = {})
       : gate_(std::move(quotas), std::move(device_time)) {
     authenticator_.Add("ada", "cohort-1", auth::Role::kLearner);
     authenticator_.Add("bob", "cohort-1", auth::Role::kLearner);
@@ -128,7 +128,7 @@ void ExpectExhausted(const grpc::Status& status, const std::string& message) {
 }
 
 TEST(Quotas, QueuedRunsAtOnceArePerLearner) {
-  v1::Quotas quotas;
+  v1::QuotaLimits quotas;
   quotas.set_queued_runs(1);
   QuotaServer server(quotas);
   QuotaServer::Open running = server.Running("ada");
@@ -156,7 +156,7 @@ TEST(Quotas, QueuedRunsAtOnceArePerLearner) {
 }
 
 TEST(Quotas, OpenStreamsCountRunningRunsToo) {
-  v1::Quotas quotas;
+  v1::QuotaLimits quotas;
   quotas.set_open_streams(1);
   QuotaServer server(quotas);
   QuotaServer::Open running = server.Running("ada");
@@ -175,7 +175,7 @@ TEST(Quotas, OpenStreamsCountRunningRunsToo) {
 }
 
 TEST(Quotas, RunsPerMinuteSaysWhenTheNextIsAllowed) {
-  v1::Quotas quotas;
+  v1::QuotaLimits quotas;
   quotas.set_runs_per_minute(2);
   QuotaServer server(quotas);
   EXPECT_TRUE(server.Run("ada").ok());
@@ -189,7 +189,7 @@ TEST(Quotas, RunsPerMinuteSaysWhenTheNextIsAllowed) {
 }
 
 TEST(Quotas, DeviceTimePerHourAndPerDayComeFromTheStore) {
-  v1::Quotas quotas;
+  v1::QuotaLimits quotas;
   quotas.set_device_seconds_per_hour(600);
   quotas.set_device_seconds_per_day(3000);
   // ada used 612 s in the last hour, the oldest of it ended 46 min ago;
@@ -222,7 +222,7 @@ TEST(Quotas, DeviceTimePerHourAndPerDayComeFromTheStore) {
 }
 
 TEST(Quotas, AStoreThatCannotAnswerRefusesWithUnavailable) {
-  v1::Quotas quotas;
+  v1::QuotaLimits quotas;
   quotas.set_device_seconds_per_hour(600);
   QuotaServer server(quotas, [](const std::string&, int64_t) -> absl::StatusOr<store::DeviceTime> {
     return absl::UnavailableError("connection refused");

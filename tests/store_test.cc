@@ -329,6 +329,27 @@ TEST_P(RunStoreTest, DeviceTimeSumsAUsersRunsThatEndedInTheWindow) {
   EXPECT_EQ(nobody->oldest_end_unix_ms, 0);
 }
 
+TEST_P(RunStoreTest, CohortQuotasAreSetReplacedAndKept) {
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> none = store_->CohortQuotas();
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  v1::QuotaOverrides first, second, other;
+  first.set_queued_runs(2);
+  second.set_queued_runs(3);
+  second.set_device_seconds_per_hour(600.5);
+  other.set_runs_per_minute(0);
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-1", first, 1000).ok());
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-2", other, 1001).ok());
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-1", second, 1002).ok());
+  Open();
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> quotas = store_->CohortQuotas();
+  ASSERT_TRUE(quotas.ok()) << quotas.status();
+  ASSERT_EQ(quotas->size(), 2u);
+  ExpectEqual(second, quotas->at("cohort-1"));
+  ExpectEqual(other, quotas->at("cohort-2"));
+  EXPECT_TRUE(quotas->at("cohort-2").has_runs_per_minute());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {

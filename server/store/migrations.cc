@@ -52,6 +52,13 @@ const PortableMigration kMigrations[] = {
     {10,
      "runs_by_user_end",
      {"CREATE INDEX runs_by_user_end ON runs (user_name, ended_unix_ms)"}},
+    // cohort_quotas: a cohort's own quotas (a serialized QuotaOverrides).
+    {11,
+     "cohort_quotas",
+     {R"sql(CREATE TABLE cohort_quotas (
+  cohort TEXT PRIMARY KEY,
+  overrides BYTES NOT NULL,
+  updated_unix_ms BIGINT NOT NULL))sql"}},
 };
 
 }  // namespace
