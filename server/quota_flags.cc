@@ -40,7 +40,7 @@ void QuotaFlags::Register(CLI::App& app) {
            [this, name](double v) { given_[name] = v; },
            absl::StrCat(Help().at(name), "; 0: no limit [default: ", QuotaText(value), "]"))
         ->type_name("NUMBER")
-        ->check(CLI::Range(0.0, get(max)))
+        ->check(CLI::Range(0.0, get(max)).description("0 to " + QuotaText(get(max))))
         ->group("Quotas per learner (runs over them get RESOURCE_EXHAUSTED)");
   }
 }
