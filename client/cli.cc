@@ -11,6 +11,7 @@
 #include "csv_format.h"
 #include "exit_codes.h"
 #include "history_command.h"
+#include "quota_command.h"
 #include "json_format.h"
 #include "progress_reporter.h"
 #include "run_report.h"
@@ -123,6 +124,8 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
     code = RunAuthCommand(line.options, call, watcher, *auth);
   } else if (const auto* sweep = std::get_if<SweepCommand>(&line.command)) {
     code = RunSweep(line.options, call, watcher, *sweep);
+  } else if (const auto* quota = std::get_if<QuotaCommand>(&line.command)) {
+    code = RunQuotaCommand(line.options, call, watcher, *quota);
   } else {
     code = RunInfoCommand(line.options, call, watcher);
   }

@@ -77,6 +77,7 @@ std::string TopFooter() {
          "  kbench runs --label lab3\n"
          "  kbench show RUN_ID\n"
          "  kbench export --label lab3 --csv > cohort.csv\n"
+         "  kbench quota show\n"
          "  KBENCH_SERVER=gpu1:50051 kbench --json info\n"
          "\n"
          "Run 'kbench SUBCOMMAND --help' for the options of each subcommand.\n";
@@ -283,10 +284,11 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "ceilings, each op with its variants and their dtypes, limits, default "
       "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
-  subcommand_names += "info, runs, show, export, sweep, login, invite, whoami";
+  subcommand_names += "info, runs, show, export, sweep, quota, login, invite, whoami";
   HistoryCommandLine history(app);
   AuthCommandLine auth(app);
   SweepCommandLine sweep(app);
+  QuotaCommandLine quota(app);
 
   app.footer(TopFooter() + "\n" + kExitCodesHelp);
 
@@ -323,6 +325,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   }
   try {
     if (std::optional<SweepCommand> command = sweep.Parsed()) {
+      line.command = *std::move(command);
+    }
+    if (std::optional<QuotaCommand> command = quota.Parsed()) {
       line.command = *std::move(command);
     }
   } catch (const CLI::ParseError& e) {

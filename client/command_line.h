@@ -16,6 +16,7 @@
 #include "exit_codes.h"
 #include "history_command_line.h"
 #include "kbench/v1/kbench.pb.h"
+#include "quota_command_line.h"
 #include "sweep_command_line.h"
 
 namespace kbench::client {
@@ -39,9 +40,10 @@ struct InfoCommand {};
 struct CommandLine {
   GlobalOptions options;
   // A run subcommand's request, its problem set (the oneof names the op);
-  // info; a history command; a sweep; or login, invite, whoami.
+  // info; a history command; a sweep; a quota command; or login, invite,
+  // whoami.
   std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
-               AuthCommand>
+               QuotaCommand, AuthCommand>
       command;
 };
 

@@ -1,5 +1,8 @@
 #include "progress_reporter.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "result_text.h"
 
 namespace kbench::client {
@@ -7,6 +10,13 @@ namespace {
 
 constexpr std::chrono::milliseconds kTtyInterval(100);
 constexpr std::chrono::milliseconds kLogInterval(2000);
+
+// An ETA in whole seconds, or minutes from two minutes on: "12 s", "5 min".
+std::string AboutText(double seconds) {
+  const long rounded = std::lround(std::max(0.0, seconds));
+  return rounded < 120 ? std::to_string(rounded) + " s"
+                       : std::to_string((rounded + 30) / 60) + " min";
+}
 
 }  // namespace
 
@@ -17,7 +27,8 @@ void ProgressReporter::OnEvent(const v1::RunEvent& event) {
   switch (event.event_case()) {
     case v1::RunEvent::kQueued:
       Finish();
-      out_ << "queued: position " << event.queued().position() << " ("
+      out_ << "queued: position " << event.queued().position() << ", about "
+           << AboutText(event.queued().eta_seconds()) << " ("
            << event.queued().running() << " running)" << std::endl;
       break;
     case v1::RunEvent::kStarted:

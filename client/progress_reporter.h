@@ -20,7 +20,7 @@ namespace kbench::client {
 // On a terminal (is_tty) the sample counts are one line rewritten in place
 // with '\r' at most every 100 ms; elsewhere (a log, a pipe) a counts line is
 // printed at most every 2 s, and again when a variant result arrives. Lines:
-//   queued: position 2 (1 running)
+//   queued: position 2, about 12 s (1 running)
 //   started on cpu (AMD EPYC 9654), variants naive,fused
 //   samples: naive 120, fused 118
 //   naive: verified (rel err 3.10e-08, tolerance 1.00e-05)

@@ -49,6 +49,9 @@
 #include "server/limit_flags.h"
 #include "server/limits.h"
 #include "server/listen_policy.h"
+#include "server/quota_flags.h"
+#include "server/quota_gate.h"
+#include "server/quota_service.h"
 #include "server/live/live_runs.h"
 #include "server/log.h"
 #include "server/metrics/run_metrics.h"
@@ -142,6 +145,7 @@ int Main(int argc, char** argv) {
 
   Options options;
   LimitFlags limit_flags;
+  QuotaFlags quota_flags;
   CLI::App app{
       "kbench-server: runs vector add and attention kernels (naive and fused) on\n"
       "this host's devices, verifies every output against a double-precision\n"
@@ -197,6 +201,7 @@ int Main(int argc, char** argv) {
   tls_cert->needs(tls_key);
   tls_key->needs(tls_cert);
   limit_flags.Register(app);
+  quota_flags.Register(app);
   AdminCommandLine admin(app);
   CLI11_PARSE(app, argc, argv);
 
@@ -279,6 +284,17 @@ int Main(int argc, char** argv) {
   service_options.timing_defaults = *timing_defaults;
   service_options.enable_fault_injection = options.workers.enable_fault_injection;
   service_options.authenticator = authenticator.get();
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> cohort_quotas =
+      (*run_store)->CohortQuotas();
+  if (!cohort_quotas.ok())
+    return Fail(absl::StrCat("the store ", options.store, ": ", cohort_quotas.status().message()));
+  QuotaGate quotas(
+      quota_flags.Resolve(),
+      [&](const std::string& user, int64_t since_unix_ms) {
+        return (*run_store)->DeviceTimeOf(user, since_unix_ms);
+      },
+      *std::move(cohort_quotas));
+  service_options.quotas = &quotas;
   store::StoreRecorder recorder(**run_store);
   prometheus::Registry registry;
   metrics::RunMetrics metrics(registry);
@@ -286,6 +302,7 @@ int Main(int argc, char** argv) {
   KernelBenchService service(*scheduler, service_options, {&recorder, &metrics, &live_runs});
   HistoryService history(**run_store, authenticator.get(), identities->get());
   auth::AuthService auth_service(**identities, authenticator.get());
+  QuotaService quota_service(quotas, **run_store, service_options.authenticator);
 
   std::unique_ptr<http::DashboardServer> dashboard;
   if (options.http != "off") {
@@ -325,6 +342,7 @@ int Main(int argc, char** argv) {
   builder.RegisterService(&service);
   builder.RegisterService(&history);
   builder.RegisterService(&auth_service);
+  builder.RegisterService(&quota_service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();

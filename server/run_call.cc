@@ -21,16 +21,22 @@ RunCall::RunCall(std::string run_id, auth::Principal principal, std::string desc
       reader_stall_(reader_stall),
       stream_slot_(std::move(stream_slot)) {}
 
-void RunCall::Queued(uint32_t position, uint32_t running) {
+QueueTicket RunCall::Ticket() const {
+  return {principal_.user, principal_.AtLeast(auth::Role::kInstructor),
+          std::string(run_.problem.op->name()), run_.plan.time_budget_ms / 1000};
+}
+
+void RunCall::Queued(uint32_t position, uint32_t running, double eta_seconds) {
   v1::RunEvent event;
   event.mutable_queued()->set_run_id(run_id_);
   event.mutable_queued()->set_position(position);
   event.mutable_queued()->set_running(running);
+  event.mutable_queued()->set_eta_seconds(eta_seconds);
   Emit(std::move(event));
 }
 
-void RunCall::Run(Executor& executor) {
-  if (cancelled_) return;  // the client left while the run waited
+bool RunCall::Run(Executor& executor) {
+  if (cancelled_) return false;  // the client left while the run waited
   const v1::DeviceInfo device = executor.Info();
   Log("run ", run_id_, " started on device ", device.index(), " (", device.name(),
       "): ", description_);
@@ -46,6 +52,7 @@ void RunCall::Run(Executor& executor) {
     ended = ended_;
   }
   Log("run ", run_id_, " ended after ", seconds, " s: ", ended.ok() ? "OK" : ended.ToString());
+  return ended.ok();
 }
 
 void RunCall::Abandon(const absl::Status& why) { Finish(why); }

@@ -52,8 +52,9 @@ class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
   const auth::Principal& principal() const { return principal_; }
 
   // Job:
-  void Queued(uint32_t position, uint32_t running) override;
-  void Run(Executor& executor) override;
+  QueueTicket Ticket() const override;
+  void Queued(uint32_t position, uint32_t running, double eta_seconds) override;
+  bool Run(Executor& executor) override;
   void Abandon(const absl::Status& why) override;
 
   // RunSink:

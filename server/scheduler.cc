@@ -1,6 +1,7 @@
 #include "server/scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,8 +31,9 @@ absl::Status Scheduler::Submit(std::shared_ptr<Job> job) {
   if (waiting_.size() >= max_queue_)
     return absl::ResourceExhaustedError(absl::StrCat(
         "the queue is full (", max_queue_, " runs waiting); retry later"));
-  waiting_.push_back(std::move(job));
-  waiting_.back()->Queued(uint32_t(waiting_.size() - 1), running_);
+  const uint64_t id = queue_.Push(job->Ticket());
+  waiting_[id] = std::move(job);
+  NotifyPositionsLocked();
   cv_.notify_all();
   return absl::OkStatus();
 }
@@ -39,8 +41,10 @@ absl::Status Scheduler::Submit(std::shared_ptr<Job> job) {
 void Scheduler::Withdraw(const Job* job) {
   std::lock_guard lock(mu_);
   const auto it = std::find_if(waiting_.begin(), waiting_.end(),
-                               [&](const auto& j) { return j.get() == job; });
+                               [&](const auto& entry) { return entry.second.get() == job; });
   if (it == waiting_.end()) return;
+  queue_.Remove(it->first);
+  told_.erase(it->first);
   waiting_.erase(it);
   NotifyPositionsLocked();
 }
@@ -51,12 +55,12 @@ void Scheduler::Drain() {
 }
 
 void Scheduler::Stop() {
-  std::deque<std::shared_ptr<Job>> abandoned;
+  std::vector<std::shared_ptr<Job>> abandoned;
   {
     std::lock_guard lock(mu_);
     draining_ = true;
     stopping_ = true;
-    abandoned.swap(waiting_);
+    abandoned = TakeAllLocked();
     cv_.notify_all();
   }
   for (auto& job : abandoned)
@@ -84,13 +88,13 @@ void Scheduler::StateChanged() {
   const bool serving = AnyReady();
   const bool all_failed = std::all_of(executors_.begin(), executors_.end(),
                                       [](const auto& e) { return e->Failed(); });
-  std::deque<std::shared_ptr<Job>> abandoned;
+  std::vector<std::shared_ptr<Job>> abandoned;
   bool changed = false;
   {
     std::lock_guard lock(mu_);
     changed = serving != serving_;
     serving_ = serving;
-    if (all_failed) abandoned.swap(waiting_);
+    if (all_failed) abandoned = TakeAllLocked();
     cv_.notify_all();
   }
   for (auto& job : abandoned)
@@ -98,28 +102,51 @@ void Scheduler::StateChanged() {
   if (changed && health_changed_) health_changed_(serving);
 }
 
+std::vector<std::shared_ptr<Job>> Scheduler::TakeAllLocked() {
+  std::vector<std::shared_ptr<Job>> jobs;
+  for (auto& [id, job] : waiting_) {
+    queue_.Remove(id);
+    jobs.push_back(std::move(job));
+  }
+  waiting_.clear();
+  told_.clear();
+  return jobs;
+}
+
 void Scheduler::NotifyPositionsLocked() {
-  for (size_t i = 0; i < waiting_.size(); ++i)
-    waiting_[i]->Queued(uint32_t(i), running_);
+  const size_t devices = size_t(std::count_if(
+      executors_.begin(), executors_.end(), [](const auto& e) { return !e->Failed(); }));
+  for (const QueuePlace& place : queue_.Order(QueueClock::now(), devices)) {
+    const auto told = told_.find(place.id);
+    if (told != told_.end() && told->second == place.position) continue;
+    told_[place.id] = place.position;
+    waiting_.at(place.id)->Queued(place.position, running_, place.eta_seconds);
+  }
 }
 
 void Scheduler::DeviceLoop(Executor& executor) {
   while (true) {
     std::shared_ptr<Job> job;
+    uint64_t id = 0;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] {
         return stopping_ || executor.Failed() || (!waiting_.empty() && executor.Ready());
       });
       if (stopping_ || executor.Failed()) return;
-      job = std::move(waiting_.front());
-      waiting_.pop_front();
+      id = queue_.PopNext(QueueClock::now());
+      job = std::move(waiting_.at(id));
+      waiting_.erase(id);
+      told_.erase(id);
       ++running_;
       NotifyPositionsLocked();
     }
-    job->Run(executor);
+    const auto start = QueueClock::now();
+    const bool completed = job->Run(executor);
     {
       std::lock_guard lock(mu_);
+      const auto end = QueueClock::now();
+      queue_.Finished(id, std::chrono::duration<double>(end - start).count(), completed, end);
       --running_;
     }
   }

@@ -1,8 +1,12 @@
 // The queue between admission and the devices. One thread per device
-// (Executor) takes the oldest waiting job whenever its executor is ready and
+// (Executor) takes the next waiting job whenever its executor is ready and
 // runs it; a device runs one job at a time, because timing needs an
 // otherwise idle device. With several devices each run goes to whichever is
-// free first. Waiting jobs are told their position whenever the queue moves.
+// free first. The next job is chosen by fair share (fair_queue.h): the
+// waiting job of the user who used the least device time in the last hour,
+// round-robin among equals, instructors first. Waiting jobs are told their
+// position and ETA whenever the queue moves; positions follow the order in
+// which the jobs will start.
 //
 // Readiness: an executor that is not ready (its worker is starting or
 // restarting) takes no job; its waiting jobs wait for it or another. Health
@@ -10,14 +14,15 @@
 // every executor has failed for good, waiting jobs are abandoned.
 //
 // Thread safety: every method may be called from any thread. Job callbacks
-// run on the scheduler's threads (Queued: the caller of Submit or a device
-// thread; Run and Abandon: a device thread, or the caller of Withdraw/Stop).
+// run on the scheduler's threads (Queued: the caller of Submit or Withdraw,
+// or a device thread; Run and Abandon: a device thread, or the caller of
+// Withdraw/Stop).
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -25,16 +30,22 @@
 
 #include "absl/status/status.h"
 #include "server/executor.h"
+#include "server/fair_queue.h"
 
 namespace kbench::server {
 
 class Job {
  public:
   virtual ~Job() = default;
-  // The job waits with `position` jobs ahead of it and `running` running.
-  virtual void Queued(uint32_t position, uint32_t running) = 0;
-  // Runs the job to its end on `executor`, on the device's thread.
-  virtual void Run(Executor& executor) = 0;
+  // Whose share the job uses and what it may cost; called once, by Submit.
+  virtual QueueTicket Ticket() const = 0;
+  // The job waits with `position` jobs ahead of it and `running` running;
+  // it is expected to start in `eta_seconds`.
+  virtual void Queued(uint32_t position, uint32_t running, double eta_seconds) = 0;
+  // Runs the job to its end on `executor`, on the device's thread. True
+  // when it ran to its end (its time then calibrates the ETAs); false when
+  // it was cancelled or failed.
+  virtual bool Run(Executor& executor) = 0;
   // The job will never run (the server is stopping, or no device is left);
   // called once instead of Run.
   virtual void Abandon(const absl::Status& why) = 0;
@@ -49,7 +60,8 @@ class Scheduler {
   // Stops (see Stop) and joins the threads.
   ~Scheduler();
 
-  // Queues a job and tells it its position. RESOURCE_EXHAUSTED when
+  // Queues a job and tells it (and every job it goes ahead of) its
+  // position. RESOURCE_EXHAUSTED when
   // max_queue jobs already wait; UNAVAILABLE once draining, or while no
   // executor is ready (workers starting or restarting: retry).
   absl::Status Submit(std::shared_ptr<Job> job);
@@ -72,8 +84,11 @@ class Scheduler {
   void DeviceLoop(Executor& executor);
   // Re-reads the executors' state: health, abandonment; wakes the threads.
   void StateChanged();
-  // Tells every waiting job its position; requires mu_.
+  // Tells each waiting job whose position changed (or a new one) its
+  // position and ETA; requires mu_.
   void NotifyPositionsLocked();
+  // Takes every waiting job out of the queue; requires mu_.
+  std::vector<std::shared_ptr<Job>> TakeAllLocked();
 
   std::vector<std::unique_ptr<Executor>> executors_;
   const uint32_t max_queue_;
@@ -81,7 +96,10 @@ class Scheduler {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::shared_ptr<Job>> waiting_;
+  FairQueue queue_;
+  // The waiting jobs by their queue id, and the position each was last told.
+  std::map<uint64_t, std::shared_ptr<Job>> waiting_;
+  std::map<uint64_t, uint32_t> told_;
   uint32_t running_ = 0;
   bool serving_ = false;
   bool draining_ = false;

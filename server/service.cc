@@ -55,7 +55,10 @@ KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions opti
                                        std::vector<RunObserver*> observers)
     : scheduler_(scheduler),
       options_(std::move(options)),
-      observers_(std::move(observers)),
+      observers_([&] {
+        if (options_.quotas) observers.push_back(options_.quotas);
+        return std::move(observers);
+      }()),
       streams_(options_.limits.max_streams_per_client()),
       reader_watch_(WatchPeriod(options_.limits.max_reader_stall_seconds())) {}
 
@@ -105,6 +108,9 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
       kernels::DTypeName(admitted->problem.dtype), " [",
       absl::StrJoin(admission.request.variants(), ","), "]",
       request.label().empty() ? "" : " label=" + Quoted(request.label()));
+  if (options_.quotas)
+    if (absl::Status within = options_.quotas->Admit(admission); !within.ok())
+      return refuse(within);
   auto call = std::make_shared<RunCall>(
       admission.run_id, admission.principal, std::move(description), *std::move(admitted),
       scheduler_, observers_, *std::move(slot),

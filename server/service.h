@@ -1,11 +1,13 @@
-// The KernelBench gRPC service (callback API). Reactions never block: an RPC
-// only admits its request (validation.h, generic over the ops), picks a seed
+// The KernelBench gRPC service (callback API). Reactions never block (but
+// for the learner quotas' one indexed device-time query on the results
+// store, quota_gate.h): an RPC only admits its request (validation.h, generic over the ops), picks a seed
 // and a run id, and hands the run to the scheduler; a device's executor
 // produces the events. Bad requests end at once with INVALID_ARGUMENT naming
-// the field and the limit. RunVectorAdd and RunAttention are Run with the
-// op's problem. Each client may hold Limits.max_streams_per_client Run
-// streams open (client_streams.h); a stream whose client stops reading for
-// Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
+// the field and the limit; runs over a learner's quota with
+// RESOURCE_EXHAUSTED (quota_gate.h). RunVectorAdd and RunAttention are Run
+// with the op's problem. Each client may hold Limits.max_streams_per_client
+// Run streams open (client_streams.h); a stream whose client stops reading
+// for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
 #pragma once
 
 #include <atomic>
@@ -19,6 +21,7 @@
 #include "server/client_streams.h"
 #include "server/reader_watch.h"
 #include "server/run_call.h"
+#include "server/quota_gate.h"
 #include "server/run_observer.h"
 #include "server/run_plan.h"
 #include "server/scheduler.h"
@@ -33,6 +36,9 @@ struct ServiceOptions {
   // Who the callers are; null: a server without identities (every caller is
   // auth::LocalPrincipal()). Must outlive the service.
   const auth::Authenticator* authenticator = nullptr;
+  // Per-learner quotas, checked after validation; it also observes every
+  // run it admitted. Null: no quotas. Must outlive the service.
+  QuotaGate* quotas = nullptr;
 };
 
 class KernelBenchService final : public v1::KernelBench::CallbackService {

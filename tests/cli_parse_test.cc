@@ -17,6 +17,7 @@
 #include "json_format.h"
 #include "kernels/dtype.h"
 #include "progress_reporter.h"
+#include "quota_command.h"
 #include "result_text.h"
 #include "run_report.h"
 #include "server/ops/registry.h"
@@ -795,6 +796,66 @@ TEST(FormatServerInfo, ListsEveryLimit) {
   EXPECT_THAT(text, HasSubstr("  max_seq_len 8192\n"));
 }
 
+// ---- Quota -----------------------------------------------------------------
+
+TEST(ParseCommandLine, QuotaShowAsksForYourOwnOrACohorts) {
+  Parsed own = Parse({"quota", "show"});
+  const auto& line = std::get<CommandLine>(own.result);
+  const auto& show = std::get<QuotaShowCommand>(std::get<QuotaCommand>(line.command));
+  EXPECT_EQ(show.request.cohort(), "");
+  Parsed cohort = Parse({"quota", "show", "--cohort", "cohort-1"});
+  EXPECT_EQ(std::get<QuotaShowCommand>(
+                std::get<QuotaCommand>(std::get<CommandLine>(cohort.result).command))
+                .request.cohort(),
+            "cohort-1");
+}
+
+TEST(ParseCommandLine, QuotaSetSetsOnlyTheQuotasGiven) {
+  Parsed parsed = Parse({"quota", "set", "--cohort", "cohort-1", "--queued-runs", "2",
+                         "--device-seconds-per-hour", "600", "--runs-per-minute", "0"});
+  const auto& set = std::get<QuotaSetCommand>(
+      std::get<QuotaCommand>(std::get<CommandLine>(parsed.result).command));
+  EXPECT_EQ(set.request.cohort(), "cohort-1");
+  const v1::QuotaOverrides& o = set.request.overrides();
+  EXPECT_TRUE(o.has_queued_runs());
+  EXPECT_EQ(o.queued_runs(), 2u);
+  EXPECT_EQ(o.device_seconds_per_hour(), 600);
+  EXPECT_TRUE(o.has_runs_per_minute());
+  EXPECT_EQ(o.runs_per_minute(), 0u);
+  EXPECT_FALSE(o.has_open_streams());
+  EXPECT_FALSE(o.has_device_seconds_per_day());
+}
+
+TEST(ParseCommandLine, QuotaSetNeedsACohortAndAQuota) {
+  Parsed no_cohort = Parse({"quota", "set", "--queued-runs", "2"});
+  EXPECT_EQ(std::get<ExitCode>(no_cohort.result), ExitCode::kBadArguments);
+  EXPECT_THAT(no_cohort.err, HasSubstr("--cohort"));
+  Parsed nothing = Parse({"quota", "set", "--cohort", "cohort-1"});
+  EXPECT_EQ(std::get<ExitCode>(nothing.result), ExitCode::kBadArguments);
+  EXPECT_THAT(nothing.err, HasSubstr("give at least one of --queued-runs"));
+  Parsed negative = Parse({"quota", "set", "--cohort", "c", "--queued-runs", "-1"});
+  EXPECT_EQ(std::get<ExitCode>(negative.result), ExitCode::kBadArguments);
+}
+
+TEST(FormatQuotaReport, ShowsLimitsUsageAndTheCohortsOwn) {
+  v1::QuotaReport report;
+  report.set_cohort("cohort-1");
+  report.mutable_limits()->set_queued_runs(2);
+  report.mutable_limits()->set_device_seconds_per_hour(600);
+  report.mutable_overrides()->set_queued_runs(2);
+  report.mutable_usage()->set_queued_runs(1);
+  report.mutable_usage()->set_device_seconds_last_hour(12.5);
+  const std::string own = FormatQuotaReport(report, /*own=*/true);
+  EXPECT_THAT(own, HasSubstr("cohort: cohort-1\n"));
+  EXPECT_THAT(own, HasSubstr("  queued runs at once: 2, used 1 (the cohort's own)\n"));
+  EXPECT_THAT(own, HasSubstr("  open run streams at once: none, used 0\n"));
+  EXPECT_THAT(own, HasSubstr("  device time per hour: 600 s, used 12.5 s\n"));
+  EXPECT_THAT(FormatQuotaReport(report, /*own=*/false),
+              HasSubstr("  device time per hour: 600 s\n"));
+  report.set_unlimited(true);
+  EXPECT_THAT(FormatQuotaReport(report, /*own=*/true), HasSubstr("no quotas apply to you"));
+}
+
 // ---- Progress --------------------------------------------------------------
 
 // A clock the test moves by hand.
@@ -823,12 +884,17 @@ TEST(ProgressReporter, ReportsQueueStartAndVerificationOnALog) {
   v1::RunEvent queued;
   queued.mutable_queued()->set_position(2);
   queued.mutable_queued()->set_running(1);
+  queued.mutable_queued()->set_eta_seconds(11.6);
+  progress.OnEvent(queued);
+  queued.mutable_queued()->set_position(1);
+  queued.mutable_queued()->set_eta_seconds(301);
   progress.OnEvent(queued);
   progress.OnEvent(Started());
   progress.OnEvent(Result("naive", 1, 1, true));
   progress.OnEvent(Result("vectorized", 1, 1, false));
   progress.Finish();
-  EXPECT_THAT(out.str(), HasSubstr("queued: position 2 (1 running)\n"));
+  EXPECT_THAT(out.str(), HasSubstr("queued: position 2, about 12 s (1 running)\n"));
+  EXPECT_THAT(out.str(), HasSubstr("queued: position 1, about 5 min (1 running)\n"));
   EXPECT_THAT(
       out.str(),
       HasSubstr("started on cpu (Test CPU), variants naive,vectorized"));

@@ -28,8 +28,13 @@ inline std::unique_ptr<Device> MakeCpuDevice() { return cpu::MakeCpuDevice(); }
 class TestServer {
  public:
   explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = CpuLimits())
-      : scheduler_(MakeExecutors(std::move(device)), limits.max_queue(), {}),
-        service_(scheduler_, {limits, DefaultTiming()}) {
+      : TestServer(std::move(device), ServiceOptions{limits, DefaultTiming()}) {}
+  // options.authenticator, options.quotas and the observers must outlive the
+  // server.
+  TestServer(std::unique_ptr<Device> device, ServiceOptions options,
+             std::vector<RunObserver*> observers = {})
+      : scheduler_(MakeExecutors(std::move(device)), options.limits.max_queue(), {}),
+        service_(scheduler_, std::move(options), std::move(observers)) {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
     builder.RegisterService(&service_);

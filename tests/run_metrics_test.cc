@@ -175,5 +175,29 @@ TEST(LiveRuns, HoldsWaitingAndRunningRunsUntilTheyEnd) {
   EXPECT_EQ(state.waiting[0].accepted_unix_ms, 3000);
 }
 
+v1::RunEvent QueuedAt(uint32_t position) {
+  v1::RunEvent event;
+  event.mutable_queued()->set_position(position);
+  return event;
+}
+
+TEST(LiveRuns, ListsWaitingRunsInTheOrderTheQueueWillStartThem) {
+  // Fair share put r3 (another learner's) ahead of r1 and r2.
+  LiveRuns live([] { return int64_t{5000}; });
+  for (const char* id : {"r1", "r2", "r3"}) live.OnAccepted(Admission(id, "attention", 1000));
+  live.OnEvent("r1", QueuedAt(0));
+  live.OnEvent("r2", QueuedAt(1));
+  live.OnEvent("r3", QueuedAt(2));
+  live.OnEvent("r3", QueuedAt(0));
+  live.OnEvent("r1", QueuedAt(1));
+  live.OnEvent("r2", QueuedAt(2));
+  LiveState state;
+  live.Fill(state);
+  ASSERT_EQ(state.waiting.size(), 3u);
+  EXPECT_EQ(state.waiting[0].run_id, "r3");
+  EXPECT_EQ(state.waiting[1].run_id, "r1");
+  EXPECT_EQ(state.waiting[2].run_id, "r2");
+}
+
 }  // namespace
 }  // namespace kbench::server::metrics

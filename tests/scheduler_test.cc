@@ -31,8 +31,10 @@ const FakeOp& Op() {
 // Runs a short vector add on whichever device it gets and records which.
 class TestJob final : public Job {
  public:
-  void Queued(uint32_t position, uint32_t) override { positions.push_back(position); }
-  void Run(Executor& executor) override {
+  explicit TestJob(std::string user = "") : user_(std::move(user)) {}
+  QueueTicket Ticket() const override { return {user_, false, "fake", 0.001}; }
+  void Queued(uint32_t position, uint32_t, double) override { positions.push_back(position); }
+  bool Run(Executor& executor) override {
     TimingPlan plan;
     plan.warmup_runs = 0;
     plan.min_samples = 1;
@@ -42,6 +44,7 @@ class TestJob final : public Job {
     device_index = int(executor.Info().index());
     status = executor.Execute(Op().Run({"naive"}, 10, plan), "r", sink);
     done.set_value();
+    return status.ok();
   }
   void Abandon(const absl::Status& why) override {
     status = why;
@@ -51,6 +54,9 @@ class TestJob final : public Job {
   absl::Status status;
   int device_index = -1;
   std::promise<void> done;
+
+ private:
+  std::string user_;
 };
 
 std::vector<std::unique_ptr<Executor>> Devices(int count, FakeVariant variant,

@@ -301,6 +301,55 @@ TEST_P(RunStoreTest, EverythingPersistsAcrossReopen) {
   ExpectEqual(AdmittedRun("r2", 2000), *run);
 }
 
+TEST_P(RunStoreTest, DeviceTimeSumsAUsersRunsThatEndedInTheWindow) {
+  // A run of `user` on a device from start_ms to end_ms.
+  const auto ran = [&](const std::string& run_id, const std::string& user, int64_t start_ms,
+                       int64_t end_ms) {
+    ASSERT_TRUE(store_->Accept(AdmittedRun(run_id, start_ms - 10, "lab1", "attention", user)).ok());
+    ASSERT_TRUE(store_->Start(run_id, TestDevice(), TestStarted(run_id), start_ms).ok());
+    ASSERT_TRUE(store_->Finish(run_id, FullOutcome(run_id, end_ms)).ok());
+  };
+  ran("old", "ada", 1000, 5000);     // ended before the window
+  ran("edge", "ada", 9000, 10000);   // ended as the window opens: counts whole
+  ran("late", "ada", 20000, 22500);
+  ran("bob's", "bob", 20000, 90000);
+  ASSERT_TRUE(store_->Accept(AdmittedRun("running", 30000, "lab1", "attention", "ada")).ok());
+  ASSERT_TRUE(store_->Start("running", TestDevice(), TestStarted("running"), 30001).ok());
+  v1::RunRecord refused = AdmittedRun("refused", 31000, "lab1", "attention", "ada");
+  refused.set_status(v1::RUN_STATUS_REFUSED);
+  ASSERT_TRUE(store_->Accept(refused).ok());
+
+  absl::StatusOr<DeviceTime> ada = store_->DeviceTimeOf("ada", 10000);
+  ASSERT_TRUE(ada.ok()) << ada.status();
+  EXPECT_DOUBLE_EQ(ada->seconds, 3.5);
+  EXPECT_EQ(ada->oldest_end_unix_ms, 10000);
+  absl::StatusOr<DeviceTime> nobody = store_->DeviceTimeOf("cyd", 0);
+  ASSERT_TRUE(nobody.ok()) << nobody.status();
+  EXPECT_EQ(nobody->seconds, 0);
+  EXPECT_EQ(nobody->oldest_end_unix_ms, 0);
+}
+
+TEST_P(RunStoreTest, CohortQuotasAreSetReplacedAndKept) {
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> none = store_->CohortQuotas();
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->empty());
+  v1::QuotaOverrides first, second, other;
+  first.set_queued_runs(2);
+  second.set_queued_runs(3);
+  second.set_device_seconds_per_hour(600.5);
+  other.set_runs_per_minute(0);
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-1", first, 1000).ok());
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-2", other, 1001).ok());
+  ASSERT_TRUE(store_->SetCohortQuotas("cohort-1", second, 1002).ok());
+  Open();
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> quotas = store_->CohortQuotas();
+  ASSERT_TRUE(quotas.ok()) << quotas.status();
+  ASSERT_EQ(quotas->size(), 2u);
+  ExpectEqual(second, quotas->at("cohort-1"));
+  ExpectEqual(other, quotas->at("cohort-2"));
+  EXPECT_TRUE(quotas->at("cohort-2").has_runs_per_minute());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {

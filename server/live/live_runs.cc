@@ -1,5 +1,6 @@
 #include "server/live/live_runs.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace kbench::server {
@@ -29,6 +30,13 @@ void LiveRuns::OnStarted(const std::string& run_id, const v1::DeviceInfo& device
   }
 }
 
+void LiveRuns::OnEvent(const std::string& run_id, const v1::RunEvent& event) {
+  if (!event.has_queued()) return;
+  std::lock_guard lock(mu_);
+  for (LiveRun& run : runs_)
+    if (run.run_id == run_id) run.queue_position = event.queued().position();
+}
+
 void LiveRuns::OnEnded(const std::string& run_id, const absl::Status& /*status*/) {
   std::lock_guard lock(mu_);
   std::erase_if(runs_, [&](const LiveRun& run) { return run.run_id == run_id; });
@@ -41,6 +49,10 @@ void LiveRuns::Fill(LiveState& state) const {
   for (const LiveRun& run : runs_) {
     (run.started_unix_ms == 0 ? state.waiting : state.running).push_back(run);
   }
+  std::stable_sort(state.waiting.begin(), state.waiting.end(),
+                   [](const LiveRun& a, const LiveRun& b) {
+                     return a.queue_position < b.queue_position;
+                   });
 }
 
 }  // namespace kbench::server

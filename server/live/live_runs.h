@@ -1,8 +1,9 @@
 // LiveRuns: an observer of runs that keeps the runs in flight, for the
 // LiveState of the dashboard and the metrics. OnAccepted adds a waiting run,
 // OnStarted moves it onto its device, OnEnded drops it; a refused run is
-// never held. Waiting runs are listed in the order they were accepted, which
-// is the order the scheduler starts them.
+// never held. Waiting runs are listed in the order the scheduler will start
+// them: by the position of their latest Queued event (fair share, not
+// acceptance), ties in the order they were accepted.
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -26,6 +27,7 @@ class LiveRuns final : public RunObserver {
 
   void OnAccepted(const RunAdmission& run) override;
   void OnStarted(const std::string& run_id, const v1::DeviceInfo& device) override;
+  void OnEvent(const std::string& run_id, const v1::RunEvent& event) override;
   void OnEnded(const std::string& run_id, const absl::Status& status) override;
 
   // Fills state.waiting and state.running; leaves state.info as it is.

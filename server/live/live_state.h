@@ -28,6 +28,8 @@ struct LiveRun {
   int64_t started_unix_ms = 0;
   // The device that runs it; meaningful once started.
   uint32_t device_index = 0;
+  // Its place in the queue as last told (0: next); meaningful while it waits.
+  uint32_t queue_position = 0;
 };
 
 struct LiveState {

@@ -81,6 +81,16 @@ const PortableMigration kMigrations[] = {
   uses_left BIGINT NOT NULL,
   expires_unix_ms BIGINT NOT NULL,
   created_unix_ms BIGINT NOT NULL))sql"}},
+    {5,
+     "runs_by_user_end",
+     {"CREATE INDEX runs_by_user_end ON runs (user_name, ended_unix_ms)"}},
+    // cohort_quotas: a cohort's own quotas (a serialized QuotaOverrides).
+    {6,
+     "cohort_quotas",
+     {R"sql(CREATE TABLE cohort_quotas (
+  cohort TEXT PRIMARY KEY,
+  overrides BYTES NOT NULL,
+  updated_unix_ms BIGINT NOT NULL))sql"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -1,5 +1,6 @@
 // The results store: every run the front accepted or refused, its device,
-// its results and its raw samples, kept across restarts. Two engines behind
+// its results and its raw samples, kept across restarts; and each cohort's
+// own quotas (kbench/v1/quota.proto). Two engines behind
 // one interface: SQLite (a file; the default) and PostgreSQL (a URL; for
 // several hosts sharing results). The front feeds it through StoreRecorder
 // and reads it through the RunHistory service.
@@ -20,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +30,7 @@
 #include "absl/status/statusor.h"
 #include "google/protobuf/repeated_field.h"
 #include "kbench/v1/history.pb.h"
+#include "kbench/v1/quota.pb.h"
 
 namespace kbench::server::store {
 
@@ -43,6 +46,14 @@ struct RunOutcome {
   google::protobuf::RepeatedPtrField<v1::SampleSeries> samples;
   // Milliseconds since the Unix epoch.
   int64_t unix_ms = 0;
+};
+
+// Device time of one user's runs that ended in a window (see DeviceTimeOf).
+struct DeviceTime {
+  // Start to end of each run, summed.
+  double seconds = 0;
+  // When the run of the window that ended first ended; 0 when none did.
+  int64_t oldest_end_unix_ms = 0;
 };
 
 // Whether listed runs carry their raw samples.
@@ -84,6 +95,18 @@ class RunStore {
 
   // One run with everything, its samples included.
   virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
+
+  // The device time of `user`'s runs that started and ended at or after
+  // since_unix_ms ended, each run counted whole (the quotas' usage).
+  virtual absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user,
+                                                  int64_t since_unix_ms) = 0;
+
+  // Every cohort's own quotas (the cohort_quotas table), by cohort.
+  virtual absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> CohortQuotas() = 0;
+  // Replaces `cohort`'s own quotas.
+  virtual absl::Status SetCohortQuotas(const std::string& cohort,
+                                       const v1::QuotaOverrides& overrides,
+                                       int64_t unix_ms) = 0;
 };
 
 // Opens and migrates the store that `spec` names: a postgresql:// or

@@ -195,6 +195,50 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   return record;
 }
 
+absl::StatusOr<DeviceTime> SqlRunStore::DeviceTimeOf(const std::string& user,
+                                                     int64_t since_unix_ms) {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query(
+          "SELECT CAST(COALESCE(SUM(ended_unix_ms - started_unix_ms), 0) AS BIGINT), "
+          "CAST(COALESCE(MIN(ended_unix_ms), 0) AS BIGINT) FROM runs "
+          "WHERE user_name = ? AND started_unix_ms > 0 AND ended_unix_ms >= ?",
+          {user, since_unix_ms}));
+  DeviceTime time;
+  time.seconds = double(std::get<int64_t>(rows.at(0)[0])) / 1000;
+  time.oldest_end_unix_ms = std::get<int64_t>(rows.at(0)[1]);
+  return time;
+}
+
+absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> SqlRunStore::CohortQuotas() {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                          database_->Query("SELECT cohort, overrides FROM cohort_quotas", {}));
+  std::map<std::string, v1::QuotaOverrides> quotas;
+  for (const SqlRow& row : rows) {
+    const std::string& cohort = std::get<std::string>(row[0]);
+    if (!quotas[cohort].ParseFromString(std::get<SqlBytes>(row[1]).data)) {
+      return absl::DataLossError(
+          absl::StrCat("cohort ", cohort, ": stored quotas do not parse"));
+    }
+  }
+  return quotas;
+}
+
+absl::Status SqlRunStore::SetCohortQuotas(const std::string& cohort,
+                                          const v1::QuotaOverrides& overrides,
+                                          int64_t unix_ms) {
+  std::lock_guard lock(mu_);
+  return database_
+      ->Execute(
+          "INSERT INTO cohort_quotas (cohort, overrides, updated_unix_ms) VALUES (?, ?, ?) "
+          "ON CONFLICT (cohort) DO UPDATE SET overrides = excluded.overrides, "
+          "updated_unix_ms = excluded.updated_unix_ms",
+          {cohort, SqlBytes{overrides.SerializeAsString()}, unix_ms})
+      .status();
+}
+
 absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
   KBENCH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,

@@ -1,0 +1,201 @@
+// The Quotas service over a SQLite store, in-process, with users signed in
+// by the test authenticator: a cohort's instructor (or an admin) sets its
+// quotas, which take effect for its learners and outlive a restart; others
+// may not; bad values are refused naming the field and the limit; a
+// learner sees their own quotas and usage.
+#include "server/quota_service.h"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "grpcpp/grpcpp.h"
+#include "gtest/gtest.h"
+#include "server/quota_limits.h"
+#include "server/store/run_store.h"
+#include "tests/run_records.h"
+#include "tests/temp_dir.h"
+#include "tests/test_authenticator.h"
+
+namespace kbench::server {
+namespace {
+
+using ::kbench::testing::TestAuthenticator;
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class QuotaServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    authenticator_.Add("ada", "cohort-1", auth::Role::kLearner);
+    authenticator_.Add("tess", "cohort-1", auth::Role::kInstructor);
+    authenticator_.Add("otto", "cohort-2", auth::Role::kInstructor);
+    authenticator_.Add("root", "", auth::Role::kAdmin);
+    Start();
+  }
+  void TearDown() override { Stop(); }
+
+  // Opens the store and serves the service over it, as a server starts.
+  void Start() {
+    absl::StatusOr<std::unique_ptr<store::RunStore>> store =
+        store::OpenStore(dir_.path() + "/runs.db");
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+    absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> overrides = store_->CohortQuotas();
+    ASSERT_TRUE(overrides.ok()) << overrides.status();
+    gate_ = std::make_unique<QuotaGate>(
+        DefaultQuotas(),
+        [this](const std::string& user, int64_t since) {
+          return store_->DeviceTimeOf(user, since);
+        },
+        *std::move(overrides));
+    service_ = std::make_unique<QuotaService>(*gate_, *store_, &authenticator_);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+    stub_ = v1::Quotas::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
+                                                    grpc::InsecureChannelCredentials()));
+  }
+  void Stop() {
+    if (server_) server_->Shutdown();
+    server_.reset();
+    service_.reset();
+    gate_.reset();
+    store_.reset();
+  }
+
+  grpc::Status Set(const std::string& user, const std::string& cohort,
+                   const v1::QuotaOverrides& overrides, v1::QuotaReport* report) {
+    grpc::ClientContext context;
+    TestAuthenticator::SignIn(context, user);
+    v1::SetCohortQuotasRequest request;
+    request.set_cohort(cohort);
+    *request.mutable_overrides() = overrides;
+    return stub_->SetCohortQuotas(&context, request, report);
+  }
+  grpc::Status Get(const std::string& user, const std::string& cohort, v1::QuotaReport* report) {
+    grpc::ClientContext context;
+    TestAuthenticator::SignIn(context, user);
+    v1::GetQuotasRequest request;
+    request.set_cohort(cohort);
+    return stub_->GetQuotas(&context, request, report);
+  }
+
+  ::kbench::testing::TempDir dir_;
+  TestAuthenticator authenticator_;
+  std::unique_ptr<store::RunStore> store_;
+  std::unique_ptr<QuotaGate> gate_;
+  std::unique_ptr<QuotaService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<v1::Quotas::Stub> stub_;
+};
+
+TEST_F(QuotaServiceTest, TheInstructorSetsTheCohortsQuotasForItsLearners) {
+  v1::QuotaOverrides overrides;
+  overrides.set_queued_runs(2);
+  overrides.set_device_seconds_per_hour(600);
+  v1::QuotaReport report;
+  ASSERT_TRUE(Set("tess", "cohort-1", overrides, &report).ok());
+  EXPECT_EQ(report.cohort(), "cohort-1");
+  EXPECT_EQ(report.limits().queued_runs(), 2u);
+  EXPECT_EQ(report.limits().device_seconds_per_hour(), 600);
+  EXPECT_EQ(report.limits().runs_per_minute(), DefaultQuotas().runs_per_minute());
+  EXPECT_EQ(gate_->QuotasOf({"ada", "cohort-1", auth::Role::kLearner}).queued_runs(), 2u);
+  EXPECT_EQ(gate_->QuotasOf({"bea", "cohort-2", auth::Role::kLearner}).queued_runs(),
+            DefaultQuotas().queued_runs());
+
+  // A second set changes only the fields it sets.
+  v1::QuotaOverrides more;
+  more.set_runs_per_minute(5);
+  ASSERT_TRUE(Set("root", "cohort-1", more, &report).ok());
+  EXPECT_EQ(report.limits().queued_runs(), 2u);
+  EXPECT_EQ(report.limits().runs_per_minute(), 5u);
+  EXPECT_TRUE(report.overrides().has_runs_per_minute());
+  EXPECT_FALSE(report.overrides().has_open_streams());
+
+  // They outlive a restart.
+  Stop();
+  Start();
+  ASSERT_TRUE(Get("tess", "cohort-1", &report).ok());
+  EXPECT_EQ(report.limits().queued_runs(), 2u);
+  EXPECT_EQ(report.limits().device_seconds_per_hour(), 600);
+  EXPECT_EQ(report.limits().runs_per_minute(), 5u);
+}
+
+TEST_F(QuotaServiceTest, OnlyTheCohortsInstructorOrAnAdminMayManageIt) {
+  v1::QuotaOverrides overrides;
+  overrides.set_queued_runs(1);
+  v1::QuotaReport report;
+  for (const char* user : {"ada", "otto"}) {
+    const grpc::Status set = Set(user, "cohort-1", overrides, &report);
+    EXPECT_EQ(set.error_code(), grpc::StatusCode::PERMISSION_DENIED) << user;
+    EXPECT_EQ(set.error_message(),
+              "cohort: only the instructor of cohort \"cohort-1\" or an admin may manage "
+              "its quotas");
+    EXPECT_EQ(Get(user, "cohort-1", &report).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  EXPECT_EQ(gate_->CohortQuotas("cohort-1").queued_runs(), DefaultQuotas().queued_runs());
+  grpc::ClientContext anonymous;
+  v1::SetCohortQuotasRequest request;
+  request.set_cohort("cohort-1");
+  EXPECT_EQ(stub_->SetCohortQuotas(&anonymous, request, &report).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(QuotaServiceTest, RefusesValuesOverTheLimitNamingTheField) {
+  v1::QuotaReport report;
+  v1::QuotaOverrides too_many;
+  too_many.set_queued_runs(20000);
+  grpc::Status set = Set("tess", "cohort-1", too_many, &report);
+  EXPECT_EQ(set.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(set.error_message(), "overrides.queued_runs must be between 0 and 10000, got 20000");
+  v1::QuotaOverrides negative;
+  negative.set_device_seconds_per_day(-1);
+  set = Set("tess", "cohort-1", negative, &report);
+  EXPECT_EQ(set.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(set.error_message(),
+            "overrides.device_seconds_per_day must be between 0 and 5529600, got -1");
+  set = Set("root", "", too_many, &report);
+  EXPECT_EQ(set.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(set.error_message(), "cohort must be 1 to 128 bytes, got 0");
+  set = Set("root", std::string(129, 'c'), {}, &report);
+  EXPECT_EQ(set.error_message(), "cohort must be 1 to 128 bytes, got 129");
+}
+
+TEST_F(QuotaServiceTest, ALearnerSeesTheirOwnQuotasAndUsage) {
+  // ada ran for 2.5 s a minute ago, and 100 s two hours ago.
+  const int64_t now = NowUnixMs();
+  const auto ran = [&](const std::string& id, int64_t start, int64_t end) {
+    ASSERT_TRUE(store_->Accept(testing::AdmittedRun(id, start - 1)).ok());
+    ASSERT_TRUE(store_->Start(id, testing::TestDevice(), testing::TestStarted(id), start).ok());
+    ASSERT_TRUE(store_->Finish(id, testing::FullOutcome(id, end)).ok());
+  };
+  ran("recent", now - 62500, now - 60000);
+  ran("earlier", now - 7300000, now - 7200000);
+  v1::QuotaOverrides overrides;
+  overrides.set_queued_runs(3);
+  v1::QuotaReport report;
+  ASSERT_TRUE(Set("tess", "cohort-1", overrides, &report).ok());
+
+  ASSERT_TRUE(Get("ada", "", &report).ok());
+  EXPECT_EQ(report.cohort(), "cohort-1");
+  EXPECT_FALSE(report.unlimited());
+  EXPECT_EQ(report.limits().queued_runs(), 3u);
+  EXPECT_DOUBLE_EQ(report.usage().device_seconds_last_hour(), 2.5);
+  EXPECT_DOUBLE_EQ(report.usage().device_seconds_last_day(), 102.5);
+  EXPECT_EQ(report.usage().queued_runs(), 0u);
+
+  ASSERT_TRUE(Get("tess", "", &report).ok());
+  EXPECT_TRUE(report.unlimited());
+  EXPECT_EQ(report.limits().queued_runs(), 0u);
+}
+
+}  // namespace
+}  // namespace kbench::server
