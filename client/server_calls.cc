@@ -62,7 +62,12 @@ grpc::Status ConnectToServer(const CallOptions& options,
     }
     credentials = grpc::SslCredentials(ssl);
   }
-  channel = grpc::CreateChannel(options.server, credentials);
+  // round_robin: where the target resolves to several servers (a headless
+  // Service: dns:///kbench.NS.svc.cluster.local:50051), each call goes to
+  // the next; with one address it is that address.
+  grpc::ChannelArguments args;
+  args.SetLoadBalancingPolicyName("round_robin");
+  channel = grpc::CreateCustomChannel(options.server, credentials, args);
   const auto give_up =
       Clock::now() +
       std::chrono::duration_cast<Clock::duration>(options.connect_timeout);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "process_helper.h"
+#include "tests/temp_dir.h"
 
 namespace kbench {
 namespace {
@@ -49,9 +50,12 @@ std::vector<std::string> CsvFields(const std::string& line) {
 class CliEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // Its own results store: never the user's default one.
+    state_dir_ = std::make_unique<testing::TempDir>();
     server_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
-                                 "--backend", "cpu"},
+                                 "--backend", "cpu", "--http", "off", "--store",
+                                 state_dir_->path() + "/runs.sqlite"},
         /*capture_stderr=*/false);
     if (!server_->WaitForOutput(kListening, 60s)) return;
     const std::string& out = server_->out();
@@ -93,10 +97,12 @@ class CliEndToEnd : public ::testing::Test {
     return nlohmann::json::parse(info.out);
   }
 
+  static std::unique_ptr<testing::TempDir> state_dir_;
   static std::unique_ptr<ChildProcess> server_;
   static std::string address_;
 };
 
+std::unique_ptr<testing::TempDir> CliEndToEnd::state_dir_;
 std::unique_ptr<ChildProcess> CliEndToEnd::server_;
 std::string CliEndToEnd::address_;
 
@@ -276,7 +282,8 @@ TEST_F(CliEndToEnd, InfoShowsOpDescriptionsAndVariantSummaries) {
 
 TEST_F(CliEndToEnd, AServerThatDiesMidRunIsReportedAsALostConnection) {
   ChildProcess server(
-      {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--backend", "cpu"},
+      {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--backend", "cpu", "--http", "off",
+       "--store", state_dir_->path() + "/dying.sqlite"},
       /*capture_stderr=*/false);
   ASSERT_TRUE(server.WaitForOutput(kListening, 60s));
   ASSERT_TRUE(server.WaitForOutput("\n", 5s));

@@ -46,9 +46,12 @@ std::string ReadFile(const std::string& path) {
 class SweepEndToEnd : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // Its own results store: never the user's default one.
+    state_dir_ = std::make_unique<testing::TempDir>();
     server_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
-                                 "--backend", "cpu"},
+                                 "--backend", "cpu", "--http", "off", "--store",
+                                 state_dir_->path() + "/runs.sqlite"},
         /*capture_stderr=*/false);
     if (!server_->WaitForOutput(kListening, 60s)) return;
     if (!server_->WaitForOutput("\n", 5s)) return;
@@ -81,11 +84,13 @@ class SweepEndToEnd : public ::testing::Test {
     return dir_.path() + "/" + name;
   }
 
+  static std::unique_ptr<testing::TempDir> state_dir_;
   static std::unique_ptr<ChildProcess> server_;
   static std::string address_;
   ::kbench::testing::TempDir dir_;
 };
 
+std::unique_ptr<testing::TempDir> SweepEndToEnd::state_dir_;
 std::unique_ptr<ChildProcess> SweepEndToEnd::server_;
 std::string SweepEndToEnd::address_;
 

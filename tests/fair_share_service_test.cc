@@ -82,6 +82,9 @@ TEST(FairShare, ThirtyLearnersEachStartBeforeTheFloodersFifthRun) {
   StartOrder order;
   ServiceOptions options{CpuLimits(), DefaultTiming()};
   options.limits.set_max_queue(100);
+  // The flooder's 50 streams open at once: this tests the queue's order, not
+  // the per-client stream bound (stream_bounds_test.cc).
+  options.limits.set_max_streams_per_client(100);
   options.authenticator = &authenticator;
   InProcessServer server(cpu::MakeCpuDevice(), options, {&order});
 
