@@ -27,6 +27,7 @@ namespace kbench::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Chromium from the README's install step (scripts/install-deps.sh), unless
 // KBENCH_CHROMIUM names another.
@@ -143,6 +144,25 @@ class DashboardPageTest : public ::testing::Test {
 
   DashboardTestServer server_;
 };
+
+// With authentication and no token in the tab, the API answers 401 and the
+// page shows its login box, saying why, instead of a view.
+TEST(DashboardLoginTest, APageWithoutATokenAsksForOne) {
+  ASSERT_TRUE(std::filesystem::exists(ChromiumPath()));
+  DashboardTestServer server(/*with_authentication=*/true);
+  ASSERT_TRUE(server.ok());
+  const Chromium dom =
+      RunChromium(absl::StrCat("http://127.0.0.1:", server.port(), "/#live"), {"--dump-dom"});
+  ASSERT_EQ(dom.exit_code, 0) << dom.stderr_text;
+  const std::regex login_box("<form id=\"login-box\"([^>]*)>");
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(dom.stdout_text, match, login_box)) << dom.stdout_text;
+  EXPECT_THAT(match[1].str(), Not(HasSubstr("hidden"))) << "the login box stayed hidden";
+  EXPECT_NE(ElementText(dom.stdout_text, "login-reason"), "");
+  EXPECT_THAT(dom.stdout_text, Not(HasSubstr("data-ready=\"live\"")))
+      << "the live view was drawn without a token";
+  EXPECT_EQ(ElementText(dom.stdout_text, "page-errors"), "");
+}
 
 TEST_F(DashboardPageTest, AssignmentViewShowsEachLearnersBestAndTheFailures) {
   const std::string dom = LoadView("assignment/lab1-attention", "assignment", "assignment");

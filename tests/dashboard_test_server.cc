@@ -37,18 +37,33 @@ server::LiveState TestLiveState() {
   return state;
 }
 
-DashboardTestServer::DashboardTestServer() { Start(); }
+DashboardTestServer::DashboardTestServer(bool with_authentication) {
+  Start(with_authentication);
+}
 
-void DashboardTestServer::Start() {
+void DashboardTestServer::Start(bool with_authentication) {
   absl::StatusOr<std::unique_ptr<server::store::RunStore>> store =
       server::store::OpenStore(dir_.path() + "/runs.db");
   ASSERT_TRUE(store.ok()) << store.status();
   store_ = *std::move(store);
   const absl::Status seeded = SeedCohort(*store_);
   ASSERT_TRUE(seeded.ok()) << seeded;
+  if (with_authentication) {
+    absl::StatusOr<std::unique_ptr<server::store::IdentityStore>> identities =
+        server::store::OpenIdentityStore(dir_.path() + "/runs.db");
+    ASSERT_TRUE(identities.ok()) << identities.status();
+    identities_ = *std::move(identities);
+    ASSERT_TRUE(identities_->AddCohort("fall24").ok());
+    absl::StatusOr<std::vector<std::string>> tokens =
+        identities_->AddUsers({{"grace", server::auth::Role::kInstructor, "fall24", ""}});
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
+    token_ = tokens->at(0);
+    authenticator_ = std::make_unique<server::auth::TokenAuthenticator>(*identities_);
+  }
   absl::StatusOr<std::unique_ptr<server::http::DashboardServer>> server =
-      server::http::DashboardServer::Start(*store_, TestLiveState, registry_,
-                                           {.listen = "127.0.0.1:0"});
+      server::http::DashboardServer::Start(
+          *store_, TestLiveState, registry_,
+          {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
   ASSERT_TRUE(server.ok()) << server.status();
   server_ = *std::move(server);
 }

@@ -1,12 +1,16 @@
 // A DashboardServer on a free loopback port over a SQLite store seeded with
 // SeedCohort, and a fixed live state: device 0 (TestDevice) healthy, run
-// "live-1" of ada running on it, run "live-2" of bob waiting.
+// "live-1" of ada running on it, run "live-2" of bob waiting. With
+// authentication, the store also holds the instructor "grace" of cohort
+// "fall24", whose token token() is, and the API needs a token.
 #pragma once
 
 #include <memory>
 
 #include "prometheus/registry.h"
+#include "server/auth/token_authenticator.h"
 #include "server/http/dashboard_server.h"
+#include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "tests/temp_dir.h"
 
@@ -16,18 +20,23 @@ class DashboardTestServer {
  public:
   // Fails the calling test (ASSERT) when the store or server cannot start;
   // check ok() after.
-  DashboardTestServer();
+  explicit DashboardTestServer(bool with_authentication = false);
 
   bool ok() const { return server_ != nullptr; }
   int port() const { return server_->port(); }
   server::store::RunStore& store() { return *store_; }
   prometheus::Registry& registry() { return registry_; }
+  // grace's token; empty without authentication.
+  const std::string& token() const { return token_; }
 
  private:
-  void Start();
+  void Start(bool with_authentication);
 
   TempDir dir_;
   std::unique_ptr<server::store::RunStore> store_;
+  std::unique_ptr<server::store::IdentityStore> identities_;
+  std::unique_ptr<server::auth::TokenAuthenticator> authenticator_;
+  std::string token_;
   prometheus::Registry registry_;
   std::unique_ptr<server::http::DashboardServer> server_;
 };
