@@ -47,6 +47,6 @@ COPY --from=build /out/bin/ /usr/local/bin/
 USER 10001:10001
 ENV KBENCH_STATE_DIR=/var/lib/kbench
 VOLUME /var/lib/kbench
-EXPOSE 50051 8080
+EXPOSE 50051 50052 8080
 ENTRYPOINT ["/usr/local/bin/kbench-server"]
-CMD ["--listen", "0.0.0.0:50051", "--http", "0.0.0.0:8080", "--backend", "cuda", "--devices", "all"]
+CMD ["--listen", "0.0.0.0:50051", "--health-listen", "0.0.0.0:50052", "--http", "0.0.0.0:8080", "--backend", "cuda", "--devices", "all"]

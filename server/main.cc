@@ -87,6 +87,7 @@ std::string DefaultStorePath() {
 
 struct Options {
   std::string listen = "127.0.0.1:50051";
+  std::string health_listen = "off";
   std::string store;
   std::string http = kDefaultHttp;
   std::string auth = "auto";
@@ -157,6 +158,12 @@ int Main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("kbench-server ") + kVersion);
   app.add_option("--listen", options.listen,
                  "Address to serve on, HOST:PORT (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--health-listen", options.health_listen,
+                 "A second address, HOST:PORT, that serves only the gRPC health service "
+                 "(grpc.health.v1), in plain text even with --tls-cert: for probes that "
+                 "cannot speak TLS, such as Kubernetes' grpc probes. It tells SERVING or "
+                 "NOT_SERVING and nothing else. 'off': none")
       ->capture_default_str();
   app.add_option("--backend", options.workers.backend,
                  "auto (cuda when a GPU is present, else cpu), cpu or cuda; "
@@ -272,12 +279,21 @@ int Main(int argc, char** argv) {
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // The gRPC port's server and the --health-listen one: both tell the same
+  // health.
   std::atomic<grpc::Server*> server_ptr{nullptr};
+  std::atomic<grpc::Server*> health_ptr{nullptr};
+  auto set_health = [&](bool serving) {
+    for (grpc::Server* s : {server_ptr.load(), health_ptr.load()}) {
+      if (s == nullptr) continue;
+      s->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
+      s->GetHealthCheckService()->SetServingStatus(serving);
+    }
+  };
   auto scheduler = std::make_unique<Scheduler>(
       std::move(executors), limits.max_queue(), [&](bool serving) {
         Log("health: ", serving ? "SERVING" : "NOT_SERVING (no device ready)");
-        if (grpc::Server* server = server_ptr.load())
-          server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
+        set_health(serving);
       });
   ServiceOptions service_options;
   service_options.limits = limits;
@@ -346,9 +362,21 @@ int Main(int argc, char** argv) {
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || port == 0) return Fail("cannot listen on " + options.listen);
   server_ptr = server.get();
-  const bool healthy = scheduler->AnyReady();
-  server->GetHealthCheckService()->SetServingStatus(kServiceName, healthy);
-  server->GetHealthCheckService()->SetServingStatus(healthy);
+  std::unique_ptr<grpc::Server> health_server;
+  if (options.health_listen != "off") {
+    grpc::ServerBuilder health_builder;
+    int health_port = 0;
+    health_builder.AddListeningPort(options.health_listen, grpc::InsecureServerCredentials(),
+                                    &health_port);
+    health_server = health_builder.BuildAndStart();
+    if (health_server == nullptr || health_port == 0)
+      return Fail("--health-listen: cannot listen on " + options.health_listen);
+    health_ptr = health_server.get();
+    const std::string health_host =
+        options.health_listen.substr(0, options.health_listen.rfind(':'));
+    std::printf("kbench-server health on %s:%d\n", health_host.c_str(), health_port);
+  }
+  set_health(scheduler->AnyReady());
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   std::printf("kbench-server listening on %s:%d\n", host.c_str(), port);
   std::fflush(stdout);
@@ -369,6 +397,7 @@ int Main(int argc, char** argv) {
   service.Drain();
   scheduler->Drain();
   server->GetHealthCheckService()->Shutdown();
+  if (health_server) health_server->GetHealthCheckService()->Shutdown();
   const auto grace_end = std::chrono::steady_clock::now() +
                          std::chrono::milliseconds(int64_t(options.shutdown_grace_s * 1000));
   while ((scheduler->running() > 0 || scheduler->queued() > 0) &&
@@ -379,6 +408,7 @@ int Main(int argc, char** argv) {
       " s)")));
   // What remains are the cancelled runs' last writes.
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  if (health_server) health_server->Shutdown(std::chrono::system_clock::now());
   scheduler->Stop();
   for (WorkerExecutor* supervisor : supervisors) supervisor->Stop();
   if (dashboard) dashboard->Stop();

@@ -5,7 +5,8 @@ docker/compose.yaml and `kbench-server --help`.
 
   - every manifest has apiVersion, kind, metadata.name, the kbench namespace,
     and is listed in kustomization.yaml;
-  - every container has readiness and liveness probes on a port it declares,
+  - every container has readiness and liveness probes on a port it declares
+    (the server's: grpc probes of the --health-listen port),
     and cpu and memory requests and limits;
   - the server asks for nvidia.com/gpu (requests equal to limits), runs the
     CUDA image with --backend=cuda, and a PodDisruptionBudget covers it;
@@ -170,6 +171,12 @@ def check_server_container(at, c, image, ports, flags, services, errors):
             errors.append(f"{at}: {flag} is not a kbench-server flag")
     if port_of(flag_value(args, "--listen")) != ports.get("grpc"):
         errors.append(f"{at}: --listen does not use the grpc port {ports.get('grpc')}")
+    if port_of(flag_value(args, "--health-listen")) != ports.get("health"):
+        errors.append(f"{at}: --health-listen does not use the health port {ports.get('health')}")
+    for probe in ("readinessProbe", "livenessProbe"):
+        grpc_probe = c.get(probe, {}).get("grpc")
+        if not grpc_probe or grpc_probe.get("port") != ports.get("health"):
+            errors.append(f"{at}: {probe} is not a grpc probe of the health port")
     if port_of(flag_value(args, "--http")) != ports.get("http"):
         errors.append(f"{at}: --http does not use the http port {ports.get('http')}")
     gpus = c.get("resources", {})
@@ -335,10 +342,15 @@ class EachCheckCanFail(unittest.TestCase):
         inputs.server_container().pop("readinessProbe")
         self.assertReports(inputs, "no readinessProbe")
 
+    def test_a_tcp_probe_instead_of_the_health_service(self):
+        inputs = Inputs()
+        inputs.server_container()["livenessProbe"] = {"tcpSocket": {"port": "grpc"}}
+        self.assertReports(inputs, "livenessProbe is not a grpc probe of the health port")
+
     def test_a_probe_on_an_undeclared_port(self):
         inputs = Inputs()
-        inputs.server_container()["livenessProbe"] = {"grpc": {"port": 50052}}
-        self.assertReports(inputs, "livenessProbe port 50052")
+        inputs.server_container()["livenessProbe"] = {"grpc": {"port": 50099}}
+        self.assertReports(inputs, "livenessProbe port 50099")
 
     def test_a_container_without_a_memory_limit(self):
         inputs = Inputs()

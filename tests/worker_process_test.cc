@@ -146,6 +146,41 @@ TEST(WorkerProcess, TwoCpuDevicesRunTwoRunsAtOnce) {
   EXPECT_TRUE(second.summary()->all_verified());
 }
 
+// --health-listen: a plain-text port that tells the same health as the gRPC
+// port (NOT_SERVING while the worker restarts, then SERVING) and serves
+// nothing else.
+TEST(WorkerProcess, TheHealthPortFollowsTheWorkerAndServesOnlyHealth) {
+  ServerUnderTest server({"--backend", "cpu", "--health-listen", "127.0.0.1:0"});
+  ASSERT_FALSE(server.address().empty()) << server.process().err();
+  constexpr char kHealthOn[] = "kbench-server health on 127.0.0.1:";
+  const std::string& out = server.process().out();
+  const size_t at = out.find(kHealthOn);
+  ASSERT_NE(at, std::string::npos) << out;
+  const size_t port_at = at + sizeof(kHealthOn) - 1;
+  const std::string health_address =
+      "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
+  ASSERT_NE(health_address, server.address());
+  auto health_channel = grpc::CreateChannel(health_address, grpc::InsecureChannelCredentials());
+  HealthWatcher health(health_channel);
+
+  {  // Only health: the run service is not there.
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + 10s);
+    v1::ServerInfo info;
+    const grpc::Status status = v1::KernelBench::NewStub(health_channel)
+                                    ->GetServerInfo(&context, v1::GetServerInfoRequest(), &info);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::UNIMPLEMENTED) << status.error_message();
+  }
+
+  const v1::DeviceInfo before = server.Info().devices(0);
+  ASSERT_GT(before.worker_pid(), 0u);
+  ASSERT_TRUE(health.WaitForSequence(0, Health::SERVING, Health::SERVING, 30s));
+  const size_t seen = health.seen();
+  ASSERT_EQ(kill(pid_t(before.worker_pid()), SIGKILL), 0);
+  EXPECT_TRUE(health.WaitForSequence(seen, Health::NOT_SERVING, Health::SERVING, 60s))
+      << server.process().err();
+}
+
 TEST(WorkerProcess, SigtermOfTheServerLeavesNoWorker) {
   ServerUnderTest server({"--backend", "cpu", "--devices", "0,1"});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
