@@ -4,15 +4,20 @@
 
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace kbench::client {
 namespace {
 
-// Every RunRequest in `message` says its label as text in `json`.
+// Every RunRequest in `message` says its label and variants as text in
+// `json` (they are bytes in the proto, whose JSON form is base64).
 void LabelsAsText(const google::protobuf::Message& message, nlohmann::json& json) {
   using google::protobuf::FieldDescriptor;
   if (const auto* request = dynamic_cast<const v1::RunRequest*>(&message)) {
     json["label"] = request->label();
+    json["variants"] =
+        std::vector<std::string>(request->variants().begin(), request->variants().end());
     return;
   }
   const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
@@ -81,11 +86,21 @@ bool ParseRunRequestJson(const std::string& json_text, v1::RunRequest* request) 
     label = json["label"].get<std::string>();
     json.erase("label");
   }
+  std::vector<std::string> variants;
+  if (json.contains("variants")) {
+    if (!json["variants"].is_array()) return false;
+    for (const nlohmann::json& v : json["variants"]) {
+      if (!v.is_string()) return false;
+      variants.push_back(v.get<std::string>());
+    }
+    json.erase("variants");
+  }
   google::protobuf::util::JsonParseOptions options;
   options.ignore_unknown_fields = true;
   if (!google::protobuf::util::JsonStringToMessage(json.dump(), request, options).ok())
     return false;
   request->set_label(label);
+  for (std::string& v : variants) request->add_variants(std::move(v));
   return true;
 }
 

@@ -110,17 +110,22 @@ size_t FirstInvalidUtf8(std::string_view text) {
   return std::string_view::npos;
 }
 
+// INVALID_ARGUMENT naming `field` unless `text` is well-formed UTF-8.
+absl::Status CheckUtf8(const std::string& field, const std::string& text) {
+  if (const size_t at = FirstInvalidUtf8(text); at != std::string_view::npos)
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, " must be valid UTF-8 text; byte ", at, " (0x",
+        absl::Hex(static_cast<unsigned char>(text[at]), absl::kZeroPad2),
+        ") is not the start of a well-formed character"));
+  return absl::OkStatus();
+}
+
 absl::Status CheckLabel(const std::string& label, const v1::Limits& limits) {
   if (label.size() > limits.max_label_length())
     return absl::InvalidArgumentError(absl::StrCat(
         "label must be at most ", limits.max_label_length(), " bytes, got ",
         label.size()));
-  if (const size_t at = FirstInvalidUtf8(label); at != std::string_view::npos)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "label must be valid UTF-8 text; byte ", at, " (0x",
-        absl::Hex(static_cast<unsigned char>(label[at]), absl::kZeroPad2),
-        ") is not the start of a well-formed character"));
-  return absl::OkStatus();
+  return CheckUtf8("label", label);
 }
 
 }  // namespace
@@ -185,6 +190,9 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
     return absl::InvalidArgumentError(
         absl::StrCat("problem: the request names no op; one of ", OpNames()));
   KBENCH_RETURN_IF_ERROR(op->CheckProblem(request, limits));
+  for (int i = 0; i < request.variants_size(); ++i)
+    KBENCH_RETURN_IF_ERROR(
+        CheckUtf8(absl::StrCat("variants[", i, "]"), request.variants(i)));
   KBENCH_ASSIGN_OR_RETURN(std::vector<const ops::VariantSpec*> variants,
                           ChooseVariants(*op, request, backend, limits));
   KBENCH_RETURN_IF_ERROR(CheckDType(*op, request.dtype(), variants, backend));

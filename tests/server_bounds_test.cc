@@ -92,7 +92,7 @@ TEST(ServerBounds, ALabelWithANewlineIsEscapedInTheLog) {
   EXPECT_THAT(log, Not(HasSubstr("\n2026-01-01T00:00:00.000Z forged")));
 }
 
-TEST(ServerBounds, ALabelThatIsNotUtf8IsRefusedNamingLabelWithNoParserErrorLogged) {
+TEST(ServerBounds, TextThatIsNotUtf8IsRefusedNamingTheFieldWithNoParserErrorLogged) {
   ServerUnderTest server({"--backend", "cpu"});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
   auto stub = server.Stub();
@@ -102,7 +102,12 @@ TEST(ServerBounds, ALabelThatIsNotUtf8IsRefusedNamingLabelWithNoParserErrorLogge
   const grpc::Status status = run.Finish();
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("label must be valid UTF-8"));
-  // A run after it is logged; the refusal left no line of the parser's.
+  v1::RunRequest bad_variant = VectorAdd(1000, 10);
+  bad_variant.add_variants(std::string("naive\xff"));
+  const grpc::Status variant_status = RunStream(*stub, bad_variant).Finish();
+  EXPECT_EQ(variant_status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(variant_status.error_message(), HasSubstr("variants[0] must be valid UTF-8"));
+  // A run after them is logged; the refusals left no line of the parser's.
   ASSERT_TRUE(RunStream(*stub, VectorAdd(1000, 10)).Finish().ok());
   ASSERT_TRUE(server.process().WaitForOutput("ended after", 10s, /*from_stderr=*/true));
   EXPECT_THAT(server.process().err(), Not(HasSubstr("libprotobuf")));

@@ -386,6 +386,14 @@ TEST_F(Validation, RefusesALabelThatIsNotUtf8NamingTheByte) {
   EXPECT_TRUE(VectorAdd(request).ok());
 }
 
+TEST_F(Validation, RefusesAVariantNameThatIsNotUtf8NamingItsPlace) {
+  v1::AttentionRequest request = SmallAttention();
+  request.clear_variants();
+  request.add_variants("naive");
+  request.add_variants(std::string("fus\xff"));
+  ExpectRefused(Attention(request), {"variants[1]", "UTF-8", "byte 3"});
+}
+
 TEST_F(Validation, SetsTheRunsWallClockBoundFromTheBudgetAndTheLimits) {
   v1::TimingOptions timing;
   timing.set_time_budget_ms(250);
