@@ -37,6 +37,7 @@
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_split_kv.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
@@ -166,7 +167,25 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
             cudaErrorInvalidValue);
 }
 
-enum class Variant { kNaive, kFused };
+// kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
+// the wgmma kernel on a Hopper device, so it needs cases of its own).
+TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
+  if (const auto count = server::CudaDeviceCount(); !count.ok())
+    GTEST_SKIP() << count.status().message();
+  int major = 0, minor = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0), cudaSuccess);
+  const bool hopper = major == 9 && minor == 0;
+  EXPECT_EQ(WgmmaAttentionRuns(DType::kFp16), hopper);
+  EXPECT_EQ(WgmmaAttentionRuns(DType::kBf16), hopper);
+  EXPECT_FALSE(WgmmaAttentionRuns(DType::kFp32));
+  const FusedAttentionPlan plan =
+      PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp16, 132);
+  EXPECT_NE(plan.description.find(hopper ? "wgmma" : "mma.sync"), std::string::npos)
+      << plan.description;
+}
+
+enum class Variant { kNaive, kFused, kFusedMma };
 
 struct Case {
   Variant variant;
@@ -182,7 +201,10 @@ struct Case {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  return std::string(c.variant == Variant::kNaive ? "naive" : "fused") + "_" +
+  const char* variant = c.variant == Variant::kNaive   ? "naive"
+                        : c.variant == Variant::kFused ? "fused"
+                                                       : "fusedmma";
+  return std::string(variant) + "_" +
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
          "n" + std::to_string(c.shape.seq_len) + "d" +
@@ -250,6 +272,13 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       KBENCH_CUDA_RETURN_IF_ERROR(
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
+      if (c.variant == Variant::kFusedMma) {
+        plan.splits = c.splits > 0 ? c.splits
+                                   : SplitKvSplits(shape, MmaKvTile(kDefaultMmaConfig,
+                                                                    shape.head_dim),
+                                                   sms);
+        plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+      }
       if (c.expect_split && plan.splits < 2)
         return absl::InternalError("no split: " + plan.description);
       if (c.splits > 0) {
@@ -267,7 +296,10 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       const AttentionTensors x{q.get(), k.get(), v.get(), o.get(),
                                workspace.get()};
       KBENCH_CUDA_RETURN_IF_ERROR(
-          LaunchAttentionFused(shape, c.dtype, x, plan, stream));
+          c.variant == Variant::kFusedMma
+              ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
+                                        plan.splits, stream)
+              : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
   }
@@ -384,6 +416,23 @@ std::vector<Case> Cases() {
                          Shape(1, 2, 1000, d, causal), kMaxKvSplits});
       }
   }
+  // The mma.sync kernel on its own: tails, padded and every tiled head dim,
+  // its auto plan on a low-parallelism shape and forced splits.
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true}) {
+      for (int64_t d : {64, 96, 128, 256}) {
+        cases.push_back({Variant::kFusedMma, dtype, causal, Shape(2, 3, 77, d, causal)});
+        cases.push_back({Variant::kFusedMma, dtype, causal, Shape(1, 1, 1000, d, causal)});
+      }
+      cases.push_back({Variant::kFusedMma, dtype, causal, Shape(1, 1, 3000, 128, causal)});
+      cases.push_back({Variant::kFusedMma, dtype, causal, Shape(3, 50, 129, 128, causal), 3});
+    }
+  // The wgmma kernel's pipeline: many key tiles with the slots reused (N
+  // past 2 stages x 128 keys, tails), and one query block per head.
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true})
+      for (int64_t d : {64, 128, 256})
+        cases.push_back({Variant::kFused, dtype, causal, Shape(2, 2, 2049, d, causal)});
   return cases;
 }
 

@@ -7,8 +7,10 @@
 //          pass over S in place (attention_softmax.cu, fp32 arithmetic), then
 //          O = P V by cuBLAS.
 //   fused: one kernel, S never leaves the chip, online softmax:
-//          attention_fused_fp32.cu (CUDA cores) and attention_fused_mma.cu
-//          (fp16/bf16 on tensor cores). Head dims kernels::kFusedCudaHeadDims
+//          attention_fused_fp32.cu (CUDA cores) and, for fp16/bf16 on tensor
+//          cores, attention_fused_wgmma.cu on a Hopper (sm_90) device
+//          (FlashAttention-3's structure) or attention_fused_mma.cu
+//          (FlashAttention-2's, mma.sync) on any other. Head dims kernels::kFusedCudaHeadDims
 //          only (kernels/attention_head_dims.h). When batch * heads *
 //          ceil(seq_len / 128) query blocks do not fill the SMs, the keys
 //          are split over blocks with a combine kernel after
@@ -36,6 +38,9 @@ namespace kbench::kernels::cuda {
 
 // True when `fused` runs this head_dim.
 bool FusedAttentionSupports(int64_t head_dim);
+// The head dim of the tiles that run `head_dim` (one FusedAttentionSupports
+// accepts): 64, 128 or 256, the next at or above it.
+int FusedPaddedHeadDim(int64_t head_dim);
 
 struct AttentionTensors {
   const void* q = nullptr;
@@ -52,8 +57,9 @@ struct AttentionTensors {
 struct FusedAttentionPlan {
   int splits = 1;
   int64_t workspace_bytes = 0;
-  // e.g. "split-KV x11: 24 query blocks < 132 SMs" or "one pass: 256 query
-  // blocks >= 132 SMs".
+  // e.g. "split-KV x11: 24 query blocks, 132 SMs; wgmma (sm_90a), key tiles
+  // of 128" or "one pass: 256 query blocks, 132 SMs; fp32 CUDA cores, key
+  // tiles of 64".
   std::string description;
 };
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,

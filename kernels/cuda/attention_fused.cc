@@ -1,12 +1,14 @@
-// LaunchAttentionFused (attention.h): picks the fused kernel for the dtype,
-// fp32 on CUDA cores or fp16/bf16 on tensor cores in its default tiling,
-// and PlanAttentionFused: the split-KV rule applied to that tiling.
+// LaunchAttentionFused (attention.h): picks the fused kernel for the dtype
+// and device: fp32 on CUDA cores; fp16/bf16 by wgmma on a Hopper (sm_90)
+// device, else by mma.sync in its default tiling. PlanAttentionFused: the
+// split-KV rule applied to that kernel's tiling.
 #include <algorithm>
 #include <iterator>
 #include <string>
 
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
@@ -18,9 +20,9 @@ bool FusedAttentionSupports(int64_t head_dim) {
 
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
-  const int kv_tile = dtype == DType::kFp32
-                          ? Fp32KvTile()
-                          : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
+  const int kv_tile = dtype == DType::kFp32     ? Fp32KvTile()
+                      : WgmmaAttentionRuns(dtype) ? WgmmaKvTile(shape.head_dim)
+                                                  : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, kv_tile, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
@@ -28,10 +30,13 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
       shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
-  plan.description = plan.splits > 1
-                         ? "split-KV x" + std::to_string(plan.splits) + ": " +
-                               blocks + ", " + sms
-                         : "one pass: " + blocks + ", " + sms;
+  const std::string kernel = dtype == DType::kFp32       ? "fp32 CUDA cores"
+                             : WgmmaAttentionRuns(dtype) ? "wgmma (sm_90a)"
+                                                         : "mma.sync";
+  plan.description = (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits)
+                                      : std::string("one pass")) +
+                     ": " + blocks + ", " + sms + "; " + kernel + ", key tiles of " +
+                     std::to_string(kv_tile);
   return plan;
 }
 
@@ -47,6 +52,8 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
   if (dtype == DType::kFp32)
     return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config,
                                     plan.splits, stream);
+  if (WgmmaAttentionRuns(dtype))
+    return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits, stream);
   return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
                                  plan.splits, stream);
 }

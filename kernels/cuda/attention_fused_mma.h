@@ -11,10 +11,6 @@
 
 namespace kbench::kernels::cuda {
 
-// The head dim of the tiles that run `head_dim` (one FusedAttentionSupports
-// accepts): 64, 128 or 256, the next at or above it.
-int FusedPaddedHeadDim(int64_t head_dim);
-
 // fp16/bf16 tensor-core kernel (attention_fused_mma.cu); every configuration
 // has 128 query rows a block. The configurations below are those of d = 64
 // and 128; at d = 256 every configuration runs 8 warps of 16 rows with K and

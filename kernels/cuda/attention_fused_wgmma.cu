@@ -1,0 +1,397 @@
+// Fused attention, fp16 and bf16, for Hopper (sm_90a) in FlashAttention-3's
+// structure. What it changes over the mma.sync kernel (attention_fused_mma.cu):
+//   - Warp specialisation. A block is three warpgroups: a producer, whose one
+//     thread issues the tensor copy engine (TMA) for Q once and for each K and
+//     V tile, and two consumers of 64 query rows each (kBr = 128). The
+//     producer gives most of its registers to the consumers (setmaxnreg:
+//     24 against 240).
+//   - A shared-memory pipeline of kStages K and V slots with mbarriers: a
+//     slot's "full" barrier completes when its bytes have landed, its "empty"
+//     barrier when all 256 consumer threads are done with it; the producer
+//     runs up to kStages tiles ahead. K and V have their own full barriers,
+//     so S = Q K^T starts before V has arrived.
+//   - wgmma: S = Q K^T with both operands read from shared memory by
+//     descriptor, O += P V with P from registers (S's accumulators rounded to
+//     the dtype are exactly the A operand) and V read transposed from shared
+//     memory. Tiles are 128-byte swizzled by the copy engine and read through
+//     the same swizzle (hopper_ptx.cuh).
+//   - Softmax overlapped with the matrix products: the two consumers run
+//     unsynchronised, so one's exponentials fill the tensor cores' idle time
+//     of the other (FlashAttention-3's ping-pong, left to the warp
+//     schedulers), and within a consumer S of the next tile is issued before
+//     the softmax of this one (intra-warpgroup pipelining).
+//   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128, 64); a head dim
+//     between is padded up for free: the copy engine fills columns past d
+//     with zeros, and only columns below d are stored.
+//   - Any N: the copy engine fills rows past N with zeros; their keys are
+//     masked to -inf and their queries never stored. Causal: key tiles wholly
+//     above the diagonal are never loaded; query blocks run heaviest first.
+//   - Split-KV (attention_split_kv.h) as the other fused kernels.
+// Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cmath>
+
+#include "kernels/cuda/attention_fused_wgmma.h"
+#include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/attention_split_kv.cuh"
+#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/hopper_ptx.cuh"
+#include "kernels/cuda/tensor_map.h"
+
+namespace kbench::kernels::cuda {
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634;
+constexpr int kBr = kFusedQueryRows;  // 128: two consumers of 64 rows
+constexpr int kThreads = 384;
+constexpr int kConsumerThreads = 256;
+constexpr int kProducerRegs = 24, kConsumerRegs = 240;
+
+template <typename T>
+constexpr DType DTypeOf() {
+  return std::is_same_v<T, __half> ? DType::kFp16 : DType::kBf16;
+}
+
+// The shared-memory plan of head dim kD with K/V tiles of kBc rows.
+template <int kD, int kBc, int kStages>
+struct WgmmaTiles {
+  static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
+  static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
+  static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
+  static constexpr int kK = kQBytes;                        // K slots
+  static constexpr int kV = kK + kStages * kKVBytes;        // V slots
+  static constexpr int kBars = kV + kStages * kKVBytes;     // mbarriers
+  // q_full, then per slot k_full, v_full, empty: 8 bytes each.
+  static constexpr int kQFull = kBars;
+  static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (1 + s); }
+  static constexpr __host__ __device__ int VFull(int s) { return kBars + 8 * (1 + kStages + s); }
+  static constexpr __host__ __device__ int Empty(int s) { return kBars + 8 * (1 + 2 * kStages + s); }
+  // + 1024: the dynamic base is aligned up to 1024 bytes (the swizzle's).
+  static constexpr int kSmemBytes = kBars + 8 * (1 + 3 * kStages) + 1024;
+  // P V's N per instruction: the whole head dim up to 128.
+  static constexpr int kPvN = kD < 128 ? kD : 128;
+  static constexpr int kPvHalves = kD / kPvN;
+};
+
+template <typename T, int kD, int kBc, int kStages, bool kCausal>
+__global__ void __launch_bounds__(kThreads, 1)
+    FusedWgmmaKernel(const __grid_constant__ CUtensorMap map_q,
+                     const __grid_constant__ CUtensorMap map_k,
+                     const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
+                     int n, int d, int m_blocks, float scale_log2,
+                     SplitKvPartials part) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using Tiles = WgmmaTiles<kD, kBc, kStages>;
+  extern __shared__ unsigned char smem_raw[];
+  const uint32_t base = (ptx::SharedAddress(smem_raw) + 1023) & ~1023u;
+
+  const int tid = threadIdx.x, wg = tid / 128;
+  const int split = int(blockIdx.x % part.splits);
+  const int64_t block = blockIdx.x / part.splits;
+  const int bh = int(block / m_blocks);
+  int mb = int(block % m_blocks);
+  if (kCausal) mb = m_blocks - 1 - mb;  // the longest rows first
+  const int q0 = mb * kBr;
+  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
+  const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
+
+  if (tid == 0) {
+    hopper::BarrierInit(base + Tiles::kQFull, 1);
+    for (int s = 0; s < kStages; ++s) {
+      hopper::BarrierInit(base + Tiles::KFull(s), 1);
+      hopper::BarrierInit(base + Tiles::VFull(s), 1);
+      hopper::BarrierInit(base + Tiles::Empty(s), kConsumerThreads);
+    }
+    hopper::BarrierInitFence();
+  }
+  __syncthreads();
+
+  if (wg == 0) {  // the producer
+    hopper::RegDealloc<kProducerRegs>();
+    if (tid != 0) return;
+    hopper::TmaPrefetchMap(&map_q);
+    hopper::TmaPrefetchMap(&map_k);
+    hopper::TmaPrefetchMap(&map_v);
+    hopper::BarrierArriveExpect(base + Tiles::kQFull, Tiles::kQBytes);
+    for (int b = 0; b < Tiles::kBoxes; ++b)
+      hopper::TmaLoad3d(base + b * Tiles::kQBox, &map_q, base + Tiles::kQFull, b * 64,
+                        q0, bh);
+    for (int j = range.begin; j < range.end; ++j) {
+      const int i = j - range.begin, s = i % kStages;
+      const uint32_t phase = (i / kStages) & 1;
+      hopper::BarrierWait(base + Tiles::Empty(s), phase ^ 1);
+      const uint32_t k_full = base + Tiles::KFull(s), v_full = base + Tiles::VFull(s);
+      hopper::BarrierArriveExpect(k_full, Tiles::kKVBytes);
+      for (int b = 0; b < Tiles::kBoxes; ++b)
+        hopper::TmaLoad3d(base + Tiles::kK + s * Tiles::kKVBytes + b * Tiles::kKVBox,
+                          &map_k, k_full, b * 64, j * kBc, bh);
+      hopper::BarrierArriveExpect(v_full, Tiles::kKVBytes);
+      for (int b = 0; b < Tiles::kBoxes; ++b)
+        hopper::TmaLoad3d(base + Tiles::kV + s * Tiles::kKVBytes + b * Tiles::kKVBox,
+                          &map_v, v_full, b * 64, j * kBc, bh);
+    }
+    return;
+  }
+
+  // A consumer: query rows 64 c..64 c + 63 of the block.
+  hopper::RegAlloc<kConsumerRegs>();
+  const int c = wg - 1, ct = tid - 128 * wg;
+  const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
+  const int row0 = q0 + 64 * c + 16 * w + g;  // + 8 h: this thread's rows
+  constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
+  float acc_o[kHalves][kN / 2];
+#pragma unroll
+  for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+    for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] = 0;
+  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
+
+  // S = Q K_j^T for the tile in slot s, issued (not waited for).
+  const uint32_t q_tile = base + 64 * c * 128;
+  auto issue_s = [&](float (&acc_s)[kBc / 2], int s) {
+    const uint32_t k_tile = base + Tiles::kK + s * Tiles::kKVBytes;
+    hopper::WgmmaFence();
+    ptx::StaticFor<0, kD / 16>([&](auto kk_c) {
+      constexpr int kk = decltype(kk_c)::value;
+      constexpr int kOffQ = (kk / 4) * Tiles::kQBox + (kk % 4) * 32;
+      constexpr int kOffK = (kk / 4) * Tiles::kKVBox + (kk % 4) * 32;
+      hopper::WgmmaSS<T, kBc>(acc_s, hopper::Descriptor(q_tile + kOffQ, 16, 1024),
+                              hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
+    });
+    hopper::WgmmaCommit();
+  };
+
+  // Mask and online softmax of tile j in acc_s, in place (fp32): keys past
+  // N and (causal) keys after the query become -inf; element 4 nb + 2 h + e
+  // of row row0 + 8 h holds key j kBc + 8 nb + 2 qd + e. alpha: how much
+  // O's rows shrink.
+  float acc_s[kBc / 2];
+  auto softmax = [&](int j, float (&alpha)[2]) {
+    const int kb = j * kBc;
+    if (kb + kBc > n || (kCausal && kb + kBc - 1 > q0 + 64 * c)) {
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int end = (kCausal ? min(n, row0 + 8 * h + 1) : n) - kb - 2 * qd;
+#pragma unroll
+        for (int nb = 0; nb < kBc / 8; ++nb)
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (nb * 8 + e >= end) acc_s[4 * nb + 2 * h + e] = -INFINITY;
+      }
+    }
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float mx = -INFINITY;
+#pragma unroll
+      for (int nb = 0; nb < kBc / 8; ++nb)
+        mx = fmaxf(mx, fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
+      const float m_new = fmaxf(row_max[h], mx);
+      const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
+      alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
+      row_max[h] = m_new;
+      float sum = 0;
+#pragma unroll
+      for (int nb = 0; nb < kBc / 8; ++nb)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float& x = acc_s[4 * nb + 2 * h + e];
+          x = ptx::Exp2(fmaf(x, scale_log2, -shift));
+          sum += x;
+        }
+      row_sum[h] = row_sum[h] * alpha[h] + sum;
+    }
+  };
+  // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
+  // operand of k-step kk.
+  uint32_t pa[kBc / 16][4];
+  auto to_p = [&] {
+#pragma unroll
+    for (int kk = 0; kk < kBc / 16; ++kk)
+#pragma unroll
+      for (int r = 0; r < 4; ++r)
+        pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
+  };
+
+  // The pipeline of a consumer, FlashAttention-3's intra-warpgroup overlap:
+  // while O += P_j V_j runs on the tensor cores, S_{j+1} (issued just
+  // before it) is waited for and its softmax computed.
+  hopper::BarrierWait(base + Tiles::kQFull, 0);
+  if (range.begin < range.end) {
+    hopper::BarrierWait(base + Tiles::KFull(0), 0);
+    issue_s(acc_s, 0);
+    hopper::WgmmaWait<0>();
+    hopper::FenceRegisters(acc_s);
+    float alpha[2];
+    softmax(range.begin, alpha);  // O is still zero: nothing to rescale
+    to_p();
+  }
+  for (int j = range.begin; j < range.end; ++j) {
+    const int i = j - range.begin, s = i % kStages;
+    const bool next = j + 1 < range.end;
+    if (next) {
+      const int s1 = (i + 1) % kStages;
+      hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
+      issue_s(acc_s, s1);
+    }
+    // O += P_j V_j
+    hopper::BarrierWait(base + Tiles::VFull(s), (i / kStages) & 1);
+    const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
+    hopper::WgmmaFence();
+    ptx::StaticFor<0, kBc / 16>([&](auto kk_c) {
+      constexpr int kk = decltype(kk_c)::value;
+      ptx::StaticFor<0, kHalves>([&](auto hv_c) {
+        constexpr int hv = decltype(hv_c)::value;
+        constexpr int kOff = hv * 2 * Tiles::kKVBox + kk * 16 * 128;
+        hopper::WgmmaRS<T, kN>(acc_o[hv], pa[kk],
+                               hopper::Descriptor(v_tile + kOff, Tiles::kKVBox, 1024), 1);
+      });
+    });
+    hopper::WgmmaCommit();
+    float alpha[2];
+    if (next) {
+      hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
+      hopper::FenceRegisters(acc_s);
+      softmax(j + 1, alpha);
+    }
+    hopper::WgmmaWait<0>();
+#pragma unroll
+    for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+    hopper::BarrierArrive(base + Tiles::Empty(s));  // K_j and V_j are free
+    if (next) {
+      to_p();
+#pragma unroll
+      for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+        for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
+    }
+  }
+
+  // O / row sum: to the output in the dtype, or (split) fp32 partials and
+  // the row's lse.
+  const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
+  const int64_t first = split * rows + int64_t(bh) * n;
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    float total = row_sum[h];
+    total += __shfl_xor_sync(~0u, total, 1);
+    total += __shfl_xor_sync(~0u, total, 2);
+    const float inv = total > 0 ? 1.0f / total : 0.0f;
+    const int r = row0 + 8 * h;
+    if (r >= n) continue;
+    if (part.splits > 1) {
+      float* po = part.o + (first + r) * d + 2 * qd;
+#pragma unroll
+      for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+        for (int nb = 0; nb < kN / 8; ++nb)
+          if (hv * kN + nb * 8 < d)
+            *reinterpret_cast<float2*>(po + hv * kN + nb * 8) =
+                make_float2(acc_o[hv][4 * nb + 2 * h] * inv,
+                            acc_o[hv][4 * nb + 2 * h + 1] * inv);
+      if (qd == 0) part.lse[first + r] = SplitKvLse(row_max[h], total, scale_log2);
+    } else {
+      T* out = o + (int64_t(bh) * n + r) * d + 2 * qd;
+#pragma unroll
+      for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+        for (int nb = 0; nb < kN / 8; ++nb)
+          if (hv * kN + nb * 8 < d)
+            *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) =
+                ptx::PackPair<T>(acc_o[hv][4 * nb + 2 * h] * inv,
+                                 acc_o[hv][4 * nb + 2 * h + 1] * inv);
+    }
+  }
+#endif
+}
+
+template <typename T, int kD, int kBc, int kStages, bool kCausal>
+cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                   cudaStream_t stream) {
+  using Tiles = WgmmaTiles<kD, kBc, kStages>;
+  auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kCausal>;
+  const int n = int(shape.seq_len), d = int(shape.head_dim);
+  const int m_blocks = (n + kBr - 1) / kBr;
+  const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
+  if (blocks > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
+    return cudaErrorInvalidValue;
+  SplitKvPartials part;
+  if (splits > 1) {
+    if (x.workspace == nullptr) return cudaErrorInvalidValue;
+    part.splits = splits;
+    part.o = static_cast<float*>(x.workspace);
+    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
+  }
+  CUtensorMap map_q, map_k, map_v;
+  const DType dtype = DTypeOf<T>();
+  const int64_t bh = shape.BatchHeads();
+  for (cudaError_t e : {EncodeTensorMap(&map_q, dtype, x.q, d, n, bh, kBr),
+                        EncodeTensorMap(&map_k, dtype, x.k, d, n, bh, kBc),
+                        EncodeTensorMap(&map_v, dtype, x.v, d, n, bh, kBc)})
+    if (e != cudaSuccess) return e;
+  if (cudaError_t e = cudaFuncSetAttribute(
+          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
+      e != cudaSuccess)
+    return e;
+  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
+  kernel<<<unsigned(blocks), kThreads, Tiles::kSmemBytes, stream>>>(
+      map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
+  return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
+}
+
+template <typename T, int kD, int kBc, int kStages>
+cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
+                         int splits, cudaStream_t stream) {
+  return shape.causal ? Launch<T, kD, kBc, kStages, true>(shape, x, splits, stream)
+                      : Launch<T, kD, kBc, kStages, false>(shape, x, splits, stream);
+}
+
+template <typename T>
+cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
+                        int splits, cudaStream_t stream) {
+  switch (FusedPaddedHeadDim(shape.head_dim)) {
+    case 64: return LaunchCausal<T, 64, 128, 4>(shape, x, splits, stream);
+    case 128: return LaunchCausal<T, 128, 128, 2>(shape, x, splits, stream);
+    case 256: return LaunchCausal<T, 256, 64, 2>(shape, x, splits, stream);
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace
+
+int WgmmaKvTile(int64_t head_dim) {
+  return FusedPaddedHeadDim(head_dim) == 256 ? 64 : 128;  // as LaunchTyped
+}
+
+bool WgmmaAttentionRuns(DType dtype) {
+  if (dtype == DType::kFp32) return false;
+  int device = 0, major = 0, minor = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
+          cudaSuccess)
+    return false;
+  return major == 9 && minor == 0;
+}
+
+cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
+                                      const AttentionTensors& tensors, int splits,
+                                      cudaStream_t stream) {
+  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
+  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
+  if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
+    return cudaErrorInvalidValue;
+  switch (dtype) {
+    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, stream);
+    case DType::kBf16: return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, stream);
+    case DType::kFp32: break;
+  }
+  return cudaErrorInvalidValue;
+}
+
+}  // namespace kbench::kernels::cuda

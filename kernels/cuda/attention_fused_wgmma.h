@@ -1,0 +1,32 @@
+// The Hopper fused attention kernel (attention_fused_wgmma.cu: TMA, mbarrier
+// pipeline, warp specialisation, wgmma), fp16 and bf16, built for sm_90a.
+// LaunchAttentionFused (attention.h) runs it whenever WgmmaAttentionRuns
+// says the device can; the server and tests call that.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "kernels/attention_shape.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/dtype.h"
+
+namespace kbench::kernels::cuda {
+
+// True when the current device runs this kernel for `dtype`: fp16 or bf16 on
+// a compute capability 9.0 device (the sm_90a code runs on no other).
+bool WgmmaAttentionRuns(DType dtype);
+
+// Key rows of one K/V tile at head_dim (for the split-KV rule).
+int WgmmaKvTile(int64_t head_dim);
+
+// `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
+// cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or
+// a shape whose grid does not fit; cudaErrorNotSupported when the driver has
+// no tensor-map encoder.
+cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
+                                      const AttentionTensors& tensors, int splits,
+                                      cudaStream_t stream);
+
+}  // namespace kbench::kernels::cuda

@@ -1,0 +1,202 @@
+// Hopper (sm_90a) device helpers of the wgmma attention kernel
+// (attention_fused_wgmma.cu): the tensor copy engine (TMA) into shared
+// memory, mbarriers, warpgroup matrix multiply-accumulate (wgmma) with its
+// shared-memory descriptors, register reallocation (setmaxnreg) and named
+// barriers. Each PTX instruction is wrapped once here.
+//
+// Shared-memory tiles are written by TMA with 128-byte swizzle: a box of
+// [rows][64] 16-bit elements is rows of 128 bytes, whose 16-byte chunk c
+// of row r lands at chunk c ^ (r % 8); the tile base is 1024-byte aligned.
+// A head dim of 64 * k columns is k such boxes one after the other. wgmma
+// reads the same swizzle through its descriptor (layout type 1):
+//   K-major operand (Q and K for S = Q K^T: rows of the contracted dim):
+//     start = box + (k / 64) * box_bytes + (k % 64) * 2, SBO = 1024 (the
+//     next 8 rows), LBO unused.
+//   MN-major operand (V for O = P V: rows are the contracted dim, the
+//     columns the output's): start = box + k_row * 128, SBO = 1024 (the
+//     next 8 contracted rows), LBO = box_bytes (the next 64 columns), with
+//     the transpose flag.
+// Fragment layout of the fp32 accumulator of m64nNk16, thread t of the
+// warpgroup (w = t / 32, g = t % 32 / 4, q = t % 4): element 4 n + 2 h + e
+// is row 16 w + g + 8 h, column 8 n + 2 q + e. The A operand from registers
+// (16-bit, m64k16) is 4 registers of 2 elements laid out as mma.sync's A
+// (attention_ptx.cuh) for rows 16 w..16 w + 15, so the accumulators of S
+// columns 16 k..16 k + 15 packed pairwise are P's A operand for k-step k.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace kbench::kernels::cuda::hopper {
+
+// ---- mbarriers --------------------------------------------------------------
+
+__device__ __forceinline__ void BarrierInit(uint32_t bar, int count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count));
+}
+// Makes barrier initialisation visible to the copy engine (then a block
+// barrier makes it visible to the other threads).
+__device__ __forceinline__ void BarrierInitFence() {
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+__device__ __forceinline__ void BarrierArrive(uint32_t bar) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(bar) : "memory");
+}
+// Arrives and tells the barrier to expect `bytes` more from the copy engine.
+__device__ __forceinline__ void BarrierArriveExpect(uint32_t bar, uint32_t bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
+               "r"(bytes)
+               : "memory");
+}
+// Waits until the phase of parity `parity` has completed. A fresh barrier
+// counts as having completed the phase before its first (parity 1), so a
+// producer's first wait on an empty slot passes.
+__device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
+  uint32_t done = 0;
+  while (!done) {
+    asm volatile(
+        "{\n.reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(bar), "r"(parity)
+        : "memory");
+  }
+}
+
+// ---- the tensor copy engine -------------------------------------------------
+
+// Copies the box at coordinates (c0 innermost, c1, c2) of the tensor map at
+// generic address `map` (a __grid_constant__ kernel parameter) into shared
+// `dst`, completing `bytes` (the whole box, zero fill included) on `bar`.
+// Elements outside the tensor arrive as zeros.
+__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const void* map, uint32_t bar,
+                                          int c0, int c1, int c2) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(bar), "r"(c0), "r"(c1), "r"(c2)
+      : "memory");
+}
+__device__ __forceinline__ void TmaPrefetchMap(const void* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map))
+               : "memory");
+}
+
+// ---- registers and named barriers -------------------------------------------
+
+template <int kRegs>
+__device__ __forceinline__ void RegAlloc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <int kRegs>
+__device__ __forceinline__ void RegDealloc() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+// Barrier `id` (1..15; 0 is __syncthreads) among `threads` threads.
+__device__ __forceinline__ void NamedBarrierSync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void NamedBarrierArrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// ---- wgmma ------------------------------------------------------------------
+
+// Descriptor of a 128-byte-swizzled shared-memory operand (see the top).
+__device__ __forceinline__ uint64_t Descriptor(uint32_t start, uint32_t lbo,
+                                               uint32_t sbo) {
+  return uint64_t((start & 0x3FFFF) >> 4) | uint64_t((lbo & 0x3FFFF) >> 4) << 16 |
+         uint64_t((sbo & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
+}
+
+// Orders this thread's register writes before the warpgroup's next wgmma.
+__device__ __forceinline__ void WgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void WgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+// Waits until at most kPending committed groups are in flight.
+template <int kPending>
+__device__ __forceinline__ void WgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+// Keeps the compiler from moving reads or writes of `r` across a wgmma
+// wait or issue (it cannot see that wgmma writes asynchronously).
+template <int kN>
+__device__ __forceinline__ void FenceRegisters(float (&r)[kN]) {
+#pragma unroll
+  for (int i = 0; i < kN; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+// D (64 x kN, fp32) = A B + (scale_d ? D : 0), both operands K-major in
+// shared memory (descriptors a, b). T: __half or __nv_bfloat16.
+template <typename T, int kN>
+__device__ __forceinline__ void WgmmaSS(float (&d)[kN / 2], uint64_t a, uint64_t b,
+                                        int scale_d);
+// D (64 x kN, fp32) = A B + (scale_d ? D : 0), A from registers, B
+// MN-major in shared memory.
+template <typename T, int kN>
+__device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[4],
+                                        uint64_t b, int scale_d);
+
+#define KB_WGMMA_D32                                                               \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21," \
+  "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}"
+#define KB_WGMMA_D64                                                               \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21," \
+  "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,"    \
+  "%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,"    \
+  "%60,%61,%62,%63}"
+#define KB_F8(i)                                                                  \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]),     \
+      "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KB_F32 KB_F8(0), KB_F8(8), KB_F8(16), KB_F8(24)
+#define KB_F64 KB_F32, KB_F8(32), KB_F8(40), KB_F8(48), KB_F8(56)
+
+// One specialisation each of (dtype, N): D registers, then the operands.
+// %P is scale_d (a predicate), numbered after D's registers.
+#define KB_WGMMA_SS(T, TY, N, DREGS, DOUT, A, B, P)                                \
+  template <>                                                                       \
+  __device__ __forceinline__ void WgmmaSS<T, N>(float (&d)[N / 2], uint64_t a,     \
+                                                uint64_t b, int scale_d) {         \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                  \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "   \
+                 DREGS ", %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"                   \
+                 : DOUT                                                             \
+                 : "l"(a), "l"(b), "r"(scale_d));                                   \
+  }
+#define KB_WGMMA_RS(T, TY, N, DREGS, DOUT, A0, A1, A2, A3, B, P)                   \
+  template <>                                                                       \
+  __device__ __forceinline__ void WgmmaRS<T, N>(                                   \
+      float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, int scale_d) {        \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                  \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "   \
+                 DREGS ", {%" #A0 ",%" #A1 ",%" #A2 ",%" #A3 "}, %" #B             \
+                 ", p, 1, 1, 1;\n}\n"                                              \
+                 : DOUT                                                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),             \
+                   "r"(scale_d));                                                   \
+  }
+
+KB_WGMMA_SS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34)
+KB_WGMMA_SS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34)
+KB_WGMMA_SS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
+KB_WGMMA_SS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
+KB_WGMMA_RS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
+KB_WGMMA_RS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
+KB_WGMMA_RS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
+KB_WGMMA_RS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
+
+#undef KB_WGMMA_SS
+#undef KB_WGMMA_RS
+#undef KB_F64
+#undef KB_F32
+#undef KB_F8
+#undef KB_WGMMA_D64
+#undef KB_WGMMA_D32
+
+}  // namespace kbench::kernels::cuda::hopper
