@@ -26,7 +26,9 @@
 #          the worker (scripts/bench/fault_check.py: the run ends with the
 #          error, the worker restarts, the next run verifies);
 #       3. attention (scripts/bench/attention_gpu.sh): the kernels alone over
-#          the FlashAttention grid in fp16 and fp32 with every tiling, the
+#          the FlashAttention grid and the low-parallelism shapes in fp16
+#          and fp32 at d 64 and 128 (the whole grid, bf16 and d 256 too,
+#          takes attention_gpu.sh's two calls), the
 #          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
 #          efficient), the same grid through kbench-server, the CLI's
 #          naive-vs-fused table, and the attention table.
@@ -190,8 +192,9 @@ device() {
   if [ -z "${KBENCH_SKIP_ATTENTION:-}" ]; then
     note "attention: kernels, peers and the server over the FlashAttention grid"
     mkdir -p "$raw/attention"
-    OUT="$raw/attention" SKIP_TESTS=1 timeout 420 bash scripts/bench/attention_gpu.sh \
-      .gpu --grid --dtypes fp16,fp32 >"$raw/attention/run.log" 2>&1 ||
+    OUT="$raw/attention" SKIP_TESTS=1 DEADLINE_S=360 timeout 420 \
+      bash scripts/bench/attention_gpu.sh .gpu --dtypes fp16,fp32 --dims 64,128 \
+      >"$raw/attention/run.log" 2>&1 ||
       { failed=1; note "attention check FAILED"; }
     cp "$raw/attention/attention.json" "$out/attention.json" 2>/dev/null || failed=1
     cp "$raw/attention/cli.txt" "$out/attention_cli.txt" 2>/dev/null || failed=1

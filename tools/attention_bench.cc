@@ -9,11 +9,19 @@
 // about 25 ms of warm-up and 100 ms of samples, the median reported.
 // TFLOP/s = AttentionShape::Flops() (4 B H N^2 d, halved when causal).
 //
-// Usage: kbench_attention_bench [--grid] [--dtypes fp16,fp32,...]
-//          [--shape B,H,N,D] [--causal 0|1|both] [--mma-configs]
-//          [--check-rows R]
+// Usage: kbench_attention_bench [--grid] [--shapes B,H,N,D;...]
+//          [--shape B,H,N,D] [--dtypes fp16,bf16,fp32] [--dims D,...]
+//          [--causal 0|1|both] [--mma-configs] [--check-rows R] [--list]
 //   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
-//           d in {64, 128}, N in {512, ..., 16384}, causal and not.
+//           d in {64, 128, 256}, N in {512, ..., 16384}, causal and not;
+//           --shapes and --shape add shapes after it (scripts/bench/
+//           attention_grid.py holds the low-parallelism ones).
+//   --dtypes (default all three) and --dims (default every d) select a
+//           subset, so that a run can be split over calls; the points are
+//           dtype by dtype, shape by shape, causal last, exactly those that
+//           scripts/bench/attention_peers.py runs with the same flags.
+//   --list: print the points ("fp16 32 32 512 64 0": dtype B H N d causal),
+//           one a line, and time nothing (no GPU needed).
 //   --mma-configs: time every tiling of the fused kernels as fused-<config>
 //           too (tensor-core tilings; fp32 unroll depths), each in one pass
 //           (no split keys).
@@ -22,10 +30,13 @@
 // Every line carries "fused_plan", the plan's description for the shape.
 // One JSON object a line on stdout; a failed check sets "ok": false and the
 // exit status to 1 ("non_finite" and "over_tolerance" count the checked
-// elements that failed; "rel_l2" is null when any was non-finite). Any other error is printed on stderr and exits with 2.
+// elements that failed; "rel_l2" is null when any was non-finite). A
+// progress line per point on stderr. Any other error is printed on stderr
+// and exits with 2.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -67,12 +78,12 @@ using kernels::DType;
 constexpr uint64_t kSeed = 20261129;
 
 struct Options {
-  bool grid = false;
-  std::vector<DType> dtypes = {DType::kFp16, DType::kFp32};
-  std::vector<AttentionShape> shapes;
+  std::vector<DType> dtypes = {DType::kFp16, DType::kBf16, DType::kFp32};
+  std::vector<AttentionShape> shapes;  // the grid's, then the listed ones
   std::vector<bool> causal = {false, true};
   bool mma_configs = false;
   int check_rows = 16;
+  bool list = false;
 };
 
 absl::StatusOr<DType> ParseDType(const std::string& s) {
@@ -90,8 +101,26 @@ absl::StatusOr<int64_t> ParseInt(const std::string& flag,
   return value;
 }
 
+// "B,H,N,D", the value of `flag`.
+absl::StatusOr<AttentionShape> ParseShape(const std::string& flag,
+                                          const std::string& value) {
+  const std::vector<std::string> v = absl::StrSplit(value, ',');
+  if (v.size() != 4)
+    return absl::InvalidArgumentError(
+        absl::StrCat(flag, ": '", value, "' is not B,H,N,D"));
+  AttentionShape s;
+  KBENCH_ASSIGN_OR_RETURN(s.batch, ParseInt(flag, v[0]));
+  KBENCH_ASSIGN_OR_RETURN(s.heads, ParseInt(flag, v[1]));
+  KBENCH_ASSIGN_OR_RETURN(s.seq_len, ParseInt(flag, v[2]));
+  KBENCH_ASSIGN_OR_RETURN(s.head_dim, ParseInt(flag, v[3]));
+  return s;
+}
+
 absl::StatusOr<Options> Parse(int argc, char** argv) {
   Options o;
+  bool grid = false;
+  std::vector<AttentionShape> listed;
+  std::vector<int64_t> dims;  // empty: every d
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> absl::StatusOr<std::string> {
@@ -100,7 +129,7 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
       return std::string(argv[++i]);
     };
     if (a == "--grid") {
-      o.grid = true;
+      grid = true;
     } else if (a == "--dtypes") {
       KBENCH_ASSIGN_OR_RETURN(const std::string list, next());
       o.dtypes.clear();
@@ -109,22 +138,28 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
         KBENCH_ASSIGN_OR_RETURN(DType dtype, ParseDType(d));
         o.dtypes.push_back(dtype);
       }
-    } else if (a == "--shape") {
+    } else if (a == "--shape" || a == "--shapes") {
       KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
-      const std::vector<std::string> v = absl::StrSplit(value, ',');
-      if (v.size() != 4) return absl::InvalidArgumentError("--shape B,H,N,D");
-      AttentionShape s;
-      KBENCH_ASSIGN_OR_RETURN(s.batch, ParseInt(a, v[0]));
-      KBENCH_ASSIGN_OR_RETURN(s.heads, ParseInt(a, v[1]));
-      KBENCH_ASSIGN_OR_RETURN(s.seq_len, ParseInt(a, v[2]));
-      KBENCH_ASSIGN_OR_RETURN(s.head_dim, ParseInt(a, v[3]));
-      o.shapes.push_back(s);
+      for (const std::string& item : std::vector<std::string>(
+               absl::StrSplit(value, ';', absl::SkipEmpty()))) {
+        KBENCH_ASSIGN_OR_RETURN(const AttentionShape s, ParseShape(a, item));
+        listed.push_back(s);
+      }
+    } else if (a == "--dims") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string list, next());
+      for (const std::string& item :
+           std::vector<std::string>(absl::StrSplit(list, ','))) {
+        KBENCH_ASSIGN_OR_RETURN(const int64_t d, ParseInt(a, item));
+        dims.push_back(d);
+      }
     } else if (a == "--causal") {
       KBENCH_ASSIGN_OR_RETURN(const std::string c, next());
       o.causal = c == "both" ? std::vector<bool>{false, true}
                              : std::vector<bool>{c == "1"};
     } else if (a == "--mma-configs") {
       o.mma_configs = true;
+    } else if (a == "--list") {
+      o.list = true;
     } else if (a == "--check-rows") {
       KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
       KBENCH_ASSIGN_OR_RETURN(const int64_t rows, ParseInt(a, value));
@@ -133,8 +168,8 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
       return absl::InvalidArgumentError(absl::StrCat("unknown argument ", a));
     }
   }
-  if (o.grid) {
-    for (int d : {64, 128})
+  if (grid) {
+    for (int d : {64, 128, 256})
       for (int n : {512, 1024, 2048, 4096, 8192, 16384}) {
         AttentionShape s;
         s.batch = 16384 / n;
@@ -144,7 +179,22 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
         o.shapes.push_back(s);
       }
   }
+  o.shapes.insert(o.shapes.end(), listed.begin(), listed.end());
+  if (!dims.empty())
+    std::erase_if(o.shapes, [&dims](const AttentionShape& s) {
+      return std::find(dims.begin(), dims.end(), s.head_dim) == dims.end();
+    });
   return o;
+}
+
+// The points in the order Run times them, as --list prints them.
+void List(const Options& opt) {
+  for (DType dtype : opt.dtypes)
+    for (const AttentionShape& s : opt.shapes)
+      for (bool causal : opt.causal)
+        std::printf("%s %lld %lld %lld %lld %d\n", kernels::DTypeName(dtype),
+                    (long long)s.batch, (long long)s.heads,
+                    (long long)s.seq_len, (long long)s.head_dim, int(causal));
 }
 
 // Reference rows, batch-heads spread over threads.
@@ -384,6 +434,10 @@ absl::StatusOr<int> Run(const Options& opt) {
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
                           cuda::SampleTimer::Create(stream.get(), &flusher));
   int failures = 0;
+  const size_t points =
+      opt.dtypes.size() * opt.shapes.size() * opt.causal.size();
+  size_t point = 0;
+  const auto start = std::chrono::steady_clock::now();
   for (DType dtype : opt.dtypes) {
     for (AttentionShape shape : opt.shapes) {
       KBENCH_ASSIGN_OR_RETURN(const Tensors t,
@@ -399,6 +453,7 @@ absl::StatusOr<int> Run(const Options& opt) {
         // A variant against the exact result (kernels/tolerances.h).
         const kernels::Tolerance tolerance =
             kernels::AttentionTolerances(dtype, shape).variant;
+        std::string progress;
         for (const auto& [name, call] :
              Variants(opt, shape, dtype, t, f, cublas)) {
           // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
@@ -427,7 +482,19 @@ absl::StatusOr<int> Run(const Options& opt) {
               (unsigned long long)err.over_tolerance, ok ? "true" : "false",
               f.plan.description.c_str());
           std::fflush(stdout);
+          char ms_text[32];
+          std::snprintf(ms_text, sizeof(ms_text), "%.3f ms", ms);
+          absl::StrAppend(&progress, progress.empty() ? "" : ", ", name, " ",
+                          ms_text, ok ? "" : " FAIL");
         }
+        std::fprintf(
+            stderr, "[%zu/%zu] %s %lld %lld %lld %lld %d: %s (%.0f s)\n",
+            ++point, points, kernels::DTypeName(dtype), (long long)shape.batch,
+            (long long)shape.heads, (long long)shape.seq_len,
+            (long long)shape.head_dim, int(causal), progress.c_str(),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                          start)
+                .count());
       }
     }
   }
@@ -440,6 +507,10 @@ absl::StatusOr<int> Run(const Options& opt) {
 int main(int argc, char** argv) {
   const absl::StatusOr<kbench::tools::Options> options =
       kbench::tools::Parse(argc, argv);
+  if (options.ok() && options->list) {
+    kbench::tools::List(*options);
+    return 0;
+  }
   const absl::StatusOr<int> failures =
       options.ok() ? kbench::tools::Run(*options)
                    : absl::StatusOr<int>(options.status());

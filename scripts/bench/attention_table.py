@@ -13,44 +13,137 @@ timing (Started.timing_method, samples interleaved) and are shown apart,
 with the server's own paired speedup of fused over naive. A kbench result
 that failed verification is marked FAIL.
 
+The goals of issue 12 are stated as ratios of those timings (GOALS): each
+ratio that misses its goal is marked, and a summary line per goal counts
+the points that meet it. The FlashAttention grid and the low-parallelism
+shapes (attention_grid.py) have a table each.
+
 Usage:
-  attention_table.py pack --command TEXT --data DATA.json FILE...
-      FILE: *.jsonl (bench and peer lines) or *.json (server reports).
+  attention_table.py pack [--command TEXT] --data DATA.json FILE...
+      FILE: *.jsonl (bench and peer lines), *.json (a server report, or the
+      DATA.json of another call: a run split over calls is merged into one;
+      a point measured twice keeps the later file's result).
   attention_table.py render --data DATA.json --doc DOC.md
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
+  attention_table.py goals --data DATA.json
+      Prints the goals' summary lines.
 """
 import argparse
 import json
 import os
 import sys
+from dataclasses import dataclass
+from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention_grid  # noqa: E402
 import perf_doc  # noqa: E402
 
 PEERS = ["naive", "fused", "eager", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
+MISSED = "✗"
 
 
-def pack(paths, command):
-    data = {"command": command, "bench": [], "server": []}
+@dataclass(frozen=True)
+class Point:
+    dtype: str
+    batch: int
+    heads: int
+    seq_len: int
+    head_dim: int
+    causal: bool
+
+
+@dataclass(frozen=True)
+class Goal:
+    """fused / `peer` >= `at_least` at every point where `applies`; `ratio`
+    names it as the tables' column does."""
+    ratio: str
+    peer: str
+    at_least: float
+    where: str
+    applies: Callable[[Point], bool]
+
+
+def half(p):
+    return p.dtype in ("fp16", "bf16")
+
+
+GOALS = [
+    Goal("fused/flash", "sdpa-flash", 1.3,
+         "every fp16 and bf16 point, the low-parallelism shapes included",
+         half),
+    Goal("fused/cuDNN", "sdpa-cudnn", 1.0,
+         "fp16 and bf16 at d = 128, N ≥ 4096",
+         lambda p: half(p) and p.head_dim == 128 and p.seq_len >= 4096),
+    Goal("fused/efficient", "sdpa-efficient", 1.2,
+         "every fp32 point, the low-parallelism shapes included",
+         lambda p: p.dtype == "fp32"),
+]
+# The ratio columns: (heading, numerator, denominator); the goals' among them.
+RATIOS = [(g.ratio, "fused", g.peer) for g in GOALS] + [
+    ("naive/eager", "naive", "eager")]
+
+
+def point_of(r):
+    return Point(r["dtype"], int(r["batch"]), int(r["heads"]), int(r["seq_len"]),
+                 int(r["head_dim"]), bool(r["causal"]))
+
+
+def point_of_report(report):
+    req = report["request"]
+    a = req["attention"]
+    return Point(req["dtype"].replace("DTYPE_", "").lower(), int(a["batch"]),
+                 int(a["heads"]), int(a["seq_len"]), int(a["head_dim"]),
+                 bool(a["causal"]))
+
+
+def is_packed(obj):
+    return isinstance(obj, dict) and "bench" in obj and "server" in obj
+
+
+def commands_of(data):
+    c = data["command"]
+    return c if isinstance(c, list) else [c]
+
+
+def pack(paths, command=None):
+    """One data object from the raw files of one or more calls; a packed
+    DATA.json among them is merged in, and a point measured twice keeps the
+    later file's result (so a call re-run after another replaces it)."""
+    bench, server, commands = {}, {}, []
+
+    def add_bench(r):
+        bench[(r["source"], r["variant"], point_of(r))] = r
+
     for path in paths:
         with open(path) as f:
             text = f.read()
         if path.endswith(".json"):
             try:
-                data["server"].append(json.loads(text))
+                obj = json.loads(text)
             except ValueError as e:
                 print(f"skipping {path}: {e}", file=sys.stderr)
+                continue
+            if is_packed(obj):
+                commands += [c for c in commands_of(obj) if c not in commands]
+                for r in obj["bench"]:
+                    add_bench(r)
+                for report in obj["server"]:
+                    server[point_of_report(report)] = report
+            else:
+                server[point_of_report(obj)] = obj
             continue
-        data["bench"] += [json.loads(line) for line in text.splitlines()
-                          if line.startswith("{")]
-    return data
+        for line in text.splitlines():
+            if line.startswith("{"):
+                add_bench(json.loads(line))
+    if command and command not in commands:
+        commands.append(command)
+    return {"command": commands[0] if len(commands) == 1 else commands,
+            "bench": list(bench.values()), "server": list(server.values())}
 
 
-def key_of_report(report):
-    req = report["request"]
-    shape = req["attention"]
-    return (req["dtype"].replace("DTYPE_", "").lower(), int(shape["head_dim"]),
-            bool(shape["causal"]), int(shape["seq_len"]))
+def tflops(r):
+    return None if r is None else r.get("tflops")
 
 
 def cell(r):
@@ -62,45 +155,136 @@ def cell(r):
     return text if r.get("ok", True) else text + " FAIL"
 
 
-def ratio(a, b):
-    if not a or not b or a.get("tflops") is None or not b.get("tflops"):
+def goal_of(point, peer):
+    return next((g for g in GOALS if g.peer == peer and g.applies(point)), None)
+
+
+def ratio_value(variants, num, den):
+    a, b = tflops(variants.get(num)), tflops(variants.get(den))
+    return a / b if a is not None and b else None
+
+
+def meets(variants, goal):
+    """True or False, or None when the ratio cannot be formed; a fused
+    result that failed verification meets no goal."""
+    r = ratio_value(variants, "fused", goal.peer)
+    if r is None:
+        return None
+    return variants["fused"].get("ok", True) and r >= goal.at_least
+
+
+def ratio_cell(point, variants, num, den):
+    r = ratio_value(variants, num, den)
+    if r is None:
         return ""
-    return f"{a['tflops'] / b['tflops']:.2f}"
+    goal = goal_of(point, den) if num == "fused" else None
+    missed = goal is not None and not meets(variants, goal)
+    return f"{r:.2f}" + (f" {MISSED}" if missed else "")
 
 
-def shape(key):
-    dtype, d, causal, n = key
-    return f"| {dtype} | {d} | {'yes' if causal else 'no'} | {n} | "
+def grid_columns(p):
+    return [p.dtype, str(p.head_dim), "yes" if p.causal else "no", str(p.seq_len)]
+
+
+def shape_columns(p):
+    return [p.dtype, str(p.batch), str(p.heads), str(p.seq_len), str(p.head_dim),
+            "yes" if p.causal else "no"]
+
+
+GRID_HEAD = ["dtype", "d", "causal", "N"]
+SHAPE_HEAD = ["dtype", "B", "H", "N", "d", "causal"]
+
+
+def row(cells):
+    return "| " + " | ".join(cells) + " |"
+
+
+def peer_table(points, bench, head, columns):
+    """The TFLOP/s of each variant and the ratios, a row per point; the fused
+    plan (the bench's "fused_plan") when the data carries it."""
+    plans = any("fused_plan" in v.get("fused", {}) for v in bench.values())
+    titles = head + PEERS + [t for t, _, _ in RATIOS] + (["fused plan"] if plans else [])
+    lines = [row(titles), "|" + "---|" * len(titles)]
+    for p in points:
+        v = bench[p]
+        cells = columns(p) + [cell(v.get(c)) for c in PEERS]
+        cells += [ratio_cell(p, v, num, den) for _, num, den in RATIOS]
+        if plans:
+            cells.append(v.get("fused", {}).get("fused_plan", ""))
+        lines.append(row(cells))
+    return lines
+
+
+def goal_summary(bench):
+    """A line per goal: at how many of its points it is met, and the worst."""
+    lines = []
+    for g in GOALS:
+        points = sorted((p for p in bench if g.applies(p) and "fused" in bench[p]),
+                        key=grid_order)
+        results = [(p, meets(bench[p], g)) for p in points]
+        met = sum(1 for _, m in results if m)
+        unmeasured = sum(1 for _, m in results if m is None)
+        ratios = [(ratio_value(bench[p], "fused", g.peer), p)
+                  for p, m in results if m is not None]
+        text = f"- {g.ratio} ≥ {g.at_least:.1f} ({g.where}): "
+        if not points:
+            lines.append(text + "no point measured")
+            continue
+        text += f"met at {met} of {len(points)} points"
+        if unmeasured:
+            text += f" ({unmeasured} without the peer's figure)"
+        if ratios:
+            worst, p = min(ratios, key=lambda x: x[0])
+            text += (f"; lowest {worst:.2f} ({p.dtype}, B {p.batch}, H {p.heads}, "
+                     f"N {p.seq_len}, d {p.head_dim}"
+                     f"{', causal' if p.causal else ''})")
+        lines.append(text)
+    return lines
+
+
+def bench_by_point(data):
+    bench = {}
+    for r in data["bench"]:
+        bench.setdefault(point_of(r), {})[r["variant"]] = r
+    return bench
+
+
+def grid_order(p):
+    return (p.dtype, p.head_dim, p.causal, p.seq_len, p.batch, p.heads)
 
 
 def render(data):
-    bench = {}
-    for r in data["bench"]:
-        bench.setdefault((r["dtype"], r["head_dim"], r["causal"], r["seq_len"]),
-                         {})[r["variant"]] = r
-    lines = [f"Command: `{data['command']}`", ""]
+    bench = bench_by_point(data)
+    commands = commands_of(data)
+    if len(commands) == 1:
+        lines = [f"Command: `{commands[0]}`", ""]
+    else:
+        lines = ["Commands, one GPU call each, merged by `attention_table.py "
+                 "pack`:", ""] + [f"- `{c}`" for c in commands] + [""]
     w = lines.append
-    w("## Kernels and peers, timed alike (events around one call, L2 cleared "
-      "before each, median; TFLOP/s = 4 B H N^2 d, halved for causal)\n")
-    w("| dtype | d | causal | N | " + " | ".join(PEERS) +
-      " | fused/flash | fused/efficient | naive/eager |")
-    w("|" + "---|" * (4 + len(PEERS) + 3))
-    for key in sorted(bench):
-        v = bench[key]
-        w(shape(key) + " | ".join(cell(v.get(c)) for c in PEERS) + " | " +
-          ratio(v.get("fused"), v.get("sdpa-flash")) + " | " +
-          ratio(v.get("fused"), v.get("sdpa-efficient")) + " | " +
-          ratio(v.get("naive"), v.get("eager")) + " |")
+    grid = sorted((p for p in bench if attention_grid.on_grid(
+        p.batch, p.heads, p.seq_len, p.head_dim)), key=grid_order)
+    low_par = sorted((p for p in bench if p not in grid), key=grid_order)
+    w("## Goals (fused over the peers, timed alike)\n")
+    lines += goal_summary(bench)
+    w(f"\nIn the tables, {MISSED} marks a ratio that misses its goal.\n")
+    timing = ("events around one call, L2 cleared before each, median; "
+              "TFLOP/s = 4 B H N^2 d, halved for causal")
+    w(f"## Kernels and peers, timed alike ({timing})\n")
+    lines += peer_table(grid, bench, GRID_HEAD, grid_columns)
+    if low_par:
+        w("\n## Low-parallelism shapes, timed alike (same timing)\n")
+        lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
     if extra:
         w("\n## Other tilings of the fused kernels (same timing)\n")
-        w("| dtype | d | causal | N | fused | " + " | ".join(extra) + " |")
-        w("|" + "---|" * (5 + len(extra)))
-        for key in sorted(bench):
-            v = bench[key]
+        titles = SHAPE_HEAD + ["fused"] + extra
+        w(row(titles))
+        w("|" + "---|" * len(titles))
+        for p in sorted(bench, key=grid_order):
+            v = bench[p]
             if any(c in v for c in extra):
-                w(shape(key) + f"{cell(v.get('fused'))} | " +
-                  " | ".join(cell(v.get(c)) for c in extra) + " |")
+                w(row(shape_columns(p) + [cell(v.get(c)) for c in ["fused"] + extra]))
     if data["server"]:
         methods = sorted({(r.get("started") or {}).get("timing_method", "")
                           for r in data["server"]})
@@ -109,7 +293,8 @@ def render(data):
         w("| dtype | d | causal | N | naive TFLOP/s | fused TFLOP/s | fused/naive "
           "[CI, confidence], verdict | % of ceiling (which) | verification |")
         w("|---|---|---|---|---|---|---|---|---|")
-        for report in sorted(data["server"], key=key_of_report):
+        for report in sorted(data["server"],
+                             key=lambda r: grid_order(point_of_report(r))):
             res = {r["variant"]: r for r in report.get("results") or []}
             sp = ((report.get("summary") or {}).get("speedups") or [None])[0]
             sp_text = (f"{sp['speedup']:.2f} [{sp['ci_low']:.2f}, {sp['ci_high']:.2f}, "
@@ -119,7 +304,7 @@ def render(data):
             t = fused.get("throughput", {})
             ver = [r.get("verification", {}) for r in res.values()]
             ok = all(v.get("passed") for v in ver)
-            w(shape(key_of_report(report)) +
+            w("| " + " | ".join(grid_columns(point_of_report(report))) + " | " +
               " | ".join(f"{res[v]['throughput']['value']:.1f}" if v in res else ""
                          for v in ("naive", "fused")) +
               f" | {sp_text} | {100 * t.get('fraction_of_ceiling', 0):.1f}% "
@@ -132,15 +317,24 @@ def main():
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="what", required=True)
     p = sub.add_parser("pack")
-    p.add_argument("--command", required=True)
+    p.add_argument("--command", help="the command of this call (a merge of "
+                   "packed calls needs none)")
     p.add_argument("--data", required=True)
     p.add_argument("files", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("--data", required=True)
     r.add_argument("--doc", required=True)
+    g = sub.add_parser("goals")
+    g.add_argument("--data", required=True)
     args = parser.parse_args()
     if args.what == "pack":
-        perf_doc.save_data(args.data, pack(args.files, args.command))
+        data = pack(args.files, args.command)
+        if not data["command"]:
+            parser.error("pack: --command is needed (no packed call among FILE)")
+        perf_doc.save_data(args.data, data)
+        return
+    if args.what == "goals":
+        print("\n".join(goal_summary(bench_by_point(perf_doc.load_data(args.data)))))
         return
     text = perf_doc.render_doc(args.doc, args.data, render)
     with open(args.doc, "w") as f:

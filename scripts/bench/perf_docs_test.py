@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """Tests of the docs/perf generators: the generated section is replaced and
-the prose around it kept, and each table compares only like-for-like timing
-methods. Run by ctest (perf_docs_scripts)."""
+the prose around it kept, each table compares only like-for-like timing
+methods, the attention goals are marked and counted, and calls merge. Run by
+ctest (perf_docs_scripts). With KBENCH_ATTENTION_BENCH naming a built
+kbench_attention_bench, AttentionPoints checks that it and
+attention_peers.py list the same points (ctest attention_bench_points)."""
+import json
 import os
+import subprocess
 import sys
+import tempfile
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
 import perf_doc  # noqa: E402
 import vector_add_table  # noqa: E402
@@ -72,12 +80,14 @@ class VectorAddTable(unittest.TestCase):
 
 class AttentionTable(unittest.TestCase):
     def test_keeps_server_runs_apart_from_the_bench_and_its_ratios(self):
-        key = {"dtype": "fp16", "head_dim": 64, "causal": False, "seq_len": 512}
+        key = {"dtype": "fp16", "batch": 32, "heads": 32, "head_dim": 64,
+               "causal": False, "seq_len": 512}
         data = {"command": "c", "bench": [
             dict(key, variant="fused", tflops=300.0),
             dict(key, variant="sdpa-flash", tflops=200.0)],
             "server": [{"request": {"dtype": "DTYPE_FP16",
-                                    "attention": {"head_dim": 64, "causal": False,
+                                    "attention": {"batch": 32, "heads": 32,
+                                                  "head_dim": 64, "causal": False,
                                                   "seq_len": 512}},
                         "started": {"timing_method": "server cold"},
                         "results": [{"variant": "fused", "throughput": {"value": 290.0},
@@ -89,6 +99,202 @@ class AttentionTable(unittest.TestCase):
         self.assertNotIn("290.0", bench)
         self.assertIn("290.0", server)
         self.assertIn("server cold", server.splitlines()[0])
+
+
+def bench_line(source, variant, tflops, dtype="fp16", b=4, h=16, n=4096, d=128,
+               causal=False, **extra):
+    return dict(source=source, variant=variant, tflops=tflops, dtype=dtype,
+                batch=b, heads=h, seq_len=n, head_dim=d, causal=causal, **extra)
+
+
+def point(fused, flash=None, cudnn=None, efficient=None, **shape):
+    """The bench's fused and the peers' lines of one point (None: no line;
+    "n/a": the peer refused it)."""
+    lines = [bench_line("kbench", "fused", fused, **shape)]
+    for variant, tf in (("sdpa-flash", flash), ("sdpa-cudnn", cudnn),
+                        ("sdpa-efficient", efficient)):
+        if tf is not None:
+            lines.append(bench_line("torch", variant,
+                                    None if tf == "n/a" else tf, **shape))
+    return lines
+
+
+def table_row(text, prefix):
+    rows = [line for line in text.splitlines() if line.startswith(prefix)]
+    assert len(rows) == 1, (prefix, rows)
+    return [c.strip() for c in rows[0].strip("|").split("|")]
+
+
+def goal_line(text, ratio):
+    return next(line for line in text.splitlines()
+                if line.startswith(f"- {ratio} "))
+
+
+class AttentionGoals(unittest.TestCase):
+    HEAD = attention_table.GRID_HEAD + attention_table.PEERS + [
+        t for t, _, _ in attention_table.RATIOS]
+
+    def cells(self, text, prefix):
+        return dict(zip(self.HEAD, table_row(text, prefix)))
+
+    def test_marks_the_ratios_that_miss_their_goal_and_only_those(self):
+        # fp16, d 128, N 4096: the flash (1.3) and cuDNN (1.0) goals apply.
+        text = attention_table.render({"command": "c", "server": [], "bench":
+                                       point(390.0, flash=300.0, cudnn=400.0,
+                                             efficient=500.0)})
+        c = self.cells(text, "| fp16 | 128 | no | 4096 |")
+        self.assertEqual(c["fused/flash"], "1.30")         # met: = 1.3
+        self.assertEqual(c["fused/cuDNN"], "0.97 ✗")       # missed: < 1.0
+        self.assertEqual(c["fused/efficient"], "0.78")     # no goal in fp16
+
+    def test_cudnn_goal_only_at_d_128_from_n_4096(self):
+        bench = (point(100.0, cudnn=200.0, n=2048, b=8) +
+                 point(100.0, cudnn=200.0, d=64, h=32) +
+                 point(100.0, cudnn=200.0, n=8192, b=2))
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 2048 |")["fused/cuDNN"], "0.50")
+        self.assertEqual(self.cells(text, "| fp16 | 64 | no | 4096 |")["fused/cuDNN"], "0.50")
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 8192 |")["fused/cuDNN"], "0.50 ✗")
+        self.assertIn("met at 0 of 1 points", goal_line(text, "fused/cuDNN"))
+
+    def test_fp32_goal_is_fused_over_efficient(self):
+        bench = (point(40.0, efficient=35.0, dtype="fp32") +
+                 point(40.0, efficient=30.0, dtype="fp32", causal=True))
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        self.assertEqual(self.cells(text, "| fp32 | 128 | no | 4096 |")["fused/efficient"], "1.14 ✗")
+        self.assertEqual(self.cells(text, "| fp32 | 128 | yes | 4096 |")["fused/efficient"], "1.33")
+        self.assertIn("met at 1 of 2 points; lowest 1.14 (fp32, B 4, H 16, N 4096, d 128)",
+                      goal_line(text, "fused/efficient"))
+
+    def test_a_fused_result_that_failed_verification_meets_no_goal(self):
+        bench = point(400.0, flash=100.0)
+        bench[0]["ok"] = False
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        c = self.cells(text, "| fp16 | 128 | no | 4096 |")
+        self.assertEqual(c["fused"], "400.0 FAIL")
+        self.assertEqual(c["fused/flash"], "4.00 ✗")
+        self.assertIn("met at 0 of 1 points", goal_line(text, "fused/flash"))
+
+    def test_summary_counts_met_points_and_those_without_a_peer(self):
+        bench = (point(400.0, flash=300.0, dtype="bf16") +           # 1.33 met
+                 point(300.0, flash=250.0, dtype="bf16", causal=True) +  # 1.20
+                 point(300.0, flash="n/a", dtype="bf16", n=8192, b=2))
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        self.assertEqual(
+            goal_line(text, "fused/flash"),
+            "- fused/flash ≥ 1.3 (every fp16 and bf16 point, the "
+            "low-parallelism shapes included): met at 1 of 3 points (1 without "
+            "the peer's figure); lowest 1.20 (bf16, B 4, H 16, N 4096, d 128, causal)")
+        self.assertTrue(goal_line(text, "fused/efficient").endswith(
+            "no point measured"))
+
+    def test_low_parallelism_shapes_have_a_table_of_their_own(self):
+        bench = (point(400.0, flash=300.0) +
+                 point(100.0, flash=90.0, b=1, h=4, n=4096))
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        grid, low_par = text.split("## Low-parallelism shapes")
+        self.assertIn("| fp16 | 128 | no | 4096 |", grid)
+        self.assertNotIn("| 100.0 |", grid)
+        row = table_row(low_par, "| fp16 | 1 | 4 | 4096 | 128 | no |")
+        self.assertEqual(row[6:8], ["", "100.0"])           # naive, fused
+        self.assertIn("1.11 ✗", row)                          # the flash goal too
+        self.assertIn("met at 1 of 2 points", goal_line(text, "fused/flash"))
+
+    def test_grid_only_data_has_no_low_parallelism_table(self):
+        text = attention_table.render({"command": "c", "server": [],
+                                       "bench": point(400.0, flash=300.0)})
+        self.assertNotIn("Low-parallelism", text)
+
+    def test_shows_the_fused_plan_when_the_bench_reports_it(self):
+        bench = point(400.0, flash=300.0)
+        self.assertNotIn("fused plan", attention_table.render(
+            {"command": "c", "server": [], "bench": bench}))
+        bench[0]["fused_plan"] = "split-KV x4: 32 query blocks, 132 SMs"
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        self.assertIn("| fused plan |", text)
+        self.assertEqual(table_row(text, "| fp16 | 128 | no | 4096 |")[-1],
+                         "split-KV x4: 32 query blocks, 132 SMs")
+
+
+class AttentionPack(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+
+    def write(self, name, text):
+        path = os.path.join(self.dir.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def server_report(self, dtype):
+        return {"request": {"dtype": f"DTYPE_{dtype.upper()}",
+                            "attention": {"batch": 4, "heads": 16, "seq_len": 4096,
+                                          "head_dim": 128, "causal": False}},
+                "results": [], "summary": {}}
+
+    def test_one_call_keeps_its_command_as_text(self):
+        lines = self.write("kbench.jsonl", "noise\n" + json.dumps(
+            bench_line("kbench", "fused", 1.0)) + "\n")
+        data = attention_table.pack([lines], "call A")
+        self.assertEqual(data["command"], "call A")
+        self.assertEqual(len(data["bench"]), 1)
+
+    def test_merges_calls_and_a_point_measured_twice_keeps_the_later(self):
+        first = attention_table.pack([self.write("a.jsonl", "\n".join(
+            json.dumps(r) for r in point(100.0, flash=80.0) +
+            point(30.0, efficient=20.0, dtype="fp32")))], "call A")
+        first["server"] = [self.server_report("fp16")]
+        a = self.write("a.json", json.dumps(first))
+        b_lines = self.write("b.jsonl", json.dumps(bench_line("kbench", "fused", 200.0)))
+        b_server = self.write("server_bf16.json", json.dumps(self.server_report("bf16")))
+        data = attention_table.pack([a, b_lines, b_server], "call B")
+        self.assertEqual(data["command"], ["call A", "call B"])
+        fused = {(r["dtype"], r["source"], r["variant"]): r["tflops"] for r in data["bench"]}
+        self.assertEqual(fused, {("fp16", "kbench", "fused"): 200.0,
+                                 ("fp16", "torch", "sdpa-flash"): 80.0,
+                                 ("fp32", "kbench", "fused"): 30.0,
+                                 ("fp32", "torch", "sdpa-efficient"): 20.0})
+        self.assertEqual(sorted(r["request"]["dtype"] for r in data["server"]),
+                         ["DTYPE_BF16", "DTYPE_FP16"])
+        merged = attention_table.pack([a, self.write("ab.json", json.dumps(data))])
+        self.assertEqual(merged["command"], ["call A", "call B"])
+        self.assertEqual(len(merged["bench"]), 4)
+        text = attention_table.render(data)
+        self.assertIn("- `call A`\n- `call B`", text)
+        self.assertIn("| 2.50 |", text)   # 200 / 80: call B's fused
+
+
+class AttentionPoints(unittest.TestCase):
+    SELECTIONS = [[], ["--dtypes", "bf16", "--dims", "256", "--causal", "1"],
+                  ["--dims", "64,128", "--dtypes", "fp32,fp16"]]
+
+    def peers_list(self, flags):
+        return subprocess.run(
+            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list",
+             "--grid", "--shapes", attention_grid.format_shapes(attention_grid.LOW_PAR)]
+            + flags, capture_output=True, text=True, check=True).stdout
+
+    def test_the_grid_is_every_dtype_dim_and_causal_and_the_low_par_shapes(self):
+        lines = self.peers_list([]).splitlines()
+        self.assertEqual(len(lines), 3 * (18 + len(attention_grid.LOW_PAR)) * 2)
+        self.assertIn("bf16 1 8 16384 256 1", lines)
+        self.assertIn("fp16 1 1 3000 128 0", lines)
+        for dtype, b, h, n, d, _ in (line.split() for line in lines):
+            b, h, n = int(b), int(h), int(n)
+            self.assertTrue(attention_grid.on_grid(b, h, n, int(d)) or
+                            (b * h <= 8 and 1000 <= n <= 8192), (b, h, n, d))
+
+    def test_the_bench_lists_the_same_points(self):
+        bench = os.environ.get("KBENCH_ATTENTION_BENCH")
+        if not bench:
+            self.skipTest("KBENCH_ATTENTION_BENCH names no built bench")
+        for flags in self.SELECTIONS:
+            listed = subprocess.run(
+                [bench, "--list", "--grid", "--shapes",
+                 attention_grid.format_shapes(attention_grid.LOW_PAR)] + flags,
+                capture_output=True, text=True, check=True).stdout
+            self.assertEqual(listed, self.peers_list(flags), flags)
 
 
 if __name__ == "__main__":
