@@ -167,8 +167,6 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
             cudaErrorInvalidValue);
 }
 
-// kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
-// the wgmma kernel on a Hopper device, so it needs cases of its own).
 TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
@@ -185,7 +183,10 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
       << plan.description;
 }
 
-enum class Variant { kNaive, kFused, kFusedMma };
+// kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
+// the wgmma kernel on a Hopper device, so it needs cases of its own).
+// kFusedWgmmaFree: the wgmma kernel under its other schedule (Hopper only).
+enum class Variant { kNaive, kFused, kFusedMma, kFusedWgmmaFree };
 
 struct Case {
   Variant variant;
@@ -201,9 +202,10 @@ struct Case {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  const char* variant = c.variant == Variant::kNaive   ? "naive"
-                        : c.variant == Variant::kFused ? "fused"
-                                                       : "fusedmma";
+  const char* variant = c.variant == Variant::kNaive      ? "naive"
+                        : c.variant == Variant::kFused    ? "fused"
+                        : c.variant == Variant::kFusedMma ? "fusedmma"
+                                                          : "fusedfree";
   return std::string(variant) + "_" +
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
@@ -299,6 +301,9 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           c.variant == Variant::kFusedMma
               ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
                                         plan.splits, stream)
+          : c.variant == Variant::kFusedWgmmaFree
+              ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
+                                          WgmmaSchedule::kFree, stream)
               : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
@@ -328,6 +333,8 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
 
 TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const Case& c = GetParam();
+  if (c.variant == Variant::kFusedWgmmaFree && !WgmmaAttentionRuns(c.dtype))
+    GTEST_SKIP() << "the wgmma kernel needs a compute capability 9.0 device";
   AttentionShape shape = c.shape;
   shape.causal = c.causal;
   const absl::StatusOr<std::vector<float>> output = Run(c, shape);
@@ -432,7 +439,8 @@ std::vector<Case> Cases() {
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (int64_t d : {64, 128, 256})
-        cases.push_back({Variant::kFused, dtype, causal, Shape(2, 2, 2049, d, causal)});
+        for (Variant variant : {Variant::kFused, Variant::kFusedWgmmaFree})
+          cases.push_back({variant, dtype, causal, Shape(2, 2, 2049, d, causal)});
   return cases;
 }
 

@@ -22,8 +22,9 @@
 //           scripts/bench/attention_peers.py runs with the same flags.
 //   --list: print the points ("fp16 32 32 512 64 0": dtype B H N d causal),
 //           one a line, and time nothing (no GPU needed).
-//   --mma-configs: time every tiling of the fused kernels as fused-<config>
-//           too (tensor-core tilings; fp32 unroll depths), each in one pass
+//   --mma-configs: time every kernel and tiling of fused as fused-<config>
+//           too (on Hopper the wgmma kernel's two schedules, and everywhere
+//           the mma.sync tilings; fp32 unroll depths), each in one pass
 //           (no split keys).
 // fused runs as PlanAttentionFused says for the device's SMs; where that
 // splits the keys, fused-1pass (the same tiling, no split) is timed too.
@@ -54,6 +55,7 @@
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
@@ -404,6 +406,18 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
     }
   }
   if (opt.mma_configs && dtype != DType::kFp32) {
+    // The wgmma kernel under each schedule (where the device runs it), one
+    // pass, then the mma.sync kernel's tilings.
+    if (kc::WgmmaAttentionRuns(dtype))
+      for (auto [schedule, name] :
+           {std::pair{kc::WgmmaSchedule::kPingPong, "fused-wgmma-pingpong"},
+            std::pair{kc::WgmmaSchedule::kFree, "fused-wgmma-free"}})
+        variants.push_back(
+            {name, [shape, dtype, x, schedule](cudaStream_t stream) -> absl::Status {
+               KBENCH_CUDA_RETURN_IF_ERROR(
+                   kc::LaunchAttentionFusedWgmma(shape, dtype, x, 1, schedule, stream));
+               return absl::OkStatus();
+             }});
     for (kc::MmaConfig c :
          {kc::MmaConfig::kWarps4Rows32, kc::MmaConfig::kWarps8Rows16,
           kc::MmaConfig::kWarps4Rows32Narrow}) {

@@ -53,7 +53,8 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
     return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config,
                                     plan.splits, stream);
   if (WgmmaAttentionRuns(dtype))
-    return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits, stream);
+    return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
+                                     kDefaultWgmmaSchedule, stream);
   return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
                                  plan.splits, stream);
 }

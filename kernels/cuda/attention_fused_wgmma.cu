@@ -15,11 +15,12 @@
 //     the dtype are exactly the A operand) and V read transposed from shared
 //     memory. Tiles are 128-byte swizzled by the copy engine and read through
 //     the same swizzle (hopper_ptx.cuh).
-//   - Softmax overlapped with the matrix products: the two consumers run
-//     unsynchronised, so one's exponentials fill the tensor cores' idle time
-//     of the other (FlashAttention-3's ping-pong, left to the warp
-//     schedulers), and within a consumer S of the next tile is issued before
-//     the softmax of this one (intra-warpgroup pipelining).
+//   - Softmax overlapped with the matrix products: within a consumer, S of
+//     the next tile and P V of this one are issued before the softmax of
+//     the next (intra-warpgroup pipelining); between the consumers, either
+//     named barriers make them take turns to issue (ping-pong: one's
+//     exponentials fill the other's matrix time) or the warp schedulers
+//     interleave them freely (WgmmaSchedule).
 //   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128, 64); a head dim
 //     between is padded up for free: the copy engine fills columns past d
 //     with zeros, and only columns below d are stored.
@@ -81,7 +82,7 @@ __global__ void __launch_bounds__(kThreads, 1)
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
                      int n, int d, int m_blocks, float scale_log2,
-                     SplitKvPartials part) {
+                     SplitKvPartials part, bool pingpong) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tiles = WgmmaTiles<kD, kBc, kStages>;
   extern __shared__ unsigned char smem_raw[];
@@ -216,13 +217,29 @@ __global__ void __launch_bounds__(kThreads, 1)
         pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
   };
 
+  // Ping-pong (WgmmaSchedule::kPingPong): the consumers take turns to
+  // issue their matrix products, named barrier 1 + c being consumer c's
+  // turn, so that one's products run while the other computes its softmax.
+  // Consumer 1 opens consumer 0's first turn and leaves its own last turn
+  // unpassed, so every arrival has its wait.
+  const bool turns = pingpong && range.begin < range.end;
+  if (turns && c == 1) hopper::NamedBarrierArrive(1, kConsumerThreads);
+  auto turn_begin = [&] {
+    if (turns) hopper::NamedBarrierSync(1 + c, kConsumerThreads);
+  };
+  auto turn_end = [&](bool last) {
+    if (turns && !(last && c == 1)) hopper::NamedBarrierArrive(2 - c, kConsumerThreads);
+  };
+
   // The pipeline of a consumer, FlashAttention-3's intra-warpgroup overlap:
   // while O += P_j V_j runs on the tensor cores, S_{j+1} (issued just
   // before it) is waited for and its softmax computed.
   hopper::BarrierWait(base + Tiles::kQFull, 0);
   if (range.begin < range.end) {
     hopper::BarrierWait(base + Tiles::KFull(0), 0);
+    turn_begin();
     issue_s(acc_s, 0);
+    turn_end(false);
     hopper::WgmmaWait<0>();
     hopper::FenceRegisters(acc_s);
     float alpha[2];
@@ -232,6 +249,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   for (int j = range.begin; j < range.end; ++j) {
     const int i = j - range.begin, s = i % kStages;
     const bool next = j + 1 < range.end;
+    turn_begin();
     if (next) {
       const int s1 = (i + 1) % kStages;
       hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
@@ -251,6 +269,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       });
     });
     hopper::WgmmaCommit();
+    turn_end(!next);
     float alpha[2];
     if (next) {
       hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
@@ -310,7 +329,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 template <typename T, int kD, int kBc, int kStages, bool kCausal>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   cudaStream_t stream) {
+                   WgmmaSchedule schedule, cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages>;
   auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kCausal>;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
@@ -338,25 +357,27 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
     return e;
   const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
   kernel<<<unsigned(blocks), kThreads, Tiles::kSmemBytes, stream>>>(
-      map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part);
+      map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part,
+      schedule == WgmmaSchedule::kPingPong);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }
 
 template <typename T, int kD, int kBc, int kStages>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, cudaStream_t stream) {
-  return shape.causal ? Launch<T, kD, kBc, kStages, true>(shape, x, splits, stream)
-                      : Launch<T, kD, kBc, kStages, false>(shape, x, splits, stream);
+                         int splits, WgmmaSchedule schedule, cudaStream_t stream) {
+  return shape.causal
+             ? Launch<T, kD, kBc, kStages, true>(shape, x, splits, schedule, stream)
+             : Launch<T, kD, kBc, kStages, false>(shape, x, splits, schedule, stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        int splits, cudaStream_t stream) {
+                        int splits, WgmmaSchedule schedule, cudaStream_t stream) {
   switch (FusedPaddedHeadDim(shape.head_dim)) {
-    case 64: return LaunchCausal<T, 64, 128, 4>(shape, x, splits, stream);
-    case 128: return LaunchCausal<T, 128, 128, 2>(shape, x, splits, stream);
-    case 256: return LaunchCausal<T, 256, 64, 2>(shape, x, splits, stream);
+    case 64: return LaunchCausal<T, 64, 128, 4>(shape, x, splits, schedule, stream);
+    case 128: return LaunchCausal<T, 128, 128, 2>(shape, x, splits, schedule, stream);
+    case 256: return LaunchCausal<T, 256, 64, 2>(shape, x, splits, schedule, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -381,14 +402,15 @@ bool WgmmaAttentionRuns(DType dtype) {
 
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      cudaStream_t stream) {
+                                      WgmmaSchedule schedule, cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, stream);
-    case DType::kBf16: return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, stream);
+    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, schedule, stream);
+    case DType::kBf16:
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, schedule, stream);
     case DType::kFp32: break;
   }
   return cudaErrorInvalidValue;

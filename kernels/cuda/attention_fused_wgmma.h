@@ -21,12 +21,21 @@ bool WgmmaAttentionRuns(DType dtype);
 // Key rows of one K/V tile at head_dim (for the split-KV rule).
 int WgmmaKvTile(int64_t head_dim);
 
+// How the two consumer warpgroups share the tensor cores.
+enum class WgmmaSchedule {
+  // FlashAttention-3's ping-pong: they take turns to issue their products.
+  kPingPong,
+  // No coordination: the warp schedulers interleave them.
+  kFree,
+};
+inline constexpr WgmmaSchedule kDefaultWgmmaSchedule = WgmmaSchedule::kPingPong;
+
 // `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
 // cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or
 // a shape whose grid does not fit; cudaErrorNotSupported when the driver has
 // no tensor-map encoder.
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      cudaStream_t stream);
+                                      WgmmaSchedule schedule, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda
