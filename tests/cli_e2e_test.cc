@@ -14,20 +14,19 @@
 #include <thread>
 #include <vector>
 
-#include "process_helper.h"
-#include "tests/temp_dir.h"
+#include "tests/cpu_server_suite.h"
 
 namespace kbench {
 namespace {
 
 using ::kbench::testing::ChildProcess;
+using ::kbench::testing::CpuServerSuite;
 using ::kbench::testing::ProcessResult;
 using ::kbench::testing::RunProcess;
+using ::kbench::testing::ServerUnderTest;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using namespace std::chrono_literals;
-
-constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -46,39 +45,9 @@ std::vector<std::string> CsvFields(const std::string& line) {
   return fields;
 }
 
-// One kbench-server for the whole suite, on a free port of 127.0.0.1.
-class CliEndToEnd : public ::testing::Test {
+// One kbench-server for the whole suite (cpu_server_suite.h).
+class CliEndToEnd : public CpuServerSuite {
  protected:
-  static void SetUpTestSuite() {
-    // Its own results store: never the user's default one.
-    state_dir_ = std::make_unique<testing::TempDir>();
-    server_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
-                                 "--backend", "cpu", "--http", "off", "--store",
-                                 state_dir_->path() + "/runs.sqlite"},
-        /*capture_stderr=*/false);
-    if (!server_->WaitForOutput(kListening, 60s)) return;
-    const std::string& out = server_->out();
-    const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
-    if (!server_->WaitForOutput("\n", 5s)) return;
-    address_ =
-        "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
-  }
-
-  static void TearDownTestSuite() {
-    if (server_) {
-      server_->Signal(SIGTERM);
-      server_->Wait(20s);
-      server_.reset();
-    }
-  }
-
-  void SetUp() override {
-    ASSERT_FALSE(address_.empty())
-        << "kbench-server did not print '" << kListening
-        << "PORT'; stdout: " << (server_ ? server_->out() : "");
-  }
-
   // Runs kbench with `args`, without --server.
   static ProcessResult KbenchAnywhere(std::vector<std::string> args) {
     args.insert(args.begin(), KBENCH_CLIENT_BIN);
@@ -87,7 +56,7 @@ class CliEndToEnd : public ::testing::Test {
 
   // Runs kbench against the suite's server.
   static ProcessResult Kbench(std::vector<std::string> args) {
-    args.insert(args.begin(), {"--server", address_});
+    args.insert(args.begin(), {"--server", address()});
     return KbenchAnywhere(std::move(args));
   }
 
@@ -96,15 +65,7 @@ class CliEndToEnd : public ::testing::Test {
     EXPECT_EQ(info.exit_code, 0) << info.err;
     return nlohmann::json::parse(info.out);
   }
-
-  static std::unique_ptr<testing::TempDir> state_dir_;
-  static std::unique_ptr<ChildProcess> server_;
-  static std::string address_;
 };
-
-std::unique_ptr<testing::TempDir> CliEndToEnd::state_dir_;
-std::unique_ptr<ChildProcess> CliEndToEnd::server_;
-std::string CliEndToEnd::address_;
 
 // A short vector add of both variants, then `extra` arguments.
 std::vector<std::string> VectorAdd(std::vector<std::string> extra = {}) {
@@ -281,24 +242,16 @@ TEST_F(CliEndToEnd, InfoShowsOpDescriptionsAndVariantSummaries) {
 }
 
 TEST_F(CliEndToEnd, AServerThatDiesMidRunIsReportedAsALostConnection) {
-  ChildProcess server(
-      {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--backend", "cpu", "--http", "off",
-       "--store", state_dir_->path() + "/dying.sqlite"},
-      /*capture_stderr=*/false);
-  ASSERT_TRUE(server.WaitForOutput(kListening, 60s));
-  ASSERT_TRUE(server.WaitForOutput("\n", 5s));
-  const std::string& out = server.out();
-  const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
-  const std::string address =
-      "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
-  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address, "attention",
-                    "--seq", "256", "--min-time-ms", "30000", "--budget-ms",
-                    "30000", "--min-samples", "100000", "--max-samples",
-                    "100000"});
+  const std::unique_ptr<ServerUnderTest> server = StartCpuServer();
+  ASSERT_FALSE(server->address().empty());
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", server->address(),
+                    "attention", "--seq", "256", "--min-time-ms", "30000",
+                    "--budget-ms", "30000", "--min-samples", "100000",
+                    "--max-samples", "100000"});
   ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true))
       << run.err();
 
-  server.Signal(SIGKILL);
+  server->process().Signal(SIGKILL);
   EXPECT_EQ(run.Wait(10s), 3) << run.err();
   EXPECT_THAT(run.err(), HasSubstr("was lost during the run"));
   EXPECT_THAT(run.err(), Not(HasSubstr("is kbench-server running?")));
@@ -313,7 +266,7 @@ TEST_F(CliEndToEnd, CtrlCCancelsTheRunOnTheServerAndExitsWith130) {
       std::to_string(max_budget_ms > 0 ? max_budget_ms : 60000.0);
   const std::string max_samples =
       std::to_string(max_samples_limit > 0 ? max_samples_limit : 100000u);
-  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address_, "attention",
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address(), "attention",
                     "--seq", "256", "--variant", "naive,fused", "--min-time-ms",
                     budget_ms, "--budget-ms", budget_ms, "--min-samples",
                     max_samples, "--max-samples", max_samples});

@@ -7,26 +7,24 @@
 
 #include <chrono>
 #include <fstream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "process_helper.h"
+#include "tests/cpu_server_suite.h"
 #include "tests/temp_dir.h"
 
 namespace kbench {
 namespace {
 
 using ::kbench::testing::ChildProcess;
+using ::kbench::testing::CpuServerSuite;
 using ::kbench::testing::ProcessResult;
 using ::kbench::testing::RunProcess;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using namespace std::chrono_literals;
-
-constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;
@@ -42,41 +40,13 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-// One kbench-server for the whole suite, on a free port of 127.0.0.1.
-class SweepEndToEnd : public ::testing::Test {
+// One kbench-server for the whole suite (cpu_server_suite.h).
+class SweepEndToEnd : public CpuServerSuite {
  protected:
-  static void SetUpTestSuite() {
-    // Its own results store: never the user's default one.
-    state_dir_ = std::make_unique<testing::TempDir>();
-    server_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0",
-                                 "--backend", "cpu", "--http", "off", "--store",
-                                 state_dir_->path() + "/runs.sqlite"},
-        /*capture_stderr=*/false);
-    if (!server_->WaitForOutput(kListening, 60s)) return;
-    if (!server_->WaitForOutput("\n", 5s)) return;
-    const std::string& out = server_->out();
-    const size_t port_at = out.find(kListening) + sizeof(kListening) - 1;
-    address_ =
-        "127.0.0.1:" + out.substr(port_at, out.find('\n', port_at) - port_at);
-  }
-
-  static void TearDownTestSuite() {
-    if (server_) {
-      server_->Signal(SIGTERM);
-      server_->Wait(20s);
-      server_.reset();
-    }
-  }
-
-  void SetUp() override {
-    ASSERT_FALSE(address_.empty()) << "kbench-server did not start";
-  }
-
   // kbench --server ADDRESS sweep ARGS...
   static std::vector<std::string> Sweep(std::vector<std::string> args) {
     args.insert(args.begin(),
-                {KBENCH_CLIENT_BIN, "--server", address_, "sweep"});
+                {KBENCH_CLIENT_BIN, "--server", address(), "sweep"});
     return args;
   }
 
@@ -84,15 +54,8 @@ class SweepEndToEnd : public ::testing::Test {
     return dir_.path() + "/" + name;
   }
 
-  static std::unique_ptr<testing::TempDir> state_dir_;
-  static std::unique_ptr<ChildProcess> server_;
-  static std::string address_;
   ::kbench::testing::TempDir dir_;
 };
-
-std::unique_ptr<testing::TempDir> SweepEndToEnd::state_dir_;
-std::unique_ptr<ChildProcess> SweepEndToEnd::server_;
-std::string SweepEndToEnd::address_;
 
 // A quick vector add sweep over `n`, both variants, then `extra`.
 std::vector<std::string> VectorAdd(const std::string& n,
@@ -198,7 +161,7 @@ TEST_F(SweepEndToEnd, RunsASpecFile) {
       "axes": {"seq": "2^5..2^6", "heads": 1, "causal": "both"},
       "variant": ["naive", "fused"], "timing": {"budget-ms": 20},
       "label": "lab-spec"})";
-  ProcessResult run = RunProcess({KBENCH_CLIENT_BIN, "--server", address_,
+  ProcessResult run = RunProcess({KBENCH_CLIENT_BIN, "--server", address(),
                                   "--json", "sweep", "--spec", spec},
                                  120s);
   ASSERT_EQ(run.exit_code, 0) << run.err;

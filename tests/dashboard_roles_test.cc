@@ -18,14 +18,15 @@
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "tests/process_helper.h"
-#include "tests/run_records.h"
+#include "tests/role_stores.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server::http {
 namespace {
 
-using ::kbench::testing::AdmittedRun;
-using auth::Role;
+using ::kbench::testing::AcceptRunsBy;
+using ::kbench::testing::OpenSeededStores;
+using ::kbench::testing::SeededStores;
 using Json = nlohmann::json;
 
 LiveState NoLiveRuns() { return LiveState(); }
@@ -33,37 +34,13 @@ LiveState NoLiveRuns() { return LiveState(); }
 class DashboardRolesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string spec = dir_.path() + "/runs.db";
-    absl::StatusOr<std::unique_ptr<store::RunStore>> runs = store::OpenStore(spec);
-    ASSERT_TRUE(runs.ok()) << runs.status();
-    runs_ = *std::move(runs);
-    absl::StatusOr<std::unique_ptr<store::IdentityStore>> identities =
-        store::OpenIdentityStore(spec);
-    ASSERT_TRUE(identities.ok()) << identities.status();
-    identities_ = *std::move(identities);
-    ASSERT_TRUE(identities_->AddCohort("fall24").ok());
-    ASSERT_TRUE(identities_->AddCohort("spring25").ok());
-    absl::StatusOr<std::vector<std::string>> tokens = identities_->AddUsers({
-        {"ada", Role::kLearner, "fall24", ""},
-        {"bob", Role::kLearner, "fall24", ""},
-        {"cy", Role::kLearner, "spring25", ""},
-        {"grace", Role::kInstructor, "fall24", ""},
-        {"root", Role::kAdmin, "", ""},
-    });
-    ASSERT_TRUE(tokens.ok()) << tokens.status();
-    ada_ = (*tokens)[0];
-    grace_ = (*tokens)[3];
-    root_ = (*tokens)[4];
-    int64_t t = 1000;
-    for (const char* user : {"ada", "bob", "cy"}) {
-      ASSERT_TRUE(
-          runs_->Accept(AdmittedRun("run-" + std::to_string(t), t, "lab1", "attention", user))
-              .ok());
-      ++t;
-    }
-    authenticator_ = std::make_unique<auth::TokenAuthenticator>(*identities_);
+    absl::StatusOr<SeededStores> stores = OpenSeededStores(dir_.path() + "/runs.db");
+    ASSERT_TRUE(stores.ok()) << stores.status();
+    stores_ = *std::move(stores);
+    ASSERT_TRUE(AcceptRunsBy(*stores_.runs, {"ada", "bob", "cy"}).ok());
+    authenticator_ = std::make_unique<auth::TokenAuthenticator>(*stores_.identities);
     absl::StatusOr<std::unique_ptr<DashboardServer>> server = DashboardServer::Start(
-        *runs_, NoLiveRuns, registry_,
+        *stores_.runs, NoLiveRuns, registry_,
         {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
@@ -91,12 +68,10 @@ class DashboardRolesTest : public ::testing::Test {
   }
 
   ::kbench::testing::TempDir dir_;
-  std::unique_ptr<store::RunStore> runs_;
-  std::unique_ptr<store::IdentityStore> identities_;
+  SeededStores stores_;
   std::unique_ptr<auth::TokenAuthenticator> authenticator_;
   prometheus::Registry registry_;
   std::unique_ptr<DashboardServer> server_;
-  std::string ada_, grace_, root_;
 };
 
 TEST_F(DashboardRolesTest, TheApiNeedsATokenButThePageAndMetricsDoNot) {
@@ -113,19 +88,20 @@ TEST_F(DashboardRolesTest, TheApiNeedsATokenButThePageAndMetricsDoNot) {
 }
 
 TEST_F(DashboardRolesTest, EachRoleSeesWhatItMay) {
-  EXPECT_EQ(Learners("/api/runs", ada_), std::set<std::string>{"ada"});
-  EXPECT_EQ(Learners("/api/runs", grace_), (std::set<std::string>{"ada", "bob"}));
-  EXPECT_EQ(Learners("/api/runs", root_), (std::set<std::string>{"ada", "bob", "cy"}));
-  EXPECT_EQ(Learners("/api/learners?label=lab1", ada_), std::set<std::string>{"ada"});
-  EXPECT_EQ(Learners("/api/learners?label=lab1", grace_),
+  EXPECT_EQ(Learners("/api/runs", stores_.tokens.ada), std::set<std::string>{"ada"});
+  EXPECT_EQ(Learners("/api/runs", stores_.tokens.grace), (std::set<std::string>{"ada", "bob"}));
+  EXPECT_EQ(Learners("/api/runs", stores_.tokens.root),
+            (std::set<std::string>{"ada", "bob", "cy"}));
+  EXPECT_EQ(Learners("/api/learners?label=lab1", stores_.tokens.ada), std::set<std::string>{"ada"});
+  EXPECT_EQ(Learners("/api/learners?label=lab1", stores_.tokens.grace),
             (std::set<std::string>{"ada", "bob"}));
 }
 
 TEST_F(DashboardRolesTest, ALearnerAskingForAnotherIsForbidden) {
-  EXPECT_EQ(Get("/api/runs?user=bob", ada_)->status, 403);
-  EXPECT_EQ(Get("/api/learner?learner=bob", ada_)->status, 403);
-  EXPECT_EQ(Get("/api/learner?learner=ada", ada_)->status, 200);
-  EXPECT_EQ(Get("/api/learner?learner=bob", grace_)->status, 200);
+  EXPECT_EQ(Get("/api/runs?user=bob", stores_.tokens.ada)->status, 403);
+  EXPECT_EQ(Get("/api/learner?learner=bob", stores_.tokens.ada)->status, 403);
+  EXPECT_EQ(Get("/api/learner?learner=ada", stores_.tokens.ada)->status, 200);
+  EXPECT_EQ(Get("/api/learner?learner=bob", stores_.tokens.grace)->status, 200);
 }
 
 TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
@@ -139,7 +115,7 @@ TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
       60s);
   ASSERT_EQ(made.exit_code, 0) << made.err;
   absl::StatusOr<std::unique_ptr<DashboardServer>> https = DashboardServer::Start(
-      *runs_, NoLiveRuns, registry_,
+      *stores_.runs, NoLiveRuns, registry_,
       {.listen = "127.0.0.1:0",
        .authenticator = authenticator_.get(),
        .tls_cert = cert,
@@ -148,18 +124,20 @@ TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
   httplib::SSLClient client("127.0.0.1", (*https)->port());
   client.set_ca_cert_path(cert.c_str());
   client.enable_server_certificate_verification(true);
-  httplib::Result result = client.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  httplib::Result result =
+      client.Get("/api/runs", {{"Authorization", "Bearer " + stores_.tokens.ada}});
   ASSERT_TRUE(result) << httplib::to_string(result.error());
   EXPECT_EQ(result->status, 200);
   // Plain HTTP to the HTTPS port gets no answer.
   httplib::Client plain("127.0.0.1", (*https)->port());
   plain.set_connection_timeout(2);
   plain.set_read_timeout(2);
-  httplib::Result cleartext = plain.Get("/api/runs", {{"Authorization", "Bearer " + ada_}});
+  httplib::Result cleartext =
+      plain.Get("/api/runs", {{"Authorization", "Bearer " + stores_.tokens.ada}});
   EXPECT_TRUE(!cleartext || cleartext->status != 200);
 
   const absl::StatusOr<std::unique_ptr<DashboardServer>> bad = DashboardServer::Start(
-      *runs_, NoLiveRuns, registry_,
+      *stores_.runs, NoLiveRuns, registry_,
       {.listen = "127.0.0.1:0", .tls_cert = key, .tls_key = cert});
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
 }

@@ -13,49 +13,26 @@
 #include "server/history_service.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
-#include "tests/run_records.h"
+#include "tests/role_stores.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server {
 namespace {
 
-using ::kbench::testing::AdmittedRun;
-using auth::Role;
+using ::kbench::testing::AcceptRunsBy;
+using ::kbench::testing::OpenSeededStores;
+using ::kbench::testing::SeededStores;
 
 class HistoryRolesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string spec = dir_.path() + "/runs.db";
-    absl::StatusOr<std::unique_ptr<store::RunStore>> runs = store::OpenStore(spec);
-    ASSERT_TRUE(runs.ok()) << runs.status();
-    runs_ = *std::move(runs);
-    absl::StatusOr<std::unique_ptr<store::IdentityStore>> identities =
-        store::OpenIdentityStore(spec);
-    ASSERT_TRUE(identities.ok()) << identities.status();
-    identities_ = *std::move(identities);
-    ASSERT_TRUE(identities_->AddCohort("fall24").ok());
-    ASSERT_TRUE(identities_->AddCohort("spring25").ok());
-    absl::StatusOr<std::vector<std::string>> tokens = identities_->AddUsers({
-        {"ada", Role::kLearner, "fall24", ""},
-        {"bob", Role::kLearner, "fall24", ""},
-        {"cy", Role::kLearner, "spring25", ""},
-        {"grace", Role::kInstructor, "fall24", ""},
-        {"root", Role::kAdmin, "", ""},
-    });
-    ASSERT_TRUE(tokens.ok()) << tokens.status();
-    ada_ = (*tokens)[0];
-    cy_ = (*tokens)[2];
-    grace_ = (*tokens)[3];
-    root_ = (*tokens)[4];
-    int64_t t = 1000;
-    for (const char* user : {"ada", "bob", "cy", "ada"}) {
-      ASSERT_TRUE(runs_->Accept(AdmittedRun("run-" + std::to_string(t), t, "lab1",
-                                            "attention", user))
-                      .ok());
-      ++t;
-    }
-    authenticator_ = std::make_unique<auth::TokenAuthenticator>(*identities_);
-    service_ = std::make_unique<HistoryService>(*runs_, authenticator_.get(), identities_.get());
+    absl::StatusOr<SeededStores> stores = OpenSeededStores(dir_.path() + "/runs.db");
+    ASSERT_TRUE(stores.ok()) << stores.status();
+    stores_ = *std::move(stores);
+    ASSERT_TRUE(AcceptRunsBy(*stores_.runs, {"ada", "bob", "cy", "ada"}).ok());
+    authenticator_ = std::make_unique<auth::TokenAuthenticator>(*stores_.identities);
+    service_ = std::make_unique<HistoryService>(*stores_.runs, authenticator_.get(),
+                                                stores_.identities.get());
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -104,20 +81,18 @@ class HistoryRolesTest : public ::testing::Test {
   }
 
   ::kbench::testing::TempDir dir_;
-  std::unique_ptr<store::RunStore> runs_;
-  std::unique_ptr<store::IdentityStore> identities_;
+  SeededStores stores_;
   std::unique_ptr<auth::TokenAuthenticator> authenticator_;
   std::unique_ptr<HistoryService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v1::RunHistory::Stub> stub_;
-  std::string ada_, cy_, grace_, root_;
 };
 
 TEST_F(HistoryRolesTest, ALearnerListsAndExportsOnlyTheirOwnRuns) {
   grpc::Status status;
-  EXPECT_EQ(ListedUsers(ada_, status), std::set<std::string>{"ada"});
+  EXPECT_EQ(ListedUsers(stores_.tokens.ada, status), std::set<std::string>{"ada"});
   EXPECT_TRUE(status.ok()) << status.error_message();
-  EXPECT_EQ(ExportedUsers(ada_, status), std::set<std::string>{"ada"});
+  EXPECT_EQ(ExportedUsers(stores_.tokens.ada, status), std::set<std::string>{"ada"});
   EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
@@ -125,36 +100,37 @@ TEST_F(HistoryRolesTest, ALearnerAskingForAnothersRunsIsDenied) {
   grpc::Status status;
   v1::ListRunsRequest bobs;
   bobs.set_user("bob");
-  EXPECT_TRUE(ListedUsers(ada_, status, bobs).empty());
+  EXPECT_TRUE(ListedUsers(stores_.tokens.ada, status, bobs).empty());
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_NE(status.error_message().find("user"), std::string::npos);
-  EXPECT_TRUE(ExportedUsers(ada_, status, bobs).empty());
+  EXPECT_TRUE(ExportedUsers(stores_.tokens.ada, status, bobs).empty());
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   v1::ListRunsRequest cohort;
   cohort.set_cohort("fall24");
-  ListedUsers(ada_, status, cohort);
+  ListedUsers(stores_.tokens.ada, status, cohort);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Get(ada_, "run-1001").error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_TRUE(Get(ada_, "run-1000").ok());
+  EXPECT_EQ(Get(stores_.tokens.ada, "run-1001").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(Get(stores_.tokens.ada, "run-1000").ok());
 }
 
 TEST_F(HistoryRolesTest, AnInstructorReadsTheirCohortOnly) {
   grpc::Status status;
-  EXPECT_EQ(ListedUsers(grace_, status), (std::set<std::string>{"ada", "bob"}));
+  EXPECT_EQ(ListedUsers(stores_.tokens.grace, status), (std::set<std::string>{"ada", "bob"}));
   EXPECT_TRUE(status.ok()) << status.error_message();
   v1::ListRunsRequest other;
   other.set_cohort("spring25");
-  ListedUsers(grace_, status, other);
+  ListedUsers(stores_.tokens.grace, status, other);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_TRUE(Get(grace_, "run-1001").ok());
-  EXPECT_EQ(Get(grace_, "run-1002").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(Get(stores_.tokens.grace, "run-1001").ok());
+  EXPECT_EQ(Get(stores_.tokens.grace, "run-1002").error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
 }
 
 TEST_F(HistoryRolesTest, AnAdminReadsEverything) {
   grpc::Status status;
-  EXPECT_EQ(ListedUsers(root_, status), (std::set<std::string>{"ada", "bob", "cy"}));
+  EXPECT_EQ(ListedUsers(stores_.tokens.root, status), (std::set<std::string>{"ada", "bob", "cy"}));
   EXPECT_TRUE(status.ok());
-  EXPECT_TRUE(Get(root_, "run-1002").ok());
+  EXPECT_TRUE(Get(stores_.tokens.root, "run-1002").ok());
 }
 
 TEST_F(HistoryRolesTest, NoTokenOrARevokedOneIsUnauthenticatedSayingHowToLogIn) {
@@ -162,10 +138,10 @@ TEST_F(HistoryRolesTest, NoTokenOrARevokedOneIsUnauthenticatedSayingHowToLogIn) 
   ListedUsers("", status);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_NE(status.error_message().find("kbench login"), std::string::npos);
-  ASSERT_TRUE(identities_->Revoke("cy").ok());
-  ListedUsers(cy_, status);
+  ASSERT_TRUE(stores_.identities->Revoke("cy").ok());
+  ListedUsers(stores_.tokens.cy, status);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED);
-  EXPECT_EQ(Get(cy_, "run-1002").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(Get(stores_.tokens.cy, "run-1002").error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
 
 }  // namespace

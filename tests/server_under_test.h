@@ -35,9 +35,11 @@ using namespace std::chrono_literals;
 
 class ServerUnderTest {
  public:
-  // Starts kbench-server --listen 127.0.0.1:0 plus `args`; Address() is ""
-  // if it did not start serving within a minute.
-  explicit ServerUnderTest(std::vector<std::string> args) {
+  // Starts kbench-server --listen 127.0.0.1:0 plus `args`; address() is ""
+  // if it did not start serving within a minute. Its stderr is captured, or
+  // (`capture_stderr` false, for a server that outlives a test and whose log
+  // nobody drains) left to the test's own.
+  explicit ServerUnderTest(std::vector<std::string> args, bool capture_stderr = true) {
     char pattern[] = "/tmp/kbench-test-XXXXXX";
     tmpdir_ = mkdtemp(pattern);
     setenv("TMPDIR", tmpdir_.c_str(), 1);
@@ -47,7 +49,7 @@ class ServerUnderTest {
     std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--http",
                                      "off"};
     argv.insert(argv.end(), args.begin(), args.end());
-    process_ = std::make_unique<ChildProcess>(argv);
+    process_ = std::make_unique<ChildProcess>(argv, capture_stderr);
     constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
     if (!process_->WaitForOutput(kListening, 60s) || !process_->WaitForOutput("\n", 5s)) return;
     const std::string& out = process_->out();
@@ -60,6 +62,13 @@ class ServerUnderTest {
     process_.reset();
     std::error_code ignored;
     std::filesystem::remove_all(tmpdir_, ignored);
+  }
+
+  // Asks the server to stop (SIGTERM) and waits up to `timeout` for it to
+  // exit; its exit code, or nullopt (the destructor then kills it).
+  std::optional<int> Stop(std::chrono::milliseconds timeout) {
+    process_->Signal(SIGTERM);
+    return process_->Wait(timeout);
   }
 
   const std::string& address() const { return address_; }

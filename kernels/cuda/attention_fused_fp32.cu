@@ -282,27 +282,13 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 && kD <= 128 ? 2 : 1)
   }
 
   ptx::CpAsyncWait<0>();  // an empty split's Q and K copies
-  if (part.splits > 1) {
-    // Partials: O / this split's row sum, and the row's lse, both fp32.
-    const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
-    const int64_t first = split * rows + bh * int64_t(n);
-#pragma unroll
-    for (int i = 0; i < kTM; ++i) {
-      const float total = RowSum<kHi>(row_sum[i]);
-      const float inv = total > 0 ? 1.0f / total : 0.0f;
-      const int row = q0 + row0 + 16 * i;
-      if (row >= n) continue;
-#pragma unroll
-      for (int c = 0; c < kOC; ++c)
-        if (tx * 4 + 64 * c < d)
-          *reinterpret_cast<float4*>(part.o + (first + row) * d + tx * 4 + 64 * c) =
-              make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
-                        acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
-      if (tx == 0) part.lse[first + row] = SplitKvLse(row_max[i], total, scale_log2);
-    }
-    return;
-  }
-  float* oh = o + head;
+  // O over the row sum, fp32, into o; with splits > 1 into this split's
+  // partial instead (rows of a split: batch_heads * n), with the row's lse
+  // beside it for the combine kernel.
+  const bool partial = part.splits > 1;
+  const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
+  const int64_t first = split * rows + bh * int64_t(n);
+  float* oh = partial ? part.o + first * d : o + head;
 #pragma unroll
   for (int i = 0; i < kTM; ++i) {
     const float total = RowSum<kHi>(row_sum[i]);
@@ -314,7 +300,8 @@ __global__ void __launch_bounds__(kThreads, kBr == 64 && kD <= 128 ? 2 : 1)
       if (tx * 4 + 64 * c < d)
         *reinterpret_cast<float4*>(oh + int64_t(row) * d + tx * 4 + 64 * c) =
             make_float4(acc_o[i][c][0] * inv, acc_o[i][c][1] * inv,
-                      acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
+                        acc_o[i][c][2] * inv, acc_o[i][c][3] * inv);
+    if (partial && tx == 0) part.lse[first + row] = SplitKvLse(row_max[i], total, scale_log2);
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -26,32 +27,6 @@ namespace {
 constexpr float kLog2e = 1.4426950408889634f;
 constexpr int kPerThread = 8;  // vectors a thread holds in the cached kernel
 constexpr int kStreamBlock = 1024;
-
-template <typename T>
-__device__ __forceinline__ float ToFloat(T x);
-template <>
-__device__ __forceinline__ float ToFloat<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ float ToFloat<__half>(__half x) {
-  return __half2float(x);
-}
-template <>
-__device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
-  return __bfloat162float(x);
-}
-
-template <typename T>
-__device__ __forceinline__ T FromFloat(float x);
-template <>
-__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half FromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 template <typename T, int kVec>
 struct alignas(sizeof(T) * kVec) Vec {

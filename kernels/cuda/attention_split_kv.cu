@@ -9,22 +9,10 @@
 #include <cmath>
 
 #include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
 namespace {
-
-template <typename T>
-__device__ __forceinline__ T FromFloat(float x);
-template <>
-__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half FromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 template <typename T>
 __global__ void SplitKvCombineKernel(const float* __restrict__ part_o,

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/reference_kernels.h"
 
 namespace kbench::kernels::cuda {
@@ -12,20 +13,9 @@ namespace {
 constexpr int kBlock = 256;
 
 template <typename T>
-__device__ float Load(const T* p, int64_t i);
-template <>
-__device__ float Load<float>(const float* p, int64_t i) { return p[i]; }
-template <>
-__device__ float Load<__half>(const __half* p, int64_t i) { return __half2float(p[i]); }
-template <>
-__device__ float Load<__nv_bfloat16>(const __nv_bfloat16* p, int64_t i) {
-  return __bfloat162float(p[i]);
-}
-
-template <typename T>
 __global__ void VectorAddReferenceKernel(const T* a, const T* b, float* ref, int64_t n) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) ref[i] = Load(a, i) + Load(b, i);
+  if (i < n) ref[i] = ToFloat(a[i]) + ToFloat(b[i]);
 }
 
 constexpr int kPerLane = kMaxReferenceHeadDim / 32;
@@ -49,14 +39,14 @@ __global__ void AttentionReferenceKernel(const T* q, const T* k, const T* v, flo
   float qx[kPerLane];
   for (int t = 0; t < kPerLane; ++t) {
     const int x = lane + 32 * t;
-    qx[t] = x < d ? Load(q, head_base + i * d + x) : 0.0f;
+    qx[t] = x < d ? ToFloat(q[head_base + i * d + x]) : 0.0f;
   }
   const int64_t keys = causal ? i + 1 : n;
   auto score = [&](int64_t j) {
     float partial = 0;
     for (int t = 0; t < kPerLane; ++t) {
       const int x = lane + 32 * t;
-      if (x < d) partial = fmaf(qx[t], Load(k, head_base + j * d + x), partial);
+      if (x < d) partial = fmaf(qx[t], ToFloat(k[head_base + j * d + x]), partial);
     }
     return WarpSum(partial) * scale;
   };
@@ -69,7 +59,7 @@ __global__ void AttentionReferenceKernel(const T* q, const T* k, const T* v, flo
     sum += p;
     for (int t = 0; t < kPerLane; ++t) {
       const int x = lane + 32 * t;
-      if (x < d) acc[t] = fmaf(p, Load(v, head_base + j * d + x), acc[t]);
+      if (x < d) acc[t] = fmaf(p, ToFloat(v[head_base + j * d + x]), acc[t]);
     }
   }
   for (int t = 0; t < kPerLane; ++t) {
@@ -122,7 +112,7 @@ __global__ void CompareKernel(const T* out, const float* ref, int64_t n, double 
   ComparisonPartial c{0, 0, 0, 0.0, 0.0, 0.0, -1, 0.0};
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
-    Add(c, i, Load(out, i), double(ref[i]), atol, rtol);
+    Add(c, i, ToFloat(out[i]), double(ref[i]), atol, rtol);
   shared[threadIdx.x] = c;
   __syncthreads();
   for (int half = kBlock / 2; half > 0; half /= 2) {

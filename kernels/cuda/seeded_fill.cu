@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/seeded_fill.h"
 
 namespace kbench::kernels::cuda {
@@ -12,22 +13,6 @@ namespace {
 
 constexpr int kBlock = 256;
 constexpr int64_t kMaxBlocks = 65536;
-
-// Round to nearest even, as kernels/dtype.h rounds on the host.
-template <typename T>
-__device__ T FromFloat(float x);
-template <>
-__device__ float FromFloat<float>(float x) {
-  return x;
-}
-template <>
-__device__ __half FromFloat<__half>(float x) {
-  return __float2half_rn(x);
-}
-template <>
-__device__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
-  return __float2bfloat16_rn(x);
-}
 
 template <typename T>
 __global__ void FillSeededKernel(uint64_t seed, InputStream input,

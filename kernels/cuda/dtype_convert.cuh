@@ -1,0 +1,40 @@
+// Device conversions between the kernels' element dtypes and fp32, the one
+// place .cu files take them from: ToFloat<T>(T) widens exactly, and
+// FromFloat<T>(float) rounds to nearest even, as kernels/dtype.h rounds on
+// the host. T is float, __half or __nv_bfloat16 (kernels/dtype.h's fp32,
+// fp16 and bf16); another T has no definition and fails to build. Device
+// only, no state: safe from any thread.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace kbench::kernels::cuda {
+
+template <typename T>
+__device__ __forceinline__ float ToFloat(T x);
+template <>
+__device__ __forceinline__ float ToFloat<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ float ToFloat<__half>(__half x) {
+  return __half2float(x);
+}
+template <>
+__device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+template <typename T>
+__device__ __forceinline__ T FromFloat(float x);
+template <>
+__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
+template <>
+__device__ __forceinline__ __half FromFloat<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+}  // namespace kbench::kernels::cuda
