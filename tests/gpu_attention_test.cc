@@ -129,12 +129,13 @@ TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
   // pass; causal they count as 64 busy: ceil(264 / 128) = 3.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, false), DType::kFp32, 132).splits, 1);
   EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 3);
-  // Half the SMs is the line: 66 query blocks split 4 ways (4 key tiles),
-  // 67 (2 key tiles each) not at all.
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 33, 256, 128, false), DType::kFp16, 132).splits, 4);
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 67, 128, 128, false), DType::kFp16, 132).splits, 1);
+  // Half the SMs is the line: 66 query blocks split 4 ways (4 key tiles of
+  // 64), 67 (2 key tiles each) not at all. (The rule itself: the fp16 key
+  // tile at d = 128 is the kernel's, 64 by mma.sync, 128 by wgmma.)
+  EXPECT_EQ(SplitKvSplits(Shape(1, 33, 256, 128, false), 64, 132), 4);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 67, 128, 128, false), 64, 132), 1);
   // Causal, 132 query blocks count as 66: ceil(264 / 132) = 2.
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 66, 256, 128, true), DType::kFp16, 132).splits, 2);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 66, 256, 128, true), 64, 132), 2);
   // Capped by the key tiles: N = 200 at d = 64 fp16 has 2 tiles of 128.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 64, false), DType::kFp16, 132).splits, 2);
   // d = 256 (and 200, padded to it) has tiles of 64 keys: 200 keys, 4 tiles.
@@ -185,8 +186,9 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
 // the wgmma kernel on a Hopper device, so it needs cases of its own).
-// kFusedWgmmaFree: the wgmma kernel under its other schedule (Hopper only).
-enum class Variant { kNaive, kFused, kFusedMma, kFusedWgmmaFree };
+// kFusedPingPong: the wgmma kernel under its ping-pong schedule (fused runs
+// the free one; Hopper only).
+enum class Variant { kNaive, kFused, kFusedMma, kFusedPingPong };
 
 struct Case {
   Variant variant;
@@ -205,7 +207,7 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const char* variant = c.variant == Variant::kNaive      ? "naive"
                         : c.variant == Variant::kFused    ? "fused"
                         : c.variant == Variant::kFusedMma ? "fusedmma"
-                                                          : "fusedfree";
+                                                          : "fusedpingpong";
   return std::string(variant) + "_" +
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
@@ -301,9 +303,9 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           c.variant == Variant::kFusedMma
               ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
                                         plan.splits, stream)
-          : c.variant == Variant::kFusedWgmmaFree
+          : c.variant == Variant::kFusedPingPong
               ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                          WgmmaSchedule::kFree, stream)
+                                          WgmmaSchedule::kPingPong, stream)
               : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
@@ -333,7 +335,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
 
 TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const Case& c = GetParam();
-  if (c.variant == Variant::kFusedWgmmaFree && !WgmmaAttentionRuns(c.dtype))
+  if (c.variant == Variant::kFusedPingPong && !WgmmaAttentionRuns(c.dtype))
     GTEST_SKIP() << "the wgmma kernel needs a compute capability 9.0 device";
   AttentionShape shape = c.shape;
   shape.causal = c.causal;
@@ -439,7 +441,7 @@ std::vector<Case> Cases() {
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (int64_t d : {64, 128, 256})
-        for (Variant variant : {Variant::kFused, Variant::kFusedWgmmaFree})
+        for (Variant variant : {Variant::kFused, Variant::kFusedPingPong})
           cases.push_back({variant, dtype, causal, Shape(2, 2, 2049, d, causal)});
   return cases;
 }

@@ -5,11 +5,12 @@
 //     V tile, and two consumers of 64 query rows each (kBr = 128). The
 //     producer gives most of its registers to the consumers (setmaxnreg:
 //     24 against 240).
-//   - A shared-memory pipeline of kStages K and V slots with mbarriers: a
-//     slot's "full" barrier completes when its bytes have landed, its "empty"
-//     barrier when all 256 consumer threads are done with it; the producer
-//     runs up to kStages tiles ahead. K and V have their own full barriers,
-//     so S = Q K^T starts before V has arrived.
+//   - A shared-memory pipeline of kStages K and kStages V slots with
+//     mbarriers: a slot's "full" barrier completes when its bytes have
+//     landed, its "empty" barrier when all 256 consumer threads are done
+//     with it (a K slot as soon as S is computed, before P V); the producer
+//     runs up to kStages tiles ahead, K one tile ahead of V, so S = Q K^T
+//     starts before V has arrived.
 //   - wgmma: S = Q K^T with both operands read from shared memory by
 //     descriptor, O += P V with P from registers (S's accumulators rounded to
 //     the dtype are exactly the A operand) and V read transposed from shared
@@ -64,13 +65,15 @@ struct WgmmaTiles {
   static constexpr int kK = kQBytes;                        // K slots
   static constexpr int kV = kK + kStages * kKVBytes;        // V slots
   static constexpr int kBars = kV + kStages * kKVBytes;     // mbarriers
-  // q_full, then per slot k_full, v_full, empty: 8 bytes each.
+  // q_full, then per slot k_full, v_full, k_empty, v_empty: 8 bytes each.
   static constexpr int kQFull = kBars;
   static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (1 + s); }
-  static constexpr __host__ __device__ int VFull(int s) { return kBars + 8 * (1 + kStages + s); }
-  static constexpr __host__ __device__ int Empty(int s) { return kBars + 8 * (1 + 2 * kStages + s); }
+  static constexpr __host__ __device__ int VFull(int s) { return KFull(kStages + s); }
+  static constexpr __host__ __device__ int KEmpty(int s) { return KFull(2 * kStages + s); }
+  static constexpr __host__ __device__ int VEmpty(int s) { return KFull(3 * kStages + s); }
   // + 1024: the dynamic base is aligned up to 1024 bytes (the swizzle's).
-  static constexpr int kSmemBytes = kBars + 8 * (1 + 3 * kStages) + 1024;
+  static constexpr int kSmemBytes = kBars + 8 * (1 + 4 * kStages) + 1024;
+  static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an SM has");
   // P V's N per instruction: the whole head dim up to 128.
   static constexpr int kPvN = kD < 128 ? kD : 128;
   static constexpr int kPvHalves = kD / kPvN;
@@ -103,7 +106,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int s = 0; s < kStages; ++s) {
       hopper::BarrierInit(base + Tiles::KFull(s), 1);
       hopper::BarrierInit(base + Tiles::VFull(s), 1);
-      hopper::BarrierInit(base + Tiles::Empty(s), kConsumerThreads);
+      hopper::BarrierInit(base + Tiles::KEmpty(s), kConsumerThreads);
+      hopper::BarrierInit(base + Tiles::VEmpty(s), kConsumerThreads);
     }
     hopper::BarrierInitFence();
   }
@@ -119,20 +123,22 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int b = 0; b < Tiles::kBoxes; ++b)
       hopper::TmaLoad3d(base + b * Tiles::kQBox, &map_q, base + Tiles::kQFull, b * 64,
                         q0, bh);
-    for (int j = range.begin; j < range.end; ++j) {
+    // Tile j's slot once its last reader is done with it; K runs a tile
+    // ahead of V (the consumers need K_{j+1} before V_j).
+    auto load = [&](const CUtensorMap* map, int slots, int full, int empty, int j) {
       const int i = j - range.begin, s = i % kStages;
-      const uint32_t phase = (i / kStages) & 1;
-      hopper::BarrierWait(base + Tiles::Empty(s), phase ^ 1);
-      const uint32_t k_full = base + Tiles::KFull(s), v_full = base + Tiles::VFull(s);
-      hopper::BarrierArriveExpect(k_full, Tiles::kKVBytes);
+      hopper::BarrierWait(base + empty + 8 * s, ((i / kStages) & 1) ^ 1);
+      hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
       for (int b = 0; b < Tiles::kBoxes; ++b)
-        hopper::TmaLoad3d(base + Tiles::kK + s * Tiles::kKVBytes + b * Tiles::kKVBox,
-                          &map_k, k_full, b * 64, j * kBc, bh);
-      hopper::BarrierArriveExpect(v_full, Tiles::kKVBytes);
-      for (int b = 0; b < Tiles::kBoxes; ++b)
-        hopper::TmaLoad3d(base + Tiles::kV + s * Tiles::kKVBytes + b * Tiles::kKVBox,
-                          &map_v, v_full, b * 64, j * kBc, bh);
+        hopper::TmaLoad3d(base + slots + s * Tiles::kKVBytes + b * Tiles::kKVBox, map,
+                          base + full + 8 * s, b * 64, j * kBc, bh);
+    };
+    for (int j = range.begin; j < range.end; ++j) {
+      load(&map_k, Tiles::kK, Tiles::KFull(0), Tiles::KEmpty(0), j);
+      if (j > range.begin) load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), j - 1);
     }
+    if (range.begin < range.end)
+      load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), range.end - 1);
     return;
   }
 
@@ -184,25 +190,30 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
-      float mx = -INFINITY;
+      // Four partial maxima and sums: short dependency chains (this is on
+      // the consumer's critical path between its matrix products).
+      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
       for (int nb = 0; nb < kBc / 8; ++nb)
-        mx = fmaxf(mx, fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
+        mx4[nb % 4] = fmaxf(mx4[nb % 4],
+                            fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
+      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
       mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
       const float m_new = fmaxf(row_max[h], mx);
       const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
       alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
       row_max[h] = m_new;
-      float sum = 0;
+      float sum4[4] = {0, 0, 0, 0};
 #pragma unroll
       for (int nb = 0; nb < kBc / 8; ++nb)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& x = acc_s[4 * nb + 2 * h + e];
           x = ptx::Exp2(fmaf(x, scale_log2, -shift));
-          sum += x;
+          sum4[nb % 4] += x;
         }
+      const float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
       row_sum[h] = row_sum[h] * alpha[h] + sum;
     }
   };
@@ -242,6 +253,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     turn_end(false);
     hopper::WgmmaWait<0>();
     hopper::FenceRegisters(acc_s);
+    hopper::BarrierArrive(base + Tiles::KEmpty(0));
     float alpha[2];
     softmax(range.begin, alpha);  // O is still zero: nothing to rescale
     to_p();
@@ -274,12 +286,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (next) {
       hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
       hopper::FenceRegisters(acc_s);
+      hopper::BarrierArrive(base + Tiles::KEmpty((i + 1) % kStages));
       softmax(j + 1, alpha);
     }
     hopper::WgmmaWait<0>();
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
-    hopper::BarrierArrive(base + Tiles::Empty(s));  // K_j and V_j are free
+    hopper::BarrierArrive(base + Tiles::VEmpty(s));
     if (next) {
       to_p();
 #pragma unroll
@@ -376,7 +389,7 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
                         int splits, WgmmaSchedule schedule, cudaStream_t stream) {
   switch (FusedPaddedHeadDim(shape.head_dim)) {
     case 64: return LaunchCausal<T, 64, 128, 4>(shape, x, splits, schedule, stream);
-    case 128: return LaunchCausal<T, 128, 128, 2>(shape, x, splits, schedule, stream);
+    case 128: return LaunchCausal<T, 128, 128, 3>(shape, x, splits, schedule, stream);
     case 256: return LaunchCausal<T, 256, 64, 2>(shape, x, splits, schedule, stream);
   }
   return cudaErrorInvalidValue;
