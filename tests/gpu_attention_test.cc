@@ -132,10 +132,10 @@ TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
   // Half the SMs is the line: 66 query blocks split 4 ways (4 key tiles of
   // 64), 67 (2 key tiles each) not at all. (The rule itself: the fp16 key
   // tile at d = 128 is the kernel's, 64 by mma.sync, 128 by wgmma.)
-  EXPECT_EQ(SplitKvSplits(Shape(1, 33, 256, 128, false), 64, 132), 4);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 67, 128, 128, false), 64, 132), 1);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 33, 256, 128, false), 128, 64, 132), 4);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 67, 128, 128, false), 128, 64, 132), 1);
   // Causal, 132 query blocks count as 66: ceil(264 / 132) = 2.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 66, 256, 128, true), 64, 132), 2);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 66, 256, 128, true), 128, 64, 132), 2);
   // Capped by the key tiles: N = 200 at d = 64 fp16 has 2 tiles of 128.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 64, false), DType::kFp16, 132).splits, 2);
   // d = 256 (and 200, padded to it) has tiles of 64 keys: 200 keys, 4 tiles.
@@ -143,8 +143,12 @@ TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 200, false), DType::kBf16, 132).splits, 4);
   // One tile: nothing to split.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 1, 64, false), DType::kBf16, 132).splits, 1);
+  // The kernel's query rows count: 3 heads x ceil(4096 / 192) = 66 blocks
+  // split 4 ways, x ceil(4096 / 128) = 96 blocks do not.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 192, 128, 132), 4);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 128, 128, 132), 1);
   // Capped by kMaxKvSplits: one query block of 200 tiles.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), 1, 132), kMaxKvSplits);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), 128, 1, 132), kMaxKvSplits);
   // 1024 query blocks fill the SMs: one pass, no workspace.
   plan = PlanAttentionFused(Shape(4, 8, 4096, 64, false), DType::kFp16, 132);
   EXPECT_EQ(plan.splits, 1);
@@ -186,8 +190,8 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
 // the wgmma kernel on a Hopper device, so it needs cases of its own).
-// kFusedPingPong: the wgmma kernel under its ping-pong schedule (fused runs
-// the free one; Hopper only).
+// kFusedPingPong: the wgmma kernel in its other config (fused runs
+// kDefaultWgmmaConfig; Hopper only).
 enum class Variant { kNaive, kFused, kFusedMma, kFusedPingPong };
 
 struct Case {
@@ -278,7 +282,8 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
       if (c.variant == Variant::kFusedMma) {
         plan.splits = c.splits > 0 ? c.splits
-                                   : SplitKvSplits(shape, MmaKvTile(kDefaultMmaConfig,
+                                   : SplitKvSplits(shape, kFusedQueryRows,
+                                                   MmaKvTile(kDefaultMmaConfig,
                                                                     shape.head_dim),
                                                    sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
@@ -305,7 +310,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
                                         plan.splits, stream)
           : c.variant == Variant::kFusedPingPong
               ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                          WgmmaSchedule::kPingPong, stream)
+                                          WgmmaConfig::kPingPong, stream)
               : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);

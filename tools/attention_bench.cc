@@ -23,7 +23,7 @@
 //   --list: print the points ("fp16 32 32 512 64 0": dtype B H N d causal),
 //           one a line, and time nothing (no GPU needed).
 //   --mma-configs: time every kernel and tiling of fused as fused-<config>
-//           too (on Hopper the wgmma kernel's two schedules, and everywhere
+//           too (on Hopper the wgmma kernel's configs, and everywhere
 //           the mma.sync tilings; fp32 unroll depths), each in one pass
 //           (no split keys).
 // fused runs as PlanAttentionFused says for the device's SMs; where that
@@ -406,16 +406,16 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
     }
   }
   if (opt.mma_configs && dtype != DType::kFp32) {
-    // The wgmma kernel under each schedule (where the device runs it), one
-    // pass, then the mma.sync kernel's tilings.
+    // The wgmma kernel in each config (where the device runs it), one pass,
+    // then the mma.sync kernel's tilings.
     if (kc::WgmmaAttentionRuns(dtype))
-      for (auto [schedule, name] :
-           {std::pair{kc::WgmmaSchedule::kPingPong, "fused-wgmma-pingpong"},
-            std::pair{kc::WgmmaSchedule::kFree, "fused-wgmma-free"}})
+      for (auto [config, name] :
+           {std::pair{kc::WgmmaConfig::kFree, "fused-wgmma-free"},
+            std::pair{kc::WgmmaConfig::kPingPong, "fused-wgmma-pingpong"}})
         variants.push_back(
-            {name, [shape, dtype, x, schedule](cudaStream_t stream) -> absl::Status {
+            {name, [shape, dtype, x, config](cudaStream_t stream) -> absl::Status {
                KBENCH_CUDA_RETURN_IF_ERROR(
-                   kc::LaunchAttentionFusedWgmma(shape, dtype, x, 1, schedule, stream));
+                   kc::LaunchAttentionFusedWgmma(shape, dtype, x, 1, config, stream));
                return absl::OkStatus();
              }});
     for (kc::MmaConfig c :

@@ -24,10 +24,13 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                       : WgmmaAttentionRuns(dtype) ? WgmmaKvTile(shape.head_dim)
                                                   : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
   FusedAttentionPlan plan;
-  plan.splits = SplitKvSplits(shape, kv_tile, num_sms);
+  const int query_rows =
+      dtype != DType::kFp32 && WgmmaAttentionRuns(dtype) ? WgmmaQueryRows(shape.head_dim)
+                                                         : kFusedQueryRows;
+  plan.splits = SplitKvSplits(shape, query_rows, kv_tile, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
   const int64_t q_blocks =
-      shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
+      shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
   const std::string kernel = dtype == DType::kFp32       ? "fp32 CUDA cores"
@@ -54,7 +57,7 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                     plan.splits, stream);
   if (WgmmaAttentionRuns(dtype))
     return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
-                                     kDefaultWgmmaSchedule, stream);
+                                     kDefaultWgmmaConfig, stream);
   return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
                                  plan.splits, stream);
 }

@@ -2,7 +2,8 @@
 // structure. What it changes over the mma.sync kernel (attention_fused_mma.cu):
 //   - Warp specialisation. A block is three warpgroups: a producer, whose one
 //     thread issues the tensor copy engine (TMA) for Q once and for each K and
-//     V tile, and two consumers of 64 query rows each (kBr = 128). The
+//     V tile, and two consumers of 64 query rows each (kBr = 128; three at
+//     d = 64, kBr = 192). The
 //     producer gives most of its registers to the consumers (setmaxnreg:
 //     24 against 240).
 //   - A shared-memory pipeline of kStages K and kStages V slots with
@@ -21,7 +22,7 @@
 //     the next (intra-warpgroup pipelining); between the consumers, either
 //     named barriers make them take turns to issue (ping-pong: one's
 //     exponentials fill the other's matrix time) or the warp schedulers
-//     interleave them freely (WgmmaSchedule).
+//     interleave them freely (WgmmaConfig).
 //   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128, 64); a head dim
 //     between is padded up for free: the copy engine fills columns past d
 //     with zeros, and only columns below d are stored.
@@ -46,19 +47,25 @@ namespace kbench::kernels::cuda {
 namespace {
 
 constexpr double kLog2e = 1.4426950408889634;
-constexpr int kBr = kFusedQueryRows;  // 128: two consumers of 64 rows
-constexpr int kThreads = 384;
-constexpr int kConsumerThreads = 256;
-constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 
 template <typename T>
 constexpr DType DTypeOf() {
   return std::is_same_v<T, __half> ? DType::kFp16 : DType::kBf16;
 }
 
-// The shared-memory plan of head dim kD with K/V tiles of kBc rows.
-template <int kD, int kBc, int kStages>
+// The plan of a block: kConsumers warpgroups of 64 query rows after the
+// producer's, and the shared memory of head dim kD with K/V tiles of kBc
+// rows in kStages slots.
+template <int kD, int kBc, int kStages, int kConsumers>
 struct WgmmaTiles {
+  static constexpr int kBr = 64 * kConsumers;
+  static constexpr int kThreads = 128 * (1 + kConsumers);
+  static constexpr int kConsumerThreads = 128 * kConsumers;
+  // Registers after setmaxnreg: the producer keeps 24, the consumers share
+  // the rest of the 64 K (multiples of 8).
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
+  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <= 65536, "registers");
   static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
@@ -79,15 +86,16 @@ struct WgmmaTiles {
   static constexpr int kPvHalves = kD / kPvN;
 };
 
-template <typename T, int kD, int kBc, int kStages, bool kCausal>
-__global__ void __launch_bounds__(kThreads, 1)
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal>
+__global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThreads, 1)
     FusedWgmmaKernel(const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
                      int n, int d, int m_blocks, float scale_log2,
                      SplitKvPartials part, bool pingpong) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Tiles = WgmmaTiles<kD, kBc, kStages>;
+  using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
+  constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = (ptx::SharedAddress(smem_raw) + 1023) & ~1023u;
 
@@ -114,7 +122,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   __syncthreads();
 
   if (wg == 0) {  // the producer
-    hopper::RegDealloc<kProducerRegs>();
+    hopper::RegDealloc<Tiles::kProducerRegs>();
     if (tid != 0) return;
     hopper::TmaPrefetchMap(&map_q);
     hopper::TmaPrefetchMap(&map_k);
@@ -143,7 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 
   // A consumer: query rows 64 c..64 c + 63 of the block.
-  hopper::RegAlloc<kConsumerRegs>();
+  hopper::RegAlloc<Tiles::kConsumerRegs>();
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
   const int row0 = q0 + 64 * c + 16 * w + g;  // + 8 h: this thread's rows
@@ -228,12 +236,12 @@ __global__ void __launch_bounds__(kThreads, 1)
         pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
   };
 
-  // Ping-pong (WgmmaSchedule::kPingPong): the consumers take turns to
+  // Ping-pong (WgmmaConfig::kPingPong): the consumers take turns to
   // issue their matrix products, named barrier 1 + c being consumer c's
   // turn, so that one's products run while the other computes its softmax.
   // Consumer 1 opens consumer 0's first turn and leaves its own last turn
   // unpassed, so every arrival has its wait.
-  const bool turns = pingpong && range.begin < range.end;
+  const bool turns = kConsumers == 2 && pingpong && range.begin < range.end;
   if (turns && c == 1) hopper::NamedBarrierArrive(1, kConsumerThreads);
   auto turn_begin = [&] {
     if (turns) hopper::NamedBarrierSync(1 + c, kConsumerThreads);
@@ -244,8 +252,10 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // The pipeline of a consumer, FlashAttention-3's intra-warpgroup overlap:
   // while O += P_j V_j runs on the tensor cores, S_{j+1} (issued just
-  // before it) is waited for and its softmax computed.
+  // before it) is waited for and its softmax computed; O's rescale by
+  // softmax j's alpha runs while S_{j+1} is being computed.
   hopper::BarrierWait(base + Tiles::kQFull, 0);
+  float alpha[2];  // of the last softmax
   if (range.begin < range.end) {
     hopper::BarrierWait(base + Tiles::KFull(0), 0);
     turn_begin();
@@ -254,19 +264,20 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::WgmmaWait<0>();
     hopper::FenceRegisters(acc_s);
     hopper::BarrierArrive(base + Tiles::KEmpty(0));
-    float alpha[2];
-    softmax(range.begin, alpha);  // O is still zero: nothing to rescale
+    softmax(range.begin, alpha);  // (O is zero: its rescale changes nothing)
     to_p();
   }
   for (int j = range.begin; j < range.end; ++j) {
     const int i = j - range.begin, s = i % kStages;
     const bool next = j + 1 < range.end;
+    const int s1 = (i + 1) % kStages;
+    if (next) hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
     turn_begin();
-    if (next) {
-      const int s1 = (i + 1) % kStages;
-      hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
-      issue_s(acc_s, s1);
-    }
+    if (next) issue_s(acc_s, s1);
+#pragma unroll
+    for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+      for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
     // O += P_j V_j
     hopper::BarrierWait(base + Tiles::VFull(s), (i / kStages) & 1);
     const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
@@ -282,7 +293,6 @@ __global__ void __launch_bounds__(kThreads, 1)
     });
     hopper::WgmmaCommit();
     turn_end(!next);
-    float alpha[2];
     if (next) {
       hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
       hopper::FenceRegisters(acc_s);
@@ -293,13 +303,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
     hopper::BarrierArrive(base + Tiles::VEmpty(s));
-    if (next) {
-      to_p();
-#pragma unroll
-      for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-        for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
-    }
+    if (next) to_p();
   }
 
   // O / row sum: to the output in the dtype, or (split) fp32 partials and
@@ -340,11 +344,12 @@ __global__ void __launch_bounds__(kThreads, 1)
 #endif
 }
 
-template <typename T, int kD, int kBc, int kStages, bool kCausal>
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   WgmmaSchedule schedule, cudaStream_t stream) {
-  using Tiles = WgmmaTiles<kD, kBc, kStages>;
-  auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kCausal>;
+                   WgmmaConfig config, cudaStream_t stream) {
+  using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
+  constexpr int kBr = Tiles::kBr;
+  auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal>;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
   const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
@@ -369,28 +374,32 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
       e != cudaSuccess)
     return e;
   const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
-  kernel<<<unsigned(blocks), kThreads, Tiles::kSmemBytes, stream>>>(
+  kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part,
-      schedule == WgmmaSchedule::kPingPong);
+      config == WgmmaConfig::kPingPong);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }
 
-template <typename T, int kD, int kBc, int kStages>
+template <typename T, int kD, int kBc, int kStages, int kConsumers>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, WgmmaSchedule schedule, cudaStream_t stream) {
+                         int splits, WgmmaConfig config, cudaStream_t stream) {
   return shape.causal
-             ? Launch<T, kD, kBc, kStages, true>(shape, x, splits, schedule, stream)
-             : Launch<T, kD, kBc, kStages, false>(shape, x, splits, schedule, stream);
+             ? Launch<T, kD, kBc, kStages, kConsumers, true>(shape, x, splits, config,
+                                                             stream)
+             : Launch<T, kD, kBc, kStages, kConsumers, false>(shape, x, splits, config,
+                                                              stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        int splits, WgmmaSchedule schedule, cudaStream_t stream) {
+                        int splits, WgmmaConfig config, cudaStream_t stream) {
   switch (FusedPaddedHeadDim(shape.head_dim)) {
-    case 64: return LaunchCausal<T, 64, 128, 4>(shape, x, splits, schedule, stream);
-    case 128: return LaunchCausal<T, 128, 128, 3>(shape, x, splits, schedule, stream);
-    case 256: return LaunchCausal<T, 256, 64, 2>(shape, x, splits, schedule, stream);
+    // d = 64: three consumers (192 query rows), as FlashAttention-3: its
+    // softmax costs as much as its products, so more warps overlap them.
+    case 64: return LaunchCausal<T, 64, 128, 4, 3>(shape, x, splits, config, stream);
+    case 128: return LaunchCausal<T, 128, 128, 3, 2>(shape, x, splits, config, stream);
+    case 256: return LaunchCausal<T, 256, 64, 2, 2>(shape, x, splits, config, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -399,6 +408,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
 
 int WgmmaKvTile(int64_t head_dim) {
   return FusedPaddedHeadDim(head_dim) == 256 ? 64 : 128;  // as LaunchTyped
+}
+
+int WgmmaQueryRows(int64_t head_dim) {
+  return FusedPaddedHeadDim(head_dim) == 64 ? 192 : 128;  // as LaunchTyped
 }
 
 bool WgmmaAttentionRuns(DType dtype) {
@@ -415,15 +428,15 @@ bool WgmmaAttentionRuns(DType dtype) {
 
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaSchedule schedule, cudaStream_t stream) {
+                                      WgmmaConfig config, cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, schedule, stream);
+    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, config, stream);
     case DType::kBf16:
-      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, schedule, stream);
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, stream);
     case DType::kFp32: break;
   }
   return cudaErrorInvalidValue;

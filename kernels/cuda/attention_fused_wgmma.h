@@ -18,19 +18,25 @@ namespace kbench::kernels::cuda {
 // a compute capability 9.0 device (the sm_90a code runs on no other).
 bool WgmmaAttentionRuns(DType dtype);
 
-// Key rows of one K/V tile at head_dim (for the split-KV rule).
+// Key rows of one K/V tile, and query rows of one block, at head_dim in the
+// default config (for the split-KV rule).
 int WgmmaKvTile(int64_t head_dim);
+int WgmmaQueryRows(int64_t head_dim);
 
-// How the two consumer warpgroups share the tensor cores.
-enum class WgmmaSchedule {
-  // FlashAttention-3's ping-pong: they take turns to issue their products.
-  // (On the H200 at B = 4, H = 16, N = 4096, d = 128 fp16 it ran 24% slower
-  // than kFree: 1.733 against 1.397 ms.)
-  kPingPong,
-  // No coordination: the warp schedulers interleave them (the default).
+// How the kernel is tiled and how its consumer warpgroups share the tensor
+// cores; the benchmark times each (tools/attention_bench.cc --mma-configs).
+enum class WgmmaConfig {
+  // The consumers run unsynchronised (the warp schedulers interleave
+  // them); key tiles of 128 rows (64 at d = 256), 3 stages at d = 128.
   kFree,
+  // FlashAttention-3's ping-pong between two consumers: they take turns to
+  // issue their products (on the H200 at B = 4, H = 16, N = 4096, d = 128
+  // fp16 it ran 2% slower than kFree, 1.274 against 1.247 ms, and 31%
+  // slower at d = 256). Key tiles of 192 rows at d = 128 were measured too
+  // (no gain: 1.196 against 1.207 ms) and dropped.
+  kPingPong,
 };
-inline constexpr WgmmaSchedule kDefaultWgmmaSchedule = WgmmaSchedule::kFree;
+inline constexpr WgmmaConfig kDefaultWgmmaConfig = WgmmaConfig::kFree;
 
 // `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
 // cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or
@@ -38,6 +44,6 @@ inline constexpr WgmmaSchedule kDefaultWgmmaSchedule = WgmmaSchedule::kFree;
 // no tensor-map encoder.
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaSchedule schedule, cudaStream_t stream);
+                                      WgmmaConfig config, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

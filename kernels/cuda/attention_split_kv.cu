@@ -63,9 +63,11 @@ cudaError_t Combine(const AttentionShape& shape, int splits,
 
 }  // namespace
 
-int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms) {
+int SplitKvSplits(const AttentionShape& shape, int query_rows, int kv_tile,
+                  int num_sms) {
+  if (query_rows < 1) return 1;
   const int64_t q_blocks =
-      shape.BatchHeads() * ((shape.seq_len + kFusedQueryRows - 1) / kFusedQueryRows);
+      shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const int64_t busy = shape.causal ? (q_blocks + 1) / 2 : q_blocks;
   if (q_blocks <= 0 || 2 * busy > num_sms || kv_tile < 1) return 1;
   const int64_t kv_tiles = (shape.seq_len + kv_tile - 1) / kv_tile;

@@ -22,19 +22,23 @@
 
 namespace kbench::kernels::cuda {
 
-// Query rows a block of every fused kernel owns.
+// Query rows a block of the mma.sync and fp32 fused kernels owns (the wgmma
+// kernel's: WgmmaQueryRows, attention_fused_wgmma.h).
 inline constexpr int kFusedQueryRows = 128;
 // The most splits the rule picks (bounds the workspace with the SM count).
 inline constexpr int kMaxKvSplits = 64;
 
-// The rule: with q_blocks = batch * heads * ceil(seq_len / 128) and
+// The rule, for a kernel whose blocks own query_rows rows and read keys in
+// tiles of kv_tile: with q_blocks = batch * heads * ceil(seq_len /
+// query_rows) and
 // kv_tiles = ceil(seq_len / kv_tile), split only when the query blocks keep
 // at most half the SMs busy, a causal block counting as half (it reads half
 // the keys on average): 1 when (causal ? ceil(q_blocks / 2) : q_blocks) >
 // num_sms / 2, else min(ceil(2 * num_sms / q_blocks), kv_tiles,
 // kMaxKvSplits). (On the H200, B = 1, H = 4, N = 4096, d = 128: 128 query
 // blocks split 3 ways ran 3% slower than one pass, causal 39% faster.)
-int SplitKvSplits(const AttentionShape& shape, int kv_tile, int num_sms);
+int SplitKvSplits(const AttentionShape& shape, int query_rows, int kv_tile,
+                  int num_sms);
 
 // Bytes of workspace `splits` splits need (0 for one split).
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits);
