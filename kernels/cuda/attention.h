@@ -38,6 +38,12 @@ namespace kbench::kernels::cuda {
 
 // True when `fused` runs this head_dim.
 bool FusedAttentionSupports(int64_t head_dim);
+// True when every fused kernel can launch `shape` with `splits` key splits:
+// a head dim FusedAttentionSupports, 1 <= splits <= kMaxKvSplits, 1 <=
+// seq_len <= INT32_MAX / 2 and batch * heads >= 1. Each launcher refuses
+// anything else with cudaErrorInvalidValue.
+bool FusedLaunchable(const AttentionShape& shape, int splits);
+
 // The head dim of the tiles that run `head_dim` (one FusedAttentionSupports
 // accepts): 64, 128 or 256, the next at or above it.
 int FusedPaddedHeadDim(int64_t head_dim);

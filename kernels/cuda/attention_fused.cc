@@ -3,6 +3,7 @@
 // device, else by mma.sync in its default tiling. PlanAttentionFused: the
 // split-KV rule applied to that kernel's tiling.
 #include <algorithm>
+#include <cstdint>
 #include <iterator>
 #include <string>
 
@@ -41,6 +42,12 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                      ": " + blocks + ", " + sms + "; " + kernel + ", key tiles of " +
                      std::to_string(kv_tile);
   return plan;
+}
+
+bool FusedLaunchable(const AttentionShape& shape, int splits) {
+  return FusedAttentionSupports(shape.head_dim) && splits >= 1 &&
+         splits <= kMaxKvSplits && shape.seq_len >= 1 &&
+         shape.seq_len <= INT32_MAX / 2 && shape.BatchHeads() >= 1;
 }
 
 int FusedPaddedHeadDim(int64_t head_dim) {

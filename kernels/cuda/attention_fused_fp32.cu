@@ -42,7 +42,6 @@
 namespace kbench::kernels::cuda {
 namespace {
 
-constexpr double kLog2e = 1.4426950408889634;
 constexpr int kThreads = 256;
 constexpr int kBc = 64;
 constexpr int kTN = kBc / 16;  // keys of a thread
@@ -316,18 +315,13 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
   const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
   SplitKvPartials part;
-  if (splits > 1) {
-    if (x.workspace == nullptr) return cudaErrorInvalidValue;
-    part.splits = splits;
-    part.o = static_cast<float*>(x.workspace);
-    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
-  }
+  if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
   constexpr int kSmem = Fp32Tiles<kD, kBr, kAlias>::kSmemBytes;
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
       e != cudaSuccess)
     return e;
-  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
+  const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), kThreads, kSmem, stream>>>(
       static_cast<const float*>(x.q), static_cast<const float*>(x.k),
       static_cast<const float*>(x.v), static_cast<float*>(x.o), n,
@@ -377,10 +371,7 @@ cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
                                      const AttentionTensors& tensors,
                                      Fp32Config config, int splits,
                                      cudaStream_t stream) {
-  if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
-    return cudaErrorInvalidValue;
-  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
-  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
+  if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (FusedPaddedHeadDim(shape.head_dim)) {
     case 64: return LaunchConfig<64>(shape, tensors, config, splits, stream);
     case 128: return LaunchConfig<128>(shape, tensors, config, splits, stream);

@@ -33,18 +33,12 @@
 
 #include "kernels/cuda/attention_fused_mma.h"
 #include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
 namespace {
-
-constexpr double kLog2e = 1.4426950408889634;
-
-template <typename T>
-constexpr DType DTypeOf() {
-  return std::is_same_v<T, __half> ? DType::kFp16 : DType::kBf16;
-}
 
 template <int kD, int kBc, int kWarps, int kRowTiles>
 struct MmaTiles {
@@ -357,17 +351,12 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
   const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
   SplitKvPartials part;
-  if (splits > 1) {
-    if (x.workspace == nullptr) return cudaErrorInvalidValue;
-    part.splits = splits;
-    part.o = static_cast<float*>(x.workspace);
-    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
-  }
+  if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
   if (cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
       e != cudaSuccess)
     return e;
-  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
+  const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       static_cast<const T*>(x.q), static_cast<const T*>(x.k),
       static_cast<const T*>(x.v), static_cast<T*>(x.o), n,
@@ -435,10 +424,7 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
                                     MmaConfig config, int splits,
                                     cudaStream_t stream) {
-  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
-  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
-  if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
-    return cudaErrorInvalidValue;
+  if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (dtype) {
     case DType::kFp16: return LaunchTyped<__half>(shape, tensors, config, splits, stream);
     case DType::kBf16:

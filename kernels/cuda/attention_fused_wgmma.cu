@@ -38,6 +38,7 @@
 
 #include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/attention_split_kv.h"
 #include "kernels/cuda/hopper_ptx.cuh"
@@ -45,13 +46,6 @@
 
 namespace kbench::kernels::cuda {
 namespace {
-
-constexpr double kLog2e = 1.4426950408889634;
-
-template <typename T>
-constexpr DType DTypeOf() {
-  return std::is_same_v<T, __half> ? DType::kFp16 : DType::kBf16;
-}
 
 // The plan of a block: kConsumers warpgroups of 64 query rows after the
 // producer's, and the shared memory of head dim kD with K/V tiles of kBc
@@ -356,12 +350,7 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
   if (blocks > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
     return cudaErrorInvalidValue;
   SplitKvPartials part;
-  if (splits > 1) {
-    if (x.workspace == nullptr) return cudaErrorInvalidValue;
-    part.splits = splits;
-    part.o = static_cast<float*>(x.workspace);
-    part.lse = part.o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
-  }
+  if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
   CUtensorMap map_q, map_k, map_v;
   const DType dtype = DTypeOf<T>();
   const int64_t bh = shape.BatchHeads();
@@ -373,7 +362,7 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
       e != cudaSuccess)
     return e;
-  const float scale_log2 = float(kLog2e / std::sqrt(double(shape.head_dim)));
+  const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part,
       config == WgmmaConfig::kPingPong);
@@ -429,10 +418,7 @@ bool WgmmaAttentionRuns(DType dtype) {
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
                                       WgmmaConfig config, cudaStream_t stream) {
-  if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
-  if (splits < 1 || splits > kMaxKvSplits) return cudaErrorInvalidValue;
-  if (shape.seq_len < 1 || shape.seq_len > INT32_MAX / 2 || shape.BatchHeads() < 1)
-    return cudaErrorInvalidValue;
+  if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (dtype) {
     case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, config, stream);
     case DType::kBf16:

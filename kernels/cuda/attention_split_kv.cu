@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
@@ -51,13 +52,14 @@ cudaError_t Combine(const AttentionShape& shape, int splits,
                     const void* workspace, void* o, cudaStream_t stream) {
   const int64_t rows = shape.BatchHeads() * shape.seq_len;
   const int d = int(shape.head_dim);
-  const float* part_o = static_cast<const float*>(workspace);
-  const float* part_lse = part_o + splits * rows * d;
+  SplitKvPartials part;
+  if (!SplitKvPartialsIn(shape, splits, const_cast<void*>(workspace), &part))
+    return cudaErrorInvalidValue;
   constexpr int kThreads = 256;
   const int64_t blocks = (rows * (d / 4) + kThreads - 1) / kThreads;
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
   SplitKvCombineKernel<T><<<unsigned(blocks), kThreads, 0, stream>>>(
-      part_o, part_lse, static_cast<T*>(o), rows, d, splits);
+      part.o, part.lse, static_cast<T*>(o), rows, d, splits);
   return cudaGetLastError();
 }
 

@@ -1,11 +1,22 @@
-// Device side of split-KV (attention_split_kv.h) shared by the fused
-// kernels: which key tiles a split owns, and where its partials go.
+// What the fused kernels share (attention_fused_*.cu): the softmax scale in
+// the log2 domain, and split-KV (attention_split_kv.h): which key tiles a
+// split owns, where its partials go, and the lse they carry.
 #pragma once
+
+#include <cuda_runtime_api.h>
 
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/attention_shape.h"
+
 namespace kbench::kernels::cuda {
+
+// log2(e) / sqrt(head_dim): softmax(s / sqrt(d)) is computed as
+// exp2(s * scale_log2 - row_max * scale_log2).
+inline float SoftmaxScaleLog2(int64_t head_dim) {
+  return float(1.4426950408889634 / std::sqrt(double(head_dim)));
+}
 
 // The partials of one launch; splits == 1 means no split (o and lse unused).
 struct SplitKvPartials {
@@ -13,6 +24,20 @@ struct SplitKvPartials {
   float* o = nullptr;    // [splits][rows][head_dim]
   float* lse = nullptr;  // [splits][rows], log2 domain
 };
+
+// The partials of `splits` splits in `workspace`, laid out as
+// attention_split_kv.h says (splits == 1: none, workspace unused). False
+// when splits > 1 and there is no workspace.
+inline bool SplitKvPartialsIn(const AttentionShape& shape, int splits, void* workspace,
+                              SplitKvPartials* part) {
+  *part = SplitKvPartials{};
+  if (splits <= 1) return true;
+  if (workspace == nullptr) return false;
+  part->splits = splits;
+  part->o = static_cast<float*>(workspace);
+  part->lse = part->o + splits * shape.BatchHeads() * shape.seq_len * shape.head_dim;
+  return true;
+}
 
 // Key tiles [begin, end) of split `split` out of `tiles`: equal shares of
 // ceil(tiles / splits), the last ones possibly short or empty.

@@ -1,7 +1,7 @@
-// Device conversions between the kernels' element dtypes and fp32, the one
-// place .cu files take them from: ToFloat<T>(T) widens exactly, and
-// FromFloat<T>(float) rounds to nearest even, as kernels/dtype.h rounds on
-// the host. T is float, __half or __nv_bfloat16 (kernels/dtype.h's fp32,
+// The kernels' element types: DTypeOf<T>, and the device conversions
+// between them and fp32, the one place .cu files take them from:
+// ToFloat<T>(T) widens exactly, and FromFloat<T>(float) rounds to nearest
+// even, as kernels/dtype.h rounds on the host. T is float, __half or __nv_bfloat16 (kernels/dtype.h's fp32,
 // fp16 and bf16); another T has no definition and fails to build. Device
 // only, no state: safe from any thread.
 #pragma once
@@ -9,7 +9,22 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
+#include "kernels/dtype.h"
+
 namespace kbench::kernels::cuda {
+
+// The DType of element type T (host and device).
+template <typename T>
+constexpr DType DTypeOf() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __half> ||
+                    std::is_same_v<T, __nv_bfloat16>,
+                "an element type of kernels/dtype.h");
+  return std::is_same_v<T, float>    ? DType::kFp32
+         : std::is_same_v<T, __half> ? DType::kFp16
+                                     : DType::kBf16;
+}
 
 template <typename T>
 __device__ __forceinline__ float ToFloat(T x);
