@@ -10,7 +10,10 @@
 #       build's parallelism.
 #
 #   scripts/gpu_check.sh device    on the GPU machine, from the repo root,
-#       with .gpu carried (run tool: carry [".gpu"]), all in the same run:
+#       with .gpu carried (run tool: carry [".gpu"]) or, when .gpu is too
+#       large to carry, the .gpu.tar.gz the build also writes (carry
+#       [".gpu.tar.gz"]; device unpacks it when .gpu is absent), all in the
+#       same run:
 #       1. the GPU tests: kbench_gpu_tests, kbench_gpu_attention_test and
 #          kbench_gpu_mutation_test;
 #       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
@@ -74,10 +77,14 @@ build() {
   exclude=$(git rev-parse --git-path info/exclude)
   mkdir -p "$(dirname "$exclude")"
   grep -qxF '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >>"$exclude"
-  echo "bundled into .gpu; on the GPU machine run: scripts/gpu_check.sh device"
+  grep -qxF '/.gpu.tar.gz' "$exclude" 2>/dev/null || echo '/.gpu.tar.gz' >>"$exclude"
+  tar -czf .gpu.tar.gz .gpu
+  echo "bundled into .gpu ($(du -sm .gpu | cut -f1) MB) and .gpu.tar.gz" \
+    "($(du -sm .gpu.tar.gz | cut -f1) MB); on the GPU machine run: scripts/gpu_check.sh device"
 }
 
 device() {
+  [ -d .gpu ] || [ ! -f .gpu.tar.gz ] || tar -xzf .gpu.tar.gz
   local out=${OUT:-$PWD/gpu-out}
   mkdir -p "$out"
   local raw
