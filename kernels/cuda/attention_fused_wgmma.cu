@@ -261,18 +261,14 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     softmax(range.begin, alpha);  // (O is zero: its rescale changes nothing)
     to_p();
   }
-  for (int j = range.begin; j < range.end; ++j) {
-    const int i = j - range.begin, s = i % kStages;
-    const bool next = j + 1 < range.end;
-    const int s1 = (i + 1) % kStages;
-    if (next) hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
-    turn_begin();
-    if (next) issue_s(acc_s, s1);
+  // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
+  // compute the S just issued).
+  auto issue_pv = [&](int i) {
+    const int s = i % kStages;
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv)
 #pragma unroll
       for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
-    // O += P_j V_j
     hopper::BarrierWait(base + Tiles::VFull(s), (i / kStages) & 1);
     const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
     hopper::WgmmaFence();
@@ -286,18 +282,36 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       });
     });
     hopper::WgmmaCommit();
-    turn_end(!next);
-    if (next) {
-      hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
-      hopper::FenceRegisters(acc_s);
-      hopper::BarrierArrive(base + Tiles::KEmpty((i + 1) % kStages));
-      softmax(j + 1, alpha);
-    }
+  };
+  // Every tile but the last, in straight-line code (a branch around the
+  // issue of S would leave ptxas unsure which group wait<1> leaves in
+  // flight, and it would serialise every wgmma: warning C7514).
+  for (int j = range.begin; j + 1 < range.end; ++j) {
+    const int i = j - range.begin, s1 = (i + 1) % kStages;
+    hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
+    turn_begin();
+    issue_s(acc_s, s1);
+    issue_pv(i);
+    turn_end(false);
+    hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
+    hopper::FenceRegisters(acc_s);
+    hopper::BarrierArrive(base + Tiles::KEmpty(s1));
+    softmax(j + 1, alpha);
     hopper::WgmmaWait<0>();
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
-    hopper::BarrierArrive(base + Tiles::VEmpty(s));
-    if (next) to_p();
+    hopper::BarrierArrive(base + Tiles::VEmpty(i % kStages));
+    to_p();
+  }
+  if (range.begin < range.end) {  // the last tile: P V alone
+    const int i = range.end - 1 - range.begin;
+    turn_begin();
+    issue_pv(i);
+    turn_end(true);
+    hopper::WgmmaWait<0>();
+#pragma unroll
+    for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+    hopper::BarrierArrive(base + Tiles::VEmpty(i % kStages));
   }
 
   // O / row sum: to the output in the dtype, or (split) fp32 partials and

@@ -30,10 +30,12 @@ enum class WgmmaConfig {
   // them); key tiles of 128 rows (64 at d = 256), 3 stages at d = 128.
   kFree,
   // FlashAttention-3's ping-pong between two consumers: they take turns to
-  // issue their products (on the H200 at B = 4, H = 16, N = 4096, d = 128
-  // fp16 it ran 2% slower than kFree, 1.274 against 1.247 ms, and 31%
-  // slower at d = 256). Key tiles of 192 rows at d = 128 were measured too
-  // (no gain: 1.196 against 1.207 ms) and dropped.
+  // issue their products. On the H200, fp16, B = 4, H = 16, N = 4096,
+  // d = 128, one pass: 0.948 ms against kFree's 0.991 (B = 4, H = 8,
+  // d = 256: 0.915 against 0.957); at d = 64 (three consumers) it is
+  // kFree. The published grid (docs/perf) was measured with kFree as the
+  // default. Key tiles of 192 rows at d = 128 were measured too (no gain)
+  // and dropped.
   kPingPong,
 };
 inline constexpr WgmmaConfig kDefaultWgmmaConfig = WgmmaConfig::kFree;
