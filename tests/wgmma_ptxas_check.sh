@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The Hopper attention kernel as ptxas compiles it (no GPU needed): fails
+# when ptxas serialises its wgmma instructions (C7514: an instruction reads
+# a wgmma's accumulators while the wgmma may be in flight, which cost 25% at
+# d = 128 on the H200), ignores its setmaxnreg (C7508), spills registers, or
+# compiles fewer kernels than the launcher instantiates.
+#   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE]
+# SOURCE defaults to kernels/cuda/attention_fused_wgmma.cu (another file
+# shows that the check fails where it should).
+set -uo pipefail
+nvcc=$1
+root=$2
+source=${3:-$root/kernels/cuda/attention_fused_wgmma.cu}
+expected_kernels=12  # fp16, bf16 x d 64, 128, 256 x causal or not
+out=$("$nvcc" -std=c++17 -O3 -I"$root" -gencode=arch=compute_90a,code=sm_90a \
+  -Xptxas -v -c "$source" -o /dev/null 2>&1) || { echo "$out"; exit 1; }
+kernels=$(grep -c "Compiling entry function '.*FusedWgmmaKernel" <<<"$out")
+status=0
+if [ "$kernels" -ne "$expected_kernels" ]; then
+  echo "ptxas compiled $kernels wgmma kernels, expected $expected_kernels"
+  status=1
+fi
+if grep -E "C7514|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then
+  status=1
+fi
+[ $status -eq 0 ] && echo "ok: $kernels kernels; no serialised wgmma, ignored setmaxnreg or spill"
+exit $status
