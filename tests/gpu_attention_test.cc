@@ -9,7 +9,10 @@
 // and dims padded up to them are checked); split-KV (kernels/cuda/attention_split_kv.h): the rule's splits
 // on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes
 // (B = H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up
-// to kMaxKvSplits, past the key tiles (empty splits). Then through the CUDA backend (server/backends/cuda/
+// to kMaxKvSplits, past the key tiles (empty splits). fused runs the wgmma
+// kernel on a Hopper device (checked), so the mma.sync kernel has cases of
+// its own, and the wgmma kernel's ping-pong config runs the shapes that
+// reuse every pipeline slot. Then through the CUDA backend (server/backends/cuda/
 // attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's

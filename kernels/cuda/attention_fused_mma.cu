@@ -33,9 +33,9 @@
 
 #include "kernels/cuda/attention_fused_mma.h"
 #include "kernels/cuda/attention_ptx.cuh"
-#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
 namespace {

@@ -1,14 +1,14 @@
 // Fused attention, fp16 and bf16, for Hopper (sm_90a) in FlashAttention-3's
 // structure. What it changes over the mma.sync kernel (attention_fused_mma.cu):
-//   - Warp specialisation. A block is three warpgroups: a producer, whose one
-//     thread issues the tensor copy engine (TMA) for Q once and for each K and
-//     V tile, and two consumers of 64 query rows each (kBr = 128; three at
-//     d = 64, kBr = 192). The
-//     producer gives most of its registers to the consumers (setmaxnreg:
-//     24 against 240).
+//   - Warp specialisation. A block is a producer warpgroup, whose one
+//     thread issues the tensor copy engine (TMA) for Q once and for each K
+//     and V tile, and consumer warpgroups of 64 query rows each: two (kBr =
+//     128), or three at d = 64 (kBr = 192), where the softmax costs as much
+//     as the products. The producer gives most of its registers to the
+//     consumers (setmaxnreg: 24 against 240, or 160 with three).
 //   - A shared-memory pipeline of kStages K and kStages V slots with
 //     mbarriers: a slot's "full" barrier completes when its bytes have
-//     landed, its "empty" barrier when all 256 consumer threads are done
+//     landed, its "empty" barrier when every consumer thread is done
 //     with it (a K slot as soon as S is computed, before P V); the producer
 //     runs up to kStages tiles ahead, K one tile ahead of V, so S = Q K^T
 //     starts before V has arrived.
@@ -22,7 +22,9 @@
 //     the next (intra-warpgroup pipelining); between the consumers, either
 //     named barriers make them take turns to issue (ping-pong: one's
 //     exponentials fill the other's matrix time) or the warp schedulers
-//     interleave them freely (WgmmaConfig).
+//     interleave them freely (WgmmaConfig). The main loop has no branch
+//     around a wgmma: ptxas then knows which group each wait leaves in
+//     flight and keeps the wgmmas asynchronous (tests/wgmma_ptxas_check.sh).
 //   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128, 64); a head dim
 //     between is padded up for free: the copy engine fills columns past d
 //     with zeros, and only columns below d are stored.
@@ -38,9 +40,9 @@
 
 #include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_ptx.cuh"
-#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/hopper_ptx.cuh"
 #include "kernels/cuda/tensor_map.h"
 
