@@ -13,6 +13,17 @@
 #include "kernels/cuda/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
+namespace {
+
+// The kernel fused runs for a dtype on the current device: the one place
+// the plan and the launch take it from.
+enum class FusedKernel { kFp32, kWgmma, kMma };
+FusedKernel KernelFor(DType dtype) {
+  if (dtype == DType::kFp32) return FusedKernel::kFp32;
+  return WgmmaAttentionRuns(dtype) ? FusedKernel::kWgmma : FusedKernel::kMma;
+}
+
+}  // namespace
 
 bool FusedAttentionSupports(int64_t head_dim) {
   return std::find(std::begin(kFusedCudaHeadDims), std::end(kFusedCudaHeadDims),
@@ -21,25 +32,25 @@ bool FusedAttentionSupports(int64_t head_dim) {
 
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
-  const int kv_tile = dtype == DType::kFp32     ? Fp32KvTile()
-                      : WgmmaAttentionRuns(dtype) ? WgmmaKvTile(shape.head_dim)
-                                                  : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
-  FusedAttentionPlan plan;
+  const FusedKernel kernel = KernelFor(dtype);
+  const int kv_tile = kernel == FusedKernel::kFp32    ? Fp32KvTile()
+                      : kernel == FusedKernel::kWgmma ? WgmmaKvTile(shape.head_dim)
+                                                      : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
   const int query_rows =
-      dtype != DType::kFp32 && WgmmaAttentionRuns(dtype) ? WgmmaQueryRows(shape.head_dim)
-                                                         : kFusedQueryRows;
+      kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape.head_dim) : kFusedQueryRows;
+  FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, query_rows, kv_tile, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
-  const std::string kernel = dtype == DType::kFp32       ? "fp32 CUDA cores"
-                             : WgmmaAttentionRuns(dtype) ? "wgmma (sm_90a)"
-                                                         : "mma.sync";
+  const char* name = kernel == FusedKernel::kFp32    ? "fp32 CUDA cores"
+                     : kernel == FusedKernel::kWgmma ? "wgmma (sm_90a)"
+                                                     : "mma.sync";
   plan.description = (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits)
                                       : std::string("one pass")) +
-                     ": " + blocks + ", " + sms + "; " + kernel + ", key tiles of " +
+                     ": " + blocks + ", " + sms + "; " + name + ", key tiles of " +
                      std::to_string(kv_tile);
   return plan;
 }
@@ -59,14 +70,18 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  const FusedAttentionPlan& plan,
                                  cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
-  if (dtype == DType::kFp32)
-    return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config,
-                                    plan.splits, stream);
-  if (WgmmaAttentionRuns(dtype))
-    return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
-                                     kDefaultWgmmaConfig, stream);
-  return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
-                                 plan.splits, stream);
+  switch (KernelFor(dtype)) {
+    case FusedKernel::kFp32:
+      return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config, plan.splits,
+                                      stream);
+    case FusedKernel::kWgmma:
+      return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
+                                       kDefaultWgmmaConfig, stream);
+    case FusedKernel::kMma:
+      return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
+                                     plan.splits, stream);
+  }
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace kbench::kernels::cuda
