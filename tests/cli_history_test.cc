@@ -18,6 +18,7 @@
 #include "process_helper.h"
 #include "server/history_service.h"
 #include "server/store/run_store.h"
+#include "tests/loopback_service.h"
 #include "tests/run_records.h"
 #include "tests/temp_dir.h"
 
@@ -62,19 +63,12 @@ class HistoryCommands : public ::testing::Test {
       }
     }
     service_ = std::make_unique<server::HistoryService>(*store_);
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(),
-                             &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    address_ = "127.0.0.1:" + std::to_string(port);
+    server_ = std::make_unique<::kbench::testing::LoopbackService>(service_.get());
+    ASSERT_TRUE(server_->ok());
+    address_ = server_->Address();
   }
 
-  void TearDown() override {
-    if (server_) server_->Shutdown();
-  }
+  void TearDown() override { server_.reset(); }
 
   ProcessResult Kbench(std::vector<std::string> args) {
     args.insert(args.begin(), {KBENCH_CLIENT_BIN, "--server", address_});
@@ -84,7 +78,7 @@ class HistoryCommands : public ::testing::Test {
   ::kbench::testing::TempDir dir_;
   std::unique_ptr<server::store::RunStore> store_;
   std::unique_ptr<server::HistoryService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<::kbench::testing::LoopbackService> server_;
   std::string address_;
 };
 

@@ -14,6 +14,7 @@
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "tests/role_stores.h"
+#include "tests/loopback_service.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server {
@@ -33,19 +34,12 @@ class HistoryRolesTest : public ::testing::Test {
     authenticator_ = std::make_unique<auth::TokenAuthenticator>(*stores_.identities);
     service_ = std::make_unique<HistoryService>(*stores_.runs, authenticator_.get(),
                                                 stores_.identities.get());
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    stub_ = v1::RunHistory::NewStub(grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    server_ = std::make_unique<::kbench::testing::LoopbackService>(service_.get());
+    ASSERT_TRUE(server_->ok());
+    stub_ = v1::RunHistory::NewStub(server_->Channel());
   }
 
-  void TearDown() override {
-    if (server_) server_->Shutdown();
-  }
+  void TearDown() override { server_.reset(); }
 
   // The users whose runs `token` lists with `request`.
   std::set<std::string> ListedUsers(const std::string& token, grpc::Status& status,
@@ -84,7 +78,7 @@ class HistoryRolesTest : public ::testing::Test {
   SeededStores stores_;
   std::unique_ptr<auth::TokenAuthenticator> authenticator_;
   std::unique_ptr<HistoryService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<::kbench::testing::LoopbackService> server_;
   std::unique_ptr<v1::RunHistory::Stub> stub_;
 };
 

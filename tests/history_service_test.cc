@@ -11,6 +11,7 @@
 #include "server/history_service.h"
 #include "server/store/run_store.h"
 #include "tests/run_records.h"
+#include "tests/loopback_service.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server {
@@ -38,19 +39,12 @@ class HistoryServiceTest : public ::testing::Test {
       }
     }
     service_ = std::make_unique<HistoryService>(*store_);
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    stub_ = v1::RunHistory::NewStub(grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+    server_ = std::make_unique<::kbench::testing::LoopbackService>(service_.get());
+    ASSERT_TRUE(server_->ok());
+    stub_ = v1::RunHistory::NewStub(server_->Channel());
   }
 
-  void TearDown() override {
-    if (server_) server_->Shutdown();
-  }
+  void TearDown() override { server_.reset(); }
 
   std::vector<std::string> Export(const v1::ListRunsRequest& request, grpc::Status& status,
                                   int* with_samples = nullptr) {
@@ -70,7 +64,7 @@ class HistoryServiceTest : public ::testing::Test {
   ::kbench::testing::TempDir dir_;
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<HistoryService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<::kbench::testing::LoopbackService> server_;
   std::unique_ptr<v1::RunHistory::Stub> stub_;
 };
 

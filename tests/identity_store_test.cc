@@ -20,7 +20,7 @@ namespace {
 
 using auth::Role;
 
-enum class Engine { kSqlite, kPostgres };
+using Engine = ::kbench::testing::StoreEngine;
 
 int64_t Now() { return NowUnixMs(); }
 int64_t NowPlusHours(int hours) { return Now() + int64_t{hours} * 3600 * 1000; }
@@ -28,16 +28,10 @@ int64_t NowPlusHours(int hours) { return Now() + int64_t{hours} * 3600 * 1000; }
 class IdentityStoreTest : public ::testing::TestWithParam<Engine> {
  protected:
   void SetUp() override {
-    if (GetParam() == Engine::kSqlite) {
-      spec_ = dir_.path() + "/state/runs.db";
-    } else {
-      absl::StatusOr<::kbench::testing::PostgresServer*> server =
-          ::kbench::testing::SharedPostgres();
-      ASSERT_TRUE(server.ok()) << server.status();
-      absl::StatusOr<std::string> url = (*server)->CreateDatabase();
-      ASSERT_TRUE(url.ok()) << url.status();
-      spec_ = *url;
-    }
+    absl::StatusOr<std::string> spec =
+        ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    spec_ = *spec;
     absl::StatusOr<std::unique_ptr<IdentityStore>> store = OpenIdentityStore(spec_);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
@@ -163,7 +157,7 @@ TEST_P(IdentityStoreTest, TheCohortFilterListsItsUsersRuns) {
 INSTANTIATE_TEST_SUITE_P(Engines, IdentityStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {
-                           return info.param == Engine::kSqlite ? "Sqlite" : "Postgres";
+                           return ::kbench::testing::StoreEngineName(info.param);
                          });
 
 TEST(Roster, ReadsNamesAndEmailsSkippingTheHeaderAndBlankLines) {

@@ -170,4 +170,17 @@ absl::StatusOr<PostgresServer*> SharedPostgres() {
   return Shared().get();
 }
 
+absl::StatusOr<std::string> FreshStoreSpec(StoreEngine engine, const std::string& dir) {
+  if (engine == StoreEngine::kSqlite) return dir + "/state/runs.db";
+  absl::StatusOr<PostgresServer*> server = SharedPostgres();
+  if (!server.ok()) return server.status();
+  return (*server)->CreateDatabase();
+}
+
+std::string StoreEngineName(StoreEngine engine) {
+  return engine == StoreEngine::kSqlite ? "Sqlite" : "Postgres";
+}
+
+void PrintTo(StoreEngine engine, std::ostream* os) { *os << StoreEngineName(engine); }
+
 }  // namespace kbench::testing

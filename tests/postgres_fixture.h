@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -37,5 +38,15 @@ class PostgresServer {
 // The test program's one server: started at the first call, stopped when
 // the tests end. Every call after a failed start returns that failure.
 absl::StatusOr<PostgresServer*> SharedPostgres();
+
+// The engines the store tests run on, and a fresh, empty store of one as
+// the spec OpenStore takes: a SQLite file in a directory under `dir` that
+// does not exist yet (opening makes it), or a new database on
+// SharedPostgres().
+enum class StoreEngine { kSqlite, kPostgres };
+// "Sqlite" or "Postgres": test names and gtest's printing.
+std::string StoreEngineName(StoreEngine engine);
+void PrintTo(StoreEngine engine, std::ostream* os);
+absl::StatusOr<std::string> FreshStoreSpec(StoreEngine engine, const std::string& dir);
 
 }  // namespace kbench::testing

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "server/quota_limits.h"
 #include "server/store/run_store.h"
+#include "tests/loopback_service.h"
 #include "tests/run_records.h"
 #include "tests/temp_dir.h"
 #include "tests/test_authenticator.h"
@@ -54,17 +55,11 @@ class QuotaServiceTest : public ::testing::Test {
         },
         *std::move(overrides));
     service_ = std::make_unique<QuotaService>(*gate_, *store_, &authenticator_);
-    grpc::ServerBuilder builder;
-    int port = 0;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-    builder.RegisterService(service_.get());
-    server_ = builder.BuildAndStart();
-    ASSERT_NE(server_, nullptr);
-    stub_ = v1::Quotas::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                                    grpc::InsecureChannelCredentials()));
+    server_ = std::make_unique<::kbench::testing::LoopbackService>(service_.get());
+    ASSERT_TRUE(server_->ok());
+    stub_ = v1::Quotas::NewStub(server_->Channel());
   }
   void Stop() {
-    if (server_) server_->Shutdown();
     server_.reset();
     service_.reset();
     gate_.reset();
@@ -93,7 +88,7 @@ class QuotaServiceTest : public ::testing::Test {
   std::unique_ptr<store::RunStore> store_;
   std::unique_ptr<QuotaGate> gate_;
   std::unique_ptr<QuotaService> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<::kbench::testing::LoopbackService> server_;
   std::unique_ptr<v1::Quotas::Stub> stub_;
 };
 

@@ -23,28 +23,15 @@ using ::kbench::testing::FullOutcome;
 using ::kbench::testing::TestDevice;
 using ::kbench::testing::TestStarted;
 
-enum class Engine { kSqlite, kPostgres };
-
-std::string EngineName(Engine engine) {
-  return engine == Engine::kSqlite ? "Sqlite" : "Postgres";
-}
-
-void PrintTo(Engine engine, std::ostream* os) { *os << EngineName(engine); }
+using Engine = ::kbench::testing::StoreEngine;
 
 class RunStoreTest : public ::testing::TestWithParam<Engine> {
  protected:
   void SetUp() override {
-    if (GetParam() == Engine::kSqlite) {
-      // A directory that does not exist yet: OpenStore makes it.
-      spec_ = dir_.path() + "/state/runs.db";
-    } else {
-      absl::StatusOr<::kbench::testing::PostgresServer*> server =
-          ::kbench::testing::SharedPostgres();
-      ASSERT_TRUE(server.ok()) << server.status();
-      absl::StatusOr<std::string> url = (*server)->CreateDatabase();
-      ASSERT_TRUE(url.ok()) << url.status();
-      spec_ = *url;
-    }
+    absl::StatusOr<std::string> spec =
+        ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    spec_ = *spec;
     Open();
   }
 
@@ -353,7 +340,7 @@ TEST_P(RunStoreTest, CohortQuotasAreSetReplacedAndKept) {
 INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {
-                           return EngineName(info.param);
+                           return ::kbench::testing::StoreEngineName(info.param);
                          });
 
 }  // namespace
