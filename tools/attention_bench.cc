@@ -12,6 +12,7 @@
 // Usage: kbench_attention_bench [--grid] [--shapes B,H,N,D;...]
 //          [--shape B,H,N,D] [--dtypes fp16,bf16,fp32] [--dims D,...]
 //          [--causal 0|1|both] [--mma-configs] [--check-rows R] [--list]
+//          [--variants NAME,...] [--once]
 //   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
 //           d in {64, 128, 256}, N in {512, ..., 16384}, causal and not;
 //           --shapes and --shape add shapes after it (scripts/bench/
@@ -26,6 +27,12 @@
 //           too (on Hopper the wgmma kernel's configs, and everywhere
 //           the mma.sync tilings; fp32 unroll depths), each in one pass
 //           (no split keys).
+//   --variants: run only the variants of these names (naive, fused,
+//           fused-1pass, fused-<config>; default all). Without naive, its
+//           scores buffer is freed before anything runs.
+//   --once: run each selected variant once with its check and time
+//           nothing: the JSON line has "ok" and no "ms" nor "tflops" (for a
+//           profiler: scripts/bench/attention_ncu.sh).
 // fused runs as PlanAttentionFused says for the device's SMs; where that
 // splits the keys, fused-1pass (the same tiling, no split) is timed too.
 // Every line carries "fused_plan", the plan's description for the shape.
@@ -86,6 +93,13 @@ struct Options {
   bool mma_configs = false;
   int check_rows = 16;
   bool list = false;
+  std::vector<std::string> variants;  // empty: all
+  bool once = false;
+
+  bool Selected(const std::string& name) const {
+    return variants.empty() ||
+           std::find(variants.begin(), variants.end(), name) != variants.end();
+  }
 };
 
 absl::StatusOr<DType> ParseDType(const std::string& s) {
@@ -162,6 +176,17 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
       o.mma_configs = true;
     } else if (a == "--list") {
       o.list = true;
+    } else if (a == "--once") {
+      o.once = true;
+    } else if (a == "--variants") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string list, next());
+      for (const std::string& name : std::vector<std::string>(
+               absl::StrSplit(list, ',', absl::SkipEmpty()))) {
+        if (name != "naive" && name != "fused" && !name.starts_with("fused-"))
+          return absl::InvalidArgumentError(
+              absl::StrCat("--variants: unknown variant ", name));
+        o.variants.push_back(name);
+      }
     } else if (a == "--check-rows") {
       KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
       KBENCH_ASSIGN_OR_RETURN(const int64_t rows, ParseInt(a, value));
@@ -454,8 +479,9 @@ absl::StatusOr<int> Run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   for (DType dtype : opt.dtypes) {
     for (AttentionShape shape : opt.shapes) {
-      KBENCH_ASSIGN_OR_RETURN(const Tensors t,
-                              MakeTensors(shape, dtype, stream));
+      KBENCH_ASSIGN_OR_RETURN(Tensors t, MakeTensors(shape, dtype, stream));
+      // Unused memory out of the way (a profiler saves and restores it all).
+      if (!opt.Selected("naive")) t.scores = DeviceBuffer();
       for (bool causal : opt.causal) {
         shape.causal = causal;
         KBENCH_ASSIGN_OR_RETURN(
@@ -470,6 +496,7 @@ absl::StatusOr<int> Run(const Options& opt) {
         std::string progress;
         for (const auto& [name, call] :
              Variants(opt, shape, dtype, t, f, cublas)) {
+          if (!opt.Selected(name)) continue;
           // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
           KBENCH_CUDA_RETURN_IF_ERROR(
               cudaMemsetAsync(t.o.get(), 0xFF, t.o.bytes(), stream.get()));
@@ -479,25 +506,30 @@ absl::StatusOr<int> Run(const Options& opt) {
               Check(shape, dtype, t.o, rows, ref, tolerance.element, stream));
           const bool ok = err.Passes(tolerance);
           failures += !ok;
-          KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(timer, call));
+          char timing[64] = "";  // none with --once
+          char ms_text[32] = "checked";
+          if (!opt.once) {
+            KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(timer, call));
+            std::snprintf(timing, sizeof(timing),
+                          "\"ms\":%.5f,\"tflops\":%.2f,", ms,
+                          shape.Flops() / (ms * 1e-3) / 1e12);
+            std::snprintf(ms_text, sizeof(ms_text), "%.3f ms", ms);
+          }
           std::printf(
               "{\"source\":\"kbench\",\"variant\":\"%s\",\"dtype\":\"%s\","
               "\"batch\":%lld,\"heads\":%lld,\"seq_len\":%lld,"
-              "\"head_dim\":%lld,\"causal\":%s,\"ms\":%.5f,\"tflops\":%.2f,"
+              "\"head_dim\":%lld,\"causal\":%s,%s"
               "\"rel_l2\":%s,\"max_abs\":%.3g,\"rows_checked\":%zu,"
               "\"non_finite\":%llu,\"over_tolerance\":%llu,\"ok\":%s,"
               "\"fused_plan\":\"%s\"}\n",
               name.c_str(), kernels::DTypeName(dtype), (long long)shape.batch,
               (long long)shape.heads, (long long)shape.seq_len,
-              (long long)shape.head_dim, causal ? "true" : "false", ms,
-              shape.Flops() / (ms * 1e-3) / 1e12,
+              (long long)shape.head_dim, causal ? "true" : "false", timing,
               JsonNumber(err.rel_l2_error()).c_str(), err.max_abs_error,
               rows.size(), (unsigned long long)err.non_finite,
               (unsigned long long)err.over_tolerance, ok ? "true" : "false",
               f.plan.description.c_str());
           std::fflush(stdout);
-          char ms_text[32];
-          std::snprintf(ms_text, sizeof(ms_text), "%.3f ms", ms);
           absl::StrAppend(&progress, progress.empty() ? "" : ", ", name, " ",
                           ms_text, ok ? "" : " FAIL");
         }
