@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Tests of ncu's readings of the misses: attention_ncu.py reads ncu's
 output (testdata/ncu_stdout.csv: ncu's stdout with its raw page, made up,
-not a measurement) and packs the records of calls (testdata/
-attention_ncu.json, made up too). Run by ctest (attention_ncu_scripts)."""
+not a measurement), attention_table.py misses lists the page's misses and
+render shows the readings beside them (testdata/attention_ncu.json, made up
+too). Run by ctest (attention_ncu_scripts)."""
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -13,6 +15,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "testdata")
 sys.path.insert(0, HERE)
 import attention_ncu  # noqa: E402
+import attention_table  # noqa: E402
+from perf_docs_test import point, table_row  # noqa: E402
 
 POINT = "fp16 4 16 4096 128 0"
 
@@ -81,6 +85,67 @@ class Parse(unittest.TestCase):
                          "warps wait for global memory (L1TEX) results")
         self.assertTrue(attention_ncu.rule(dict(f, sm_active=50.0), "bf16")
                         .startswith("SMs idle"))
+
+
+def bench():
+    """Four misses: fp16 (cuDNN) and fp32 read by the fixture, bf16 (ncu
+    failed there) and a low-parallelism fp16 shape not measured; one met
+    point (fp16 at N 8192)."""
+    return (point(390.0, flash=300.0, cudnn=400.0) +
+            point(30.0, efficient=40.0, dtype="fp32", causal=True) +
+            point(300.0, flash=250.0, dtype="bf16") +
+            point(100.0, flash=90.0, b=1, h=4) +
+            point(500.0, flash=300.0, cudnn=400.0, n=8192, b=2))
+
+
+class Misses(unittest.TestCase):
+    def test_misses_are_the_marked_points_furthest_first(self):
+        data = {"command": "c", "server": [], "bench": bench()}
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            json.dump(data, f)
+            f.flush()
+            listed = subprocess.run(
+                [sys.executable, os.path.join(HERE, "attention_table.py"), "misses",
+                 "--data", f.name], capture_output=True, text=True,
+                check=True).stdout.splitlines()
+        self.assertEqual(listed, ["fp32 4 16 4096 128 1",   # 0.75 / 1.2
+                                  "fp16 1 4 4096 128 0",    # 1.11 / 1.3
+                                  "bf16 4 16 4096 128 0",   # 1.20 / 1.3
+                                  POINT])                   # 0.97 / 1.0
+        text = attention_table.render(data)
+        marked = [line for line in text.splitlines()
+                  if line.startswith("|") and "✗" in line]
+        self.assertEqual(len(marked), len(listed))
+
+
+class Section(unittest.TestCase):
+    def render(self, ncu):
+        text = attention_table.render({"command": "c", "server": [], "bench": bench()},
+                                      ncu)
+        return text.split("## Why the misses miss (ncu)")[1]
+
+    def test_says_there_is_no_data_yet(self):
+        self.assertIn("No ncu data yet: docs/perf/data/attention_ncu.json",
+                      self.render(None))
+
+    def test_a_row_per_missed_and_measured_point(self):
+        section = self.render(json.loads(fixture("attention_ncu.json")))
+        self.assertIn("2 of 4 missed points have a reading; 2 have none", section)
+        self.assertIn("left out, 1 measured points that miss no goal", section)
+        self.assertIn("NVIDIA H200", section)
+        rows = [line for line in section.splitlines()
+                if line.startswith("| fp") or line.startswith("| bf")]
+        self.assertEqual(len(rows), 2)
+        wgmma = table_row(section, "| fp16 | 4 | 16 | 4096 | 128 | no |")
+        self.assertEqual(wgmma[6:12], ["fused/cuDNN 0.97 < 1.0",
+                                       "FusedWgmmaKernel<__half, 128, 128, 2, 2, false>",
+                                       "1235", "41", "12", ""])
+        self.assertEqual(wgmma[12:16], ["18 / 19", "80", "35",
+                                        "barrier 2.5, math_pipe_throttle 0.95, wait 0.9"])
+        fp32 = table_row(section, "| fp32 | 4 | 16 | 4096 | 128 | yes |")
+        self.assertEqual(fp32[8], "2500")                   # 2.5 msecond
+        self.assertEqual(fp32[-1], "math pipe busy most of the time")
+        self.assertIn("1. SMs active < 80% of the elapsed cycles:", section)
 
 
 class Pack(unittest.TestCase):

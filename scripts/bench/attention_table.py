@@ -18,15 +18,23 @@ ratio that misses its goal is marked, and a summary line per goal counts
 the points that meet it. The FlashAttention grid and the low-parallelism
 shapes (attention_grid.py) have a table each.
 
+Where ncu's readings of the fused kernel at the missed points are given
+(--ncu, docs/perf/data/attention_ncu.json, made by attention_ncu.sh), a
+section shows them beside each miss, with a reading by stated rules
+(attention_ncu.py); without them, it says there is no data yet.
+
 Usage:
   attention_table.py pack [--command TEXT] --data DATA.json FILE...
       FILE: *.jsonl (bench and peer lines), *.json (a server report, or the
       DATA.json of another call: a run split over calls is merged into one;
       a point measured twice keeps the later file's result).
-  attention_table.py render --data DATA.json --doc DOC.md
+  attention_table.py render --data DATA.json [--ncu NCU.json] --doc DOC.md
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
   attention_table.py goals --data DATA.json
       Prints the goals' summary lines.
+  attention_table.py misses --data DATA.json
+      Prints the points that miss a goal, one a line as the bench's --list
+      prints them ("fp16 4 16 4096 128 0"), the furthest from its goal first.
 """
 import argparse
 import json
@@ -37,8 +45,10 @@ from typing import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_grid  # noqa: E402
+import attention_ncu  # noqa: E402
 import perf_doc  # noqa: E402
 
+NCU_DATA = "docs/perf/data/attention_ncu.json"
 PEERS = ["naive", "fused", "eager", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
 MISSED = "✗"
 
@@ -82,6 +92,12 @@ GOALS = [
 # The ratio columns: (heading, numerator, denominator); the goals' among them.
 RATIOS = [(g.ratio, "fused", g.peer) for g in GOALS] + [
     ("naive/eager", "naive", "eager")]
+
+
+def point_text(p):
+    """The point as the bench's --list prints it: "fp16 4 16 4096 128 0"."""
+    return (f"{p.dtype} {p.batch} {p.heads} {p.seq_len} {p.head_dim} "
+            f"{int(p.causal)}")
 
 
 def point_of(r):
@@ -173,6 +189,24 @@ def meets(variants, goal):
     return variants["fused"].get("ok", True) and r >= goal.at_least
 
 
+def missed_goals(bench):
+    """{point: [(goal, ratio)]} of the points that miss a goal (meets is
+    False: the ratio is under the goal, or fused failed its check)."""
+    missed = {}
+    for p, variants in bench.items():
+        for g in GOALS:
+            if "fused" in variants and g.applies(p) and meets(variants, g) is False:
+                missed.setdefault(p, []).append(
+                    (g, ratio_value(variants, "fused", g.peer)))
+    return missed
+
+
+def misses_worst_first(bench):
+    missed = missed_goals(bench)
+    return sorted(missed, key=lambda p: (
+        min(r / g.at_least for g, r in missed[p]), grid_order(p)))
+
+
 def ratio_cell(point, variants, num, den):
     r = ratio_value(variants, num, den)
     if r is None:
@@ -253,7 +287,70 @@ def grid_order(p):
     return (p.dtype, p.head_dim, p.causal, p.seq_len, p.batch, p.heads)
 
 
-def render(data):
+def figure(value, text="{:.0f}"):
+    return "" if value is None else text.format(value)
+
+
+def ncu_section(bench, ncu, ncu_path):
+    """Why the misses miss: ncu's figures for each missed point measured,
+    and the reading rules."""
+    lines = ["", "## Why the misses miss (ncu)", ""]
+    if ncu is None:
+        return lines + [
+            f"No ncu data yet: {ncu_path} is written on the GPU machine by "
+            "`scripts/bench/attention_ncu.sh` (Nsight Compute on the fused "
+            "kernel at each missed point)."]
+    missed = missed_goals(bench)
+    records = {r["point"]: r for r in ncu["points"] if "error" not in r}
+    shown = sorted((p for p in missed if point_text(p) in records), key=grid_order)
+    no_longer = sum(1 for t in records
+                    if t not in {point_text(p) for p in missed})
+    commands = "; ".join(f"`{c}`" for c in commands_of(ncu))
+    lines += [f"Nsight Compute on the fused kernel, one launch at each missed "
+              f"point, on {ncu.get('gpu') or '?'}"
+              f"{' (ncu ' + ncu['ncu'] + ')' if ncu.get('ncu') else ''}: "
+              f"{commands}. Pipes and DRAM: % of peak over the elapsed "
+              "cycles; occupancy: achieved / theoretical warps, %; stalls: "
+              "warps stalled per issued instruction; time: the launch under "
+              "ncu, µs.", ""]
+    text = f"{len(shown)} of {len(missed)} missed points have a reading"
+    if len(shown) < len(missed):
+        text += (f"; {len(missed) - len(shown)} have none (not measured in that "
+                 "run, or ncu gave no reading)")
+    if no_longer:
+        text += (f"; left out, {no_longer} measured points that miss no goal in "
+                 "this data")
+    lines += [text + ".", ""]
+    titles = SHAPE_HEAD + ["missed", "kernel", "µs", "tensor %", "FMA %", "XU %",
+                           "occupancy %", "SMs active %", "DRAM %", "top stalls",
+                           "reading"]
+    lines += [row(titles), "|" + "---|" * len(titles)]
+    for p in shown:
+        record = records[point_text(p)]
+        f = attention_ncu.reading(record)
+        goals = "; ".join(f"{g.ratio} {r:.2f} < {g.at_least:.1f}" if r < g.at_least
+                          else f"{g.ratio} {r:.2f}, check FAIL" for g, r in missed[p])
+        kernel = attention_ncu.short_kernel(record.get("kernel"))
+        if record.get("ok") is False:
+            kernel += " (check FAIL)"
+        occupancy = (f"{figure(f['achieved'])} / {figure(f['theoretical'])}"
+                     if f["achieved"] is not None or f["theoretical"] is not None
+                     else "")
+        stalls = ", ".join(f"{name} {v:.2g}" for name, v in f["stalls"])
+        lines.append(row(shape_columns(p) + [
+            goals, kernel, figure(f["us"]), figure(f["tensor"]), figure(f["fma"]),
+            figure(f["xu"]), occupancy, figure(f["sm_active"]), figure(f["dram"]),
+            stalls, attention_ncu.rule(f, p.dtype)]))
+    lines += ["", "Reading rules, the first that holds gives the reading (they "
+              "restate the figures; they measure nothing more):", ""]
+    lines += [f"{i}. {when}: {reading}." for i, (when, reading, _) in
+              enumerate(attention_ncu.RULES, 1)]
+    return lines
+
+
+def render(data, ncu=None, ncu_path=NCU_DATA):
+    """The generated section; `ncu` is attention_ncu.json's data, or None
+    when there is none."""
     bench = bench_by_point(data)
     commands = commands_of(data)
     if len(commands) == 1:
@@ -275,6 +372,7 @@ def render(data):
     if low_par:
         w("\n## Low-parallelism shapes, timed alike (same timing)\n")
         lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
+    lines += ncu_section(bench, ncu, ncu_path)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
     if extra:
         w("\n## Other tilings of the fused kernels (same timing)\n")
@@ -323,9 +421,13 @@ def main():
     p.add_argument("files", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("--data", required=True)
+    r.add_argument("--ncu", help="attention_ncu.json (none, or no such file: "
+                   "no ncu data yet)")
     r.add_argument("--doc", required=True)
     g = sub.add_parser("goals")
     g.add_argument("--data", required=True)
+    m = sub.add_parser("misses")
+    m.add_argument("--data", required=True)
     args = parser.parse_args()
     if args.what == "pack":
         data = pack(args.files, args.command)
@@ -336,7 +438,14 @@ def main():
     if args.what == "goals":
         print("\n".join(goal_summary(bench_by_point(perf_doc.load_data(args.data)))))
         return
-    text = perf_doc.render_doc(args.doc, args.data, render)
+    if args.what == "misses":
+        for p in misses_worst_first(bench_by_point(perf_doc.load_data(args.data))):
+            print(point_text(p))
+        return
+    ncu_path = args.ncu or NCU_DATA
+    ncu = perf_doc.load_data(args.ncu) if args.ncu else None
+    text = perf_doc.render_doc(args.doc, args.data,
+                               lambda data: render(data, ncu, ncu_path))
     with open(args.doc, "w") as f:
         f.write(text)
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every doc of docs/perf from the raw JSON committed in
 # docs/perf/data/ (scripts/bench/*_table.py render; prose outside the
-# generated sections is left alone).
+# generated sections is left alone). attention.md also reads
+# docs/perf/data/attention_ncu.json, ncu's readings of the misses
+# (scripts/bench/attention_ncu.sh), and says when there is none yet.
 #   make_perf_docs.sh           rewrite the docs in place
 #   make_perf_docs.sh --check   regenerate into a scratch copy and fail if
 #                               it differs from the committed docs (a test)
@@ -10,14 +12,22 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 docs=(vector_add attention)
 
+# render DOC OUT.md: the doc's generated section from its data, into OUT.md.
+render() {
+  local args=(--data "docs/perf/data/$1.json" --doc "$2")
+  case $1 in
+    attention) args+=(--ncu docs/perf/data/attention_ncu.json) ;;
+  esac
+  python3 "scripts/bench/${1}_table.py" render "${args[@]}"
+}
+
 if [ "${1:-}" = "--check" ]; then
   scratch=$(mktemp -d)
   trap 'rm -rf "$scratch"' EXIT
   status=0
   for doc in "${docs[@]}"; do
     cp "docs/perf/$doc.md" "$scratch/$doc.md"
-    python3 "scripts/bench/${doc}_table.py" render \
-      --data "docs/perf/data/$doc.json" --doc "$scratch/$doc.md"
+    render "$doc" "$scratch/$doc.md"
     if ! diff -u "docs/perf/$doc.md" "$scratch/$doc.md"; then
       echo "docs/perf/$doc.md differs from what docs/perf/data/$doc.json generates;" \
            "run scripts/bench/make_perf_docs.sh" >&2
@@ -28,6 +38,5 @@ if [ "${1:-}" = "--check" ]; then
 fi
 
 for doc in "${docs[@]}"; do
-  python3 "scripts/bench/${doc}_table.py" render \
-    --data "docs/perf/data/$doc.json" --doc "docs/perf/$doc.md"
+  render "$doc" "docs/perf/$doc.md"
 done
