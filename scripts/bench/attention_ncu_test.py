@@ -3,7 +3,8 @@
 output (testdata/ncu_stdout.csv: ncu's stdout with its raw page, made up,
 not a measurement), attention_table.py misses lists the page's misses and
 render shows the readings beside them (testdata/attention_ncu.json, made up
-too). Run by ctest (attention_ncu_scripts)."""
+too), and attention_ncu.sh runs it all against a stand-in ncu and bench.
+Run by ctest (attention_ncu_scripts)."""
 import json
 import os
 import subprocess
@@ -164,6 +165,103 @@ class Pack(unittest.TestCase):
         self.assertEqual(data["gpu"], "NVIDIA H200")
         self.assertEqual(len(data["points"]), 4)
         self.assertEqual(data["points"][0], {"point": POINT, "error": "again"})
+
+
+FAKE_NCU = """#!/usr/bin/env bash
+# A stand-in ncu: runs the program after its flags, then prints the fixture.
+if [ "$1" = --version ]; then echo "Version 0 (fake)"; exit 0; fi
+echo "$*" >>"$FAKE_LOG"
+case " $* " in *" --print-units "*) [ -n "${FAKE_REJECT:-}" ] &&
+  { echo "==ERROR== rejected"; exit 1; } ;; esac
+while [ $# -gt 0 ] && [ "${1##*/}" != kbench_attention_bench ]; do shift; done
+"$@" || exit
+grep '^"' "$FIXTURE"
+"""
+FAKE_BENCH = """#!/usr/bin/env bash
+echo "$*" >>"$FAKE_LOG"
+echo '{"source":"kbench","variant":"fused","ok":true}'
+"""
+
+
+class Script(unittest.TestCase):
+    """attention_ncu.sh with a stand-in ncu, bench and nvidia-smi."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        d = self.dir.name
+        os.makedirs(os.path.join(d, "bin"))
+        os.makedirs(os.path.join(d, "bundle", "lib"))
+        for path, text in (("bin/ncu", FAKE_NCU),
+                           ("bin/nvidia-smi", "#!/bin/sh\necho 'NVIDIA H200'\n"),
+                           ("bundle/kbench_attention_bench", FAKE_BENCH)):
+            with open(os.path.join(d, path), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(d, path), 0o755)
+        self.data = os.path.join(d, "attention.json")
+        with open(self.data, "w") as f:
+            json.dump({"command": "c", "server": [], "bench": bench()}, f)
+        self.out = os.path.join(d, "out")
+        self.log = os.path.join(d, "calls.log")
+
+    def run_script(self, **env):
+        return subprocess.run(
+            ["bash", os.path.join(HERE, "attention_ncu.sh"),
+             os.path.join(self.dir.name, "bundle"), self.data],
+            capture_output=True, text=True,
+            env=dict(os.environ, OUT=self.out, FAKE_LOG=self.log,
+                     FIXTURE=os.path.join(DATA, "ncu_stdout.csv"),
+                     PATH=os.path.join(self.dir.name, "bin") + ":" +
+                     os.environ["PATH"], **env))
+
+    def calls(self):
+        with open(self.log) as f:
+            return f.read().splitlines()
+
+    def test_measures_each_miss_with_the_bench_once(self):
+        run = self.run_script(ONLY="^fp")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        with open(os.path.join(self.out, "attention_ncu.json")) as f:
+            data = json.load(f)
+        self.assertEqual([p["point"] for p in data["points"]],
+                         ["fp32 4 16 4096 128 1", "fp16 1 4 4096 128 0", POINT])
+        self.assertEqual(data["gpu"], "NVIDIA H200")
+        self.assertTrue(data["command"].startswith('ONLY="^fp" scripts/bench/'))
+        self.assertEqual(data["points"][0]["stalls"][0], ["barrier", 2.5])
+        calls = self.calls()
+        self.assertIn("--shape 4,16,4096,128 --dtypes fp32 --causal 1 "
+                      "--variants fused --once", calls[1])
+        self.assertIn("-k regex:Fused(Wgmma|Mma|Fp32)Kernel", calls[0])
+        self.assertIn("[1/3] fp32 4 16 4096 128 1: FusedWgmmaKernel", run.stdout)
+        self.assertTrue(os.path.exists(os.path.join(self.out, "ncu",
+                                                    "fp32_4_16_4096_128_1.csv")))
+
+    def test_falls_back_to_the_known_metrics_and_keeps_them(self):
+        run = self.run_script(ONLY="^fp16", FAKE_REJECT="1")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("again with the metrics known to work", run.stdout)
+        ncu_calls = [c for c in self.calls() if c.startswith("--clock-control")]
+        self.assertEqual(len(ncu_calls), 3)          # 2 points, one retried
+        self.assertIn("--print-units", ncu_calls[0])
+        self.assertNotIn("--print-units", ncu_calls[2])
+        with open(os.path.join(self.out, "ncu",
+                               "fp16_1_4_4096_128_0.first-try.log")) as f:
+            self.assertIn("==ERROR== rejected", f.read())
+
+    def test_stops_at_the_deadline(self):
+        run = self.run_script(DEADLINE_S="0")
+        self.assertEqual(run.returncode, 1)
+        self.assertIn("out of time (DEADLINE_S=0): 4 points left out", run.stdout)
+        with open(os.path.join(self.out, "attention_ncu.json")) as f:
+            self.assertEqual(json.load(f)["points"], [])
+
+    def test_exits_2_without_ncu(self):
+        if os.path.exists("/usr/local/cuda/bin/ncu"):
+            self.skipTest("this machine has /usr/local/cuda/bin/ncu")
+        os.remove(os.path.join(self.dir.name, "bin", "ncu"))
+        run = self.run_script()
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("ncu (Nsight Compute) is neither on PATH", run.stderr)
 
 
 if __name__ == "__main__":
