@@ -14,10 +14,10 @@
 # which are kept if they read it (the failed try's log: ncu/*.first-try.log).
 # Usage, from the repo root on the GPU machine:
 #   scripts/bench/attention_ncu.sh BUNDLE [DATA.json]
-# BUNDLE holds kbench_attention_bench and lib/ (scripts/gpu_check.sh; its
-# BUNDLE.tar.gz is unpacked when BUNDLE is absent); DATA defaults to
-# docs/perf/data/attention.json. ncu is looked for on PATH, then at
-# /usr/local/cuda/bin/ncu; without it the script exits 2.
+# BUNDLE holds kbench_attention_bench (one with --variants and --once) and
+# lib/ (scripts/gpu_check.sh; BUNDLE.tar.gz is unpacked when BUNDLE is
+# absent); DATA defaults to docs/perf/data/attention.json. ncu is looked
+# for on PATH, then at /usr/local/cuda/bin/ncu; without it the script exits 2.
 # Time: no point starts after DEADLINE_S (default 400) seconds, and each
 # ncu call is stopped after POINT_TIMEOUT_S (default 60) or at the deadline;
 # ONLY (an extended regex over "dtype B H N d causal") narrows the points,
@@ -52,6 +52,11 @@ fi
 bench=$bundle/kbench_attention_bench
 if [ ! -x "$bench" ]; then
   echo "attention_ncu.sh: no $bench (scripts/gpu_check.sh builds and bundles it)" >&2
+  exit 2
+fi
+if ! "$bench" --list --variants fused --once >/dev/null 2>&1; then
+  echo "attention_ncu.sh: $bench has no --variants or --once (an older build:" \
+    "rebuild the bundle with scripts/gpu_check.sh)" >&2
   exit 2
 fi
 lib=$bundle/lib

@@ -7,6 +7,7 @@ too), and attention_ncu.sh runs it all against a stand-in ncu and bench.
 Run by ctest (attention_ncu_scripts)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -178,6 +179,7 @@ while [ $# -gt 0 ] && [ "${1##*/}" != kbench_attention_bench ]; do shift; done
 grep '^"' "$FIXTURE"
 """
 FAKE_BENCH = """#!/usr/bin/env bash
+[ -n "${FAKE_OLD_BENCH:-}" ] && { echo "unknown argument --variants" >&2; exit 2; }
 echo "$*" >>"$FAKE_LOG"
 echo '{"source":"kbench","variant":"fused","ok":true}'
 """
@@ -229,9 +231,10 @@ class Script(unittest.TestCase):
         self.assertTrue(data["command"].startswith('ONLY="^fp" scripts/bench/'))
         self.assertEqual(data["points"][0]["stalls"][0], ["barrier", 2.5])
         calls = self.calls()
+        self.assertEqual(calls[0], "--list --variants fused --once")  # its flags
+        self.assertIn("-k regex:Fused(Wgmma|Mma|Fp32)Kernel", calls[1])
         self.assertIn("--shape 4,16,4096,128 --dtypes fp32 --causal 1 "
-                      "--variants fused --once", calls[1])
-        self.assertIn("-k regex:Fused(Wgmma|Mma|Fp32)Kernel", calls[0])
+                      "--variants fused --once", calls[2])
         self.assertIn("[1/3] fp32 4 16 4096 128 1: FusedWgmmaKernel", run.stdout)
         self.assertTrue(os.path.exists(os.path.join(self.out, "ncu",
                                                     "fp32_4_16_4096_128_1.csv")))
@@ -255,9 +258,14 @@ class Script(unittest.TestCase):
         with open(os.path.join(self.out, "attention_ncu.json")) as f:
             self.assertEqual(json.load(f)["points"], [])
 
+    def test_exits_2_with_a_bench_without_once(self):
+        run = self.run_script(FAKE_OLD_BENCH="1")
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("has no --variants or --once", run.stderr)
+
     def test_exits_2_without_ncu(self):
-        if os.path.exists("/usr/local/cuda/bin/ncu"):
-            self.skipTest("this machine has /usr/local/cuda/bin/ncu")
+        if shutil.which("ncu") or os.path.exists("/usr/local/cuda/bin/ncu"):
+            self.skipTest("this machine has an ncu")
         os.remove(os.path.join(self.dir.name, "bin", "ncu"))
         run = self.run_script()
         self.assertEqual(run.returncode, 2)
