@@ -102,7 +102,7 @@ measure() {
   limit=$((left < point_timeout ? left : point_timeout))
   timeout -k 10 "$((limit > 1 ? limit : 1))" "$ncu" "${flags[@]}" "$bench" \
     --shape "$b,$h,$n,$d" --dtypes "$dtype" --causal "$causal" \
-    --variants fused --once >"$raw/$tag.out" 2>"$raw/$tag.err"
+    --variants fused --once </dev/null >"$raw/$tag.out" 2>"$raw/$tag.err"
   rc=$?
   grep '^"' "$raw/$tag.out" >"$out/ncu/$tag.csv"
   { grep -v '^"' "$raw/$tag.out"; cat "$raw/$tag.err"; } >"$out/ncu/$tag.log"
