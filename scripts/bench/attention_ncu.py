@@ -93,10 +93,11 @@ def launches(text):
         for r in rows[1:]:
             if len(r) != len(head):
                 continue
-            value = number(r[col["Metric Value"]])
+            name, value = r[col["Metric Name"]], number(r[col["Metric Value"]])
             if value is not None:
-                launch(r)["metrics"][r[col["Metric Name"]]] = value
-                launch(r)["units"][r[col["Metric Name"]]] = r[col.get("Metric Unit", 0)]
+                launch(r)["metrics"][name] = value
+                if "Metric Unit" in col and r[col["Metric Unit"]]:
+                    launch(r)["units"][name] = r[col["Metric Unit"]]
         return list(found.values())
     first = col["Kernel Name"] + 1  # the raw page: a column per metric
     while first < len(head) and head[first] in ("Context", "Stream", "Block Size",

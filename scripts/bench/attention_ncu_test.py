@@ -76,8 +76,9 @@ class Parse(unittest.TestCase):
                 '"0","FusedMmaKernel<float>(float *)","Raw",'
                 '"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed","%",'
                 '"1,075.5"\n')
-        self.assertEqual(attention_ncu.reading(attention_ncu.parse(text, POINT))["fma"],
-                         1075.5)
+        record = attention_ncu.parse(text, POINT)
+        self.assertEqual(attention_ncu.reading(record)["fma"], 1075.5)
+        self.assertEqual(list(record["units"].values()), ["%"])
 
     def test_rules_by_dtype(self):
         f = {"sm_active": 95.0, "dram": 10.0, "tensor": 80.0, "fma": 20.0,
