@@ -141,7 +141,7 @@ class Section(unittest.TestCase):
         self.assertEqual(len(rows), 2)
         wgmma = table_row(section, "| fp16 | 4 | 16 | 4096 | 128 | no |")
         self.assertEqual(wgmma[6:12], ["fused/cuDNN 0.97 < 1.0",
-                                       "FusedWgmmaKernel<__half, 128, 128, 2, 2, false>",
+                                       "`FusedWgmmaKernel<__half, 128, 128, 2, 2, false>`",
                                        "1235", "41", "12", ""])
         self.assertEqual(wgmma[12:16], ["18 / 19", "80", "35",
                                         "barrier 2.5, math_pipe_throttle 0.95, wait 0.9"])

@@ -330,7 +330,7 @@ def ncu_section(bench, ncu, ncu_path):
         f = attention_ncu.reading(record)
         goals = "; ".join(f"{g.ratio} {r:.2f} < {g.at_least:.1f}" if r < g.at_least
                           else f"{g.ratio} {r:.2f}, check FAIL" for g, r in missed[p])
-        kernel = attention_ncu.short_kernel(record.get("kernel"))
+        kernel = f"`{attention_ncu.short_kernel(record.get('kernel'))}`"
         if record.get("ok") is False:
             kernel += " (check FAIL)"
         occupancy = (f"{figure(f['achieved'])} / {figure(f['theoretical'])}"
