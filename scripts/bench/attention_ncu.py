@@ -197,37 +197,38 @@ def _ge(value, limit):
     return value is not None and value >= limit
 
 
-# The page's reading rules, the first that holds: (when, reading, test of
-# (figures, dtype)). They restate what the figures say; they measure nothing.
+# The page's reading rules, the first that holds: (when, reading, test of the
+# figures). They restate what the figures say; they measure nothing. The math
+# pipe is the busier of tensor and FMA, whichever kernel ran (wgmma, mma.sync
+# in half or tf32, or fp32 on CUDA cores).
 RULES = [
     ("SMs active < 80% of the elapsed cycles",
      "SMs idle: too few blocks for the GPU, or a tail",
-     lambda r, dt: r["sm_active"] is not None and r["sm_active"] < 80),
+     lambda r: r["sm_active"] is not None and r["sm_active"] < 80),
     ("DRAM ≥ 60%", "DRAM busy: memory traffic is a limit",
-     lambda r, dt: _ge(r["dram"], 60)),
-    ("fp16, bf16: tensor pipe ≥ 70%; fp32: FMA pipe ≥ 70%",
-     "math pipe busy most of the time",
-     lambda r, dt: _ge(r["fma"] if dt == "fp32" else r["tensor"], 70)),
+     lambda r: _ge(r["dram"], 60)),
+    ("tensor or FMA pipe ≥ 70%", "math pipe busy most of the time",
+     lambda r: _ge(r["tensor"], 70) or _ge(r["fma"], 70)),
     ("XU pipe ≥ 50%", "XU pipe (exp2 of the softmax) busy half the time or more",
-     lambda r, dt: _ge(r["xu"], 50)),
+     lambda r: _ge(r["xu"], 50)),
     ("top stall barrier",
      "warps wait at a barrier for the rest of their block (warpgroups for each other)",
-     lambda r, dt: _top(r) == "barrier"),
+     lambda r: _top(r) == "barrier"),
     ("top stall long_scoreboard", "warps wait for global memory (L1TEX) results",
-     lambda r, dt: _top(r) == "long_scoreboard"),
+     lambda r: _top(r) == "long_scoreboard"),
     ("top stall short_scoreboard or mio_throttle",
      "warps wait on shared memory or XU results (MIO)",
-     lambda r, dt: _top(r) in ("short_scoreboard", "mio_throttle")),
+     lambda r: _top(r) in ("short_scoreboard", "mio_throttle")),
     ("otherwise", "no rule: the stalls say where warps wait",
-     lambda r, dt: True),
+     lambda r: True),
 ]
 
 
-def rule(figures, dtype):
-    return next(text for _, text, holds in RULES if holds(figures, dtype))
+def rule(figures):
+    return next(text for _, text, holds in RULES if holds(figures))
 
 
-def summary(record, dtype):
+def summary(record):
     """One line of progress: the kernel, the figures, the reading."""
     if "error" in record:
         return record["error"]
@@ -237,7 +238,7 @@ def summary(record, dtype):
         ("SMs active", "sm_active"), ("DRAM", "dram")) if f[key] is not None)
     stalls = ", ".join(f"{name} {v:.2g}" for name, v in f["stalls"])
     return (f"{short_kernel(record['kernel'])}: {figures}; stalls {stalls}; "
-            f"{rule(f, dtype)}")
+            f"{rule(f)}")
 
 
 def pack(paths, command=None, gpu=None, version=None):
@@ -300,7 +301,7 @@ def main():
     except ValueError as e:
         record, failed = {"point": args.point, "error": str(e)}, True
     print(json.dumps(record, sort_keys=True))
-    print(summary(record, args.point.split()[0]), file=sys.stderr)
+    print(summary(record), file=sys.stderr)
     sys.exit(1 if failed else 0)
 
 

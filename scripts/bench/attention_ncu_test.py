@@ -61,7 +61,7 @@ class Parse(unittest.TestCase):
         self.assertEqual((f["achieved"], f["theoretical"]), (17.9, 18.75))
         self.assertEqual(f["sm_active"], 80.0)
         self.assertAlmostEqual(f["us"], 1234.567)
-        self.assertTrue(attention_ncu.rule(f, "fp16").startswith(
+        self.assertTrue(attention_ncu.rule(f).startswith(
             "warps wait at a barrier"))
 
     def test_no_fused_launch_is_an_error_naming_ncu_s(self):
@@ -80,13 +80,16 @@ class Parse(unittest.TestCase):
         self.assertEqual(attention_ncu.reading(record)["fma"], 1075.5)
         self.assertEqual(list(record["units"].values()), ["%"])
 
-    def test_rules_by_dtype(self):
-        f = {"sm_active": 95.0, "dram": 10.0, "tensor": 80.0, "fma": 20.0,
+    def test_rules_in_order(self):
+        f = {"sm_active": 95.0, "dram": 10.0, "tensor": 0.0, "fma": 20.0,
              "xu": 10.0, "stalls": [["long_scoreboard", 2.0]]}
-        self.assertEqual(attention_ncu.rule(f, "bf16"), "math pipe busy most of the time")
-        self.assertEqual(attention_ncu.rule(f, "fp32"),
+        self.assertEqual(attention_ncu.rule(f),
                          "warps wait for global memory (L1TEX) results")
-        self.assertTrue(attention_ncu.rule(dict(f, sm_active=50.0), "bf16")
+        self.assertEqual(attention_ncu.rule(dict(f, fma=75.0)),
+                         "math pipe busy most of the time")
+        self.assertEqual(attention_ncu.rule(dict(f, tensor=None, xu=50.0)),
+                         "XU pipe (exp2 of the softmax) busy half the time or more")
+        self.assertTrue(attention_ncu.rule(dict(f, sm_active=50.0, fma=75.0))
                         .startswith("SMs idle"))
 
 

@@ -340,7 +340,7 @@ def ncu_section(bench, ncu, ncu_path):
         lines.append(row(shape_columns(p) + [
             goals, kernel, figure(f["us"]), figure(f["tensor"]), figure(f["fma"]),
             figure(f["xu"]), occupancy, figure(f["sm_active"]), figure(f["dram"]),
-            stalls, attention_ncu.rule(f, p.dtype)]))
+            stalls, attention_ncu.rule(f)]))
     lines += ["", "Reading rules, the first that holds gives the reading (they "
               "restate the figures; they measure nothing more):", ""]
     lines += [f"{i}. {when}: {reading}." for i, (when, reading, _) in
