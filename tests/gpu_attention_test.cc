@@ -171,7 +171,7 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
   EXPECT_EQ(LaunchAttentionFusedMma(shape, DType::kFp16, none, kDefaultMmaConfig,
                                     kMaxKvSplits + 1, nullptr),
             cudaErrorInvalidValue);
-  EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, kDefaultFp32Config, 0, nullptr),
+  EXPECT_EQ(LaunchAttentionFusedTf32(shape, none, Tf32ConfigFor(shape), 0, nullptr),
             cudaErrorInvalidValue);
 }
 
@@ -189,13 +189,19 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp16, 132);
   EXPECT_NE(plan.description.find(hopper ? "wgmma" : "mma.sync"), std::string::npos)
       << plan.description;
+  const FusedAttentionPlan fp32 =
+      PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
+  EXPECT_NE(fp32.description.find("mma.sync 3xTF32"), std::string::npos)
+      << fp32.description;
 }
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
-// the wgmma kernel on a Hopper device, so it needs cases of its own).
-// kFusedPingPong: the wgmma kernel in its other config (fused runs
-// kDefaultWgmmaConfig; Hopper only).
-enum class Variant { kNaive, kFused, kFusedMma, kFusedPingPong };
+// the wgmma kernel on a Hopper device, so it needs cases of its own); for
+// fp32, the 3xTF32 kernel in Case::tf32_config (fused runs the config
+// Tf32ConfigFor picks).
+// kFusedFree: the wgmma kernel in its other config, unsynchronised
+// consumers (fused runs kDefaultWgmmaConfig, ping-pong; Hopper only).
+enum class Variant { kNaive, kFused, kFusedMma, kFusedFree };
 
 struct Case {
   Variant variant;
@@ -207,6 +213,8 @@ struct Case {
   int splits = 0;
   // fused only: the device's plan must split this shape.
   bool expect_split = false;
+  // kFusedMma, fp32: the tiling.
+  Tf32Config tf32_config = Tf32Config::kWarps8Rows16;
 };
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
@@ -214,13 +222,16 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const char* variant = c.variant == Variant::kNaive      ? "naive"
                         : c.variant == Variant::kFused    ? "fused"
                         : c.variant == Variant::kFusedMma ? "fusedmma"
-                                                          : "fusedpingpong";
+                                                          : "fusedfree";
   return std::string(variant) + "_" +
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
          "n" + std::to_string(c.shape.seq_len) + "d" +
          std::to_string(c.shape.head_dim) +
-         (c.splits > 0 ? "_s" + std::to_string(c.splits) : "");
+         (c.splits > 0 ? "_s" + std::to_string(c.splits) : "") +
+         (c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
+              ? "_tf32c" + std::to_string(int(c.tf32_config))
+              : "");
 }
 
 // Test names and ctest names show the case, not its bytes.
@@ -284,11 +295,16 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
       if (c.variant == Variant::kFusedMma) {
-        plan.splits = c.splits > 0 ? c.splits
-                                   : SplitKvSplits(shape, kFusedQueryRows,
-                                                   MmaKvTile(kDefaultMmaConfig,
-                                                                    shape.head_dim),
-                                                   sms);
+        const bool tf32 = c.dtype == DType::kFp32;
+        plan.splits =
+            c.splits > 0 ? c.splits
+                         : SplitKvSplits(
+                               shape,
+                               tf32 ? Tf32QueryRows(c.tf32_config, shape.head_dim)
+                                    : kFusedQueryRows,
+                               tf32 ? Tf32KvTile(c.tf32_config, shape.head_dim)
+                                    : MmaKvTile(kDefaultMmaConfig, shape.head_dim),
+                               sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
       }
       if (c.expect_split && plan.splits < 2)
@@ -308,12 +324,14 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       const AttentionTensors x{q.get(), k.get(), v.get(), o.get(),
                                workspace.get()};
       KBENCH_CUDA_RETURN_IF_ERROR(
-          c.variant == Variant::kFusedMma
+          c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
+              ? LaunchAttentionFusedTf32(shape, x, c.tf32_config, plan.splits, stream)
+          : c.variant == Variant::kFusedMma
               ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
                                         plan.splits, stream)
-          : c.variant == Variant::kFusedPingPong
+          : c.variant == Variant::kFusedFree
               ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                          WgmmaConfig::kPingPong, stream)
+                                          WgmmaConfig::kFree, stream)
               : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
@@ -343,7 +361,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
 
 TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const Case& c = GetParam();
-  if (c.variant == Variant::kFusedPingPong && !WgmmaAttentionRuns(c.dtype))
+  if (c.variant == Variant::kFusedFree && !WgmmaAttentionRuns(c.dtype))
     GTEST_SKIP() << "the wgmma kernel needs a compute capability 9.0 device";
   AttentionShape shape = c.shape;
   shape.causal = c.causal;
@@ -444,12 +462,25 @@ std::vector<Case> Cases() {
       cases.push_back({Variant::kFusedMma, dtype, causal, Shape(1, 1, 3000, 128, causal)});
       cases.push_back({Variant::kFusedMma, dtype, causal, Shape(3, 50, 129, 128, causal), 3});
     }
+  // fp32's 3xTF32 tilings, each on tails, every tiled head dim, its auto
+  // plan on a low-parallelism shape and forced splits.
+  for (Tf32Config config : {Tf32Config::kWarps8Rows16, Tf32Config::kWarps4Rows16,
+                            Tf32Config::kWarps4Rows32})
+    for (bool causal : {false, true}) {
+      for (int64_t d : {64, 128, 256})
+        cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
+                         Shape(2, 3, 77, d, causal), 0, false, config});
+      cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
+                       Shape(1, 1, 3000, 128, causal), 0, false, config});
+      cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
+                       Shape(3, 50, 129, 64, causal), 3, false, config});
+    }
   // The wgmma kernel's pipeline: many key tiles with the slots reused (N
   // past 2 stages x 128 keys, tails), and one query block per head.
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (int64_t d : {64, 128, 256})
-        for (Variant variant : {Variant::kFused, Variant::kFusedPingPong})
+        for (Variant variant : {Variant::kFused, Variant::kFusedFree})
           cases.push_back({variant, dtype, causal, Shape(2, 2, 2049, d, causal)});
   return cases;
 }

@@ -6,16 +6,16 @@
 //          accumulation; plain fp32 FMA for fp32, no TF32), a mask + softmax
 //          pass over S in place (attention_softmax.cu, fp32 arithmetic), then
 //          O = P V by cuBLAS.
-//   fused: one kernel, S never leaves the chip, online softmax:
-//          attention_fused_fp32.cu (CUDA cores) and, for fp16/bf16 on tensor
-//          cores, attention_fused_wgmma.cu on a Hopper (sm_90) device
-//          (FlashAttention-3's structure) or attention_fused_mma.cu
-//          (FlashAttention-2's, mma.sync) on any other. Head dims kernels::kFusedCudaHeadDims
-//          only (kernels/attention_head_dims.h). When batch * heads *
-//          ceil(seq_len / 128) query blocks do not fill the SMs, the keys
-//          are split over blocks with a combine kernel after
-//          (attention_split_kv.h); PlanAttentionFused says how.
-// Tolerances (kernels/dtype.h): fp32 2e-5 relative L2, fp16/bf16 1e-2.
+//   fused: one kernel, S never leaves the chip, online softmax, on tensor
+//          cores: fp16/bf16 by attention_fused_wgmma.cu on a Hopper (sm_90)
+//          device (FlashAttention-3's structure), by attention_fused_mma.cu
+//          (FlashAttention-2's, mma.sync) on any other; fp32 by
+//          attention_fused_mma.cu in 3xTF32 (error near fp32's). Head dims
+//          kernels::kFusedCudaHeadDims only (kernels/attention_head_dims.h).
+//          When batch * heads * ceil(seq_len / query rows) blocks do not
+//          fill the SMs, the keys are split over blocks with a combine
+//          kernel after (attention_split_kv.h); PlanAttentionFused says how.
+// Tolerances: kernels/tolerances.h.
 //
 // Contract: every pointer is device memory from cudaMalloc (256-byte
 // aligned); a launcher enqueues on `stream`, does not wait, and returns the
@@ -64,7 +64,7 @@ struct FusedAttentionPlan {
   int splits = 1;
   int64_t workspace_bytes = 0;
   // e.g. "split-KV x11: 24 query blocks, 132 SMs; wgmma (sm_90a), key tiles
-  // of 128" or "one pass: 256 query blocks, 132 SMs; fp32 CUDA cores, key
+  // of 128" or "one pass: 256 query blocks, 132 SMs; mma.sync 3xTF32, key
   // tiles of 64".
   std::string description;
 };

@@ -1,6 +1,6 @@
 // LaunchAttentionFused (attention.h): picks the fused kernel for the dtype
-// and device: fp32 on CUDA cores; fp16/bf16 by wgmma on a Hopper (sm_90)
-// device, else by mma.sync in its default tiling. PlanAttentionFused: the
+// and device: fp32 by mma.sync in 3xTF32; fp16/bf16 by wgmma on a Hopper
+// (sm_90) device, else by mma.sync; each in its default tiling. PlanAttentionFused: the
 // split-KV rule applied to that kernel's tiling.
 #include <algorithm>
 #include <cstdint>
@@ -17,9 +17,9 @@ namespace {
 
 // The kernel fused runs for a dtype on the current device: the one place
 // the plan and the launch take it from.
-enum class FusedKernel { kFp32, kWgmma, kMma };
+enum class FusedKernel { kTf32, kWgmma, kMma };
 FusedKernel KernelFor(DType dtype) {
-  if (dtype == DType::kFp32) return FusedKernel::kFp32;
+  if (dtype == DType::kFp32) return FusedKernel::kTf32;
   return WgmmaAttentionRuns(dtype) ? FusedKernel::kWgmma : FusedKernel::kMma;
 }
 
@@ -33,11 +33,14 @@ bool FusedAttentionSupports(int64_t head_dim) {
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
-  const int kv_tile = kernel == FusedKernel::kFp32    ? Fp32KvTile()
-                      : kernel == FusedKernel::kWgmma ? WgmmaKvTile(shape.head_dim)
-                                                      : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
-  const int query_rows =
-      kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape.head_dim) : kFusedQueryRows;
+  const int kv_tile = kernel == FusedKernel::kTf32 ? Tf32KvTile(Tf32ConfigFor(shape), shape.head_dim)
+                      : kernel == FusedKernel::kWgmma
+                          ? WgmmaKvTile(shape.head_dim)
+                          : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
+  const int query_rows = kernel == FusedKernel::kTf32
+                             ? Tf32QueryRows(Tf32ConfigFor(shape), shape.head_dim)
+                         : kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape.head_dim)
+                                                         : kFusedQueryRows;
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, query_rows, kv_tile, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
@@ -45,7 +48,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
-  const char* name = kernel == FusedKernel::kFp32    ? "fp32 CUDA cores"
+  const char* name = kernel == FusedKernel::kTf32    ? "mma.sync 3xTF32"
                      : kernel == FusedKernel::kWgmma ? "wgmma (sm_90a)"
                                                      : "mma.sync";
   plan.description = (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits)
@@ -71,8 +74,8 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   switch (KernelFor(dtype)) {
-    case FusedKernel::kFp32:
-      return LaunchAttentionFusedFp32(shape, tensors, kDefaultFp32Config, plan.splits,
+    case FusedKernel::kTf32:
+      return LaunchAttentionFusedTf32(shape, tensors, Tf32ConfigFor(shape), plan.splits,
                                       stream);
     case FusedKernel::kWgmma:
       return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,

@@ -37,21 +37,35 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
 // Key rows of one K/V tile of `config` at head_dim.
 int MmaKvTile(MmaConfig config, int64_t head_dim);
 
-// fp32 CUDA-core kernel (attention_fused_fp32.cu).
-enum class Fp32Config {
-  // 128 query rows a block, P in its own shared buffer: one block an SM.
-  kRows128,
-  // 64 query rows a block, P written over the K tile: two blocks an SM.
-  kRows64Aliased,
+// fp32 on tensor cores, 3xTF32 (the same kernel as fp16/bf16,
+// attention_fused_mma.cu): each product as three tf32 products of the
+// operands' big and small halves, error near fp32's own (what SDPA's
+// efficient kernel does for fp32 too, CUTLASS's OpMultiplyAddFastF32).
+enum class Tf32Config {
+  // 8 warps of 16 query rows (128 a block), K and V tiles of 64 rows.
+  kWarps8Rows16,
+  // 4 warps of 16 query rows (64 a block), K and V tiles of 64 rows at
+  // d = 64, 32 at d = 128.
+  kWarps4Rows16,
+  // 4 warps of 32 query rows, K and V tiles of 64 rows at d = 64, 32 at
+  // d = 128.
+  kWarps4Rows32,
 };
-inline constexpr Fp32Config kDefaultFp32Config = Fp32Config::kRows128;
-
+// The config fused runs for `shape`: kWarps4Rows32 at d = 64 without the
+// causal mask, kWarps8Rows16 otherwise. On the H200, B = 4, N = 4096, one
+// pass: d = 64 (H = 32) 8.95 ms against kWarps8Rows16's 10.85, causal 4.80
+// against 5.29; d = 128 (H = 16) kWarps8Rows16 9.19 ms, the others 12.7 and
+// 13.2. d = 256 runs 8 warps of 16 rows with key tiles of 16 for every
+// config, and a head_dim other than 64, 128 or 256 runs kWarps8Rows16's
+// tiling of the next of those.
+Tf32Config Tf32ConfigFor(const AttentionShape& shape);
 // `splits` as for LaunchAttentionFusedMma.
-cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
-                                     const AttentionTensors& tensors,
-                                     Fp32Config config, int splits,
-                                     cudaStream_t stream);
-// Key rows of one K/V tile of the fp32 kernel (every configuration).
-int Fp32KvTile();
+cudaError_t LaunchAttentionFusedTf32(const AttentionShape& shape,
+                                     const AttentionTensors& tensors, Tf32Config config,
+                                     int splits, cudaStream_t stream);
+// Key rows of one K/V tile, and query rows of a block, of `config` at
+// head_dim.
+int Tf32KvTile(Tf32Config config, int64_t head_dim);
+int Tf32QueryRows(Tf32Config config, int64_t head_dim);
 
 }  // namespace kbench::kernels::cuda

@@ -33,12 +33,11 @@ enum class WgmmaConfig {
   // issue their products. On the H200, fp16, B = 4, H = 16, N = 4096,
   // d = 128, one pass: 0.948 ms against kFree's 0.991 (B = 4, H = 8,
   // d = 256: 0.915 against 0.957); at d = 64 (three consumers) it is
-  // kFree. The published grid (docs/perf) was measured with kFree as the
-  // default. Key tiles of 192 rows at d = 128 were measured too (no gain)
+  // kFree. Key tiles of 192 rows at d = 128 were measured too (no gain)
   // and dropped.
   kPingPong,
 };
-inline constexpr WgmmaConfig kDefaultWgmmaConfig = WgmmaConfig::kFree;
+inline constexpr WgmmaConfig kDefaultWgmmaConfig = WgmmaConfig::kPingPong;
 
 // `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
 // cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or

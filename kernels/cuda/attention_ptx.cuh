@@ -1,6 +1,6 @@
 // Device helpers of the fused attention kernels: the PTX instructions they are
-// built from (cp.async, ldmatrix, mma.sync m16n8k16, ex2), each wrapped once
-// so the kernels read as tile algebra. sm_80 and later (built for sm_90).
+// built from (cp.async, ldmatrix, mma.sync m16n8k16 and m16n8k8 tf32, ex2),
+// each wrapped once so the kernels read as tile algebra. sm_80 and later (built for sm_90).
 //
 // Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
 //   A (16x16, row-major), 4 regs of 2 elements:
@@ -71,6 +71,30 @@ __device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4],
       : "r"(addr), "n"(kImm));
 }
 
+// The 32 bits at shared address addr + kImm.
+template <int kImm = 0>
+__device__ __forceinline__ uint32_t LdShared32(uint32_t addr) {
+  uint32_t r;
+  asm volatile("ld.shared.b32 %0, [%1+%2];\n" : "=r"(r) : "r"(addr), "n"(kImm));
+  return r;
+}
+
+// The 16 bytes at shared address addr + kImm as four floats, and back.
+template <int kImm = 0>
+__device__ __forceinline__ float4 LdShared128(uint32_t addr) {
+  float4 r;
+  asm volatile("ld.shared.v4.f32 {%0,%1,%2,%3}, [%4+%5];\n"
+               : "=f"(r.x), "=f"(r.y), "=f"(r.z), "=f"(r.w)
+               : "r"(addr), "n"(kImm));
+  return r;
+}
+template <int kImm = 0>
+__device__ __forceinline__ void StShared128(uint32_t addr, float4 x) {
+  asm volatile("st.shared.v4.f32 [%0+%1], {%2,%3,%4,%5};\n" ::"r"(addr), "n"(kImm),
+               "f"(x.x), "f"(x.y), "f"(x.z), "f"(x.w)
+               : "memory");
+}
+
 // D = A B + D, fp32 accumulators; T is __half or __nv_bfloat16.
 template <typename T>
 __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4],
@@ -93,6 +117,58 @@ __device__ __forceinline__ void Mma16816<__nv_bfloat16>(
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// fp32 on tensor cores, as 3xTF32 (CUTLASS's OpMultiplyAddFastF32): x =
+// big + small, big = x rounded to tf32 (10-bit mantissa), small = the rest
+// rounded to tf32, and a b ~ big_a big_b + big_a small_b + small_a big_b;
+// the dropped small_a small_b and the rounding of the smalls are about
+// 2^-22 of |a b|, near fp32's own 2^-24.
+struct Tf32Pair {
+  uint32_t big, small;
+};
+__device__ __forceinline__ uint32_t ToTf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+__device__ __forceinline__ Tf32Pair SplitTf32(uint32_t bits) {
+  const uint32_t big = ToTf32(__uint_as_float(bits));
+  return {big, ToTf32(__uint_as_float(bits) - __uint_as_float(big))};
+}
+__device__ __forceinline__ Tf32Pair SplitTf32(float x) { return SplitTf32(__float_as_uint(x)); }
+// The same with the small half left in fp32: the tensor cores read a tf32
+// operand's top 19 bits, so it is truncated rather than rounded (as
+// CUTLASS's FastF32 does), about 2^-21 of |x| instead of 2^-22, one
+// instruction fewer. For splits made per warp and per tile (Q, P).
+__device__ __forceinline__ Tf32Pair SplitTf32Fast(uint32_t bits) {
+  const uint32_t big = ToTf32(__uint_as_float(bits));
+  return {big, __float_as_uint(__uint_as_float(bits) - __uint_as_float(big))};
+}
+
+// mma.sync.m16n8k8 tf32 (fp32 accumulators), fragments as m16n8k16's with
+// one 32-bit element a register (g = lane / 4, t = lane % 4):
+//   A (16x8): a0 (row g, col t), a1 (row g+8, col t), a2 (row g, col t+4),
+//     a3 (row g+8, col t+4);  B (8x8): b0 (k t, col g), b1 (k t+4, col g).
+// ldmatrix.x4 of fp32 rows gives exactly these: an 8x8 b16 matrix is 8 rows
+// of 4 floats, and a lane receives float t of row g.
+// Not volatile: a pure register operation, so the compiler may interleave
+// independent products (3xTF32 makes chains of three on one accumulator).
+__device__ __forceinline__ void Mma1688Tf32(float (&d)[4], const uint32_t (&a)[4],
+                                            uint32_t b0, uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// D += A B in 3xTF32, from the split fragments; the small products first.
+__device__ __forceinline__ void Mma1688Tf32x3(float (&d)[4], const uint32_t (&a_big)[4],
+                                              const uint32_t (&a_small)[4],
+                                              Tf32Pair b0, Tf32Pair b1) {
+  Mma1688Tf32(d, a_small, b0.big, b1.big);
+  Mma1688Tf32(d, a_big, b0.small, b1.small);
+  Mma1688Tf32(d, a_big, b0.big, b1.big);
 }
 
 // Two floats rounded to nearest into one register of T pairs, lo in the low

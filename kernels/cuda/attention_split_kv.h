@@ -22,8 +22,9 @@
 
 namespace kbench::kernels::cuda {
 
-// Query rows a block of the mma.sync and fp32 fused kernels owns (the wgmma
-// kernel's: WgmmaQueryRows, attention_fused_wgmma.h).
+// Query rows a block of the mma.sync kernel owns in fp16/bf16 (the wgmma
+// kernel's: WgmmaQueryRows, attention_fused_wgmma.h; fp32's:
+// Tf32QueryRows, attention_fused_mma.h).
 inline constexpr int kFusedQueryRows = 128;
 // The most splits the rule picks (bounds the workspace with the SM count).
 inline constexpr int kMaxKvSplits = 64;

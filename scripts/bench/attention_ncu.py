@@ -44,7 +44,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perf_doc  # noqa: E402
 
 # The fused kernels (not the split-KV combine): the launch a record reads.
-FUSED = re.compile(r"Fused(Wgmma|Mma|Fp32)Kernel")
+FUSED = re.compile(r"Fused(Wgmma|Mma)Kernel")
 STALL = re.compile(
     r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 NOT_STALLS = {"selected"}
@@ -136,6 +136,21 @@ def bench_ok(text):
     return None
 
 
+# The metrics a record keeps: those the page reads, the stalls, the ALU
+# pipe, issue-slot use and the launch's shape (not the hundreds the sections
+# print).
+ALU = f"sm__pipe_alu_cycles_active{PCT}"
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+LAUNCH = ["launch__registers_per_thread", "launch__grid_size", "launch__block_size",
+          "launch__shared_mem_per_block_dynamic"]
+KEPT = set(TENSOR + FMA + XU + ACHIEVED + THEORETICAL + DRAM + LAUNCH + [
+    DURATION, SM_ACTIVE, SM_ELAPSED, ALU, ISSUE])
+
+
+def kept(name):
+    return name in KEPT or STALL.match(name) is not None
+
+
 def parse(text, point, status=None):
     """The record of `point` from ncu's output; ValueError when it holds no
     launch of a fused kernel."""
@@ -148,8 +163,10 @@ def parse(text, point, status=None):
                       if line.startswith("==ERROR==")), None)
         raise ValueError(why + (f": {error}" if error else ""))
     x = fused[0]
-    record = {"point": point, "kernel": x["kernel"], "metrics": x["metrics"],
-              "units": x["units"], "stalls": top_stalls(x["metrics"])}
+    metrics = {n: v for n, v in x["metrics"].items() if kept(n)}
+    record = {"point": point, "kernel": x["kernel"], "metrics": metrics,
+              "units": {n: u for n, u in x["units"].items() if n in metrics},
+              "stalls": top_stalls(x["metrics"])}
     ok = bench_ok(text)
     if ok is not None:
         record["ok"] = ok

@@ -5,7 +5,7 @@
 # one ncu call per point, each profiling the one fused launch of
 #   kbench_attention_bench --shape B,H,N,D --dtypes DTYPE --causal C \
 #     --variants fused --once
-# (kernels Fused(Wgmma|Mma|Fp32)Kernel, not the split-KV combine): the
+# (kernels Fused(Wgmma|Mma)Kernel, not the split-KV combine): the
 # sections SpeedOfLight, Occupancy and WarpStateStats, the tensor, FMA and
 # XU pipes, achieved and theoretical occupancy, SM active cycles, DRAM
 # throughput, the duration and the stall reasons per issued instruction.
@@ -76,16 +76,19 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 [ -n "$gpu" ] || gpu="unknown GPU"
 echo "== $count missed points of $data; $ncu ($version) on $gpu"
 
-common=(--clock-control none -k "regex:Fused(Wgmma|Mma|Fp32)Kernel"
+common=(--clock-control none -k "regex:Fused(Wgmma|Mma)Kernel"
   --launch-count 1 --section SpeedOfLight --section Occupancy
   --section WarpStateStats --csv --page raw)
 stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
-full=("${common[@]}" --print-units base --metrics "$(IFS=,; echo \
-  'regex:sm__pipe_(tensor_op_hmma|tensor_op_gmma|fma|xu)_cycles_active\.avg\.pct_of_peak_sustained_elapsed' \
-  "$stalls" sm__warps_active.avg.pct_of_peak_sustained_active \
-  sm__maximum_warps_per_active_cycle_pct sm__cycles_active.avg \
-  sm__cycles_elapsed.avg dram__throughput.avg.pct_of_peak_sustained_elapsed \
-  gpu__time_duration.sum)")
+pipe=avg.pct_of_peak_sustained_elapsed
+metrics=(sm__pipe_tensor_op_hmma_cycles_active.$pipe sm__pipe_fma_cycles_active.$pipe
+  sm__pipe_alu_cycles_active.$pipe sm__pipe_xu_cycles_active.$pipe "$stalls"
+  smsp__issue_active.avg.pct_of_peak_sustained_active
+  sm__warps_active.avg.pct_of_peak_sustained_active
+  sm__maximum_warps_per_active_cycle_pct sm__cycles_active.avg
+  sm__cycles_elapsed.avg dram__throughput.avg.pct_of_peak_sustained_elapsed
+  gpu__time_duration.sum)
+full=("${common[@]}" --print-units base --metrics "$(IFS=,; echo "${metrics[*]}")")
 known=("${common[@]}" --metrics
   "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,$stalls")
 flags=("${full[@]}")
