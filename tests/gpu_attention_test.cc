@@ -147,9 +147,18 @@ TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
   // One tile: nothing to split.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 1, 64, false), DType::kBf16, 132).splits, 1);
   // The kernel's query rows count: 3 heads x ceil(4096 / 192) = 66 blocks
-  // split 4 ways, x ceil(4096 / 128) = 96 blocks do not.
+  // split 4 ways, x ceil(4096 / 128) = 96 blocks by the last wave's rule.
   EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 192, 128, 132), 4);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 128, 128, 132), 1);
+  // The last wave: 96 blocks, 1 wave; 4 splits, 3 waves of a quarter.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 128, 128, 132), 4);
+  // 80 blocks: 3 splits (2 waves of a third); causal, not past half.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 2, 5000, 256, false), 128, 64, 132), 3);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 2, 5000, 256, true), 128, 64, 132), 4);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 4, 5000, 256, true), 128, 64, 132), 1);
+  // 128 blocks: 2 to 4 splits take 2 to 4 waves; 200 blocks: 2 waves and
+  // 2 splits 4 waves (not less than 3/4).
+  EXPECT_EQ(SplitKvSplits(Shape(1, 4, 4096, 128, false), 128, 128, 132), 1);
+  EXPECT_EQ(SplitKvSplits(Shape(1, 200, 128, 128, false), 128, 64, 132), 1);
   // Capped by kMaxKvSplits: one query block of 200 tiles.
   EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), 128, 1, 132), kMaxKvSplits);
   // 1024 query blocks fill the SMs: one pass, no workspace.

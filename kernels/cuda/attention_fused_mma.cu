@@ -187,6 +187,7 @@ __device__ __forceinline__ void AccumulatePvTf32(float (&acc_o)[kRowTiles][kDT][
   // split P is as many registers).
   constexpr int kGroup = kST < 4 ? kST : kRowTiles == 1 ? 4 : 2;
   static_assert(kST % kGroup == 0, "key groups");
+  constexpr int kDn = 4;
   ptx::StaticFor<0, kST / kGroup>([&](auto grp_c) {
     constexpr int s0 = decltype(grp_c)::value * kGroup;
     uint32_t pa[kRowTiles][kGroup][4], pa_small[kRowTiles][kGroup][4];
@@ -203,24 +204,43 @@ __device__ __forceinline__ void AccumulatePvTf32(float (&acc_o)[kRowTiles][kDT][
           pa_small[mt][s][e] = x.small;
         }
       }
-    ptx::StaticFor<0, kDT>([&](auto dn_c) {
-      constexpr int dn = decltype(dn_c)::value;
-      float part[kRowTiles][4] = {};
+    // kDn n-tiles of O at a time, term by term, so that back-to-back
+    // products go to different accumulators (the products are issued in
+    // program order).
+    ptx::StaticFor<0, kDT / kDn>([&](auto dq_c) {
+      constexpr int dn0 = decltype(dq_c)::value * kDn;
+      float part[kRowTiles][kDn][4] = {};
       ptx::StaticFor<0, kGroup>([&](auto s_c) {
-        constexpr int kImm = (s0 + decltype(s_c)::value) * 8 * kRB + (dn / 4) * 128;
-        const ptx::Tf32Pair b0 = {ptx::LdShared32<kImm>(v32_addr[0][dn % 4]),
-                                  ptx::LdShared32<kImm + kSmallImm>(v32_addr[0][dn % 4])};
-        const ptx::Tf32Pair b1 = {ptx::LdShared32<kImm>(v32_addr[1][dn % 4]),
-                                  ptx::LdShared32<kImm + kSmallImm>(v32_addr[1][dn % 4])};
+        constexpr int s = decltype(s_c)::value;
+        ptx::Tf32Pair b[kDn][2];
+        ptx::StaticFor<0, kDn>([&](auto x_c) {
+          constexpr int dn = dn0 + decltype(x_c)::value;
+          constexpr int kImm = (s0 + s) * 8 * kRB + (dn / 4) * 128;
 #pragma unroll
-        for (int mt = 0; mt < kRowTiles; ++mt)
-          ptx::Mma1688Tf32x3(part[mt], pa[mt][decltype(s_c)::value],
-                             pa_small[mt][decltype(s_c)::value], b0, b1);
+          for (int h = 0; h < 2; ++h)
+            b[decltype(x_c)::value][h] = {
+                ptx::LdShared32<kImm>(v32_addr[h][dn % 4]),
+                ptx::LdShared32<kImm + kSmallImm>(v32_addr[h][dn % 4])};
+        });
+#pragma unroll
+        for (int term = 0; term < 3; ++term)
+#pragma unroll
+          for (int x = 0; x < kDn; ++x)
+#pragma unroll
+            for (int mt = 0; mt < kRowTiles; ++mt) {
+              const uint32_t(&a)[4] = term == 2 ? pa_small[mt][s] : pa[mt][s];
+              if (term == 1)
+                ptx::Mma1688Tf32(part[mt][x], a, b[x][0].small, b[x][1].small);
+              else
+                ptx::Mma1688Tf32(part[mt][x], a, b[x][0].big, b[x][1].big);
+            }
       });
 #pragma unroll
       for (int mt = 0; mt < kRowTiles; ++mt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) acc_o[mt][dn][e] += part[mt][e];
+        for (int x = 0; x < kDn; ++x)
+#pragma unroll
+          for (int e = 0; e < 4; ++e) acc_o[mt][dn0 + x][e] += part[mt][x][e];
     });
   });
 }
@@ -228,8 +248,8 @@ __device__ __forceinline__ void AccumulatePvTf32(float (&acc_o)[kRowTiles][kDT][
 // S n-tiles kNt and kNt + 1 += Q K^T over one k-step in 3xTF32, for every
 // row tile: a, a_small the Q fragments' halves, b, b_small K's (ldmatrix
 // x4: b0 b1 of n-tile kNt, then of kNt + 1). The small products go to
-// acc_small, term by term, so that back-to-back products go to different
-// accumulators.
+// acc_small; term by term, the big product between the two small ones, so
+// that back-to-back products go to different accumulators.
 template <int kNt, int kRowTiles, int kST>
 __device__ __forceinline__ void ScoresTf32(float (&acc_s)[kRowTiles][kST][4],
                                            float (&acc_small)[kRowTiles][kST][4],
@@ -247,9 +267,9 @@ __device__ __forceinline__ void ScoresTf32(float (&acc_s)[kRowTiles][kST][4],
         if (term == 0)
           ptx::Mma1688Tf32(acc_small[mt][kNt + h], a_small[mt], b0, b1);
         else if (term == 1)
-          ptx::Mma1688Tf32(acc_small[mt][kNt + h], a[mt], b_small[2 * h], b_small[2 * h + 1]);
-        else
           ptx::Mma1688Tf32(acc_s[mt][kNt + h], a[mt], b0, b1);
+        else
+          ptx::Mma1688Tf32(acc_small[mt][kNt + h], a[mt], b_small[2 * h], b_small[2 * h + 1]);
       }
 }
 
@@ -378,6 +398,11 @@ __global__ void __launch_bounds__(32 * kWarps)
       // added once at the end, so that the big products' chain is d / 8
       // mmas long (the tensor cores truncate each accumulation).
       float acc_small[kTf32 ? kRowTiles : 1][kTf32 ? kST : 1][4] = {};
+      // tf32 with few S accumulators (key tiles of 16): odd k-steps sum
+      // into a second set, so that a product does not wait on the last.
+      constexpr bool kTwoSets = kTf32 && kRowTiles * kST <= 2;
+      [[maybe_unused]] float acc_odd[kTwoSets ? kRowTiles : 1][kTwoSets ? kST : 1][4] = {};
+      [[maybe_unused]] float small_odd[kTwoSets ? kRowTiles : 1][kTwoSets ? kST : 1][4] = {};
       ptx::StaticFor<0, Tiles::kKSteps>([&](auto ks_c) {
         constexpr int ks = decltype(ks_c)::value;
         constexpr int kChunkImm = (ks / 4) * 128;
@@ -404,7 +429,10 @@ __global__ void __launch_bounds__(32 * kWarps)
             uint32_t b_small[4];
             ptx::LdMatrixX4<np * 16 * kRB + kChunkImm + Tiles::kKSmall - kKTile>(
                 b_small, k_addr[ks % 4]);
-            ScoresTf32<2 * np>(acc_s, acc_small, a, a_small, b, b_small);
+            if constexpr (kTwoSets && ks % 2 == 1)
+              ScoresTf32<2 * np>(acc_odd, small_odd, a, a_small, b, b_small);
+            else
+              ScoresTf32<2 * np>(acc_s, acc_small, a, a_small, b, b_small);
           } else {
 #pragma unroll
             for (int mt = 0; mt < kRowTiles; ++mt) {
@@ -420,7 +448,11 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
           for (int nt = 0; nt < kST; ++nt)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) acc_s[mt][nt][e] += acc_small[mt][nt][e];
+            for (int e = 0; e < 4; ++e) {
+              acc_s[mt][nt][e] += acc_small[mt][nt][e];
+              if constexpr (kTwoSets)
+                acc_s[mt][nt][e] += acc_odd[mt][nt][e] + small_odd[mt][nt][e];
+            }
       }
       // Keys past N, and (causal) keys after the query: element (nt, e) of
       // a row holds key kb + 8 nt + 2t + e, kept while below `end`.

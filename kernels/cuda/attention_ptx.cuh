@@ -162,14 +162,6 @@ __device__ __forceinline__ void Mma1688Tf32(float (&d)[4], const uint32_t (&a)[4
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-// D += A B in 3xTF32, from the split fragments; the small products first.
-__device__ __forceinline__ void Mma1688Tf32x3(float (&d)[4], const uint32_t (&a_big)[4],
-                                              const uint32_t (&a_small)[4],
-                                              Tf32Pair b0, Tf32Pair b1) {
-  Mma1688Tf32(d, a_small, b0.big, b1.big);
-  Mma1688Tf32(d, a_big, b0.small, b1.small);
-  Mma1688Tf32(d, a_big, b0.big, b1.big);
-}
 
 // Two floats rounded to nearest into one register of T pairs, lo in the low
 // half (the element with the lower column index).

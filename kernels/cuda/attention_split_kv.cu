@@ -71,10 +71,20 @@ int SplitKvSplits(const AttentionShape& shape, int query_rows, int kv_tile,
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const int64_t busy = shape.causal ? (q_blocks + 1) / 2 : q_blocks;
-  if (q_blocks <= 0 || 2 * busy > num_sms || kv_tile < 1) return 1;
+  if (q_blocks <= 0 || kv_tile < 1 || num_sms < 1) return 1;
   const int64_t kv_tiles = (shape.seq_len + kv_tile - 1) / kv_tile;
+  const int64_t most = std::min(kv_tiles, int64_t(kMaxKvSplits));
+  if (2 * busy > num_sms) {
+    // The last wave: the smallest of 2 to 4 splits whose waves, each 1/s of
+    // the keys, take at most 3/4 of one pass's.
+    if (shape.causal) return 1;
+    const auto waves = [&](int64_t s) { return (q_blocks * s + num_sms - 1) / num_sms; };
+    for (int64_t s = 2; s <= std::min<int64_t>(4, most); ++s)
+      if (4 * waves(s) <= 3 * s * waves(1)) return int(s);
+    return 1;
+  }
   const int64_t want = (2 * int64_t(num_sms) + q_blocks - 1) / q_blocks;
-  return int(std::max<int64_t>(1, std::min({want, kv_tiles, int64_t(kMaxKvSplits)})));
+  return int(std::max<int64_t>(1, std::min(want, most)));
 }
 
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits) {

@@ -54,14 +54,14 @@ if [ ! -x "$bench" ]; then
   echo "attention_ncu.sh: no $bench (scripts/gpu_check.sh builds and bundles it)" >&2
   exit 2
 fi
+lib=$bundle/lib
+[ "${bundle#/}" != "$bundle" ] || lib=$PWD/$lib
+export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if ! "$bench" --list --variants fused --once >/dev/null 2>&1; then
   echo "attention_ncu.sh: $bench has no --variants or --once (an older build:" \
     "rebuild the bundle with scripts/gpu_check.sh)" >&2
   exit 2
 fi
-lib=$bundle/lib
-[ "${bundle#/}" != "$bundle" ] || lib=$PWD/$lib
-export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 raw=$(mktemp -d)
 mkdir -p "$out/ncu"
 
