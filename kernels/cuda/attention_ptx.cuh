@@ -152,8 +152,10 @@ __device__ __forceinline__ Tf32Pair SplitTf32Fast(uint32_t bits) {
 //     a3 (row g+8, col t+4);  B (8x8): b0 (k t, col g), b1 (k t+4, col g).
 // ldmatrix.x4 of fp32 rows gives exactly these: an 8x8 b16 matrix is 8 rows
 // of 4 floats, and a lane receives float t of row g.
-// Not volatile: a pure register operation, so the compiler may interleave
-// independent products (3xTF32 makes chains of three on one accumulator).
+// Volatile like the other mmas, so products issue in program order: the
+// callers order them so that back-to-back products go to different
+// accumulators. (Left to the compiler, it hoisted every shared-memory load
+// ahead of them and ran out of registers.)
 __device__ __forceinline__ void Mma1688Tf32(float (&d)[4], const uint32_t (&a)[4],
                                             uint32_t b0, uint32_t b1) {
   asm volatile(

@@ -216,8 +216,8 @@ def _ge(value, limit):
 
 # The page's reading rules, the first that holds: (when, reading, test of the
 # figures). They restate what the figures say; they measure nothing. The math
-# pipe is the busier of tensor and FMA, whichever kernel ran (wgmma, mma.sync
-# in half or tf32, or fp32 on CUDA cores).
+# pipe is the busier of tensor and FMA, whichever kernel ran (wgmma, or
+# mma.sync in half or tf32).
 RULES = [
     ("SMs active < 80% of the elapsed cycles",
      "SMs idle: too few blocks for the GPU, or a tail",
