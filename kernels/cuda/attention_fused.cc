@@ -1,7 +1,7 @@
 // LaunchAttentionFused (attention.h): picks the fused kernel for the dtype
 // and device: fp32 by mma.sync in 3xTF32; fp16/bf16 by wgmma on a Hopper
-// (sm_90) device, else by mma.sync; each in its default tiling. PlanAttentionFused: the
-// split-KV rule applied to that kernel's tiling.
+// (sm_90) device, else by mma.sync; each in its default tiling.
+// PlanAttentionFused: the split-KV rule applied to that kernel's tiling.
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -33,12 +33,11 @@ bool FusedAttentionSupports(int64_t head_dim) {
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
-  const int kv_tile = kernel == FusedKernel::kTf32 ? Tf32KvTile(Tf32ConfigFor(shape), shape.head_dim)
-                      : kernel == FusedKernel::kWgmma
-                          ? WgmmaKvTile(shape.head_dim)
-                          : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
-  const int query_rows = kernel == FusedKernel::kTf32
-                             ? Tf32QueryRows(Tf32ConfigFor(shape), shape.head_dim)
+  const Tf32Config tf32 = Tf32ConfigFor(shape);
+  const int kv_tile = kernel == FusedKernel::kTf32    ? Tf32KvTile(tf32, shape.head_dim)
+                      : kernel == FusedKernel::kWgmma ? WgmmaKvTile(shape.head_dim)
+                                                      : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
+  const int query_rows = kernel == FusedKernel::kTf32    ? Tf32QueryRows(tf32, shape.head_dim)
                          : kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape.head_dim)
                                                          : kFusedQueryRows;
   FusedAttentionPlan plan;

@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(32 * kWarps)
                    SplitKvPartials part) {
   const int d = kExact ? kD : head_dim_arg;
   using Tiles = MmaTiles<T, kD, kBc, kWarps, kRowTiles>;
-  constexpr bool kTf32 = std::is_same_v<T, float>;
+  constexpr bool kTf32 = Tiles::kTf32;
   constexpr int kBr = Tiles::kBr, kWarpRows = Tiles::kWarpRows;
   constexpr int kRB = Tiles::kRowBytes;
   constexpr int kQTile = 0, kKTile = Tiles::kQBytes;
@@ -655,14 +655,15 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
 // keys of 64 at d = 128 are 192 KiB. d = 256 runs 8 warps of 16 rows for
 // every config (O's accumulators are 128 registers a thread) with keys of
 // 16 (192 KiB).
-template <Tf32Config kConfig, int kD>
+template <Tf32Config kConfigOf, int kD>
 struct Tf32Tiling {
+  static constexpr Tf32Config kConfig = kConfigOf;
   static constexpr bool kWide = kD == 256;
-  static constexpr int kWarps = kWide || kConfig == Tf32Config::kWarps8Rows16 ? 8 : 4;
-  static constexpr int kRowTiles = !kWide && kConfig == Tf32Config::kWarps4Rows32 ? 2 : 1;
+  static constexpr int kWarps = kWide || kConfigOf == Tf32Config::kWarps8Rows16 ? 8 : 4;
+  static constexpr int kRowTiles = !kWide && kConfigOf == Tf32Config::kWarps4Rows32 ? 2 : 1;
   static constexpr int kBc = kWide ? 16
-                             : kD == 64 || kConfig == Tf32Config::kWarps8Rows16 ? 64
-                                                                                 : 32;
+                             : kD == 64 || kConfigOf == Tf32Config::kWarps8Rows16 ? 64
+                                                                                   : 32;
   static constexpr int kBr = 16 * kRowTiles * kWarps;
 };
 
@@ -712,10 +713,14 @@ cudaError_t LaunchAttentionFusedTf32(const AttentionShape& shape,
   return WithTf32Tiling(config, shape.head_dim, [&](auto t, auto d_c) {
     using T = decltype(t);
     constexpr int kD = decltype(d_c)::value;
-    return exact ? LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, true>(
-                       shape, tensors, splits, stream)
-                 : LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, false>(
-                       shape, tensors, splits, stream);
+    // A padded head_dim runs kWarps8Rows16's tiling only (WithTf32Tiling):
+    // no other tiling is built for it.
+    if constexpr (T::kConfig == Tf32Config::kWarps8Rows16)
+      if (!exact)
+        return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, false>(
+            shape, tensors, splits, stream);
+    return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, true>(shape, tensors,
+                                                                          splits, stream);
   });
 }
 

@@ -1,6 +1,7 @@
 // Device helpers of the fused attention kernels: the PTX instructions they are
 // built from (cp.async, ldmatrix, mma.sync m16n8k16 and m16n8k8 tf32, ex2),
-// each wrapped once so the kernels read as tile algebra. sm_80 and later (built for sm_90).
+// each wrapped once so the kernels read as tile algebra. sm_80 and later
+// (built for sm_90).
 //
 // Fragment layouts of mma.sync.m16n8k16 (g = lane / 4, t = lane % 4):
 //   A (16x16, row-major), 4 regs of 2 elements:
