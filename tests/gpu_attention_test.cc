@@ -184,6 +184,41 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
             cudaErrorInvalidValue);
 }
 
+TEST(CudaAttentionWgmma, Rules) {
+  // Host only. Three consumers (192 rows) only at d = 64 with long rows
+  // and at least 4 waves of them.
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 64, false), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, false), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, false), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 32, 8192, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(4, 32, 4096, 64, true), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);  // 344 blocks
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 48, false), 132), 3);  // padded to 64
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 128, false), 132), 2);
+  EXPECT_EQ(WgmmaQueryRows(Shape(1, 32, 16384, 64, false), 132), 192);
+  EXPECT_EQ(WgmmaQueryRows(Shape(1, 1, 1000, 256, true), 132), 128);
+  // Persistent when an item is short (keys times padded d at most 2^17)
+  // and the chunks fill their rounds to 90%: 4096 query blocks in 32
+  // rounds of 132 (97%); causal, 525 query blocks of 175 heads make 263
+  // chunks (2 rounds, 99.6%).
+  EXPECT_TRUE(WgmmaPersistent(Shape(32, 32, 512, 64, false), 1, 132));
+  for (int splits : {1, 3})
+    for (bool causal : {false, true})
+      for (int64_t d : {64, 128, 256})
+        EXPECT_TRUE(WgmmaPersistent(Shape(5, 35, 300, d, causal), splits, 132))
+            << splits << " " << causal << " " << d;
+  // Long items: 4096 keys at d = 128; 2048 at 256 (causal: 1024 on average).
+  EXPECT_FALSE(WgmmaPersistent(Shape(4, 16, 4096, 128, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(8, 8, 2048, 256, true), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(16, 8, 1024, 256, true), 1, 132));
+  // 192 chunks (32 query blocks split 3 ways, paired) in 2 rounds: 73%.
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 4, 4096, 128, true), 3, 132));
+  // 131 of 132 SMs, one round: 99%; 67 of 132: 51%.
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 131, 128, 128, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 67, 128, 128, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 1, 128, 128, false), 1, 0));
+}
+
 TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
@@ -491,6 +526,20 @@ std::vector<Case> Cases() {
       for (int64_t d : {64, 128, 256})
         for (Variant variant : {Variant::kFused, Variant::kFusedFree})
           cases.push_back({variant, dtype, causal, Shape(2, 2, 2049, d, causal)});
+  // Its persistent grid (on 132 SMs; CudaAttentionWgmma.Rules checks that
+  // these shapes run it): 175 heads of 300 rows are 525 query blocks (4
+  // rounds) or, causal, 263 chunks (2 rounds), three times as many split 3
+  // ways, so each block runs several items, with Q's slot and the
+  // pipeline's phases carried from item to item; an odd number of query
+  // blocks a head (3) and of heads leaves the last causal chunk one middle
+  // block.
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true}) {
+      for (int64_t d : {64, 128, 256})
+        for (Variant variant : {Variant::kFused, Variant::kFusedFree})
+          cases.push_back({variant, dtype, causal, Shape(5, 35, 300, d, causal)});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(5, 35, 300, 128, causal), 3});
+    }
   return cases;
 }
 

@@ -38,7 +38,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                       : kernel == FusedKernel::kWgmma ? WgmmaKvTile(shape.head_dim)
                                                       : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
   const int query_rows = kernel == FusedKernel::kTf32    ? Tf32QueryRows(tf32, shape.head_dim)
-                         : kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape.head_dim)
+                         : kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape, num_sms)
                                                          : kFusedQueryRows;
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, query_rows, kv_tile, num_sms);
@@ -54,6 +54,10 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       : std::string("one pass")) +
                      ": " + blocks + ", " + sms + "; " + name + ", key tiles of " +
                      std::to_string(kv_tile);
+  if (kernel == FusedKernel::kWgmma)
+    plan.description += std::string(", ") + std::to_string(query_rows) + " query rows, " +
+                        (WgmmaPersistent(shape, plan.splits, num_sms) ? "persistent"
+                                                                      : "a block per item");
   return plan;
 }
 

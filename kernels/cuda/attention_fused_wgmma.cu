@@ -1,11 +1,17 @@
 // Fused attention, fp16 and bf16, for Hopper (sm_90a) in FlashAttention-3's
 // structure. What it changes over the mma.sync kernel (attention_fused_mma.cu):
 //   - Warp specialisation. A block is a producer warpgroup, whose one
-//     thread issues the tensor copy engine (TMA) for Q once and for each K
-//     and V tile, and consumer warpgroups of 64 query rows each: two (kBr =
-//     128), or three at d = 64 (kBr = 192), where the softmax costs as much
-//     as the products. The producer gives most of its registers to the
-//     consumers (setmaxnreg: 24 against 240, or 160 with three).
+//     thread issues the tensor copy engine (TMA) for Q and for each K and V
+//     tile, and consumer warpgroups of 64 query rows each: two (kBr = 128),
+//     or three at d = 64 with long rows (kBr = 192, WgmmaConsumers), where
+//     the softmax costs as much as the products. The producer gives most of
+//     its registers to the consumers (setmaxnreg: 24 against 240, or 32
+//     against 160 with three).
+//   - A persistent grid (WgmmaPersistent): one block per SM runs chunks of
+//     work in turn (WgmmaSchedule), Q's slot and the pipeline running on
+//     from one item to the next, so the next item's loads overlap this
+//     one's last products and stores; causal, a chunk is a head's longest
+//     query block with its shortest, so chunks are equal work.
 //   - A shared-memory pipeline of kStages K and kStages V slots with
 //     mbarriers: a slot's "full" barrier completes when its bytes have
 //     landed, its "empty" barrier when every consumer thread is done
@@ -30,12 +36,14 @@
 //     with zeros, and only columns below d are stored.
 //   - Any N: the copy engine fills rows past N with zeros; their keys are
 //     masked to -inf and their queries never stored. Causal: key tiles wholly
-//     above the diagonal are never loaded; query blocks run heaviest first.
+//     above the diagonal are never loaded; without the persistent grid,
+//     query blocks run heaviest first.
 //   - Split-KV (attention_split_kv.h) as the other fused kernels.
 // Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/cuda/attention_fused_wgmma.h"
@@ -57,56 +65,135 @@ struct WgmmaTiles {
   static constexpr int kBr = 64 * kConsumers;
   static constexpr int kThreads = 128 * (1 + kConsumers);
   static constexpr int kConsumerThreads = 128 * kConsumers;
-  // Registers after setmaxnreg: the producer keeps 24, the consumers share
-  // the rest of the 64 K (multiples of 8).
-  static constexpr int kProducerRegs = 24;
+  // Registers after setmaxnreg (multiples of 8), as FlashAttention-3: the
+  // producer gives up what the consumers take. A block is launched with
+  // 65536 / kThreads registers a thread, rounded down to 8 (168 or 128),
+  // and a consumer's setmaxnreg.inc waits until the pool has them: past
+  // that sum the block would hang.
+  static constexpr int kProducerRegs = kConsumers == 2 ? 24 : 32;
   static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
-  static_assert(128 * (kProducerRegs + kConsumers * kConsumerRegs) <= 65536, "registers");
+  static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
+  static_assert(kProducerRegs + kConsumers * kConsumerRegs <= (1 + kConsumers) * kLaunchRegs,
+                "setmaxnreg asks for more registers than the block was launched with");
   static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
   static constexpr int kK = kQBytes;                        // K slots
   static constexpr int kV = kK + kStages * kKVBytes;        // V slots
   static constexpr int kBars = kV + kStages * kKVBytes;     // mbarriers
-  // q_full, then per slot k_full, v_full, k_empty, v_empty: 8 bytes each.
-  static constexpr int kQFull = kBars;
-  static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (1 + s); }
+  // q_full, q_empty, then per slot k_full, v_full, k_empty, v_empty: 8
+  // bytes each.
+  static constexpr int kQFull = kBars, kQEmpty = kBars + 8;
+  static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (2 + s); }
   static constexpr __host__ __device__ int VFull(int s) { return KFull(kStages + s); }
   static constexpr __host__ __device__ int KEmpty(int s) { return KFull(2 * kStages + s); }
   static constexpr __host__ __device__ int VEmpty(int s) { return KFull(3 * kStages + s); }
   // + 1024: the dynamic base is aligned up to 1024 bytes (the swizzle's).
-  static constexpr int kSmemBytes = kBars + 8 * (1 + 4 * kStages) + 1024;
+  static constexpr int kSmemBytes = kBars + 8 * (2 + 4 * kStages) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an SM has");
   // P V's N per instruction: the whole head dim up to 128.
   static constexpr int kPvN = kD < 128 ? kD : 128;
   static constexpr int kPvHalves = kD / kPvN;
 };
 
-template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal>
+// One work item: the query block of head bh whose rows start at q0, over
+// the key tiles [range.begin, range.end) of split `split`; bh and split are
+// kept as one number, head_split = bh * splits + split (a register fewer
+// through the main loop).
+struct WgmmaItem {
+  int head_split, q0;
+  KvRange range;
+};
+
+// The chunks of a launch: with `paired` (causal, persistent), a chunk is
+// query block m - 1 - p and then p of one head (p < m / 2: the longest with
+// the shortest, together m + 1 blocks' rows' worth of keys), and with m odd
+// the middle blocks of two heads make the last chunks; otherwise a chunk is
+// one item. Times the splits either way.
+__host__ __device__ inline int64_t WgmmaChunks(bool paired, int m_blocks, int64_t heads,
+                                               int splits) {
+  if (!paired) return heads * m_blocks * splits;
+  return (heads * (m_blocks / 2) + (m_blocks % 2 ? (heads + 1) / 2 : 0)) * splits;
+}
+
+// The items a block runs, in order: block b of g takes chunks b, b + g,
+// b + 2 g, ... (WgmmaChunks; a persistent grid has one block per SM, else g
+// is the chunks and a block has one). Chunks run split-minor, then by query
+// blocks (causal: the longest rows first), then by heads, so a wave of
+// blocks shares its heads' K and V in L2. Its only state is the count of
+// items taken (the rest is the kernel's parameters): the registers are the
+// main loop's.
+template <int kBr, int kBc, bool kCausal>
+struct WgmmaSchedule {
+  int taken = 0;
+
+  // The next item into *item; false when the block has none left. The
+  // kernel's parameters (paired: kCausal and persistent, WgmmaChunks).
+  __device__ bool Next(int n, int m_blocks, int heads, int splits, bool paired,
+                       WgmmaItem* item) {
+    const bool pairs = kCausal && paired;
+    const int64_t chunks = WgmmaChunks(pairs, m_blocks, heads, splits);
+    for (;;) {
+      const int chunk = int(blockIdx.x) + (pairs ? taken / 2 : taken) * int(gridDim.x);
+      const int second = pairs ? taken % 2 : 0;
+      if (chunk >= chunks) return false;
+      ++taken;
+      const int split = chunk % splits, rest = chunk / splits;
+      const int half = m_blocks / 2, in_pairs = pairs ? heads * half : 0;
+      int bh, mb;
+      if (!pairs) {
+        bh = rest / m_blocks, mb = kCausal ? m_blocks - 1 - rest % m_blocks : rest % m_blocks;
+      } else if (rest < in_pairs) {  // blocks m - 1 - p, then p
+        bh = rest / half, mb = second ? rest % half : m_blocks - 1 - rest % half;
+      } else {  // the middle blocks of heads 2 h, then 2 h + 1 (if any)
+        bh = 2 * (rest - in_pairs) + second, mb = half;
+        if (bh >= heads) continue;
+      }
+      item->head_split = bh * splits + split;
+      item->q0 = mb * kBr;
+      const int kv_end = kCausal ? min(n, item->q0 + kBr) : n;
+      item->range = SplitKvRange((kv_end + kBc - 1) / kBc, splits, split);
+      return true;
+    }
+  }
+};
+
+// A place in the K/V pipeline, 0 to 2 kStages - 1: its slot, and the parity
+// of the slot's barriers' current phase. Both sides step it once a tile
+// from the start of the kernel.
+template <int kStages>
+struct PipeSlot {
+  int place = 0;
+  __device__ int Slot() const { return place < kStages ? place : place - kStages; }
+  __device__ uint32_t Phase() const { return place < kStages ? 0 : 1; }
+  __device__ PipeSlot Next() const { return {place + 1 == 2 * kStages ? 0 : place + 1}; }
+  __device__ PipeSlot Prev() const { return {place == 0 ? 2 * kStages - 1 : place - 1}; }
+};
+
+// kPersistent (WgmmaPersistent): the block runs its items in turn; else
+// it has one, and the loops over items below run once, which the compiler
+// folds away: the pipeline's places are then constants where the main loop
+// starts, and its wgmma descriptors stay in uniform registers (carried over
+// items, ptxas moves them to vector registers and back, R2UR, before every
+// wgmma: the main loop ran 7-14% slower at d = 128 and 256 on the H200).
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal,
+          bool kPersistent>
 __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThreads, 1)
     FusedWgmmaKernel(const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
-                     int n, int d, int m_blocks, float scale_log2,
-                     SplitKvPartials part, bool pingpong) {
+                     int n, int d, int m_blocks, int heads, float scale_log2,
+                     SplitKvPartials part, bool pingpong, bool paired) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = (ptx::SharedAddress(smem_raw) + 1023) & ~1023u;
-
   const int tid = threadIdx.x, wg = tid / 128;
-  const int split = int(blockIdx.x % part.splits);
-  const int64_t block = blockIdx.x / part.splits;
-  const int bh = int(block / m_blocks);
-  int mb = int(block % m_blocks);
-  if (kCausal) mb = m_blocks - 1 - mb;  // the longest rows first
-  const int q0 = mb * kBr;
-  const int kv_end = kCausal ? min(n, q0 + kBr) : n;
-  const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, split);
 
   if (tid == 0) {
     hopper::BarrierInit(base + Tiles::kQFull, 1);
+    hopper::BarrierInit(base + Tiles::kQEmpty, kConsumerThreads);
     for (int s = 0; s < kStages; ++s) {
       hopper::BarrierInit(base + Tiles::KFull(s), 1);
       hopper::BarrierInit(base + Tiles::VFull(s), 1);
@@ -117,238 +204,269 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   }
   __syncthreads();
 
+  // Both sides count the items (u) this block has been through and step
+  // the pipeline's place: the phases of Q's barriers and the slots run on
+  // across items, so the producer loads the next item's Q and first tiles
+  // while the consumers finish this one.
   if (wg == 0) {  // the producer
     hopper::RegDealloc<Tiles::kProducerRegs>();
     if (tid != 0) return;
     hopper::TmaPrefetchMap(&map_q);
     hopper::TmaPrefetchMap(&map_k);
     hopper::TmaPrefetchMap(&map_v);
-    hopper::BarrierArriveExpect(base + Tiles::kQFull, Tiles::kQBytes);
-    for (int b = 0; b < Tiles::kBoxes; ++b)
-      hopper::TmaLoad3d(base + b * Tiles::kQBox, &map_q, base + Tiles::kQFull, b * 64,
-                        q0, bh);
     // Tile j's slot once its last reader is done with it; K runs a tile
     // ahead of V (the consumers need K_{j+1} before V_j).
-    auto load = [&](const CUtensorMap* map, int slots, int full, int empty, int j) {
-      const int i = j - range.begin, s = i % kStages;
-      hopper::BarrierWait(base + empty + 8 * s, ((i / kStages) & 1) ^ 1);
+    auto load = [&](const CUtensorMap* map, int slots, int full, int empty,
+                    PipeSlot<kStages> at, int j, int bh) {
+      const int s = at.Slot();
+      hopper::BarrierWait(base + empty + 8 * s, at.Phase() ^ 1);
       hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
       for (int b = 0; b < Tiles::kBoxes; ++b)
         hopper::TmaLoad3d(base + slots + s * Tiles::kKVBytes + b * Tiles::kKVBox, map,
                           base + full + 8 * s, b * 64, j * kBc, bh);
     };
-    for (int j = range.begin; j < range.end; ++j) {
-      load(&map_k, Tiles::kK, Tiles::KFull(0), Tiles::KEmpty(0), j);
-      if (j > range.begin) load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), j - 1);
+    PipeSlot<kStages> at;  // K's next place (V's is the one before)
+    WgmmaSchedule<kBr, kBc, kCausal> schedule;
+    WgmmaItem item;
+    for (int u = 0;
+         (kPersistent || u == 0) && schedule.Next(n, m_blocks, heads, part.splits, paired, &item);
+         ++u) {
+      hopper::BarrierWait(base + Tiles::kQEmpty, (u & 1) ^ 1);
+      hopper::BarrierArriveExpect(base + Tiles::kQFull, Tiles::kQBytes);
+      for (int b = 0; b < Tiles::kBoxes; ++b)
+        hopper::TmaLoad3d(base + b * Tiles::kQBox, &map_q, base + Tiles::kQFull, b * 64,
+                          item.q0, item.head_split / part.splits);
+      const KvRange range = item.range;
+      const int bh = item.head_split / part.splits;
+      for (int j = range.begin; j < range.end; ++j) {
+        load(&map_k, Tiles::kK, Tiles::KFull(0), Tiles::KEmpty(0), at, j, bh);
+        if (j > range.begin)
+          load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), at.Prev(), j - 1, bh);
+        at = at.Next();
+      }
+      if (range.begin < range.end)
+        load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), at.Prev(), range.end - 1,
+             bh);
     }
-    if (range.begin < range.end)
-      load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), range.end - 1);
     return;
   }
 
-  // A consumer: query rows 64 c..64 c + 63 of the block.
+  // A consumer: query rows 64 c..64 c + 63 of each item's block.
   hopper::RegAlloc<Tiles::kConsumerRegs>();
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
-  const int row0 = q0 + 64 * c + 16 * w + g;  // + 8 h: this thread's rows
   constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
-  float acc_o[kHalves][kN / 2];
-#pragma unroll
-  for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-    for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] = 0;
-  float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
-
-  // S = Q K_j^T for the tile in slot s, issued (not waited for).
   const uint32_t q_tile = base + 64 * c * 128;
-  auto issue_s = [&](float (&acc_s)[kBc / 2], int s) {
-    const uint32_t k_tile = base + Tiles::kK + s * Tiles::kKVBytes;
-    hopper::WgmmaFence();
-    ptx::StaticFor<0, kD / 16>([&](auto kk_c) {
-      constexpr int kk = decltype(kk_c)::value;
-      constexpr int kOffQ = (kk / 4) * Tiles::kQBox + (kk % 4) * 32;
-      constexpr int kOffK = (kk / 4) * Tiles::kKVBox + (kk % 4) * 32;
-      hopper::WgmmaSS<T, kBc>(acc_s, hopper::Descriptor(q_tile + kOffQ, 16, 1024),
-                              hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
-    });
-    hopper::WgmmaCommit();
-  };
-
-  // Mask and online softmax of tile j in acc_s, in place (fp32): keys past
-  // N and (causal) keys after the query become -inf; element 4 nb + 2 h + e
-  // of row row0 + 8 h holds key j kBc + 8 nb + 2 qd + e. alpha: how much
-  // O's rows shrink.
-  float acc_s[kBc / 2];
-  auto softmax = [&](int j, float (&alpha)[2]) {
-    const int kb = j * kBc;
-    if (kb + kBc > n || (kCausal && kb + kBc - 1 > q0 + 64 * c)) {
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int end = (kCausal ? min(n, row0 + 8 * h + 1) : n) - kb - 2 * qd;
-#pragma unroll
-        for (int nb = 0; nb < kBc / 8; ++nb)
-#pragma unroll
-          for (int e = 0; e < 2; ++e)
-            if (nb * 8 + e >= end) acc_s[4 * nb + 2 * h + e] = -INFINITY;
-      }
-    }
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      // Four partial maxima and sums: short dependency chains (this is on
-      // the consumer's critical path between its matrix products).
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
-        mx4[nb % 4] = fmaxf(mx4[nb % 4],
-                            fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
-      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
-      const float m_new = fmaxf(row_max[h], mx);
-      const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
-      alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
-      row_max[h] = m_new;
-      float sum4[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = acc_s[4 * nb + 2 * h + e];
-          x = ptx::Exp2(fmaf(x, scale_log2, -shift));
-          sum4[nb % 4] += x;
-        }
-      const float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
-      row_sum[h] = row_sum[h] * alpha[h] + sum;
-    }
-  };
-  // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
-  // operand of k-step kk.
-  uint32_t pa[kBc / 16][4];
-  auto to_p = [&] {
-#pragma unroll
-    for (int kk = 0; kk < kBc / 16; ++kk)
-#pragma unroll
-      for (int r = 0; r < 4; ++r)
-        pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
-  };
-
-  // Ping-pong (WgmmaConfig::kPingPong): the consumers take turns to
-  // issue their matrix products, named barrier 1 + c being consumer c's
-  // turn, so that one's products run while the other computes its softmax.
-  // Consumer 1 opens consumer 0's first turn and leaves its own last turn
-  // unpassed, so every arrival has its wait.
-  const bool turns = kConsumers == 2 && pingpong && range.begin < range.end;
-  if (turns && c == 1) hopper::NamedBarrierArrive(1, kConsumerThreads);
-  auto turn_begin = [&] {
-    if (turns) hopper::NamedBarrierSync(1 + c, kConsumerThreads);
-  };
-  auto turn_end = [&](bool last) {
-    if (turns && !(last && c == 1)) hopper::NamedBarrierArrive(2 - c, kConsumerThreads);
-  };
-
-  // The pipeline of a consumer, FlashAttention-3's intra-warpgroup overlap:
-  // while O += P_j V_j runs on the tensor cores, S_{j+1} (issued just
-  // before it) is waited for and its softmax computed; O's rescale by
-  // softmax j's alpha runs while S_{j+1} is being computed.
-  hopper::BarrierWait(base + Tiles::kQFull, 0);
-  float alpha[2];  // of the last softmax
-  if (range.begin < range.end) {
-    hopper::BarrierWait(base + Tiles::KFull(0), 0);
-    turn_begin();
-    issue_s(acc_s, 0);
-    turn_end(false);
-    hopper::WgmmaWait<0>();
-    hopper::FenceRegisters(acc_s);
-    hopper::BarrierArrive(base + Tiles::KEmpty(0));
-    softmax(range.begin, alpha);  // (O is zero: its rescale changes nothing)
-    to_p();
-  }
-  // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
-  // compute the S just issued).
-  auto issue_pv = [&](int i) {
-    const int s = i % kStages;
+  WgmmaSchedule<kBr, kBc, kCausal> schedule;
+  WgmmaItem item;
+  PipeSlot<kStages> at;  // the place of the next item's first tile
+  for (int u = 0;
+       (kPersistent || u == 0) && schedule.Next(n, m_blocks, heads, part.splits, paired, &item);
+       ++u) {
+    const int q0 = item.q0;
+    const KvRange range = item.range;
+    const int row0 = q0 + 64 * c + 16 * w + g;  // + 8 h: this thread's rows
+    float acc_o[kHalves][kN / 2];
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv)
 #pragma unroll
-      for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
-    hopper::BarrierWait(base + Tiles::VFull(s), (i / kStages) & 1);
-    const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
-    hopper::WgmmaFence();
-    ptx::StaticFor<0, kBc / 16>([&](auto kk_c) {
-      constexpr int kk = decltype(kk_c)::value;
-      ptx::StaticFor<0, kHalves>([&](auto hv_c) {
-        constexpr int hv = decltype(hv_c)::value;
-        constexpr int kOff = hv * 2 * Tiles::kKVBox + kk * 16 * 128;
-        hopper::WgmmaRS<T, kN>(acc_o[hv], pa[kk],
-                               hopper::Descriptor(v_tile + kOff, Tiles::kKVBox, 1024), 1);
-      });
-    });
-    hopper::WgmmaCommit();
-  };
-  // Every tile but the last, in straight-line code (a branch around the
-  // issue of S would leave ptxas unsure which group wait<1> leaves in
-  // flight, and it would serialise every wgmma: warning C7514).
-  for (int j = range.begin; j + 1 < range.end; ++j) {
-    const int i = j - range.begin, s1 = (i + 1) % kStages;
-    hopper::BarrierWait(base + Tiles::KFull(s1), ((i + 1) / kStages) & 1);
-    turn_begin();
-    issue_s(acc_s, s1);
-    issue_pv(i);
-    turn_end(false);
-    hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
-    hopper::FenceRegisters(acc_s);
-    hopper::BarrierArrive(base + Tiles::KEmpty(s1));
-    softmax(j + 1, alpha);
-    hopper::WgmmaWait<0>();
-#pragma unroll
-    for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
-    hopper::BarrierArrive(base + Tiles::VEmpty(i % kStages));
-    to_p();
-  }
-  if (range.begin < range.end) {  // the last tile: P V alone
-    const int i = range.end - 1 - range.begin;
-    turn_begin();
-    issue_pv(i);
-    turn_end(true);
-    hopper::WgmmaWait<0>();
-#pragma unroll
-    for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
-    hopper::BarrierArrive(base + Tiles::VEmpty(i % kStages));
-  }
+      for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] = 0;
+    float row_max[2] = {-INFINITY, -INFINITY}, row_sum[2] = {0, 0};
 
-  // O / row sum: to the output in the dtype, or (split) fp32 partials and
-  // the row's lse.
-  const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
-  const int64_t first = split * rows + int64_t(bh) * n;
+    // S = Q K_j^T for the tile in slot s, issued (not waited for).
+    auto issue_s = [&](float (&acc_s)[kBc / 2], int s) {
+      const uint32_t k_tile = base + Tiles::kK + s * Tiles::kKVBytes;
+      hopper::WgmmaFence();
+      ptx::StaticFor<0, kD / 16>([&](auto kk_c) {
+        constexpr int kk = decltype(kk_c)::value;
+        constexpr int kOffQ = (kk / 4) * Tiles::kQBox + (kk % 4) * 32;
+        constexpr int kOffK = (kk / 4) * Tiles::kKVBox + (kk % 4) * 32;
+        hopper::WgmmaSS<T, kBc>(acc_s, hopper::Descriptor(q_tile + kOffQ, 16, 1024),
+                                hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
+      });
+      hopper::WgmmaCommit();
+    };
+
+    // Mask and online softmax of tile j in acc_s, in place (fp32): keys past
+    // N and (causal) keys after the query become -inf; element 4 nb + 2 h + e
+    // of row row0 + 8 h holds key j kBc + 8 nb + 2 qd + e. alpha: how much
+    // O's rows shrink.
+    float acc_s[kBc / 2];
+    auto softmax = [&](int j, float (&alpha)[2]) {
+      const int kb = j * kBc;
+      if (kb + kBc > n || (kCausal && kb + kBc - 1 > q0 + 64 * c)) {
 #pragma unroll
-  for (int h = 0; h < 2; ++h) {
-    float total = row_sum[h];
-    total += __shfl_xor_sync(~0u, total, 1);
-    total += __shfl_xor_sync(~0u, total, 2);
-    const float inv = total > 0 ? 1.0f / total : 0.0f;
-    const int r = row0 + 8 * h;
-    if (r >= n) continue;
-    if (part.splits > 1) {
-      float* po = part.o + (first + r) * d + 2 * qd;
+        for (int h = 0; h < 2; ++h) {
+          const int end = (kCausal ? min(n, row0 + 8 * h + 1) : n) - kb - 2 * qd;
+#pragma unroll
+          for (int nb = 0; nb < kBc / 8; ++nb)
+#pragma unroll
+            for (int e = 0; e < 2; ++e)
+              if (nb * 8 + e >= end) acc_s[4 * nb + 2 * h + e] = -INFINITY;
+        }
+      }
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        // Four partial maxima and sums: short dependency chains (this is on
+        // the consumer's critical path between its matrix products).
+        float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+#pragma unroll
+        for (int nb = 0; nb < kBc / 8; ++nb)
+          mx4[nb % 4] = fmaxf(mx4[nb % 4],
+                              fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
+        float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
+        mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
+        const float m_new = fmaxf(row_max[h], mx);
+        const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
+        alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
+        row_max[h] = m_new;
+        float sum4[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int nb = 0; nb < kBc / 8; ++nb)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float& x = acc_s[4 * nb + 2 * h + e];
+            x = ptx::Exp2(fmaf(x, scale_log2, -shift));
+            sum4[nb % 4] += x;
+          }
+        const float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
+        row_sum[h] = row_sum[h] * alpha[h] + sum;
+      }
+    };
+    // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
+    // operand of k-step kk.
+    uint32_t pa[kBc / 16][4];
+    auto to_p = [&] {
+#pragma unroll
+      for (int kk = 0; kk < kBc / 16; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r)
+          pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
+    };
+
+    // Ping-pong (WgmmaConfig::kPingPong): the consumers take turns to
+    // issue their matrix products, named barrier 1 + c being consumer c's
+    // turn, so that one's products run while the other computes its
+    // softmax. In each item consumer 1 opens consumer 0's first turn and
+    // leaves its own last turn unpassed, so every arrival has its wait.
+    const bool turns = kConsumers == 2 && pingpong && range.begin < range.end;
+    if (turns && c == 1) hopper::NamedBarrierArrive(1, kConsumerThreads);
+    auto turn_begin = [&] {
+      if (turns) hopper::NamedBarrierSync(1 + c, kConsumerThreads);
+    };
+    auto turn_end = [&](bool last) {
+      if (turns && !(last && c == 1)) hopper::NamedBarrierArrive(2 - c, kConsumerThreads);
+    };
+
+    // The pipeline of a consumer, FlashAttention-3's intra-warpgroup
+    // overlap: while O += P_j V_j runs on the tensor cores, S_{j+1} (issued
+    // just before it) is waited for and its softmax computed; O's rescale by
+    // softmax j's alpha runs while S_{j+1} is being computed.
+    hopper::BarrierWait(base + Tiles::kQFull, u & 1);
+    float alpha[2];  // of the last softmax
+    if (range.begin < range.end) {
+      hopper::BarrierWait(base + Tiles::KFull(at.Slot()), at.Phase());
+      turn_begin();
+      issue_s(acc_s, at.Slot());
+      turn_end(false);
+      hopper::WgmmaWait<0>();
+      hopper::FenceRegisters(acc_s);
+      hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
+      softmax(range.begin, alpha);  // (O is zero: its rescale changes nothing)
+      to_p();
+    }
+    // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
+    // compute the S just issued).
+    auto issue_pv = [&](PipeSlot<kStages> p) {
+      const int s = p.Slot();
 #pragma unroll
       for (int hv = 0; hv < kHalves; ++hv)
 #pragma unroll
-        for (int nb = 0; nb < kN / 8; ++nb)
-          if (hv * kN + nb * 8 < d)
-            *reinterpret_cast<float2*>(po + hv * kN + nb * 8) =
-                make_float2(acc_o[hv][4 * nb + 2 * h] * inv,
-                            acc_o[hv][4 * nb + 2 * h + 1] * inv);
-      if (qd == 0) part.lse[first + r] = SplitKvLse(row_max[h], total, scale_log2);
-    } else {
-      T* out = o + (int64_t(bh) * n + r) * d + 2 * qd;
+        for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
+      hopper::BarrierWait(base + Tiles::VFull(s), p.Phase());
+      const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
+      hopper::WgmmaFence();
+      ptx::StaticFor<0, kBc / 16>([&](auto kk_c) {
+        constexpr int kk = decltype(kk_c)::value;
+        ptx::StaticFor<0, kHalves>([&](auto hv_c) {
+          constexpr int hv = decltype(hv_c)::value;
+          constexpr int kOff = hv * 2 * Tiles::kKVBox + kk * 16 * 128;
+          hopper::WgmmaRS<T, kN>(acc_o[hv], pa[kk],
+                                 hopper::Descriptor(v_tile + kOff, Tiles::kKVBox, 1024), 1);
+        });
+      });
+      hopper::WgmmaCommit();
+    };
+    // Every tile but the last, in straight-line code (a branch around the
+    // issue of S would leave ptxas unsure which group wait<1> leaves in
+    // flight, and it would serialise every wgmma: warning C7514).
+    for (int j = range.begin; j + 1 < range.end; ++j) {
+      const PipeSlot<kStages> next = at.Next();
+      hopper::BarrierWait(base + Tiles::KFull(next.Slot()), next.Phase());
+      turn_begin();
+      issue_s(acc_s, next.Slot());
+      issue_pv(at);
+      turn_end(false);
+      hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
+      hopper::FenceRegisters(acc_s);
+      hopper::BarrierArrive(base + Tiles::KEmpty(next.Slot()));
+      softmax(j + 1, alpha);
+      hopper::WgmmaWait<0>();
 #pragma unroll
-      for (int hv = 0; hv < kHalves; ++hv)
+      for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+      hopper::BarrierArrive(base + Tiles::VEmpty(at.Slot()));
+      to_p();
+      at = next;
+    }
+    // Every S is done: Q's slot is free for the next item's.
+    hopper::BarrierArrive(base + Tiles::kQEmpty);
+    if (range.begin < range.end) {  // the last tile: P V alone
+      turn_begin();
+      issue_pv(at);
+      turn_end(true);
+      hopper::WgmmaWait<0>();
 #pragma unroll
-        for (int nb = 0; nb < kN / 8; ++nb)
-          if (hv * kN + nb * 8 < d)
-            *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) =
-                ptx::PackPair<T>(acc_o[hv][4 * nb + 2 * h] * inv,
-                                 acc_o[hv][4 * nb + 2 * h + 1] * inv);
+      for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+      hopper::BarrierArrive(base + Tiles::VEmpty(at.Slot()));
+      at = at.Next();
+    }
+
+    // O / row sum: to the output in the dtype, or (split) fp32 partials and
+    // the row's lse.
+    const int64_t rows = int64_t(heads) * n;
+    const int bh = item.head_split / part.splits, split = item.head_split % part.splits;
+    const int64_t first = split * rows + int64_t(bh) * n;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      float total = row_sum[h];
+      total += __shfl_xor_sync(~0u, total, 1);
+      total += __shfl_xor_sync(~0u, total, 2);
+      const float inv = total > 0 ? 1.0f / total : 0.0f;
+      const int r = row0 + 8 * h;
+      if (r >= n) continue;
+      if (part.splits > 1) {
+        float* po = part.o + (first + r) * d + 2 * qd;
+#pragma unroll
+        for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+          for (int nb = 0; nb < kN / 8; ++nb)
+            if (hv * kN + nb * 8 < d)
+              *reinterpret_cast<float2*>(po + hv * kN + nb * 8) =
+                  make_float2(acc_o[hv][4 * nb + 2 * h] * inv,
+                              acc_o[hv][4 * nb + 2 * h + 1] * inv);
+        if (qd == 0) part.lse[first + r] = SplitKvLse(row_max[h], total, scale_log2);
+      } else {
+        T* out = o + (int64_t(bh) * n + r) * d + 2 * qd;
+#pragma unroll
+        for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+          for (int nb = 0; nb < kN / 8; ++nb)
+            if (hv * kN + nb * 8 < d)
+              *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) =
+                  ptx::PackPair<T>(acc_o[hv][4 * nb + 2 * h] * inv,
+                                   acc_o[hv][4 * nb + 2 * h + 1] * inv);
+      }
     }
   }
 #endif
@@ -356,15 +474,19 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
 
 template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   WgmmaConfig config, cudaStream_t stream) {
+                   int sms, WgmmaConfig config, cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr;
-  auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal>;
+  const bool persistent = WgmmaPersistent(shape, splits, sms);
+  auto kernel = persistent ? FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, true>
+                           : FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, false>;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
-  const int64_t blocks = shape.BatchHeads() * m_blocks * splits;
-  if (blocks > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
+  const int64_t items = shape.BatchHeads() * m_blocks * splits;
+  if (items > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
     return cudaErrorInvalidValue;
+  const int64_t chunks = WgmmaChunks(kCausal && persistent, m_blocks, shape.BatchHeads(), splits);
+  const int64_t blocks = persistent ? std::min<int64_t>(chunks, sms) : chunks;
   SplitKvPartials part;
   if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
   CUtensorMap map_q, map_k, map_v;
@@ -380,31 +502,37 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
     return e;
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
-      map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, scale_log2, part,
-      config == WgmmaConfig::kPingPong);
+      map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, int(shape.BatchHeads()),
+      scale_log2, part, config == WgmmaConfig::kPingPong, persistent && kCausal);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }
 
 template <typename T, int kD, int kBc, int kStages, int kConsumers>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, WgmmaConfig config, cudaStream_t stream) {
+                         int splits, int sms, WgmmaConfig config, cudaStream_t stream) {
   return shape.causal
-             ? Launch<T, kD, kBc, kStages, kConsumers, true>(shape, x, splits, config,
+             ? Launch<T, kD, kBc, kStages, kConsumers, true>(shape, x, splits, sms, config,
                                                              stream)
-             : Launch<T, kD, kBc, kStages, kConsumers, false>(shape, x, splits, config,
+             : Launch<T, kD, kBc, kStages, kConsumers, false>(shape, x, splits, sms, config,
                                                               stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
                         int splits, WgmmaConfig config, cudaStream_t stream) {
+  int device = 0, sms = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+      e != cudaSuccess)
+    return e;
   switch (FusedPaddedHeadDim(shape.head_dim)) {
-    // d = 64: three consumers (192 query rows), as FlashAttention-3: its
-    // softmax costs as much as its products, so more warps overlap them.
-    case 64: return LaunchCausal<T, 64, 128, 4, 3>(shape, x, splits, config, stream);
-    case 128: return LaunchCausal<T, 128, 128, 3, 2>(shape, x, splits, config, stream);
-    case 256: return LaunchCausal<T, 256, 64, 2, 2>(shape, x, splits, config, stream);
+    case 64:
+      if (WgmmaConsumers(shape, sms) == 3)
+        return LaunchCausal<T, 64, 128, 4, 3>(shape, x, splits, sms, config, stream);
+      return LaunchCausal<T, 64, 128, 4, 2>(shape, x, splits, sms, config, stream);
+    case 128: return LaunchCausal<T, 128, 128, 3, 2>(shape, x, splits, sms, config, stream);
+    case 256: return LaunchCausal<T, 256, 64, 2, 2>(shape, x, splits, sms, config, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -415,8 +543,30 @@ int WgmmaKvTile(int64_t head_dim) {
   return FusedPaddedHeadDim(head_dim) == 256 ? 64 : 128;  // as LaunchTyped
 }
 
-int WgmmaQueryRows(int64_t head_dim) {
-  return FusedPaddedHeadDim(head_dim) == 64 ? 192 : 128;  // as LaunchTyped
+int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
+  if (FusedPaddedHeadDim(shape.head_dim) != 64) return 2;
+  const int64_t blocks_of_192 = shape.BatchHeads() * ((shape.seq_len + 191) / 192);
+  const bool long_rows = shape.seq_len >= (shape.causal ? 8192 : 2048);
+  return long_rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
+}
+
+int WgmmaQueryRows(const AttentionShape& shape, int num_sms) {
+  return 64 * WgmmaConsumers(shape, num_sms);
+}
+
+bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
+  if (num_sms < 1 || splits < 1) return false;
+  // Short items: an item's keys (on average, causal) times the padded head
+  // dim at most 2^17 (N 2048 at d = 64, 1024 at 128, 512 at 256).
+  const int64_t keys = (shape.seq_len + splits - 1) / splits;
+  if ((shape.causal ? keys / 2 : keys) * FusedPaddedHeadDim(shape.head_dim) > (1 << 17))
+    return false;
+  const int rows = WgmmaQueryRows(shape, num_sms);
+  const int64_t chunks =
+      WgmmaChunks(shape.causal, int((shape.seq_len + rows - 1) / rows), shape.BatchHeads(),
+                  splits);
+  const int64_t rounds = (chunks + num_sms - 1) / num_sms;
+  return 10 * chunks >= 9 * rounds * int64_t(num_sms);  // chunks / (rounds sms) >= 0.9
 }
 
 bool WgmmaAttentionRuns(DType dtype) {

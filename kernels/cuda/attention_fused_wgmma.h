@@ -18,10 +18,41 @@ namespace kbench::kernels::cuda {
 // a compute capability 9.0 device (the sm_90a code runs on no other).
 bool WgmmaAttentionRuns(DType dtype);
 
-// Key rows of one K/V tile, and query rows of one block, at head_dim in the
-// default config (for the split-KV rule).
+// Key rows of one K/V tile at head_dim.
 int WgmmaKvTile(int64_t head_dim);
-int WgmmaQueryRows(int64_t head_dim);
+
+// Consumer warpgroups of a block (64 query rows each) for a shape on a
+// device of num_sms SMs: 2, or 3 at d = 64 (head dims padded to 64) when
+// the rows are long (N >= 2048, causal N >= 8192) and 192-row blocks make
+// at least 4 waves. Measured on the H200 (fp16, persistent, one run): three
+// consumers' softmax overlaps more at long rows (B 1, H 32, N 16384: 4.61
+// against 5.13 ms), while 128-row blocks waste fewer rows at short N and
+// on the diagonal (B 32, H 32, N 512 causal: 0.171 against 0.185 ms) and
+// fill the waves of a narrow grid (B 1, H 8, N 8192: 0.320 against 0.352).
+int WgmmaConsumers(const AttentionShape& shape, int num_sms);
+// Query rows of one block, 64 * WgmmaConsumers (for the split-KV rule).
+int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
+
+// Whether the grid is persistent for this shape and split: one block per
+// SM, each running its chunks of work in turn (the next one's Q and first
+// K/V tiles load while the last one's products and stores finish; causal,
+// a chunk pairs the longest query block of a head with its shortest), or
+// else one block per query block and split, heaviest first, left to the
+// hardware's block scheduler. Persistent when both
+//   - an item is short: its keys (ceil(N / splits), half that causal)
+//     times the padded head dim at most 2^17. The persistent kernel's main
+//     loop is slower (its pipeline places are carried from item to item,
+//     and ptxas keeps them in vector registers), so it pays only where the
+//     prologue it hides is a large part of an item. Measured on the H200
+//     (fp16, one run, persistent against one block per item): B 32, H 32,
+//     N 512, d 64: 0.218 against 0.252 ms; B 32, H 16, N 512, d 128: 0.174
+//     against 0.182; B 4, H 16, N 4096, d 128: 1.015 against 0.887;
+//   - its chunks fill their rounds of num_sms to at least 90%: below that a
+//     fixed assignment leaves SMs idle that the block scheduler, packing
+//     items of unequal work (causal rows, split ranges of different
+//     lengths or empty), would fill (B 2, H 4, N 1000, d 64, 288 items
+//     split 6 ways in 2.2 rounds: 0.0266 against 0.0243 ms).
+bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms);
 
 // How the kernel is tiled and how its consumer warpgroups share the tensor
 // cores; the benchmark times each (tools/attention_bench.cc --mma-configs).

@@ -8,13 +8,16 @@ the reading beside each miss.
 What ncu printed (--csv --page raw: a header of metric names, a row of
 units, a row per profiled launch; or the details page: a row per metric) is
 read leniently: lines that are not CSV (ncu's ==PROF== messages) are
-skipped, a bench JSON line among them gives the check's "ok", metrics are
+skipped, a bench JSON line among them gives the check's "ok" and the
+launch's plan ("fused_plan", which the page compares with its data's: a
+reading of another launch is left out), metrics are
 picked by name and any of them may be absent (names differ between ncu
 versions and chips), and values keep their thousands separators out.
 
 A point's record, one object of attention_ncu.json's "points":
   {"point": "fp16 4 16 4096 128 0", "kernel": the launch's full name,
-   "ok": the bench's check (when its line was read), "metrics": {name:
+   "ok": the bench's check and "plan": its fused_plan (when its line was
+   read), "metrics": {name:
    number}, "units": {name: unit}, "stalls": the top three [reason, warps
    stalled per issued instruction] ("selected", issuing, is no stall)}
   or {"point": ..., "error": why there is no reading}.
@@ -126,14 +129,15 @@ def top_stalls(metrics, n=3):
     return [[name, v] for name, v in sorted(stalls, key=lambda s: (-s[1], s[0]))[:n]]
 
 
-def bench_ok(text):
+def bench_line(text):
+    """The bench's JSON line in ncu's output, {} when there is none."""
     for line in text.splitlines():
         if line.startswith('{"source":"kbench"'):
             try:
-                return json.loads(line).get("ok")
+                return json.loads(line)
             except ValueError:
                 pass
-    return None
+    return {}
 
 
 # The metrics a record keeps: those the page reads, the stalls, the ALU
@@ -167,9 +171,10 @@ def parse(text, point, status=None):
     record = {"point": point, "kernel": x["kernel"], "metrics": metrics,
               "units": {n: u for n, u in x["units"].items() if n in metrics},
               "stalls": top_stalls(x["metrics"])}
-    ok = bench_ok(text)
-    if ok is not None:
-        record["ok"] = ok
+    line = bench_line(text)
+    for key, field in (("ok", "ok"), ("plan", "fused_plan")):
+        if line.get(field) is not None:
+            record[key] = line[field]
     return record
 
 

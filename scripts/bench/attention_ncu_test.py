@@ -153,6 +153,25 @@ class Section(unittest.TestCase):
         self.assertEqual(fp32[-1], "math pipe busy most of the time")
         self.assertIn("1. SMs active < 80% of the elapsed cycles:", section)
 
+    def test_leaves_out_readings_of_another_launch(self):
+        # The fp16 reading was taken of a launch whose plan differs from the
+        # data's (the kernel changed since); the fp32 one of the same plan.
+        ncu = json.loads(fixture("attention_ncu.json"))
+        for record in ncu["points"]:
+            record["plan"] = "one pass: old"
+        data = {"command": "c", "server": [], "bench": bench()}
+        for line in data["bench"]:
+            if line["variant"] == "fused":
+                line["fused_plan"] = ("one pass: old" if line["dtype"] == "fp32"
+                                      else "one pass: new")
+        section = attention_table.render(data, ncu).split(
+            "## Why the misses miss (ncu)")[1]
+        self.assertIn("1 of 4 missed points have a reading; 2 have none", section)
+        self.assertIn("left out, 1 readings of another launch than this data's",
+                      section)
+        self.assertIsNotNone(table_row(section, "| fp32 | 4 | 16 | 4096 | 128 | yes |"))
+        self.assertNotIn("| fp16 | 4 | 16 | 4096 | 128 | no |", section)
+
 
 class Pack(unittest.TestCase):
     def test_merges_calls_and_the_later_reading_wins(self):
@@ -185,7 +204,7 @@ grep '^"' "$FIXTURE"
 FAKE_BENCH = """#!/usr/bin/env bash
 [ -n "${FAKE_OLD_BENCH:-}" ] && { echo "unknown argument --variants" >&2; exit 2; }
 echo "$*" >>"$FAKE_LOG"
-echo '{"source":"kbench","variant":"fused","ok":true}'
+echo '{"source":"kbench","variant":"fused","ok":true,"fused_plan":"one pass: p"}'
 """
 
 
@@ -234,6 +253,7 @@ class Script(unittest.TestCase):
         self.assertEqual(data["gpu"], "NVIDIA H200")
         self.assertTrue(data["command"].startswith('ONLY="^fp" scripts/bench/'))
         self.assertEqual(data["points"][0]["stalls"][0], ["barrier", 2.5])
+        self.assertEqual(data["points"][0]["plan"], "one pass: p")
         calls = self.calls()
         self.assertEqual(calls[0], "--list --variants fused --once")  # its flags
         self.assertIn("-k regex:Fused(Wgmma|Mma)Kernel", calls[1])

@@ -21,7 +21,8 @@ shapes (attention_grid.py) have a table each.
 Where ncu's readings of the fused kernel at the missed points are given
 (--ncu, docs/perf/data/attention_ncu.json, made by attention_ncu.sh), a
 section shows them beside each miss, with a reading by stated rules
-(attention_ncu.py); without them, it says there is no data yet.
+(attention_ncu.py), where the reading was taken of the launch the data
+timed (the same fused plan); without them, it says there is no data yet.
 
 Usage:
   attention_table.py pack [--command TEXT] --data DATA.json FILE...
@@ -302,7 +303,15 @@ def ncu_section(bench, ncu, ncu_path):
             "kernel at each missed point)."]
     missed = missed_goals(bench)
     records = {r["point"]: r for r in ncu["points"] if "error" not in r}
-    shown = sorted((p for p in missed if point_text(p) in records), key=grid_order)
+
+    def same_launch(p):
+        # The reading is of the launch this data timed: the bench's plan
+        # then (the record's "plan") is the data's (both absent counts).
+        return (records[point_text(p)].get("plan") ==
+                bench[p].get("fused", {}).get("fused_plan"))
+    measured = [p for p in missed if point_text(p) in records]
+    shown = sorted((p for p in measured if same_launch(p)), key=grid_order)
+    other = len(measured) - len(shown)
     no_longer = sum(1 for t in records
                     if t not in {point_text(p) for p in missed})
     commands = "; ".join(f"`{c}`" for c in commands_of(ncu))
@@ -314,9 +323,13 @@ def ncu_section(bench, ncu, ncu_path):
               "warps stalled per issued instruction; time: the launch under "
               "ncu, µs.", ""]
     text = f"{len(shown)} of {len(missed)} missed points have a reading"
-    if len(shown) < len(missed):
-        text += (f"; {len(missed) - len(shown)} have none (not measured in that "
+    if len(measured) < len(missed):
+        text += (f"; {len(missed) - len(measured)} have none (not measured in that "
                  "run, or ncu gave no reading)")
+    if other:
+        text += (f"; left out, {other} readings of another launch than this "
+                 "data's (their fused plan differs: the kernel or its plan "
+                 "changed since; re-run attention_ncu.sh)")
     if no_longer:
         text += (f"; left out, {no_longer} measured points that miss no goal in "
                  "this data")
