@@ -118,49 +118,79 @@ TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
                 cudaErrorInvalidValue);
 }
 
-TEST(CudaAttentionSplitKv, RuleSplitsOnlyWhenQueryBlocksLeaveSmsIdle) {
-  // Host only: the rule on the H200's 132 SMs.
-  // B = H = 1, N = 3000: 24 query blocks; ceil(264 / 24) = 11 of 47 tiles.
-  FusedAttentionPlan plan =
-      PlanAttentionFused(Shape(1, 1, 3000, 128, false), DType::kFp16, 132);
-  EXPECT_EQ(plan.splits, 11);
-  EXPECT_EQ(plan.workspace_bytes, SplitKvWorkspaceBytes(Shape(1, 1, 3000, 128, false), 11));
-  EXPECT_EQ(plan.workspace_bytes, int64_t(11) * 3000 * 129 * 4);
-  EXPECT_NE(plan.description.find("split-KV x11"), std::string::npos)
-      << plan.description;
-  // B = 1, H = 4, N = 4096: 128 query blocks fill 128 of 132 SMs: one
-  // pass; causal they count as 64 busy: ceil(264 / 128) = 3.
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, false), DType::kFp32, 132).splits, 1);
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 3);
-  // Half the SMs is the line: 66 query blocks split 4 ways (4 key tiles of
-  // 64), 67 (2 key tiles each) not at all. (The rule itself: the fp16 key
-  // tile at d = 128 is the kernel's, 64 by mma.sync, 128 by wgmma.)
-  EXPECT_EQ(SplitKvSplits(Shape(1, 33, 256, 128, false), 128, 64, 132), 4);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 67, 128, 128, false), 128, 64, 132), 1);
-  // Causal, 132 query blocks count as 66: ceil(264 / 132) = 2.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 66, 256, 128, true), 128, 64, 132), 2);
-  // Capped by the key tiles: N = 200 at d = 64 fp16 has 2 tiles of 128.
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 64, false), DType::kFp16, 132).splits, 2);
-  // d = 256 (and 200, padded to it) has tiles of 64 keys: 200 keys, 4 tiles.
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 256, false), DType::kFp16, 132).splits, 4);
-  EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 200, 200, false), DType::kBf16, 132).splits, 4);
+// A kernel for the rule's own tests: query blocks of `rows`, key tiles of
+// `tile`, one block an SM, the given costs.
+SplitKvKernel Grid(int rows, int tile, int item_keys = 0, int combine_keys = 0) {
+  SplitKvKernel k;
+  k.query_rows = rows;
+  k.kv_tile = tile;
+  k.item_keys = item_keys;
+  k.combine_keys = combine_keys;
+  return k;
+}
+
+TEST(CudaAttentionSplitKv, RulePicksTheSplitWhoseModelledGridEndsFirst) {
+  // Host only. One query block of 64 tiles of 128 keys on 4 SMs, no fixed
+  // costs: 4 splits end after 16 tiles; 3 after 22, 5 after 2 rounds of 13,
+  // 8 after 2 rounds of 8 (a tie, and ties go to fewer splits).
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 8192, 64, false), Grid(8192, 128), 4), 4);
+  // On 2 SMs with an item's fixed cost of 4096 keys: one pass 8192 + 4096,
+  // 2 splits 4096 + 4096, 4 splits two rounds of 2048 + 4096: 2.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 8192, 64, false), Grid(8192, 128, 4096), 2), 2);
+  // A combine dearer than any gain: one pass.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 8192, 64, false), Grid(8192, 128, 0, 1 << 20), 4), 1);
+  // Causal: 4 query blocks of 1 to 4 tiles on 4 SMs. One pass ends with
+  // the longest, after 4 tiles; 2 splits (items 2 2 2 1 1 1 1 1) after 3;
+  // 3 and 4 splits after 3 too: 2.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 512, 64, true), Grid(128, 128), 4), 2);
+  // More query blocks than kSplitKvRounds rounds of the SMs: one pass.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 17, 128, 64, false), Grid(128, 1), 4), 1);
+  // Items of at most kSplitKvRounds rounds: 5 blocks of 100 tiles on 4
+  // SMs take 3 splits (15 items, 4 rounds of 34 tiles or fewer), not 4
+  // (20 items, 5 rounds of 25: shorter, but past the bound).
+  EXPECT_EQ(SplitKvSplits(Shape(1, 5, 100, 64, false), Grid(100, 1), 4), 3);
+  // Capped by kMaxKvSplits: one block of 128 tiles, 132 SMs: 64 splits of
+  // 2 tiles (43 to 63 take 3).
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), Grid(128, 1), 132), kMaxKvSplits);
+  // Capped by the key tiles: 2 tiles, 2 splits at most.
+  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 256, 64, false), Grid(256, 128), 132), 2);
   // One tile: nothing to split.
   EXPECT_EQ(PlanAttentionFused(Shape(1, 1, 1, 64, false), DType::kBf16, 132).splits, 1);
-  // The kernel's query rows count: 3 heads x ceil(4096 / 192) = 66 blocks
-  // split 4 ways, x ceil(4096 / 128) = 96 blocks by the last wave's rule.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 192, 128, 132), 4);
-  // The last wave: 96 blocks, 1 wave; 4 splits, 3 waves of a quarter.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 3, 4096, 64, false), 128, 128, 132), 4);
-  // 80 blocks: 3 splits (2 waves of a third); causal, not past half.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 2, 5000, 256, false), 128, 64, 132), 3);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 2, 5000, 256, true), 128, 64, 132), 4);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 4, 5000, 256, true), 128, 64, 132), 1);
-  // 128 blocks: 2 to 4 splits take 2 to 4 waves; 200 blocks: 2 waves and
-  // 2 splits 4 waves (not less than 3/4).
-  EXPECT_EQ(SplitKvSplits(Shape(1, 4, 4096, 128, false), 128, 128, 132), 1);
-  EXPECT_EQ(SplitKvSplits(Shape(1, 200, 128, 128, false), 128, 64, 132), 1);
-  // Capped by kMaxKvSplits: one query block of 200 tiles.
-  EXPECT_EQ(SplitKvSplits(Shape(1, 1, 128, 64, false), 128, 1, 132), kMaxKvSplits);
+}
+
+// The wgmma kernel's splits of `shape` on the H200's 132 SMs (host only:
+// PlanAttentionFused picks the kernel the device runs).
+int WgmmaSplits(const AttentionShape& shape) {
+  return SplitKvSplits(shape, WgmmaSplitKvKernel(shape, 132), 132);
+}
+
+TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
+  // Host only, on the H200's 132 SMs, at the shapes of the sweep the costs
+  // were fitted to (docs/perf/data/attention_splits.json), where these were
+  // the fastest splits measured. B = H = 1, N = 3000, d = 128: 24 query
+  // blocks of 24 key tiles; 5 splits, one round of 120 items.
+  EXPECT_EQ(WgmmaSplits(Shape(1, 1, 3000, 128, false)), 5);
+  EXPECT_EQ(WgmmaSplits(Shape(1, 1, 3000, 128, true)), 6);
+  // B = 1, H = 4, N = 4096: 128 query blocks fill 128 of 132 SMs: one
+  // pass; causal, 2 splits (fp32, two blocks an SM: 4).
+  EXPECT_EQ(WgmmaSplits(Shape(1, 4, 4096, 128, false)), 1);
+  EXPECT_EQ(WgmmaSplits(Shape(1, 4, 4096, 128, true)), 2);
+  EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 4);
+  // B = 2, H = 4, N = 1000, d = 64: 64 query blocks of 8 tiles; no split
+  // pays for its items' starts and the combine.
+  EXPECT_EQ(WgmmaSplits(Shape(2, 4, 1000, 64, false)), 1);
+  // B = H = 1, N = 8192, d = 256 (key tiles of 64): 2 splits, one round of
+  // 128 items (5 would take 3 rounds); causal 4.
+  EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, false)), 2);
+  EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, true)), 4);
+  // The plan: its splits, workspace and description (fp32: the 3xTF32
+  // kernel on every device).
+  FusedAttentionPlan plan =
+      PlanAttentionFused(Shape(1, 1, 8192, 256, false), DType::kFp32, 132);
+  EXPECT_EQ(plan.splits, 2);
+  EXPECT_EQ(plan.workspace_bytes, SplitKvWorkspaceBytes(Shape(1, 1, 8192, 256, false), 2));
+  EXPECT_EQ(plan.workspace_bytes, int64_t(2) * 8192 * 257 * 4);
+  EXPECT_NE(plan.description.find("split-KV x2"), std::string::npos) << plan.description;
   // 1024 query blocks fill the SMs: one pass, no workspace.
   plan = PlanAttentionFused(Shape(4, 8, 4096, 64, false), DType::kFp16, 132);
   EXPECT_EQ(plan.splits, 1);
@@ -197,6 +227,14 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 128, false), 132), 2);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 32, 16384, 64, false), 132), 192);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 1, 1000, 256, true), 132), 128);
+  // Free consumers where an item is a few key tiles, ping-pong past that.
+  EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, false)), WgmmaConfig::kFree);
+  EXPECT_EQ(WgmmaConfigFor(Shape(32, 8, 512, 256, true)), WgmmaConfig::kFree);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 128, true)), WgmmaConfig::kFree);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 96, true)), WgmmaConfig::kFree);  // padded to 128
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 32, 1024, 64, true)), WgmmaConfig::kPingPong);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 128, false)), WgmmaConfig::kPingPong);
+  EXPECT_EQ(WgmmaConfigFor(Shape(4, 16, 4096, 128, true)), WgmmaConfig::kPingPong);
   // Persistent when an item is short (keys times padded d at most 2^17)
   // and the chunks fill their rounds to 90%: 4096 query blocks in 32
   // rounds of 132 (97%); causal, 525 query blocks of 175 heads make 263
@@ -243,9 +281,9 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
 // the wgmma kernel on a Hopper device, so it needs cases of its own); for
 // fp32, the 3xTF32 kernel in Case::tf32_config (fused runs the config
 // Tf32ConfigFor picks).
-// kFusedFree: the wgmma kernel in its other config, unsynchronised
-// consumers (fused runs kDefaultWgmmaConfig, ping-pong; Hopper only).
-enum class Variant { kNaive, kFused, kFusedMma, kFusedFree };
+// kFusedFree, kFusedPingPong: the wgmma kernel in each config, whichever
+// WgmmaConfigFor picks for fused (Hopper only).
+enum class Variant { kNaive, kFused, kFusedMma, kFusedFree, kFusedPingPong };
 
 struct Case {
   Variant variant;
@@ -266,7 +304,8 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const char* variant = c.variant == Variant::kNaive      ? "naive"
                         : c.variant == Variant::kFused    ? "fused"
                         : c.variant == Variant::kFusedMma ? "fusedmma"
-                                                          : "fusedfree";
+                        : c.variant == Variant::kFusedFree ? "fusedfree"
+                                                           : "fusedpingpong";
   return std::string(variant) + "_" +
          DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
          std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
@@ -342,13 +381,10 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
         const bool tf32 = c.dtype == DType::kFp32;
         plan.splits =
             c.splits > 0 ? c.splits
-                         : SplitKvSplits(
-                               shape,
-                               tf32 ? Tf32QueryRows(c.tf32_config, shape.head_dim)
-                                    : kFusedQueryRows,
-                               tf32 ? Tf32KvTile(c.tf32_config, shape.head_dim)
-                                    : MmaKvTile(kDefaultMmaConfig, shape.head_dim),
-                               sms);
+                         : SplitKvSplits(shape,
+                                         tf32 ? Tf32SplitKvKernel(c.tf32_config, shape.head_dim)
+                                              : MmaSplitKvKernel(shape.head_dim),
+                                         sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
       }
       if (c.expect_split && plan.splits < 2)
@@ -376,6 +412,9 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           : c.variant == Variant::kFusedFree
               ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
                                           WgmmaConfig::kFree, stream)
+          : c.variant == Variant::kFusedPingPong
+              ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
+                                          WgmmaConfig::kPingPong, stream)
               : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
     }
     return ToHost(o, c.dtype, *stream_);
@@ -405,7 +444,8 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
 
 TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const Case& c = GetParam();
-  if (c.variant == Variant::kFusedFree && !WgmmaAttentionRuns(c.dtype))
+  if ((c.variant == Variant::kFusedFree || c.variant == Variant::kFusedPingPong) &&
+      !WgmmaAttentionRuns(c.dtype))
     GTEST_SKIP() << "the wgmma kernel needs a compute capability 9.0 device";
   AttentionShape shape = c.shape;
   shape.causal = c.causal;
@@ -524,7 +564,7 @@ std::vector<Case> Cases() {
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (int64_t d : {64, 128, 256})
-        for (Variant variant : {Variant::kFused, Variant::kFusedFree})
+        for (Variant variant : {Variant::kFused, Variant::kFusedFree, Variant::kFusedPingPong})
           cases.push_back({variant, dtype, causal, Shape(2, 2, 2049, d, causal)});
   // Its persistent grid (on 132 SMs; CudaAttentionWgmma.Rules checks that
   // these shapes run it): 175 heads of 300 rows are 525 query blocks (4
@@ -536,7 +576,7 @@ std::vector<Case> Cases() {
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true}) {
       for (int64_t d : {64, 128, 256})
-        for (Variant variant : {Variant::kFused, Variant::kFusedFree})
+        for (Variant variant : {Variant::kFused, Variant::kFusedFree, Variant::kFusedPingPong})
           cases.push_back({variant, dtype, causal, Shape(5, 35, 300, d, causal)});
       cases.push_back({Variant::kFused, dtype, causal, Shape(5, 35, 300, 128, causal), 3});
     }

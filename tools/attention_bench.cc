@@ -12,7 +12,7 @@
 // Usage: kbench_attention_bench [--grid] [--shapes B,H,N,D;...]
 //          [--shape B,H,N,D] [--dtypes fp16,bf16,fp32] [--dims D,...]
 //          [--causal 0|1|both] [--mma-configs] [--check-rows R] [--list]
-//          [--variants NAME,...] [--once]
+//          [--variants NAME,...] [--splits S,...] [--once]
 //   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
 //           d in {64, 128, 256}, N in {512, ..., 16384}, causal and not;
 //           --shapes and --shape add shapes after it (scripts/bench/
@@ -30,6 +30,9 @@
 //   --variants: run only the variants of these names (naive, fused,
 //           fused-1pass, fused-<config>; default all). Without naive, its
 //           scores buffer is freed before anything runs.
+//   --splits: time fused with each of these key splits too, as
+//           fused-split<S> (S from 1 to kMaxKvSplits, attention_split_kv.h):
+//           the data a change of SplitKvSplits's rule is measured on.
 //   --once: run each selected variant once with its check and time
 //           nothing: the JSON line has "ok" and no "ms" nor "tflops" (for a
 //           profiler: scripts/bench/attention_ncu.sh).
@@ -63,6 +66,7 @@
 #include "kernels/cuda/attention.h"
 #include "kernels/cuda/attention_fused_mma.h"
 #include "kernels/cuda/attention_fused_wgmma.h"
+#include "kernels/cuda/attention_split_kv.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
@@ -94,6 +98,7 @@ struct Options {
   int check_rows = 16;
   bool list = false;
   std::vector<std::string> variants;  // empty: all
+  std::vector<int> splits;             // --splits
   bool once = false;
 
   bool Selected(const std::string& name) const {
@@ -186,6 +191,17 @@ absl::StatusOr<Options> Parse(int argc, char** argv) {
           return absl::InvalidArgumentError(
               absl::StrCat("--variants: unknown variant ", name));
         o.variants.push_back(name);
+      }
+    } else if (a == "--splits") {
+      KBENCH_ASSIGN_OR_RETURN(const std::string list, next());
+      for (const std::string& item : std::vector<std::string>(
+               absl::StrSplit(list, ',', absl::SkipEmpty()))) {
+        KBENCH_ASSIGN_OR_RETURN(const int64_t splits, ParseInt(a, item));
+        if (splits < 1 || splits > kernels::cuda::kMaxKvSplits)
+          return absl::InvalidArgumentError(
+              absl::StrCat("--splits: ", splits, " is outside 1 to ",
+                           kernels::cuda::kMaxKvSplits));
+        o.splits.push_back(int(splits));
       }
     } else if (a == "--check-rows") {
       KBENCH_ASSIGN_OR_RETURN(const std::string value, next());
@@ -339,13 +355,17 @@ struct FusedRun {
   DeviceBuffer workspace;
 };
 
+// The plan, and a workspace for it and for each of `splits` (--splits).
 absl::StatusOr<FusedRun> MakeFusedRun(const AttentionShape& shape, DType dtype,
-                                      int num_sms) {
+                                      int num_sms,
+                                      const std::vector<int>& splits) {
   FusedRun f;
   f.plan = kernels::cuda::PlanAttentionFused(shape, dtype, num_sms);
-  if (f.plan.workspace_bytes > 0) {
-    KBENCH_ASSIGN_OR_RETURN(
-        f.workspace, DeviceBuffer::Allocate(size_t(f.plan.workspace_bytes)));
+  int64_t bytes = f.plan.workspace_bytes;
+  for (int s : splits)
+    bytes = std::max(bytes, kernels::cuda::SplitKvWorkspaceBytes(shape, s));
+  if (bytes > 0) {
+    KBENCH_ASSIGN_OR_RETURN(f.workspace, DeviceBuffer::Allocate(size_t(bytes)));
   }
   return f;
 }
@@ -418,6 +438,18 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
            return absl::OkStatus();
          }});
   }
+  for (int s : opt.splits) {
+    kc::FusedAttentionPlan plan;
+    plan.splits = s;
+    plan.workspace_bytes = kc::SplitKvWorkspaceBytes(shape, s);
+    variants.push_back(
+        {absl::StrCat("fused-split", s),
+         [shape, dtype, x, plan](cudaStream_t stream) -> absl::Status {
+           KBENCH_CUDA_RETURN_IF_ERROR(
+               kc::LaunchAttentionFused(shape, dtype, x, plan, stream));
+           return absl::OkStatus();
+         }});
+  }
   if (opt.mma_configs && dtype == DType::kFp32) {
     for (auto [c, label] :
          {std::pair{kc::Tf32Config::kWarps8Rows16, "fused-tf32-w8r16"},
@@ -487,7 +519,7 @@ absl::StatusOr<int> Run(const Options& opt) {
         shape.causal = causal;
         KBENCH_ASSIGN_OR_RETURN(
             const FusedRun f,
-            MakeFusedRun(shape, dtype, props.multiProcessorCount));
+            MakeFusedRun(shape, dtype, props.multiProcessorCount, opt.splits));
         const auto rows =
             kernels::SampleAttentionRows(shape, opt.check_rows, kSeed);
         const auto ref = Reference(shape, dtype, rows);

@@ -33,15 +33,13 @@ bool FusedAttentionSupports(int64_t head_dim) {
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
-  const Tf32Config tf32 = Tf32ConfigFor(shape);
-  const int kv_tile = kernel == FusedKernel::kTf32    ? Tf32KvTile(tf32, shape.head_dim)
-                      : kernel == FusedKernel::kWgmma ? WgmmaKvTile(shape.head_dim)
-                                                      : MmaKvTile(kDefaultMmaConfig, shape.head_dim);
-  const int query_rows = kernel == FusedKernel::kTf32    ? Tf32QueryRows(tf32, shape.head_dim)
-                         : kernel == FusedKernel::kWgmma ? WgmmaQueryRows(shape, num_sms)
-                                                         : kFusedQueryRows;
+  const SplitKvKernel grid =
+      kernel == FusedKernel::kTf32    ? Tf32SplitKvKernel(Tf32ConfigFor(shape), shape.head_dim)
+      : kernel == FusedKernel::kWgmma ? WgmmaSplitKvKernel(shape, num_sms)
+                                      : MmaSplitKvKernel(shape.head_dim);
+  const int kv_tile = grid.kv_tile, query_rows = grid.query_rows;
   FusedAttentionPlan plan;
-  plan.splits = SplitKvSplits(shape, query_rows, kv_tile, num_sms);
+  plan.splits = SplitKvSplits(shape, grid, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
@@ -57,7 +55,9 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
   if (kernel == FusedKernel::kWgmma)
     plan.description += std::string(", ") + std::to_string(query_rows) + " query rows, " +
                         (WgmmaPersistent(shape, plan.splits, num_sms) ? "persistent"
-                                                                      : "a block per item");
+                                                                      : "a block per item") +
+                        (WgmmaConfigFor(shape) == WgmmaConfig::kFree ? ", free consumers"
+                                                                     : ", ping-pong");
   return plan;
 }
 
@@ -82,7 +82,7 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                       stream);
     case FusedKernel::kWgmma:
       return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
-                                       kDefaultWgmmaConfig, stream);
+                                       WgmmaConfigFor(shape), stream);
     case FusedKernel::kMma:
       return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
                                      plan.splits, stream);

@@ -40,6 +40,7 @@
 #include <cmath>
 
 #include "kernels/cuda/attention_fused_mma.h"
+#include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_ptx.cuh"
 #include "kernels/cuda/attention_split_kv.cuh"
 #include "kernels/cuda/attention_split_kv.h"
@@ -705,6 +706,16 @@ int Tf32QueryRows(Tf32Config config, int64_t head_dim) {
   return WithTf32Tiling(config, head_dim, [](auto t, auto) { return decltype(t)::kBr; });
 }
 
+SplitKvKernel Tf32SplitKvKernel(Tf32Config config, int64_t head_dim) {
+  SplitKvKernel k;
+  k.query_rows = Tf32QueryRows(config, head_dim);
+  k.kv_tile = Tf32KvTile(config, head_dim);
+  k.blocks_per_sm = FusedPaddedHeadDim(head_dim) <= 128 ? 2 : 1;
+  k.item_keys = 16;
+  k.combine_keys = 0;
+  return k;
+}
+
 cudaError_t LaunchAttentionFusedTf32(const AttentionShape& shape,
                                      const AttentionTensors& tensors, Tf32Config config,
                                      int splits, cudaStream_t stream) {
@@ -735,6 +746,16 @@ int MmaKvTile(MmaConfig config, int64_t head_dim) {
     case MmaConfig::kWarps4Rows32Narrow: return d64 ? 64 : 32;
   }
   return 64;
+}
+
+SplitKvKernel MmaSplitKvKernel(int64_t head_dim) {
+  SplitKvKernel k;
+  k.query_rows = kFusedQueryRows;
+  k.kv_tile = MmaKvTile(kDefaultMmaConfig, head_dim);
+  k.blocks_per_sm = 1;
+  k.item_keys = kWgmmaItemKeys;
+  k.combine_keys = kWgmmaCombineKeys;
+  return k;
 }
 
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,

@@ -7,6 +7,7 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention_split_kv.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {
@@ -36,6 +37,10 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     cudaStream_t stream);
 // Key rows of one K/V tile of `config` at head_dim.
 int MmaKvTile(MmaConfig config, int64_t head_dim);
+// The default config's grid for the split-KV rule: kFusedQueryRows, its
+// key tile, one block an SM, and the wgmma kernel's costs (this kernel runs
+// on devices other than Hopper, where no sweep has been measured).
+SplitKvKernel MmaSplitKvKernel(int64_t head_dim);
 
 // fp32 on tensor cores, 3xTF32 (the same kernel as fp16/bf16,
 // attention_fused_mma.cu): each product as three tf32 products of the
@@ -67,5 +72,12 @@ cudaError_t LaunchAttentionFusedTf32(const AttentionShape& shape,
 // head_dim.
 int Tf32KvTile(Tf32Config config, int64_t head_dim);
 int Tf32QueryRows(Tf32Config config, int64_t head_dim);
+// `config`'s grid at head_dim for the split-KV rule, its costs fitted on
+// the H200 (attention_split_kv.h): an item's fixed cost 16 keys, the
+// combine's none (the 3xTF32 loop is slow enough per key that both
+// vanish), and two blocks an SM at d <= 128 (at d = 128 one is resident,
+// by shared memory, but the sweep's splits fit two: B 1, H 4, N 4096
+// causal ran 0.308 ms split 4 ways against 0.423 split 2).
+SplitKvKernel Tf32SplitKvKernel(Tf32Config config, int64_t head_dim);
 
 }  // namespace kbench::kernels::cuda

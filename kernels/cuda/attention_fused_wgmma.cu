@@ -78,18 +78,30 @@ struct WgmmaTiles {
   static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
-  static constexpr int kK = kQBytes;                        // K slots
+  // Q slots: two where they fit beside the K/V stages (d = 64, and d = 128
+  // with two stages, as its persistent grid runs), so that a persistent
+  // block loads the next item's Q while this item still reads its own; else
+  // one, which the next item's load waits for. Measured on the H200 (fp16,
+  // persistent, median of three, against one slot and d = 128's three
+  // stages): B 32, H 16, N 512, d 128 causal 0.130 against 0.137 ms; B 16,
+  // H 32, N 1024, d 64 0.368 against 0.379.
+  static constexpr int kKVStageBytes = 2 * kStages * kKVBytes;
+  static constexpr int kBarBytesMost = 8 * (4 + 4 * kStages);
+  static constexpr int kQSlots =
+      2 * kQBytes + kKVStageBytes + kBarBytesMost + 1024 <= 227 * 1024 ? 2 : 1;
+  static constexpr int kK = kQSlots * kQBytes;              // K slots
   static constexpr int kV = kK + kStages * kKVBytes;        // V slots
   static constexpr int kBars = kV + kStages * kKVBytes;     // mbarriers
-  // q_full, q_empty, then per slot k_full, v_full, k_empty, v_empty: 8
-  // bytes each.
-  static constexpr int kQFull = kBars, kQEmpty = kBars + 8;
-  static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (2 + s); }
+  // per Q slot q_full and q_empty, then per K/V slot k_full, v_full,
+  // k_empty, v_empty: 8 bytes each.
+  static constexpr __host__ __device__ int QFull(int q) { return kBars + 8 * q; }
+  static constexpr __host__ __device__ int QEmpty(int q) { return kBars + 8 * (kQSlots + q); }
+  static constexpr __host__ __device__ int KFull(int s) { return kBars + 8 * (2 * kQSlots + s); }
   static constexpr __host__ __device__ int VFull(int s) { return KFull(kStages + s); }
   static constexpr __host__ __device__ int KEmpty(int s) { return KFull(2 * kStages + s); }
   static constexpr __host__ __device__ int VEmpty(int s) { return KFull(3 * kStages + s); }
   // + 1024: the dynamic base is aligned up to 1024 bytes (the swizzle's).
-  static constexpr int kSmemBytes = kBars + 8 * (2 + 4 * kStages) + 1024;
+  static constexpr int kSmemBytes = kBars + 8 * (2 * kQSlots + 4 * kStages) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an SM has");
   // P V's N per instruction: the whole head dim up to 128.
   static constexpr int kPvN = kD < 128 ? kD : 128;
@@ -156,6 +168,23 @@ struct WgmmaSchedule {
       return true;
     }
   }
+
+  // Next, for a whole warp: the item and the answer broadcast from lane 0.
+  // Every lane computes the same, but integer division runs on the vector
+  // datapath, and ptxas then treats what follows from it as varying across
+  // the warp: the pipeline's place, carried from item to item, moved to
+  // vector registers, and every wgmma descriptor built from it went back
+  // through R2UR. A shuffle from a constant lane is known to be uniform
+  // (CUTLASS's canonical_warp_idx_sync does the same).
+  __device__ bool NextInWarp(int n, int m_blocks, int heads, int splits, bool paired,
+                             WgmmaItem* item) {
+    const bool more = __shfl_sync(~0u, Next(n, m_blocks, heads, splits, paired, item), 0);
+    item->head_split = __shfl_sync(~0u, item->head_split, 0);
+    item->q0 = __shfl_sync(~0u, item->q0, 0);
+    item->range.begin = __shfl_sync(~0u, item->range.begin, 0);
+    item->range.end = __shfl_sync(~0u, item->range.end, 0);
+    return more;
+  }
 };
 
 // A place in the K/V pipeline, 0 to 2 kStages - 1: its slot, and the parity
@@ -189,11 +218,16 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = (ptx::SharedAddress(smem_raw) + 1023) & ~1023u;
-  const int tid = threadIdx.x, wg = tid / 128;
+  // The warpgroup, broadcast from lane 0 so that ptxas knows it is uniform
+  // (as CUTLASS's canonical_warp_group_idx): the consumers' Q descriptors
+  // are built from it.
+  const int tid = threadIdx.x, wg = __shfl_sync(~0u, tid / 128, 0);
 
   if (tid == 0) {
-    hopper::BarrierInit(base + Tiles::kQFull, 1);
-    hopper::BarrierInit(base + Tiles::kQEmpty, kConsumerThreads);
+    for (int q = 0; q < Tiles::kQSlots; ++q) {
+      hopper::BarrierInit(base + Tiles::QFull(q), 1);
+      hopper::BarrierInit(base + Tiles::QEmpty(q), kConsumerThreads);
+    }
     for (int s = 0; s < kStages; ++s) {
       hopper::BarrierInit(base + Tiles::KFull(s), 1);
       hopper::BarrierInit(base + Tiles::VFull(s), 1);
@@ -231,11 +265,15 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     for (int u = 0;
          (kPersistent || u == 0) && schedule.Next(n, m_blocks, heads, part.splits, paired, &item);
          ++u) {
-      hopper::BarrierWait(base + Tiles::kQEmpty, (u & 1) ^ 1);
-      hopper::BarrierArriveExpect(base + Tiles::kQFull, Tiles::kQBytes);
+      // Item u's Q slot and its barriers' phase.
+      const int qs = u % Tiles::kQSlots;
+      const uint32_t q_phase = (u / Tiles::kQSlots) & 1;
+      hopper::BarrierWait(base + Tiles::QEmpty(qs), q_phase ^ 1);
+      hopper::BarrierArriveExpect(base + Tiles::QFull(qs), Tiles::kQBytes);
       for (int b = 0; b < Tiles::kBoxes; ++b)
-        hopper::TmaLoad3d(base + b * Tiles::kQBox, &map_q, base + Tiles::kQFull, b * 64,
-                          item.q0, item.head_split / part.splits);
+        hopper::TmaLoad3d(base + qs * Tiles::kQBytes + b * Tiles::kQBox, &map_q,
+                          base + Tiles::QFull(qs), b * 64, item.q0,
+                          item.head_split / part.splits);
       const KvRange range = item.range;
       const int bh = item.head_split / part.splits;
       for (int j = range.begin; j < range.end; ++j) {
@@ -256,15 +294,17 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
   constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
-  const uint32_t q_tile = base + 64 * c * 128;
   WgmmaSchedule<kBr, kBc, kCausal> schedule;
   WgmmaItem item;
   PipeSlot<kStages> at;  // the place of the next item's first tile
-  for (int u = 0;
-       (kPersistent || u == 0) && schedule.Next(n, m_blocks, heads, part.splits, paired, &item);
+  for (int u = 0; (kPersistent || u == 0) &&
+                  schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, &item);
        ++u) {
     const int q0 = item.q0;
     const KvRange range = item.range;
+    const int qs = u % Tiles::kQSlots;  // Q's slot, as the producer's
+    const uint32_t q_phase = (u / Tiles::kQSlots) & 1;
+    const uint32_t q_tile = base + qs * Tiles::kQBytes + 64 * c * 128;
     const int row0 = q0 + 64 * c + 16 * w + g;  // + 8 h: this thread's rows
     float acc_o[kHalves][kN / 2];
 #pragma unroll
@@ -363,7 +403,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     // overlap: while O += P_j V_j runs on the tensor cores, S_{j+1} (issued
     // just before it) is waited for and its softmax computed; O's rescale by
     // softmax j's alpha runs while S_{j+1} is being computed.
-    hopper::BarrierWait(base + Tiles::kQFull, u & 1);
+    hopper::BarrierWait(base + Tiles::QFull(qs), q_phase);
     float alpha[2];  // of the last softmax
     if (range.begin < range.end) {
       hopper::BarrierWait(base + Tiles::KFull(at.Slot()), at.Phase());
@@ -419,8 +459,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       to_p();
       at = next;
     }
-    // Every S is done: Q's slot is free for the next item's.
-    hopper::BarrierArrive(base + Tiles::kQEmpty);
+    // Every S is done: Q's slot is free for a later item's.
+    hopper::BarrierArrive(base + Tiles::QEmpty(qs));
     if (range.begin < range.end) {  // the last tile: P V alone
       turn_begin();
       issue_pv(at);
@@ -472,14 +512,14 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
 #endif
 }
 
-template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal>
-cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   int sms, WgmmaConfig config, cudaStream_t stream) {
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal,
+          bool kPersistent>
+cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                       int sms, WgmmaConfig config, cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr;
-  const bool persistent = WgmmaPersistent(shape, splits, sms);
-  auto kernel = persistent ? FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, true>
-                           : FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, false>;
+  constexpr bool persistent = kPersistent;
+  auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, kPersistent>;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
   const int64_t items = shape.BatchHeads() * m_blocks * splits;
@@ -508,14 +548,27 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }
 
-template <typename T, int kD, int kBc, int kStages, int kConsumers>
+// kStages K/V stages a block per item, kPersistentStages persistent (fewer
+// where that leaves room for a second Q slot, WgmmaTiles::kQSlots).
+template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers,
+          bool kCausal>
+cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                   int sms, WgmmaConfig config, cudaStream_t stream) {
+  const bool persistent = WgmmaPersistent(shape, splits, sms);
+  return persistent
+             ? LaunchGrid<T, kD, kBc, kPersistentStages, kConsumers, kCausal, true>(
+                   shape, x, splits, sms, config, stream)
+             : LaunchGrid<T, kD, kBc, kStages, kConsumers, kCausal, false>(shape, x, splits,
+                                                                            sms, config, stream);
+}
+
+template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
                          int splits, int sms, WgmmaConfig config, cudaStream_t stream) {
-  return shape.causal
-             ? Launch<T, kD, kBc, kStages, kConsumers, true>(shape, x, splits, sms, config,
-                                                             stream)
-             : Launch<T, kD, kBc, kStages, kConsumers, false>(shape, x, splits, sms, config,
-                                                              stream);
+  return shape.causal ? Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, true>(
+                            shape, x, splits, sms, config, stream)
+                      : Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, false>(
+                            shape, x, splits, sms, config, stream);
 }
 
 template <typename T>
@@ -529,10 +582,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
   switch (FusedPaddedHeadDim(shape.head_dim)) {
     case 64:
       if (WgmmaConsumers(shape, sms) == 3)
-        return LaunchCausal<T, 64, 128, 4, 3>(shape, x, splits, sms, config, stream);
-      return LaunchCausal<T, 64, 128, 4, 2>(shape, x, splits, sms, config, stream);
-    case 128: return LaunchCausal<T, 128, 128, 3, 2>(shape, x, splits, sms, config, stream);
-    case 256: return LaunchCausal<T, 256, 64, 2, 2>(shape, x, splits, sms, config, stream);
+        return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, stream);
+      return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, stream);
+    case 128: return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, stream);
+    case 256: return LaunchCausal<T, 256, 64, 2, 2, 2>(shape, x, splits, sms, config, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -552,6 +605,23 @@ int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
 
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms) {
   return 64 * WgmmaConsumers(shape, num_sms);
+}
+
+WgmmaConfig WgmmaConfigFor(const AttentionShape& shape) {
+  const bool few_tiles =
+      shape.seq_len <= 512 ||
+      (shape.causal && shape.seq_len <= 1024 && FusedPaddedHeadDim(shape.head_dim) > 64);
+  return few_tiles ? WgmmaConfig::kFree : WgmmaConfig::kPingPong;
+}
+
+SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms) {
+  SplitKvKernel k;
+  k.query_rows = WgmmaQueryRows(shape, num_sms);
+  k.kv_tile = WgmmaKvTile(shape.head_dim);
+  k.blocks_per_sm = 1;
+  k.item_keys = kWgmmaItemKeys;
+  k.combine_keys = kWgmmaCombineKeys;
+  return k;
 }
 
 bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {

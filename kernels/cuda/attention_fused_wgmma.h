@@ -10,6 +10,7 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention_split_kv.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {
@@ -33,6 +34,16 @@ int WgmmaConsumers(const AttentionShape& shape, int num_sms);
 // Query rows of one block, 64 * WgmmaConsumers (for the split-KV rule).
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
 
+// The grid for the split-KV rule (attention_split_kv.h): WgmmaQueryRows,
+// WgmmaKvTile, one block an SM (its shared memory), and the costs fitted
+// on the H200's sweep of 1 to 16 splits (docs/perf/data/
+// attention_splits.json): an item's fixed cost 256 keys, the combine's 512.
+// With them the rule picks, for B 1, H 1, N 3000, d 128, 5 splits (0.0218
+// ms; the old rule's 11: 0.0282), and for B 2, H 4, N 1000, d 64 none
+// (0.0173 ms; 5 splits: 0.0244).
+inline constexpr int kWgmmaItemKeys = 256, kWgmmaCombineKeys = 512;
+SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
+
 // Whether the grid is persistent for this shape and split: one block per
 // SM, each running its chunks of work in turn (the next one's Q and first
 // K/V tiles load while the last one's products and stores finish; causal,
@@ -54,21 +65,24 @@ int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
 //     split 6 ways in 2.2 rounds: 0.0266 against 0.0243 ms).
 bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms);
 
-// How the kernel is tiled and how its consumer warpgroups share the tensor
-// cores; the benchmark times each (tools/attention_bench.cc --mma-configs).
+// How the kernel's consumer warpgroups share the tensor cores; the
+// benchmark times each (tools/attention_bench.cc --mma-configs).
 enum class WgmmaConfig {
-  // The consumers run unsynchronised (the warp schedulers interleave
-  // them); key tiles of 128 rows (64 at d = 256), 3 stages at d = 128.
+  // The consumers run unsynchronised (the warp schedulers interleave them).
   kFree,
   // FlashAttention-3's ping-pong between two consumers: they take turns to
-  // issue their products. On the H200, fp16, B = 4, H = 16, N = 4096,
-  // d = 128, one pass: 0.948 ms against kFree's 0.991 (B = 4, H = 8,
-  // d = 256: 0.915 against 0.957); at d = 64 (three consumers) it is
-  // kFree. Key tiles of 192 rows at d = 128 were measured too (no gain)
-  // and dropped.
+  // issue their products, so that one's softmax fills the other's matrix
+  // time (with three consumers, at d = 64 with long rows, it is kFree).
   kPingPong,
 };
-inline constexpr WgmmaConfig kDefaultWgmmaConfig = WgmmaConfig::kPingPong;
+// The config fused runs: kFree where an item is a few key tiles (N <= 512,
+// or causal with N <= 1024 at a head dim padded past 64), where the turns
+// cost more than the overlap they buy; else kPingPong. Measured on the
+// H200 (fp16, one run, the least of two, kFree against kPingPong): B 32,
+// H 32, N 512, d 64 causal 0.159 against 0.176 ms; B 16, H 16, N 1024,
+// d 128 causal 0.176 against 0.181; but B 16, H 32, N 1024, d 64 causal
+// 0.277 against 0.249, and B 4, H 16, N 4096, d 128 1.064 against 0.943.
+WgmmaConfig WgmmaConfigFor(const AttentionShape& shape);
 
 // `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
 // cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <queue>
+#include <vector>
 
 #include "kernels/cuda/attention_split_kv.h"
 #include "kernels/cuda/attention_split_kv.cuh"
@@ -65,26 +68,58 @@ cudaError_t Combine(const AttentionShape& shape, int splits,
 
 }  // namespace
 
-int SplitKvSplits(const AttentionShape& shape, int query_rows, int kv_tile,
-                  int num_sms) {
-  if (query_rows < 1) return 1;
-  const int64_t q_blocks =
-      shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
-  const int64_t busy = shape.causal ? (q_blocks + 1) / 2 : q_blocks;
-  if (q_blocks <= 0 || kv_tile < 1 || num_sms < 1) return 1;
-  const int64_t kv_tiles = (shape.seq_len + kv_tile - 1) / kv_tile;
-  const int64_t most = std::min(kv_tiles, int64_t(kMaxKvSplits));
-  if (2 * busy > num_sms) {
-    // The last wave: the smallest of 2 to 4 splits whose waves, each 1/s of
-    // the keys, take at most 3/4 of one pass's.
-    if (shape.causal) return 1;
-    const auto waves = [&](int64_t s) { return (q_blocks * s + num_sms - 1) / num_sms; };
-    for (int64_t s = 2; s <= std::min<int64_t>(4, most); ++s)
-      if (4 * waves(s) <= 3 * s * waves(1)) return int(s);
-    return 1;
+namespace {
+
+// The modelled time of the grid with `splits` splits (SplitKvSplits):
+// items heaviest first, each onto the slot that frees first.
+int64_t SplitKvMakespan(const AttentionShape& shape, const SplitKvKernel& k, int64_t slots,
+                        int64_t splits) {
+  const int64_t n = shape.seq_len, m_blocks = (n + k.query_rows - 1) / k.query_rows;
+  std::vector<int64_t> items;
+  items.reserve(size_t(m_blocks * splits));
+  for (int64_t m = 0; m < m_blocks; ++m) {
+    const int64_t keys = shape.causal ? std::min(n, (m + 1) * k.query_rows) : n;
+    const int64_t tiles = (keys + k.kv_tile - 1) / k.kv_tile;
+    const int64_t per = (tiles + splits - 1) / splits;
+    for (int64_t s = 0; s < splits; ++s) {
+      const int64_t begin = std::min(tiles, s * per), end = std::min(tiles, begin + per);
+      items.push_back((end - begin) * k.kv_tile + k.item_keys);
+    }
   }
-  const int64_t want = (2 * int64_t(num_sms) + q_blocks - 1) / q_blocks;
-  return int(std::max<int64_t>(1, std::min(want, most)));
+  std::sort(items.begin(), items.end(), std::greater<>());
+  // Every head has the same items: each is taken batch * heads times.
+  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> free_at;
+  for (int64_t i = 0; i < slots; ++i) free_at.push(0);
+  int64_t makespan = 0;
+  for (int64_t item : items)
+    for (int64_t h = 0; h < shape.BatchHeads(); ++h) {
+      const int64_t done = free_at.top() + item;
+      free_at.pop();
+      free_at.push(done);
+      makespan = std::max(makespan, done);
+    }
+  return makespan;
+}
+
+}  // namespace
+
+int SplitKvSplits(const AttentionShape& shape, const SplitKvKernel& kernel, int num_sms) {
+  if (kernel.query_rows < 1 || kernel.kv_tile < 1 || kernel.blocks_per_sm < 1 ||
+      num_sms < 1 || shape.seq_len < 1 || shape.BatchHeads() < 1)
+    return 1;
+  const int64_t q_blocks =
+      shape.BatchHeads() * ((shape.seq_len + kernel.query_rows - 1) / kernel.query_rows);
+  const int64_t slots = int64_t(num_sms) * kernel.blocks_per_sm;
+  const int64_t most_items = kSplitKvRounds * slots;
+  if (q_blocks > most_items) return 1;
+  const int64_t kv_tiles = (shape.seq_len + kernel.kv_tile - 1) / kernel.kv_tile;
+  const int64_t most = std::min(kv_tiles, int64_t(kMaxKvSplits));
+  int64_t best = SplitKvMakespan(shape, kernel, slots, 1), best_splits = 1;
+  for (int64_t s = 2; s <= most && q_blocks * s <= most_items; ++s) {
+    const int64_t t = SplitKvMakespan(shape, kernel, slots, s) + kernel.combine_keys;
+    if (t < best) best = t, best_splits = s;
+  }
+  return int(best_splits);
 }
 
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits) {

@@ -29,21 +29,34 @@ inline constexpr int kFusedQueryRows = 128;
 // The most splits the rule picks (bounds the workspace with the SM count).
 inline constexpr int kMaxKvSplits = 64;
 
-// The rule, for a kernel whose blocks own query_rows rows and read keys in
-// tiles of kv_tile: with q_blocks = batch * heads * ceil(seq_len /
-// query_rows) and
-// kv_tiles = ceil(seq_len / kv_tile), split when the query blocks keep at
-// most half the SMs busy, a causal block counting as half (it reads half
-// the keys on average): min(ceil(2 * num_sms / q_blocks), kv_tiles,
-// kMaxKvSplits) when (causal ? ceil(q_blocks / 2) : q_blocks) <= num_sms /
-// 2. Past that, without the mask, a grid whose last wave is mostly idle is
-// split too: the smallest s of 2 to 4 (and at most kv_tiles) with
-// ceil(s q_blocks / num_sms) / s <= 3/4 ceil(q_blocks / num_sms) (80 query
-// blocks: 3 splits, 2 waves of a third of the keys). (On the H200, B = 1,
-// H = 4, N = 4096, d = 128: 128 query blocks split 3 ways ran 3% slower
-// than one pass, causal 39% faster.)
-int SplitKvSplits(const AttentionShape& shape, int query_rows, int kv_tile,
-                  int num_sms);
+// What the rule knows of a fused kernel's grid. Costs are in keys, the
+// time a block takes over one key of its query block at the kernel's own
+// rate; each kernel's header gives its own (WgmmaSplitKvKernel,
+// Tf32SplitKvKernel, MmaSplitKvKernel).
+struct SplitKvKernel {
+  int query_rows = 0;     // rows of a query block
+  int kv_tile = 0;        // keys of a tile; an item reads whole tiles
+  int blocks_per_sm = 1;  // blocks that run on an SM at once, as the rule counts them
+  int item_keys = 0;      // an item's fixed cost: its block's start, Q, the
+                          // first tile's wait, the epilogue
+  int combine_keys = 0;   // the combine's: its launch, the partials' traffic
+};
+
+// The rule (the only place the number of splits is chosen): the s from 1
+// to min(kv_tiles, kMaxKvSplits) whose grid finishes first, as modelled:
+// each query block's key tiles cut into s ranges of ceil(tiles / s) (causal:
+// block m's own tiles, up to its last row), each item costing its keys plus
+// item_keys, packed heaviest first onto num_sms * blocks_per_sm slots (the
+// block scheduler, or the persistent grid's equal chunks); the makespan
+// plus combine_keys when s > 1. Only grids of at most kSplitKvRounds
+// rounds of query blocks are split, and only into at most that many rounds
+// of items (past it, the rounds already balance). Ties go to fewer splits.
+// The costs were fitted to a sweep on the H200 of 1 to 16 splits over the
+// low-parallelism shapes (docs/perf/data/attention_splits.json; there the
+// rule's pick is within 1.035x of the fastest split at every fp16 point,
+// and within 1.07x at every measured fp32 one).
+inline constexpr int kSplitKvRounds = 4;
+int SplitKvSplits(const AttentionShape& shape, const SplitKvKernel& kernel, int num_sms);
 
 // Bytes of workspace `splits` splits need (0 for one split).
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits);

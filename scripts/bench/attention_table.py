@@ -24,12 +24,18 @@ section shows them beside each miss, with a reading by stated rules
 (attention_ncu.py), where the reading was taken of the launch the data
 timed (the same fused plan); without them, it says there is no data yet.
 
+Where a sweep of key splits is given (--splits, docs/perf/data/
+attention_splits.json: kbench_attention_bench --splits, the data the
+split-KV rule's costs were fitted to), a section shows each point's time at
+every split, the fastest marked, beside the split the main data's plan took.
+
 Usage:
   attention_table.py pack [--command TEXT] --data DATA.json FILE...
       FILE: *.jsonl (bench and peer lines), *.json (a server report, or the
       DATA.json of another call: a run split over calls is merged into one;
       a point measured twice keeps the later file's result).
-  attention_table.py render --data DATA.json [--ncu NCU.json] --doc DOC.md
+  attention_table.py render --data DATA.json [--ncu NCU.json]
+                            [--splits SPLITS.json] --doc DOC.md
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
   attention_table.py goals --data DATA.json
       Prints the goals' summary lines.
@@ -40,6 +46,7 @@ Usage:
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from typing import Callable
@@ -50,6 +57,7 @@ import attention_ncu  # noqa: E402
 import perf_doc  # noqa: E402
 
 NCU_DATA = "docs/perf/data/attention_ncu.json"
+SPLITS_DATA = "docs/perf/data/attention_splits.json"
 PEERS = ["naive", "fused", "eager", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
 MISSED = "✗"
 
@@ -361,9 +369,45 @@ def ncu_section(bench, ncu, ncu_path):
     return lines
 
 
-def render(data, ncu=None, ncu_path=NCU_DATA):
-    """The generated section; `ncu` is attention_ncu.json's data, or None
-    when there is none."""
+def plan_splits(plan):
+    """The splits a fused_plan line says ("split-KV x5: ..." or "one pass")."""
+    m = re.match(r"split-KV x(\d+):", plan or "")
+    return int(m.group(1)) if m else 1
+
+
+def splits_section(bench, splits, splits_path):
+    """The sweep of key splits: each point's fused time at every split
+    measured (fused-split<S>), the fastest in bold, and the split of the
+    main data's plan for the point (its own call)."""
+    if splits is None:
+        return []
+    sweep = bench_by_point(splits)
+    counts = sorted({int(v[len("fused-split"):]) for pv in sweep.values()
+                     for v in pv if v.startswith("fused-split")})
+    lines = ["", "## Key splits (the split-KV rule's sweep)", "",
+             f"Fused at each number of key splits, ms, one call: `{splits['command']}` "
+             f"({splits_path}). The split-KV rule's costs (kernels/cuda/"
+             "attention_split_kv.h) were fitted to it; the fastest split is in bold, "
+             "and \"plan\" is the split fused ran in the tables above.", ""]
+    titles = SHAPE_HEAD + [f"x{c}" for c in counts] + ["fastest", "plan"]
+    lines.append(row(titles))
+    lines.append("|" + "---|" * len(titles))
+    for p in sorted(sweep, key=grid_order):
+        v = sweep[p]
+        ms = {c: v[f"fused-split{c}"].get("ms") for c in counts if f"fused-split{c}" in v}
+        best = min((t, c) for c, t in ms.items() if t is not None)[1] if ms else None
+        cells = [("" if c not in ms else f"**{ms[c]:.4f}**" if c == best else f"{ms[c]:.4f}")
+                 for c in counts]
+        plan = bench.get(p, {}).get("fused", {}).get("fused_plan")
+        lines.append(row(shape_columns(p) + cells + [
+            "" if best is None else f"x{best}",
+            "" if plan is None else f"x{plan_splits(plan)}"]))
+    return lines
+
+
+def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DATA):
+    """The generated section; `ncu` is attention_ncu.json's data, `splits`
+    attention_splits.json's, or None when there is none."""
     bench = bench_by_point(data)
     commands = commands_of(data)
     if len(commands) == 1:
@@ -386,6 +430,7 @@ def render(data, ncu=None, ncu_path=NCU_DATA):
         w("\n## Low-parallelism shapes, timed alike (same timing)\n")
         lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
     lines += ncu_section(bench, ncu, ncu_path)
+    lines += splits_section(bench, splits, splits_path)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
     if extra:
         w("\n## Other tilings of the fused kernels (same timing)\n")
@@ -436,6 +481,7 @@ def main():
     r.add_argument("--data", required=True)
     r.add_argument("--ncu", help="attention_ncu.json (none, or no such file: "
                    "no ncu data yet)")
+    r.add_argument("--splits", help="attention_splits.json (none: no section)")
     r.add_argument("--doc", required=True)
     g = sub.add_parser("goals")
     g.add_argument("--data", required=True)
@@ -457,8 +503,10 @@ def main():
         return
     ncu_path = args.ncu or NCU_DATA
     ncu = perf_doc.load_data(args.ncu) if args.ncu else None
-    text = perf_doc.render_doc(args.doc, args.data,
-                               lambda data: render(data, ncu, ncu_path))
+    splits_path = args.splits or SPLITS_DATA
+    splits = perf_doc.load_data(args.splits) if args.splits else None
+    text = perf_doc.render_doc(
+        args.doc, args.data, lambda data: render(data, ncu, ncu_path, splits, splits_path))
     with open(args.doc, "w") as f:
         f.write(text)
 

@@ -16,7 +16,7 @@ docs=(vector_add attention)
 render() {
   local args=(--data "docs/perf/data/$1.json" --doc "$2")
   case $1 in
-    attention) args+=(--ncu docs/perf/data/attention_ncu.json) ;;
+    attention) args+=(--ncu docs/perf/data/attention_ncu.json --splits docs/perf/data/attention_splits.json) ;;
   esac
   python3 "scripts/bench/${1}_table.py" render "${args[@]}"
 }

@@ -188,6 +188,26 @@ class AttentionGoals(unittest.TestCase):
         self.assertTrue(goal_line(text, "fused/efficient").endswith(
             "no point measured"))
 
+    def test_the_split_sweep_marks_the_fastest_split_beside_the_plans(self):
+        shape = dict(b=1, h=1, n=3000)
+        sweep = []
+        for splits, ms in ((1, 0.044), (5, 0.022), (11, 0.028)):
+            line = bench_line("kbench", f"fused-split{splits}", 1.0, **shape)
+            line["ms"] = ms
+            sweep.append(line)
+        main = point(100.0, flash=90.0, **shape)
+        main[0]["fused_plan"] = "split-KV x11: 24 query blocks, 132 SMs; wgmma"
+        text = attention_table.render(
+            {"command": "c", "server": [], "bench": main},
+            splits={"command": "sweep", "bench": sweep})
+        section = text.split("## Key splits")[1]
+        self.assertIn("`sweep`", section)
+        self.assertEqual(table_row(section, "| fp16 | 1 | 1 | 3000 | 128 | no |")[6:],
+                         ["0.0440", "**0.0220**", "0.0280", "x5", "x11"])
+        # Without a sweep, no section.
+        self.assertNotIn("## Key splits", attention_table.render(
+            {"command": "c", "server": [], "bench": main}))
+
     def test_low_parallelism_shapes_have_a_table_of_their_own(self):
         bench = (point(400.0, flash=300.0) +
                  point(100.0, flash=90.0, b=1, h=4, n=4096))
