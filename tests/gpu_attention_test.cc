@@ -121,12 +121,7 @@ TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
 // A kernel for the rule's own tests: query blocks of `rows`, key tiles of
 // `tile`, one block an SM, the given costs.
 SplitKvKernel Grid(int rows, int tile, int item_keys = 0, int combine_keys = 0) {
-  SplitKvKernel k;
-  k.query_rows = rows;
-  k.kv_tile = tile;
-  k.item_keys = item_keys;
-  k.combine_keys = combine_keys;
-  return k;
+  return {rows, tile, /*blocks_per_sm=*/1, item_keys, combine_keys};
 }
 
 TEST(CudaAttentionSplitKv, RulePicksTheSplitWhoseModelledGridEndsFirst) {

@@ -518,15 +518,14 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
                        int sms, WgmmaConfig config, cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr;
-  constexpr bool persistent = kPersistent;
   auto kernel = FusedWgmmaKernel<T, kD, kBc, kStages, kConsumers, kCausal, kPersistent>;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
   const int64_t items = shape.BatchHeads() * m_blocks * splits;
   if (items > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
     return cudaErrorInvalidValue;
-  const int64_t chunks = WgmmaChunks(kCausal && persistent, m_blocks, shape.BatchHeads(), splits);
-  const int64_t blocks = persistent ? std::min<int64_t>(chunks, sms) : chunks;
+  const int64_t chunks = WgmmaChunks(kCausal && kPersistent, m_blocks, shape.BatchHeads(), splits);
+  const int64_t blocks = kPersistent ? std::min<int64_t>(chunks, sms) : chunks;
   SplitKvPartials part;
   if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
   CUtensorMap map_q, map_k, map_v;
@@ -543,7 +542,7 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, int(shape.BatchHeads()),
-      scale_log2, part, config == WgmmaConfig::kPingPong, persistent && kCausal);
+      scale_log2, part, config == WgmmaConfig::kPingPong, kPersistent && kCausal);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }

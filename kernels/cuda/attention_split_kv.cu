@@ -66,10 +66,6 @@ cudaError_t Combine(const AttentionShape& shape, int splits,
   return cudaGetLastError();
 }
 
-}  // namespace
-
-namespace {
-
 // The modelled time of the grid with `splits` splits (SplitKvSplits):
 // items heaviest first, each onto the slot that frees first.
 int64_t SplitKvMakespan(const AttentionShape& shape, const SplitKvKernel& k, int64_t slots,
