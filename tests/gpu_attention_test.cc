@@ -210,18 +210,34 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
 }
 
 TEST(CudaAttentionWgmma, Rules) {
-  // Host only. Three consumers (192 rows) only at d = 64 with long rows
-  // and at least 4 waves of them.
+  // Host only. Three consumers (192 rows) only at d = 64, N >= 2048 or
+  // non-causal N <= 512, and at least 4 waves of them.
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, false), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(32, 32, 512, 64, false), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(32, 32, 512, 64, true), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(2, 32, 8192, 64, true), 132), 3);
-  EXPECT_EQ(WgmmaConsumers(Shape(4, 32, 4096, 64, true), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 64, false), 132), 2);
+  // The test shapes of three consumers (528 blocks of 192, 4 waves).
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 48, 2100, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, false), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);  // 344 blocks
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 48, false), 132), 3);  // padded to 64
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 128, false), 132), 2);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 32, 16384, 64, false), 132), 192);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 1, 1000, 256, true), 132), 128);
+  // Key tiles of 176 only at d = 128 (padded too), non-causal, N >= 2048.
+  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 128, false)), 176);
+  EXPECT_EQ(WgmmaKvTile(Shape(1, 66, 2100, 120, false)), 176);
+  EXPECT_EQ(WgmmaKvTile(Shape(2, 2, 2049, 128, false)), 176);
+  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 128, true)), 128);
+  EXPECT_EQ(WgmmaKvTile(Shape(16, 16, 1024, 128, false)), 128);
+  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 64, false)), 128);
+  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 256, false)), 64);
   // Free consumers where an item is a few key tiles, ping-pong past that.
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, false)), WgmmaConfig::kFree);
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 8, 512, 256, true)), WgmmaConfig::kFree);
@@ -244,6 +260,13 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_FALSE(WgmmaPersistent(Shape(4, 16, 4096, 128, false), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(8, 8, 2048, 256, true), 1, 132));
   EXPECT_TRUE(WgmmaPersistent(Shape(16, 8, 1024, 256, true), 1, 132));
+  // 700 keys an item; 3366 chunks in 26 rounds (98%).
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 66, 2100, 120, false), 3, 132));
+  // Three consumers: 264 causal chunks of 11 blocks of 192 rows in 2
+  // rounds, 528 blocks in 4 (but 2100 keys are a long item).
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, true), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 48, 2100, 64, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 176, 500, 48, false), 1, 132));
   // 192 chunks (32 query blocks split 3 ways, paired) in 2 rounds: 73%.
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 4, 4096, 128, true), 3, 132));
   // 131 of 132 SMs, one round: 99%; 67 of 132: 51%.
@@ -575,6 +598,24 @@ std::vector<Case> Cases() {
           cases.push_back({variant, dtype, causal, Shape(5, 35, 300, d, causal)});
       cases.push_back({Variant::kFused, dtype, causal, Shape(5, 35, 300, 128, causal), 3});
     }
+  // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
+  // shapes run them): causal persistent with an odd number of query blocks
+  // a head, non-causal a block per item; and non-causal persistent at short
+  // rows.
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true}) {
+      cases.push_back({Variant::kFused, dtype, causal, Shape(1, 48, 2100, 64, causal)});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(1, 176, 500, 48, causal)});
+    }
+  // Its 176-key tiles (non-causal, d = 128, N >= 2048; the pipeline shapes
+  // above run them one block per item): persistent, 66 heads of 17 query
+  // blocks split 3 ways (a padded head dim), and 12 key tiles over
+  // kMaxKvSplits (empty splits).
+  for (DType dtype : {DType::kFp16, DType::kBf16}) {
+    cases.push_back({Variant::kFused, dtype, false, Shape(1, 66, 2100, 120, false), 3});
+    cases.push_back({Variant::kFused, dtype, false, Shape(1, 2, 2100, 128, false),
+                     kMaxKvSplits});
+  }
   return cases;
 }
 

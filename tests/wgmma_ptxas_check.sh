@@ -11,7 +11,7 @@ set -uo pipefail
 nvcc=$1
 root=$2
 source=${3:-$root/kernels/cuda/attention_fused_wgmma.cu}
-expected_kernels=32  # fp16, bf16 x d 64 (2 or 3 consumers), 128, 256 x causal or not x persistent or not
+expected_kernels=36  # fp16, bf16 x (d 64 (2 or 3 consumers), 128, 256 x causal or not, d 128 non-causal with 176-key tiles) x persistent or not
 out=$("$nvcc" -std=c++17 -O3 -I"$root" -gencode=arch=compute_90a,code=sm_90a \
   -Xptxas -v -c "$source" -o /dev/null 2>&1) || { echo "$out"; exit 1; }
 kernels=$(grep -c "Compiling entry function '.*FusedWgmmaKernel" <<<"$out")

@@ -56,8 +56,10 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
     plan.description += std::string(", ") + std::to_string(query_rows) + " query rows, " +
                         (WgmmaPersistent(shape, plan.splits, num_sms) ? "persistent"
                                                                       : "a block per item") +
-                        (WgmmaConfigFor(shape) == WgmmaConfig::kFree ? ", free consumers"
-                                                                     : ", ping-pong");
+                        // Three consumers (192 rows) always run free (WgmmaConfig).
+                        (query_rows > 128 || WgmmaConfigFor(shape) == WgmmaConfig::kFree
+                             ? ", free consumers"
+                             : ", ping-pong");
   return plan;
 }
 

@@ -3,8 +3,8 @@
 //   - Warp specialisation. A block is a producer warpgroup, whose one
 //     thread issues the tensor copy engine (TMA) for Q and for each K and V
 //     tile, and consumer warpgroups of 64 query rows each: two (kBr = 128),
-//     or three at d = 64 with long rows (kBr = 192, WgmmaConsumers), where
-//     the softmax costs as much as the products. The producer gives most of
+//     or three at d = 64 for most grids of many blocks (kBr = 192,
+//     WgmmaConsumers), where the softmax costs as much as the products. The producer gives most of
 //     its registers to the consumers (setmaxnreg: 24 against 240, or 32
 //     against 160 with three).
 //   - A persistent grid (WgmmaPersistent): one block per SM runs chunks of
@@ -31,9 +31,10 @@
 //     interleave them freely (WgmmaConfig). The main loop has no branch
 //     around a wgmma: ptxas then knows which group each wait leaves in
 //     flight and keeps the wgmmas asynchronous (tests/wgmma_ptxas_check.sh).
-//   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128, 64); a head dim
-//     between is padded up for free: the copy engine fills columns past d
-//     with zeros, and only columns below d are stored.
+//   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128 or 176, 64:
+//     WgmmaKvTile); a head dim between is padded up for free: the copy
+//     engine fills columns past d with zeros, and only columns below d are
+//     stored.
 //   - Any N: the copy engine fills rows past N with zeros; their keys are
 //     masked to -inf and their queries never stored. Causal: key tiles wholly
 //     above the diagonal are never loaded; without the persistent grid,
@@ -583,7 +584,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
       if (WgmmaConsumers(shape, sms) == 3)
         return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, stream);
       return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, stream);
-    case 128: return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, stream);
+    case 128:
+      if (WgmmaKvTile(shape) == 176)  // non-causal only
+        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config, stream);
+      return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, stream);
     case 256: return LaunchCausal<T, 256, 64, 2, 2, 2>(shape, x, splits, sms, config, stream);
   }
   return cudaErrorInvalidValue;
@@ -591,15 +595,19 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
 
 }  // namespace
 
-int WgmmaKvTile(int64_t head_dim) {
-  return FusedPaddedHeadDim(head_dim) == 256 ? 64 : 128;  // as LaunchTyped
+int WgmmaKvTile(const AttentionShape& shape) {  // as LaunchTyped
+  switch (FusedPaddedHeadDim(shape.head_dim)) {
+    case 256: return 64;
+    case 128: return !shape.causal && shape.seq_len >= 2048 ? 176 : 128;
+  }
+  return 128;
 }
 
 int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
   if (FusedPaddedHeadDim(shape.head_dim) != 64) return 2;
   const int64_t blocks_of_192 = shape.BatchHeads() * ((shape.seq_len + 191) / 192);
-  const bool long_rows = shape.seq_len >= (shape.causal ? 8192 : 2048);
-  return long_rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
+  const bool rows = shape.seq_len >= 2048 || (!shape.causal && shape.seq_len <= 512);
+  return rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
 }
 
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms) {
@@ -616,7 +624,7 @@ WgmmaConfig WgmmaConfigFor(const AttentionShape& shape) {
 SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms) {
   SplitKvKernel k;
   k.query_rows = WgmmaQueryRows(shape, num_sms);
-  k.kv_tile = WgmmaKvTile(shape.head_dim);
+  k.kv_tile = WgmmaKvTile(shape);
   k.blocks_per_sm = 1;
   k.item_keys = kWgmmaItemKeys;
   k.combine_keys = kWgmmaCombineKeys;

@@ -19,17 +19,27 @@ namespace kbench::kernels::cuda {
 // a compute capability 9.0 device (the sm_90a code runs on no other).
 bool WgmmaAttentionRuns(DType dtype);
 
-// Key rows of one K/V tile at head_dim.
-int WgmmaKvTile(int64_t head_dim);
+// Key rows of one K/V tile: 64 at d = 256 (head dims padded to 256), 128 at
+// d = 64, and at d = 128 176 for non-causal rows of N >= 2048 (two K/V
+// stages then fill shared memory), else 128, as FlashAttention-3's tiles
+// for d = 128 (128 x 176, causal 128 x 128). Measured on the H200 (fp16,
+// one block per item, median of three, 176 against 128 keys): B 2, H 16,
+// N 8192 1.700 against 1.813 ms; B 4, H 16, N 4096 0.891 against 0.919;
+// B 8, H 16, N 2048 0.487 against 0.493; but B 16, H 16, N 1024 0.263
+// either way, and a causal tile of 176 would be cut by the diagonal.
+int WgmmaKvTile(const AttentionShape& shape);
 
 // Consumer warpgroups of a block (64 query rows each) for a shape on a
 // device of num_sms SMs: 2, or 3 at d = 64 (head dims padded to 64) when
-// the rows are long (N >= 2048, causal N >= 8192) and 192-row blocks make
-// at least 4 waves. Measured on the H200 (fp16, persistent, one run): three
-// consumers' softmax overlaps more at long rows (B 1, H 32, N 16384: 4.61
-// against 5.13 ms), while 128-row blocks waste fewer rows at short N and
-// on the diagonal (B 32, H 32, N 512 causal: 0.171 against 0.185 ms) and
-// fill the waves of a narrow grid (B 1, H 8, N 8192: 0.320 against 0.352).
+// 192-row blocks make at least 4 waves and N >= 2048, or N <= 512
+// non-causal. Measured on the H200 (fp16, median of three, three consumers
+// against two): their softmax overlaps more at long rows (B 8, H 32,
+// N 2048: 0.637 against 0.691 ms; causal 0.381 against 0.408; B 4, H 32,
+// N 4096 causal 0.667 against 0.723) and at B 32, H 32, N 512 (0.203
+// against 0.214), while N 1024 is even (0.368 against 0.369) and causal
+// short rows lose on the diagonal (N 1024 0.270 against 0.249; N 512
+// 0.180 against 0.159); 128-row blocks also fill the waves of a narrow
+// grid (B 1, H 8, N 8192: 0.320 against 0.352).
 int WgmmaConsumers(const AttentionShape& shape, int num_sms);
 // Query rows of one block, 64 * WgmmaConsumers (for the split-KV rule).
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms);

@@ -151,11 +151,18 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
   "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,"    \
   "%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,"    \
   "%60,%61,%62,%63}"
+#define KB_WGMMA_D88                                                               \
+  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21," \
+  "%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,%32,%33,%34,%35,%36,%37,%38,%39,%40,"    \
+  "%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,"    \
+  "%60,%61,%62,%63,%64,%65,%66,%67,%68,%69,%70,%71,%72,%73,%74,%75,%76,%77,%78,"    \
+  "%79,%80,%81,%82,%83,%84,%85,%86,%87}"
 #define KB_F8(i)                                                                  \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]),     \
       "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define KB_F32 KB_F8(0), KB_F8(8), KB_F8(16), KB_F8(24)
 #define KB_F64 KB_F32, KB_F8(32), KB_F8(40), KB_F8(48), KB_F8(56)
+#define KB_F88 KB_F64, KB_F8(64), KB_F8(72), KB_F8(80)
 
 // One specialisation each of (dtype, N): D registers, then the operands.
 // %P is scale_d (a predicate), numbered after D's registers.
@@ -186,6 +193,8 @@ KB_WGMMA_SS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34)
 KB_WGMMA_SS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34)
 KB_WGMMA_SS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
 KB_WGMMA_SS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
+KB_WGMMA_SS(__half, "f16", 176, KB_WGMMA_D88, KB_F88, 88, 89, 90)
+KB_WGMMA_SS(__nv_bfloat16, "bf16", 176, KB_WGMMA_D88, KB_F88, 88, 89, 90)
 KB_WGMMA_RS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
 KB_WGMMA_RS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
 KB_WGMMA_RS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
@@ -193,9 +202,11 @@ KB_WGMMA_RS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68
 
 #undef KB_WGMMA_SS
 #undef KB_WGMMA_RS
+#undef KB_F88
 #undef KB_F64
 #undef KB_F32
 #undef KB_F8
+#undef KB_WGMMA_D88
 #undef KB_WGMMA_D64
 #undef KB_WGMMA_D32
 
