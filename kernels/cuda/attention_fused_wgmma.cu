@@ -4,9 +4,9 @@
 //     thread issues the tensor copy engine (TMA) for Q and for each K and V
 //     tile, and consumer warpgroups of 64 query rows each: two (kBr = 128),
 //     or three at d = 64 for most grids of many blocks (kBr = 192,
-//     WgmmaConsumers), where the softmax costs as much as the products. The producer gives most of
-//     its registers to the consumers (setmaxnreg: 24 against 240, or 32
-//     against 160 with three).
+//     WgmmaConsumers), where the softmax costs as much as the products.
+//     The producer gives most of its registers to the consumers
+//     (setmaxnreg: 24 against 240, or 32 against 160 with three).
 //   - A persistent grid (WgmmaPersistent): one block per SM runs chunks of
 //     work in turn (WgmmaSchedule), Q's slot and the pipeline running on
 //     from one item to the next, so the next item's loads overlap this
@@ -80,12 +80,12 @@ struct WgmmaTiles {
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
   // Q slots: two where they fit beside the K/V stages (d = 64, and d = 128
-  // with two stages, as its persistent grid runs), so that a persistent
-  // block loads the next item's Q while this item still reads its own; else
-  // one, which the next item's load waits for. Measured on the H200 (fp16,
-  // persistent, median of three, against one slot and d = 128's three
-  // stages): B 32, H 16, N 512, d 128 causal 0.130 against 0.137 ms; B 16,
-  // H 32, N 1024, d 64 0.368 against 0.379.
+  // with two stages of 128 keys, as its persistent grid runs), so that a
+  // persistent block loads the next item's Q while this item still reads
+  // its own; else one, which the next item's load waits for. Measured on
+  // the H200 (fp16, persistent, median of three, against one slot and
+  // d = 128's three stages): B 32, H 16, N 512, d 128 causal 0.130 against
+  // 0.137 ms; B 16, H 32, N 1024, d 64 0.368 against 0.379.
   static constexpr int kKVStageBytes = 2 * kStages * kKVBytes;
   static constexpr int kBarBytesMost = 8 * (4 + 4 * kStages);
   static constexpr int kQSlots =

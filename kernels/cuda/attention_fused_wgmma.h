@@ -26,7 +26,8 @@ bool WgmmaAttentionRuns(DType dtype);
 // one block per item, median of three, 176 against 128 keys): B 2, H 16,
 // N 8192 1.700 against 1.813 ms; B 4, H 16, N 4096 0.891 against 0.919;
 // B 8, H 16, N 2048 0.487 against 0.493; but B 16, H 16, N 1024 0.263
-// either way, and a causal tile of 176 would be cut by the diagonal.
+// either way. Causal keeps 128, FlashAttention-3's choice (176 is not
+// built causal, so not measured there).
 int WgmmaKvTile(const AttentionShape& shape);
 
 // Consumer warpgroups of a block (64 query rows each) for a shape on a
