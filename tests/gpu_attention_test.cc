@@ -241,9 +241,14 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 256, false)), 64);
   // Free consumers where an item is a few key tiles, ping-pong past that.
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, false)), WgmmaConfig::kFree);
+  EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, true)), WgmmaConfig::kPingPong);
+  EXPECT_EQ(WgmmaConfigFor(Shape(32, 16, 512, 128, true)), WgmmaConfig::kFree);
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 8, 512, 256, true)), WgmmaConfig::kFree);
-  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 128, true)), WgmmaConfig::kFree);
-  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 96, true)), WgmmaConfig::kFree);  // padded to 128
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 8, 1024, 256, true)), WgmmaConfig::kFree);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 8, 1024, 200, true)), WgmmaConfig::kFree);  // padded to 256
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 128, true)), WgmmaConfig::kPingPong);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 96, true)), WgmmaConfig::kPingPong);
+  EXPECT_EQ(WgmmaConfigFor(Shape(16, 8, 2048, 256, true)), WgmmaConfig::kPingPong);
   EXPECT_EQ(WgmmaConfigFor(Shape(16, 32, 1024, 64, true)), WgmmaConfig::kPingPong);
   EXPECT_EQ(WgmmaConfigFor(Shape(16, 16, 1024, 128, false)), WgmmaConfig::kPingPong);
   EXPECT_EQ(WgmmaConfigFor(Shape(4, 16, 4096, 128, true)), WgmmaConfig::kPingPong);
@@ -598,6 +603,12 @@ std::vector<Case> Cases() {
         for (Variant variant : {Variant::kFused, Variant::kFusedFree, Variant::kFusedPingPong})
           cases.push_back({variant, dtype, causal, Shape(5, 35, 300, d, causal)});
       cases.push_back({Variant::kFused, dtype, causal, Shape(5, 35, 300, 128, causal), 3});
+      // Taking turns, a persistent consumer issues the next item's first S
+      // with this item's last P V (kCrossItem); split 3 ways, causal query
+      // blocks of one key tile leave empty items between full ones.
+      for (int64_t d : {64, 128})
+        cases.push_back(
+            {Variant::kFusedPingPong, dtype, causal, Shape(5, 35, 300, d, causal), 3});
     }
   // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
   // shapes run them): causal persistent with an odd number of query blocks

@@ -2,7 +2,8 @@
 # The Hopper attention kernel as ptxas compiles it (no GPU needed): fails
 # when ptxas serialises its wgmma instructions (C7514: an instruction reads
 # a wgmma's accumulators while the wgmma may be in flight, which cost 25% at
-# d = 128 on the H200), ignores its setmaxnreg (C7508), spills registers, or
+# d = 128 on the H200; C7515: an instruction writes them; C7517: ptxas adds
+# a wait of its own), ignores its setmaxnreg (C7508), spills registers, or
 # compiles fewer kernels than the launcher instantiates.
 #   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE]
 # SOURCE defaults to kernels/cuda/attention_fused_wgmma.cu (another file
@@ -11,7 +12,11 @@ set -uo pipefail
 nvcc=$1
 root=$2
 source=${3:-$root/kernels/cuda/attention_fused_wgmma.cu}
-expected_kernels=36  # fp16, bf16 x (d 64 (2 or 3 consumers), 128, 256 x causal or not, d 128 non-causal with 176-key tiles) x persistent or not
+# fp16, bf16 x (d 64 (2 or 3 consumers), 128, 256 x causal or not, d 128
+# non-causal with 176-key tiles) x persistent or not, and the persistent
+# kernels with items overlapped (kCrossItem: d 64 with 2 consumers, d 128
+# with 128-key tiles, causal or not).
+expected_kernels=44
 out=$("$nvcc" -std=c++17 -O3 -I"$root" -gencode=arch=compute_90a,code=sm_90a \
   -Xptxas -v -c "$source" -o /dev/null 2>&1) || { echo "$out"; exit 1; }
 kernels=$(grep -c "Compiling entry function '.*FusedWgmmaKernel" <<<"$out")
@@ -20,7 +25,7 @@ if [ "$kernels" -ne "$expected_kernels" ]; then
   echo "ptxas compiled $kernels wgmma kernels, expected $expected_kernels"
   status=1
 fi
-if grep -E "C7514|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then
+if grep -E "C7514|C7515|C7517|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then
   status=1
 fi
 [ $status -eq 0 ] && echo "ok: $kernels kernels; no serialised wgmma, ignored setmaxnreg or spill"

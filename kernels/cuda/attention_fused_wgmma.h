@@ -86,13 +86,18 @@ enum class WgmmaConfig {
   // time (with three consumers, at d = 64 with long rows, it is kFree).
   kPingPong,
 };
-// The config fused runs: kFree where an item is a few key tiles (N <= 512,
-// or causal with N <= 1024 at a head dim padded past 64), where the turns
-// cost more than the overlap they buy; else kPingPong. Measured on the
-// H200 (fp16, one run, the least of two, kFree against kPingPong): B 32,
-// H 32, N 512, d 64 causal 0.159 against 0.176 ms; B 16, H 16, N 1024,
-// d 128 causal 0.176 against 0.181; but B 16, H 32, N 1024, d 64 causal
-// 0.277 against 0.249, and B 4, H 16, N 4096, d 128 1.064 against 0.943.
+// The config fused runs: kFree where an item is a few key tiles (N <= 512
+// but causal at d = 64, or causal with N <= 1024 at a head dim padded past
+// 128), where the turns cost more than the overlap they buy; else
+// kPingPong, which in a persistent grid also overlaps one item's store
+// with the next one's first S. Measured on the H200 (fp16, median of
+// three, kFree against kPingPong): B 32, H 16, N 512, d 128 causal 0.120
+// against 0.122 ms; B 32, H 8, N 512, d 256 0.160 against 0.164; B 16,
+// H 8, N 1024, d 256 causal 0.172 against 0.172; but B 32, H 32, N 512,
+// d 64 causal 0.159 against 0.152, B 16, H 16, N 1024, d 128 causal 0.176
+// against 0.175 (bf16 0.174 against 0.172), B 16, H 32, N 1024, d 64
+// causal 0.249 against 0.229, and B 4, H 16, N 4096, d 128 1.064 against
+// 0.943 (one run, the least of two).
 WgmmaConfig WgmmaConfigFor(const AttentionShape& shape);
 
 // `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
