@@ -13,8 +13,9 @@
 // kernel on a Hopper device (checked), so the mma.sync kernel has cases of
 // its own, and the wgmma kernel's ping-pong config runs the shapes that
 // reuse every pipeline slot, as do its three consumers (d = 64) and its
-// 176-key tiles (d = 128), each persistent too. Then through the CUDA backend (server/backends/cuda/
-// attention_workload.cc) and the registry's attention op: what the backend
+// 176-key tiles (d = 128), each persistent too, and its persistent
+// consumers overlapping items (kCrossItem). Then through the CUDA backend
+// (server/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
