@@ -12,8 +12,8 @@
 // to kMaxKvSplits, past the key tiles (empty splits). fused runs the wgmma
 // kernel on a Hopper device (checked), so the mma.sync kernel has cases of
 // its own, and the wgmma kernel's ping-pong config runs the shapes that
-// reuse every pipeline slot, as do its three consumers (d = 64) and its
-// 176-key tiles (d = 128), each persistent too, and its persistent
+// reuse every pipeline slot, as do its one and three consumers (d = 64)
+// and its 176-key tiles (d = 128), each persistent too, and its persistent
 // consumers overlapping items (kCrossItem). Then through the CUDA backend
 // (server/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
@@ -173,9 +173,12 @@ TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
   EXPECT_EQ(WgmmaSplits(Shape(1, 4, 4096, 128, false)), 1);
   EXPECT_EQ(WgmmaSplits(Shape(1, 4, 4096, 128, true)), 2);
   EXPECT_EQ(PlanAttentionFused(Shape(1, 4, 4096, 128, true), DType::kFp32, 132).splits, 4);
-  // B = 2, H = 4, N = 1000, d = 64: 64 query blocks of 8 tiles; no split
-  // pays for its items' starts and the combine.
+  // B = 2, H = 4, N = 1000, d = 64: 128 query blocks of one consumer (64
+  // rows) and 8 tiles; no split pays for its items' starts and the
+  // combine. B = 1, H = 1, N = 4000, d = 64: two consumers, 32 query
+  // blocks, 4 splits.
   EXPECT_EQ(WgmmaSplits(Shape(2, 4, 1000, 64, false)), 1);
+  EXPECT_EQ(WgmmaSplits(Shape(1, 1, 4000, 64, false)), 4);
   // B = H = 1, N = 8192, d = 256 (key tiles of 64): 2 splits, one round of
   // 128 items (5 would take 3 rounds); causal 4.
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, false)), 2);
@@ -222,9 +225,27 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(2, 32, 8192, 64, true), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, true), 132), 3);
-  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 64, false), 132), 2);
+  // One consumer (64 rows) at N <= 1024 where 128-row blocks fill at most
+  // half the SMs and 64-row ones more than half: 64 blocks of 128 rows,
+  // 128 of 64 (d 48 padded to 64), and the split-KV rule leaves them
+  // whole. Two where 64-row blocks fill at most half (64 of them, N 1000;
+  // 16), at N > 1024 (128 blocks of 64 rows of N 2000), where 128-row
+  // blocks fill more than half (128 of them), and at d = 128.
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 64, false), 132), 1);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 64, true), 132), 1);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 48, false), 132), 1);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 1000, 64, true), 132), 1);
+  EXPECT_EQ(WgmmaQueryRows(Shape(2, 4, 1000, 64, false), 132), 64);
+  for (bool causal : {false, true})
+    EXPECT_EQ(WgmmaSplits(Shape(2, 4, 1000, 64, causal)), 1) << causal;
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 4, 1000, 64, false), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 1, 1000, 64, true), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 2, 2000, 64, false), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(4, 4, 1000, 64, false), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 128, false), 132), 2);
   // The test shapes of three consumers (528 blocks of 192, 4 waves).
   EXPECT_EQ(WgmmaConsumers(Shape(1, 48, 2100, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 49, 2100, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);  // 344 blocks
@@ -263,21 +284,33 @@ TEST(CudaAttentionWgmma, Rules) {
       for (int64_t d : {64, 128, 256})
         EXPECT_TRUE(WgmmaPersistent(Shape(5, 35, 300, d, causal), splits, 132))
             << splits << " " << causal << " " << d;
-  // Long items: 4096 keys at d = 128; 2048 at 256 (causal: 1024 on average).
-  EXPECT_FALSE(WgmmaPersistent(Shape(4, 16, 4096, 128, false), 1, 132));
-  EXPECT_FALSE(WgmmaPersistent(Shape(8, 8, 2048, 256, true), 1, 132));
-  EXPECT_TRUE(WgmmaPersistent(Shape(16, 8, 1024, 256, true), 1, 132));
+  // Keys times the padded head dim squared at most 2^26: 4096 keys at
+  // d = 128 but not 8192 (causal: 8192, half on average, but not 16384);
+  // 1024 at d = 256 but not 2048 (causal 2048 but not 4096); 16384 at
+  // d = 64.
+  EXPECT_TRUE(WgmmaPersistent(Shape(4, 16, 4096, 128, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(2, 16, 8192, 128, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(2, 16, 8192, 128, true), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 16, 16384, 128, true), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(16, 8, 1024, 256, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(8, 8, 2048, 256, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(8, 8, 2048, 256, true), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(4, 8, 4096, 256, true), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 32, 16384, 64, false), 1, 132));
   // 700 keys an item; 3366 chunks in 26 rounds (98%).
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 66, 2100, 120, false), 3, 132));
   // Three consumers: 264 causal chunks of 11 blocks of 192 rows in 2
-  // rounds, 528 blocks in 4 (but 2100 keys are a long item).
+  // rounds, 528 blocks in 4; 539 blocks in 5 rounds fill 82%.
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, true), 1, 132));
-  EXPECT_FALSE(WgmmaPersistent(Shape(1, 48, 2100, 64, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 49, 2100, 64, false), 1, 132));
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 176, 500, 48, false), 1, 132));
   // 192 chunks (32 query blocks split 3 ways, paired) in 2 rounds: 73%.
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 4, 4096, 128, true), 3, 132));
-  // 131 of 132 SMs, one round: 99%; 67 of 132: 51%.
-  EXPECT_TRUE(WgmmaPersistent(Shape(1, 131, 128, 128, false), 1, 132));
+  // 131 of 132 SMs in one round, 99%, but no block has a next item; 262
+  // in 2 rounds: 99%; 67 of 132: 51%.
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 131, 128, 128, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 262, 128, 128, false), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 67, 128, 128, false), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 1, 128, 128, false), 1, 0));
 }
@@ -612,14 +645,20 @@ std::vector<Case> Cases() {
             {Variant::kFusedPingPong, dtype, causal, Shape(5, 35, 300, d, causal), 3});
     }
   // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
-  // shapes run them): causal persistent with an odd number of query blocks
-  // a head, non-causal a block per item; and non-causal persistent at short
-  // rows.
+  // shapes run them): persistent with an odd number of query blocks a
+  // head (causal, the last chunk one middle block), a block per item (49
+  // heads fill 82% of 5 rounds), and non-causal persistent at short
+  // rows. Its one consumer (d = 64, the Rules too): 128 query blocks of 64
+  // rows over 8 key tiles (the 4 stages reused), and a padded head dim.
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true}) {
       cases.push_back({Variant::kFused, dtype, causal, Shape(1, 48, 2100, 64, causal)});
       cases.push_back({Variant::kFused, dtype, causal, Shape(1, 176, 500, 48, causal)});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(2, 4, 1000, 64, causal)});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(2, 4, 1000, 48, causal)});
     }
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    cases.push_back({Variant::kFused, dtype, false, Shape(1, 49, 2100, 64, false)});
   // Its 176-key tiles (non-causal, d = 128, N >= 2048; the pipeline shapes
   // above run them one block per item): persistent, 66 heads of 17 query
   // blocks split 3 ways (a padded head dim), and 12 key tiles over

@@ -57,7 +57,9 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                         (WgmmaPersistent(shape, plan.splits, num_sms) ? "persistent"
                                                                       : "a block per item") +
                         // Three consumers (192 rows) always run free (WgmmaConfig).
-                        (query_rows > 128 || WgmmaConfigFor(shape) == WgmmaConfig::kFree
+                        (query_rows == 64                 ? ", one consumer"
+                         : query_rows > 128 ||
+                                 WgmmaConfigFor(shape) == WgmmaConfig::kFree
                              ? ", free consumers"
                              : ", ping-pong");
   return plan;

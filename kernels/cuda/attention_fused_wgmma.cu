@@ -3,10 +3,11 @@
 //   - Warp specialisation. A block is a producer warpgroup, whose one
 //     thread issues the tensor copy engine (TMA) for Q and for each K and V
 //     tile, and consumer warpgroups of 64 query rows each: two (kBr = 128),
-//     or three at d = 64 for most grids of many blocks (kBr = 192,
-//     WgmmaConsumers), where the softmax costs as much as the products.
-//     The producer gives most of its registers to the consumers
-//     (setmaxnreg: 24 against 240, or 32 against 160 with three).
+//     or at d = 64 three for most grids of many blocks (kBr = 192), where
+//     the softmax costs as much as the products, and one (kBr = 64) for
+//     grids too small to fill the SMs (WgmmaConsumers). The producer gives
+//     most of its registers to the consumers (setmaxnreg: 24 against 240,
+//     or 32 against 160 with three; one consumer has 255 without it).
 //   - A persistent grid (WgmmaPersistent): one block per SM runs chunks of
 //     work in turn (WgmmaSchedule), Q's slot and the pipeline running on
 //     from one item to the next, so the next item's loads overlap this
@@ -72,9 +73,11 @@ struct WgmmaTiles {
   // producer gives up what the consumers take. A block is launched with
   // 65536 / kThreads registers a thread, rounded down to 8 (168 or 128),
   // and a consumer's setmaxnreg.inc waits until the pool has them: past
-  // that sum the block would hang.
-  static constexpr int kProducerRegs = kConsumers == 2 ? 24 : 32;
-  static constexpr int kConsumerRegs = kConsumers == 2 ? 240 : 160;
+  // that sum the block would hang. One consumer has its registers without
+  // it (kRealloc false: 256 threads launch with up to 255 each).
+  static constexpr bool kRealloc = kConsumers > 1;
+  static constexpr int kProducerRegs = kConsumers == 3 ? 32 : 24;
+  static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
   static_assert(kProducerRegs + kConsumers * kConsumerRegs <= (1 + kConsumers) * kLaunchRegs,
                 "setmaxnreg asks for more registers than the block was launched with");
@@ -258,7 +261,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // across items, so the producer loads the next item's Q and first tiles
   // while the consumers finish this one.
   if (wg == 0) {  // the producer
-    hopper::RegDealloc<Tiles::kProducerRegs>();
+    if constexpr (Tiles::kRealloc) hopper::RegDealloc<Tiles::kProducerRegs>();
     if (tid != 0) return;
     hopper::TmaPrefetchMap(&map_q);
     hopper::TmaPrefetchMap(&map_k);
@@ -305,7 +308,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   }
 
   // A consumer: query rows 64 c..64 c + 63 of each item's block.
-  hopper::RegAlloc<Tiles::kConsumerRegs>();
+  if constexpr (Tiles::kRealloc) hopper::RegAlloc<Tiles::kConsumerRegs>();
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
   constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
@@ -680,8 +683,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
     return e;
   switch (FusedPaddedHeadDim(shape.head_dim)) {
     case 64:
-      if (WgmmaConsumers(shape, sms) == 3)
-        return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, stream);
+      switch (WgmmaConsumers(shape, sms)) {
+        case 1: return LaunchCausal<T, 64, 128, 4, 4, 1>(shape, x, splits, sms, config, stream);
+        case 3: return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, stream);
+      }
       return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, stream);
     case 128:
       if (WgmmaKvTile(shape) == 176)  // non-causal only
@@ -704,6 +709,12 @@ int WgmmaKvTile(const AttentionShape& shape) {  // as LaunchTyped
 
 int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
   if (FusedPaddedHeadDim(shape.head_dim) != 64) return 2;
+  // (In closed form: this runs on every launch, where the split-KV rule's
+  // model of the grid would cost tens of microseconds.)
+  const int64_t blocks_of_128 = shape.BatchHeads() * ((shape.seq_len + 127) / 128);
+  const int64_t blocks_of_64 = shape.BatchHeads() * ((shape.seq_len + 63) / 64);
+  if (shape.seq_len <= 1024 && 2 * blocks_of_128 <= num_sms && 2 * blocks_of_64 > num_sms)
+    return 1;
   const int64_t blocks_of_192 = shape.BatchHeads() * ((shape.seq_len + 191) / 192);
   const bool rows = shape.seq_len >= 2048 || (!shape.causal && shape.seq_len <= 512);
   return rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
@@ -733,16 +744,18 @@ SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms) {
 bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
   if (num_sms < 1 || splits < 1) return false;
   // Short items: an item's keys (on average, causal) times the padded head
-  // dim at most 2^17 (N 2048 at d = 64, 1024 at 128, 512 at 256).
+  // dim squared at most 2^26 (16384 keys at d = 64, 4096 at 128, 1024 at
+  // 256).
   const int64_t keys = (shape.seq_len + splits - 1) / splits;
-  if ((shape.causal ? keys / 2 : keys) * FusedPaddedHeadDim(shape.head_dim) > (1 << 17))
-    return false;
+  const int64_t d = FusedPaddedHeadDim(shape.head_dim);
+  if ((shape.causal ? keys / 2 : keys) * d * d > (int64_t(1) << 26)) return false;
   const int rows = WgmmaQueryRows(shape, num_sms);
   const int64_t chunks =
       WgmmaChunks(shape.causal, int((shape.seq_len + rows - 1) / rows), shape.BatchHeads(),
                   splits);
   const int64_t rounds = (chunks + num_sms - 1) / num_sms;
-  return 10 * chunks >= 9 * rounds * int64_t(num_sms);  // chunks / (rounds sms) >= 0.9
+  const bool one_item = !shape.causal && rounds == 1;  // no block has a next item
+  return !one_item && 10 * chunks >= 9 * rounds * int64_t(num_sms);  // >= 0.9 rounds
 }
 
 bool WgmmaAttentionRuns(DType dtype) {

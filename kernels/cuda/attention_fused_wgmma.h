@@ -31,16 +31,30 @@ bool WgmmaAttentionRuns(DType dtype);
 int WgmmaKvTile(const AttentionShape& shape);
 
 // Consumer warpgroups of a block (64 query rows each) for a shape on a
-// device of num_sms SMs: 2, or 3 at d = 64 (head dims padded to 64) when
-// 192-row blocks make at least 4 waves and N >= 2048, or N <= 512
-// non-causal. Measured on the H200 (fp16, median of three, three consumers
-// against two): their softmax overlaps more at long rows (B 8, H 32,
-// N 2048: 0.637 against 0.691 ms; causal 0.381 against 0.408; B 4, H 32,
-// N 4096 causal 0.667 against 0.723) and at B 32, H 32, N 512 (0.203
-// against 0.214), while N 1024 is even (0.368 against 0.369) and causal
-// short rows lose on the diagonal (N 1024 0.270 against 0.249; N 512
-// 0.180 against 0.159); 128-row blocks also fill the waves of a narrow
-// grid (B 1, H 8, N 8192: 0.320 against 0.352).
+// device of num_sms SMs: 2, but at d = 64 (head dims padded to 64)
+//   - 1 when N <= 1024 and 128-row blocks would fill at most half the
+//     SMs but 64-row blocks more than half: twice the blocks then fill the
+//     SMs, where a key split would take two rounds of items and a combine,
+//     and a consumer's chain of products and softmax is not slowed by a
+//     second one. Measured on the H200 (fp16, median of five, one consumer
+//     against two): B 2, H 4, N 1000 0.0143 against 0.0179 ms (causal
+//     0.0144 against 0.0176); B 1, H 8, N 1000 0.0143 against 0.0180.
+//     Where a grid of 64-row blocks would itself be split, one consumer
+//     was not faster (B 1, H 1, N 4000, split 2 ways against two consumers
+//     split 4 ways: 0.0237 against 0.0220; B 1, H 2, N 2000 causal, 3 ways
+//     against 4: 0.0171 against 0.0167). The rule is a closed form because
+//     the launcher runs it on every launch: the split-KV rule's model of
+//     the grid there cost 23 us of host time a launch, which the
+//     benchmark's events around the call measured (0.027 to 0.054 ms);
+//   - 3 when 192-row blocks make at least 4 waves and N >= 2048, or N <= 512
+//     non-causal. Measured on the H200 (fp16, median of three, three consumers
+//     against two): their softmax overlaps more at long rows (B 8, H 32, N
+//     2048: 0.637 against 0.691 ms; causal 0.381 against 0.408; B 4, H 32, N
+//     4096 causal 0.667 against 0.723) and at B 32, H 32, N 512 (0.203 against
+//     0.214), while N 1024 is even (0.368 against 0.369) and causal short rows
+//     lose on the diagonal (N 1024 0.270 against 0.249; N 512 0.180 against
+//     0.159); 128-row blocks also fill the waves of a narrow grid (B 1, H 8, N
+//     8192: 0.320 against 0.352).
 int WgmmaConsumers(const AttentionShape& shape, int num_sms);
 // Query rows of one block, 64 * WgmmaConsumers (for the split-KV rule).
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
@@ -51,7 +65,7 @@ int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
 // attention_splits.json): an item's fixed cost 256 keys, the combine's 512.
 // With them the rule picks, for B 1, H 1, N 3000, d 128, 5 splits (0.0218
 // ms; the old rule's 11: 0.0282), and for B 2, H 4, N 1000, d 64 none
-// (0.0173 ms; 5 splits: 0.0244).
+// (0.0173 ms with 128-row blocks; 5 splits: 0.0244).
 inline constexpr int kWgmmaItemKeys = 256, kWgmmaCombineKeys = 512;
 SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
 
@@ -60,20 +74,34 @@ SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
 // K/V tiles load while the last one's products and stores finish; causal,
 // a chunk pairs the longest query block of a head with its shortest), or
 // else one block per query block and split, heaviest first, left to the
-// hardware's block scheduler. Persistent when both
+// hardware's block scheduler. Persistent when
 //   - an item is short: its keys (ceil(N / splits), half that causal)
-//     times the padded head dim at most 2^17. The persistent kernel's main
-//     loop is slower (its pipeline places are carried from item to item,
-//     and ptxas keeps them in vector registers), so it pays only where the
-//     prologue it hides is a large part of an item. Measured on the H200
-//     (fp16, one run, persistent against one block per item): B 32, H 32,
-//     N 512, d 64: 0.218 against 0.252 ms; B 32, H 16, N 512, d 128: 0.174
-//     against 0.182; B 4, H 16, N 4096, d 128: 1.015 against 0.887;
+//     times the padded head dim squared at most 2^26 (16384 keys at d = 64,
+//     4096 at 128, 1024 at 256). The persistent kernel's main loop is
+//     slower (its pipeline places are carried from item to item, and
+//     ptxas keeps some of them in vector registers), so it pays only where
+//     the prologue it hides is a large enough part of an item. The bound
+//     is fitted to the FlashAttention grid, timed both ways on the H200
+//     (fp16, median of four, persistent over one block per item): d 64
+//     0.93 to 0.97 at N 4096 to 16384 (causal 0.87 to 0.96 at N 8192 and
+//     16384); d 128 0.97 at N 2048, 0.99 at 4096 (0.98 and 0.99 in fp16
+//     and bf16, median of five, with cuDNN timed between the two: it took
+//     1.016 and 1.012 times as long as persistent), 1.01 at 8192 and 16384
+//     (causal 0.96 at N 4096, 1.00 at 8192, 1.06 at 16384); d 256 0.995 at
+//     N 1024, 1.03 to 1.05 at 2048 to 16384 (causal 0.93 at N 2048, 0.97
+//     at 4096, 0.99 at 8192, 1.03 at 16384). One bound for every head dim
+//     leaves d 256 causal N 4096 and 8192 a block per item;
 //   - its chunks fill their rounds of num_sms to at least 90%: below that a
 //     fixed assignment leaves SMs idle that the block scheduler, packing
 //     items of unequal work (causal rows, split ranges of different
 //     lengths or empty), would fill (B 2, H 4, N 1000, d 64, 288 items
-//     split 6 ways in 2.2 rounds: 0.0266 against 0.0243 ms).
+//     split 6 ways in 2.2 rounds: 0.0266 against 0.0243 ms);
+//   - some block has a next item: not so for one round of non-causal
+//     chunks, one item each. Measured on the H200 (fp16, median of five,
+//     persistent against one block per item): B 2, H 4, N 1000, d 64, 128
+//     blocks of 64 rows, 0.0148 against 0.0143 ms; B 1, H 1, N 4000, d 64,
+//     split 4 ways, 0.0220 against 0.0216; B 1, H 4, N 4096, d 128, 0.0610
+//     against 0.0606 (median of four).
 bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms);
 
 // How the kernel's consumer warpgroups share the tensor cores; the
