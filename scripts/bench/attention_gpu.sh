@@ -7,7 +7,10 @@
 #      over the same points: the FlashAttention grid (--grid) and the
 #      low-parallelism shapes (--shapes, scripts/bench/attention_grid.py),
 #      narrowed by POINT_FLAGS; both sides' --list must agree before
-#      anything is timed;
+#      anything is timed. ROUNDS times (default 2), the bench's and the
+#      peers' in turn, so that a drift of the GPU's clocks over the call
+#      reaches both sides alike; each point keeps its median round
+#      (attention_table.py pack);
 #   4. when kbench-server and kbench are bundled: the server on the GPU, the
 #      CLI's naive-vs-fused table for --batch 4 --heads 16 --seq 4096
 #      --head-dim 128 --dtype fp16, and the grid through the server
@@ -30,7 +33,7 @@
 # BENCH_ARGS (e.g. --mma-configs) go to the bench alone, PEER_ARGS (e.g.
 # --eager-tf32) to the peers alone. BUNDLE holds the executables and lib/
 # (scripts/bundle-for-device.sh). Files go to $OUT: attention.json, cli.txt,
-# kbench.jsonl, peers.jsonl, the test logs and raw.tar.gz (the server's JSON,
+# kbench_R.jsonl, peers_R.jsonl (round R), the test logs and raw.tar.gz (the server's JSON,
 # stderr logs, nvidia-smi readings). Progress goes to stdout.
 # Reads only: never changes the GPU's clocks or settings.
 set -uo pipefail
@@ -72,17 +75,20 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   done
 fi
 
-note "kbench_attention_bench: $count points"
-# shellcheck disable=SC2086  # BENCH_ARGS and PEER_ARGS are lists of flags
-timeout "${BENCH_TIMEOUT_S:-300}" "$bundle/kbench_attention_bench" "${points[@]}" \
-  ${BENCH_ARGS:-} 2>&1 >"$out/kbench.jsonl" | tee "$raw/bench.err" || status=1
-smi
-note "peers: $count points"
-# shellcheck disable=SC2086
-timeout "${PEER_TIMEOUT_S:-300}" python3 scripts/bench/attention_peers.py \
-  "${points[@]}" ${PEER_ARGS:-} --out "$out/peers.jsonl" 2>&1 >/dev/null |
-  tee "$raw/peers.err" || status=1
-smi
+rounds=${ROUNDS:-2}
+for ((round = 1; round <= rounds; round++)); do
+  note "kbench_attention_bench: $count points, round $round of $rounds"
+  # shellcheck disable=SC2086  # BENCH_ARGS and PEER_ARGS are lists of flags
+  timeout "${BENCH_TIMEOUT_S:-300}" "$bundle/kbench_attention_bench" "${points[@]}" \
+    ${BENCH_ARGS:-} 2>&1 >"$out/kbench_$round.jsonl" | tee -a "$raw/bench.err" || status=1
+  smi
+  note "peers: $count points, round $round of $rounds"
+  # shellcheck disable=SC2086
+  timeout "${PEER_TIMEOUT_S:-300}" python3 scripts/bench/attention_peers.py \
+    "${points[@]}" ${PEER_ARGS:-} --out "$out/peers_$round.jsonl" 2>&1 >/dev/null |
+    tee -a "$raw/peers.err" || status=1
+  smi
+done
 
 if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
   "$bundle/kbench-server" --backend cuda --listen 127.0.0.1:0 --http off \
@@ -138,12 +144,12 @@ smi
 note "pack"
 # The command as run, with the settings that change what it measures.
 command="scripts/bench/attention_gpu.sh $bundle $*"
-for var in SERVER_DTYPES SERVER_DIMS BENCH_ARGS PEER_ARGS; do
+for var in ROUNDS SKIP_TESTS SERVER_DTYPES SERVER_DIMS BENCH_ARGS PEER_ARGS; do
   [ -n "${!var+set}" ] && command="$var=\"${!var}\" $command"
 done
 shopt -s nullglob
 python3 scripts/bench/attention_table.py pack --command "$command" \
-  --data "$out/attention.json" "$out/kbench.jsonl" "$out/peers.jsonl" \
+  --data "$out/attention.json" "$out"/kbench_*.jsonl "$out"/peers_*.jsonl \
   "$raw"/server_*.json 2>>"$raw/table.err" || status=1
 cp "$raw/gpu.txt" "$out/gpu.txt"
 tar -czf "$out/raw.tar.gz" -C "$raw" .

@@ -33,7 +33,10 @@ Usage:
   attention_table.py pack [--command TEXT] --data DATA.json FILE...
       FILE: *.jsonl (bench and peer lines), *.json (a server report, or the
       DATA.json of another call: a run split over calls is merged into one;
-      a point measured twice keeps the later file's result).
+      a point measured twice keeps the later file's result). The *.jsonl
+      lines are this call's: a point timed in several rounds (the bench's
+      and the peers' alternating, attention_gpu.sh's ROUNDS) keeps the
+      median round (median_round).
   attention_table.py render --data DATA.json [--ncu NCU.json]
                             [--splits SPLITS.json] --doc DOC.md
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
@@ -131,14 +134,45 @@ def commands_of(data):
     return c if isinstance(c, list) else [c]
 
 
+def median_round(records):
+    """One point's result from its rounds: the record of the median time,
+    with every round's time under "rounds_ms". Of an even count, the two
+    middle times' mean, the TFLOP/s scaled to it, on the faster's record;
+    verified ("ok") only if every round was. A round without a time (a
+    peer that refused the point) leaves the last record as it is."""
+    last = records[-1]
+    if len(records) == 1 or any(r.get("ms") is None for r in records):
+        return last
+    rounds = sorted(records, key=lambda r: r["ms"])
+    middle = rounds[(len(rounds) - 1) // 2]
+    ms = middle["ms"]
+    if len(rounds) % 2 == 0:
+        ms = (ms + rounds[len(rounds) // 2]["ms"]) / 2
+    result = dict(middle, ms=ms, rounds_ms=[r["ms"] for r in records])
+    if middle.get("tflops") is not None:
+        result["tflops"] = middle["tflops"] * middle["ms"] / ms
+    if any("ok" in r for r in records):
+        result["ok"] = all(r.get("ok", True) for r in records)
+    return result
+
+
+def rounds_of(bench):
+    """The most rounds any result of the data was timed in (1 without)."""
+    return max((len(r.get("rounds_ms", [])) for r in bench), default=0) or 1
+
+
 def pack(paths, command=None):
     """One data object from the raw files of one or more calls; a packed
     DATA.json among them is merged in, and a point measured twice keeps the
-    later file's result (so a call re-run after another replaces it)."""
+    later file's result (so a call re-run after another replaces it), but
+    the *.jsonl lines of this call keep the median of their rounds."""
     bench, server, commands = {}, {}, []
+    rounds = {}  # this call's *.jsonl records of a point, in order
 
-    def add_bench(r):
-        bench[(r["source"], r["variant"], point_of(r))] = r
+    def add_bench(r, this_call=False):
+        key = (r["source"], r["variant"], point_of(r))
+        rounds[key] = rounds.get(key, []) + [r] if this_call else []
+        bench[key] = median_round(rounds[key]) if this_call else r
 
     for path in paths:
         with open(path) as f:
@@ -160,7 +194,7 @@ def pack(paths, command=None):
             continue
         for line in text.splitlines():
             if line.startswith("{"):
-                add_bench(json.loads(line))
+                add_bench(json.loads(line), this_call=True)
     if command and command not in commands:
         commands.append(command)
     return {"command": commands[0] if len(commands) == 1 else commands,
@@ -422,7 +456,10 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
     w("## Goals (fused over the peers, timed alike)\n")
     lines += goal_summary(bench)
     w(f"\nIn the tables, {MISSED} marks a ratio that misses its goal.\n")
-    timing = ("events around one call, L2 cleared before each, median; "
+    n_rounds = rounds_of(data["bench"])
+    timing = ("events around one call, L2 cleared before each, median; " +
+              (f"the median of {n_rounds} rounds, the bench's and the peers' "
+               "alternating (of two, their mean); " if n_rounds > 1 else "") +
               "TFLOP/s = 4 B H N^2 d, halved for causal")
     w(f"## Kernels and peers, timed alike ({timing})\n")
     lines += peer_table(grid, bench, GRID_HEAD, grid_columns)

@@ -285,6 +285,36 @@ class AttentionPack(unittest.TestCase):
         self.assertIn("| 2.50 |", text)   # 200 / 80: call B's fused
 
 
+    def test_rounds_of_a_call_keep_the_median_and_every_time(self):
+        def timed(variant, ms, **extra):
+            return json.dumps(bench_line("kbench" if variant == "fused" else "torch",
+                                         variant, 100.0 / ms, ms=ms, **extra))
+        rounds = [self.write(f"round{i}.jsonl", "\n".join(lines)) for i, lines in enumerate([
+            [timed("fused", 2.0, ok=True), timed("sdpa-flash", 2.0)],
+            [timed("fused", 3.0, ok=True), timed("sdpa-flash", 2.2)],
+            [timed("fused", 1.0, ok=False), timed("sdpa-flash", 1.0)]])]
+        data = attention_table.pack(rounds, "call")
+        got = {r["variant"]: r for r in data["bench"]}
+        self.assertEqual(got["fused"]["ms"], 2.0)
+        self.assertEqual(got["fused"]["rounds_ms"], [2.0, 3.0, 1.0])
+        self.assertFalse(got["fused"]["ok"])  # one round failed verification
+        self.assertEqual(got["sdpa-flash"]["ms"], 2.0)
+        # Of two rounds, the mean, and TFLOP/s of it.
+        two = attention_table.pack(rounds[:2], "call")
+        fused = next(r for r in two["bench"] if r["variant"] == "fused")
+        self.assertEqual(fused["ms"], 2.5)
+        self.assertAlmostEqual(fused["tflops"], 40.0)
+        self.assertTrue(fused["ok"])
+        self.assertIn("the median of 2 rounds", attention_table.render(two))
+        self.assertNotIn("rounds", attention_table.render(attention_table.pack(
+            rounds[:1], "call")))
+        # A later call's packed data still replaces an earlier one's point.
+        earlier = self.write("earlier.json", json.dumps(two))
+        later = attention_table.pack([earlier, rounds[2]], "later")
+        fused = next(r for r in later["bench"] if r["variant"] == "fused")
+        self.assertEqual((fused["ms"], fused.get("rounds_ms")), (1.0, None))
+
+
 class AttentionPoints(unittest.TestCase):
     SELECTIONS = [[], ["--dtypes", "bf16", "--dims", "256", "--causal", "1"],
                   ["--dims", "64,128", "--dtypes", "fp32,fp16"]]
