@@ -86,7 +86,10 @@ SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
 //     0.93 to 0.97 at N 4096 to 16384 (causal 0.87 to 0.96 at N 8192 and
 //     16384); d 128 0.97 at N 2048, 0.99 at 4096 (0.98 and 0.99 in fp16
 //     and bf16, median of five, with cuDNN timed between the two: it took
-//     1.016 and 1.012 times as long as persistent), 1.01 at 8192 and 16384
+//     1.016 and 1.012 times as long as persistent; but in three whole-grid
+//     calls bf16 persistent measured 0.92 to 0.96 ms there, against 0.90
+//     one block per item in the grid call before: not settled), 1.01 at
+//     8192 and 16384
 //     (causal 0.96 at N 4096, 1.00 at 8192, 1.06 at 16384); d 256 0.995 at
 //     N 1024, 1.03 to 1.05 at 2048 to 16384 (causal 0.93 at N 2048, 0.97
 //     at 4096, 0.99 at 8192, 1.03 at 16384). One bound for every head dim
