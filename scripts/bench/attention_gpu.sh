@@ -33,8 +33,9 @@
 # BENCH_ARGS (e.g. --mma-configs) go to the bench alone, PEER_ARGS (e.g.
 # --eager-tf32) to the peers alone. BUNDLE holds the executables and lib/
 # (scripts/bundle-for-device.sh). Files go to $OUT: attention.json, cli.txt,
-# kbench_R.jsonl, peers_R.jsonl (round R), the test logs and raw.tar.gz (the server's JSON,
-# stderr logs, nvidia-smi readings). Progress goes to stdout.
+# kbench_R.jsonl and peers_R.jsonl (round R), the test logs and raw.tar.gz
+# (the server's JSON, stderr logs, nvidia-smi readings). Progress goes to
+# stdout.
 # Reads only: never changes the GPU's clocks or settings.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2

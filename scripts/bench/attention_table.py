@@ -171,8 +171,12 @@ def pack(paths, command=None):
 
     def add_bench(r, this_call=False):
         key = (r["source"], r["variant"], point_of(r))
-        rounds[key] = rounds.get(key, []) + [r] if this_call else []
-        bench[key] = median_round(rounds[key]) if this_call else r
+        if this_call:
+            rounds[key] = rounds.get(key, []) + [r]
+            bench[key] = median_round(rounds[key])
+        else:  # another call's result: it replaces this call's rounds so far
+            rounds[key] = []
+            bench[key] = r
 
     for path in paths:
         with open(path) as f:

@@ -284,7 +284,6 @@ class AttentionPack(unittest.TestCase):
         self.assertIn("- `call A`\n- `call B`", text)
         self.assertIn("| 2.50 |", text)   # 200 / 80: call B's fused
 
-
     def test_rounds_of_a_call_keep_the_median_and_every_time(self):
         def timed(variant, ms, **extra):
             return json.dumps(bench_line("kbench" if variant == "fused" else "torch",
