@@ -183,7 +183,7 @@ TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
   // 128 items (5 would take 3 rounds); causal 4.
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, false)), 2);
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, true)), 4);
-  // The plan: its splits, workspace and description (fp32: the 3xTF32
+  // The plan: its splits, workspace and description (fp32: the 3xFP16
   // kernel on every device).
   FusedAttentionPlan plan =
       PlanAttentionFused(Shape(1, 1, 8192, 256, false), DType::kFp32, 132);
@@ -210,7 +210,7 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
   EXPECT_EQ(LaunchAttentionFusedMma(shape, DType::kFp16, none, kDefaultMmaConfig,
                                     kMaxKvSplits + 1, nullptr),
             cudaErrorInvalidValue);
-  EXPECT_EQ(LaunchAttentionFusedTf32(shape, none, Tf32ConfigFor(shape), 0, nullptr),
+  EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, Fp32ConfigFor(shape), 0, nullptr),
             cudaErrorInvalidValue);
 }
 
@@ -331,14 +331,14 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
       << plan.description;
   const FusedAttentionPlan fp32 =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
-  EXPECT_NE(fp32.description.find("mma.sync 3xTF32"), std::string::npos)
+  EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos)
       << fp32.description;
 }
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
 // the wgmma kernel on a Hopper device, so it needs cases of its own); for
-// fp32, the 3xTF32 kernel in Case::tf32_config (fused runs the config
-// Tf32ConfigFor picks).
+// fp32, the 3xFP16 kernel in Case::fp32_config (fused runs the config
+// Fp32ConfigFor picks).
 // kFusedFree, kFusedPingPong: the wgmma kernel in each config, whichever
 // WgmmaConfigFor picks for fused (Hopper only).
 enum class Variant { kNaive, kFused, kFusedMma, kFusedFree, kFusedPingPong };
@@ -354,7 +354,7 @@ struct Case {
   // fused only: the device's plan must split this shape.
   bool expect_split = false;
   // kFusedMma, fp32: the tiling.
-  Tf32Config tf32_config = Tf32Config::kWarps8Rows16;
+  Fp32Config fp32_config = Fp32Config::kWarps8Rows16;
 };
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
@@ -371,7 +371,7 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          std::to_string(c.shape.head_dim) +
          (c.splits > 0 ? "_s" + std::to_string(c.splits) : "") +
          (c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
-              ? "_tf32c" + std::to_string(int(c.tf32_config))
+              ? "_fp32c" + std::to_string(int(c.fp32_config))
               : "");
 }
 
@@ -436,11 +436,11 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
       if (c.variant == Variant::kFusedMma) {
-        const bool tf32 = c.dtype == DType::kFp32;
+        const bool fp32 = c.dtype == DType::kFp32;
         plan.splits =
             c.splits > 0 ? c.splits
                          : SplitKvSplits(shape,
-                                         tf32 ? Tf32SplitKvKernel(c.tf32_config, shape.head_dim)
+                                         fp32 ? Fp32SplitKvKernel(c.fp32_config, shape.head_dim)
                                               : MmaSplitKvKernel(shape.head_dim),
                                          sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
@@ -463,7 +463,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
                                workspace.get()};
       KBENCH_CUDA_RETURN_IF_ERROR(
           c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
-              ? LaunchAttentionFusedTf32(shape, x, c.tf32_config, plan.splits, stream)
+              ? LaunchAttentionFusedFp32(shape, x, c.fp32_config, plan.splits, stream)
           : c.variant == Variant::kFusedMma
               ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
                                         plan.splits, stream)
@@ -604,10 +604,10 @@ std::vector<Case> Cases() {
       cases.push_back({Variant::kFusedMma, dtype, causal, Shape(1, 1, 3000, 128, causal)});
       cases.push_back({Variant::kFusedMma, dtype, causal, Shape(3, 50, 129, 128, causal), 3});
     }
-  // fp32's 3xTF32 tilings, each on tails, every tiled head dim, its auto
+  // fp32's 3xFP16 tilings, each on tails, every tiled head dim, its auto
   // plan on a low-parallelism shape and forced splits.
-  for (Tf32Config config : {Tf32Config::kWarps8Rows16, Tf32Config::kWarps4Rows16,
-                            Tf32Config::kWarps4Rows32})
+  for (Fp32Config config : {Fp32Config::kWarps8Rows16, Fp32Config::kWarps4Rows16,
+                            Fp32Config::kWarps4Rows32})
     for (bool causal : {false, true}) {
       for (int64_t d : {64, 128, 256})
         cases.push_back({Variant::kFusedMma, DType::kFp32, causal,

@@ -25,7 +25,7 @@
 //           one a line, and time nothing (no GPU needed).
 //   --mma-configs: time every kernel and tiling of fused as fused-<config>
 //           too (on Hopper the wgmma kernel's configs, and everywhere
-//           the mma.sync tilings; fp32: fused-tf32-<config>), each in one pass
+//           the mma.sync tilings; fp32: fused-fp32-<config>), each in one pass
 //           (no split keys).
 //   --variants: run only the variants of these names (naive, fused,
 //           fused-1pass, fused-<config>; default all). Without naive, its
@@ -452,13 +452,13 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
   }
   if (opt.mma_configs && dtype == DType::kFp32) {
     for (auto [c, label] :
-         {std::pair{kc::Tf32Config::kWarps8Rows16, "fused-tf32-w8r16"},
-          std::pair{kc::Tf32Config::kWarps4Rows16, "fused-tf32-w4r16"},
-          std::pair{kc::Tf32Config::kWarps4Rows32, "fused-tf32-w4r32"}}) {
+         {std::pair{kc::Fp32Config::kWarps8Rows16, "fused-fp32-w8r16"},
+          std::pair{kc::Fp32Config::kWarps4Rows16, "fused-fp32-w4r16"},
+          std::pair{kc::Fp32Config::kWarps4Rows32, "fused-fp32-w4r32"}}) {
       variants.push_back(
           {label, [shape, x, c](cudaStream_t stream) -> absl::Status {
              KBENCH_CUDA_RETURN_IF_ERROR(
-                 kc::LaunchAttentionFusedTf32(shape, x, c, 1, stream));
+                 kc::LaunchAttentionFusedFp32(shape, x, c, 1, stream));
              return absl::OkStatus();
            }});
     }

@@ -10,7 +10,7 @@
 //          cores: fp16/bf16 by attention_fused_wgmma.cu on a Hopper (sm_90)
 //          device (FlashAttention-3's structure), by attention_fused_mma.cu
 //          (FlashAttention-2's, mma.sync) on any other; fp32 by
-//          attention_fused_mma.cu in 3xTF32 (error near fp32's). Head dims
+//          attention_fused_mma.cu in 3xFP16 (error near fp32's). Head dims
 //          kernels::kFusedCudaHeadDims only (kernels/attention_head_dims.h).
 //          When batch * heads * ceil(seq_len / query rows) blocks do not
 //          fill the SMs, the keys are split over blocks with a combine
@@ -64,7 +64,7 @@ struct FusedAttentionPlan {
   int splits = 1;
   int64_t workspace_bytes = 0;
   // e.g. "split-KV x11: 24 query blocks, 132 SMs; wgmma (sm_90a), key tiles
-  // of 128" or "one pass: 256 query blocks, 132 SMs; mma.sync 3xTF32, key
+  // of 128" or "one pass: 256 query blocks, 132 SMs; mma.sync 3xFP16, key
   // tiles of 64".
   std::string description;
 };

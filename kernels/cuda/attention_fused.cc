@@ -1,5 +1,5 @@
 // LaunchAttentionFused (attention.h): picks the fused kernel for the dtype
-// and device: fp32 by mma.sync in 3xTF32; fp16/bf16 by wgmma on a Hopper
+// and device: fp32 by mma.sync in 3xFP16; fp16/bf16 by wgmma on a Hopper
 // (sm_90) device, else by mma.sync; each in its default tiling.
 // PlanAttentionFused: the split-KV rule applied to that kernel's tiling.
 #include <algorithm>
@@ -17,9 +17,9 @@ namespace {
 
 // The kernel fused runs for a dtype on the current device: the one place
 // the plan and the launch take it from.
-enum class FusedKernel { kTf32, kWgmma, kMma };
+enum class FusedKernel { kFp32, kWgmma, kMma };
 FusedKernel KernelFor(DType dtype) {
-  if (dtype == DType::kFp32) return FusedKernel::kTf32;
+  if (dtype == DType::kFp32) return FusedKernel::kFp32;
   return WgmmaAttentionRuns(dtype) ? FusedKernel::kWgmma : FusedKernel::kMma;
 }
 
@@ -34,7 +34,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
   const SplitKvKernel grid =
-      kernel == FusedKernel::kTf32    ? Tf32SplitKvKernel(Tf32ConfigFor(shape), shape.head_dim)
+      kernel == FusedKernel::kFp32    ? Fp32SplitKvKernel(Fp32ConfigFor(shape), shape.head_dim)
       : kernel == FusedKernel::kWgmma ? WgmmaSplitKvKernel(shape, num_sms)
                                       : MmaSplitKvKernel(shape.head_dim);
   const int kv_tile = grid.kv_tile, query_rows = grid.query_rows;
@@ -45,7 +45,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
-  const char* name = kernel == FusedKernel::kTf32    ? "mma.sync 3xTF32"
+  const char* name = kernel == FusedKernel::kFp32    ? "mma.sync 3xFP16"
                      : kernel == FusedKernel::kWgmma ? "wgmma (sm_90a)"
                                                      : "mma.sync";
   plan.description = (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits)
@@ -81,8 +81,8 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   switch (KernelFor(dtype)) {
-    case FusedKernel::kTf32:
-      return LaunchAttentionFusedTf32(shape, tensors, Tf32ConfigFor(shape), plan.splits,
+    case FusedKernel::kFp32:
+      return LaunchAttentionFusedFp32(shape, tensors, Fp32ConfigFor(shape), plan.splits,
                                       stream);
     case FusedKernel::kWgmma:
       return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,

@@ -42,11 +42,13 @@ int MmaKvTile(MmaConfig config, int64_t head_dim);
 // on devices other than Hopper, where no sweep has been measured).
 SplitKvKernel MmaSplitKvKernel(int64_t head_dim);
 
-// fp32 on tensor cores, 3xTF32 (the same kernel as fp16/bf16,
-// attention_fused_mma.cu): each product as three tf32 products of the
-// operands' big and small halves, error near fp32's own (what SDPA's
-// efficient kernel does for fp32 too, CUTLASS's OpMultiplyAddFastF32).
-enum class Tf32Config {
+// fp32 on the fp16 tensor cores, 3xFP16 (FusedFp32Kernel,
+// attention_fused_mma.cu; attention_ptx.cuh's SplitHalves): each element as
+// two fp16 pieces and each product as three fp16 products of them, error
+// near fp32's own, at twice the rate of the 3xTF32 that SDPA's efficient
+// kernel runs (CUTLASS's OpMultiplyAddFastF32). Inputs must lie within
+// fp16's range (the service's are in [-1, 1)).
+enum class Fp32Config {
   // 8 warps of 16 query rows (128 a block), K and V tiles of 64 rows.
   kWarps8Rows16,
   // 4 warps of 16 query rows (64 a block), K and V tiles of 64 rows at
@@ -56,28 +58,30 @@ enum class Tf32Config {
   // d = 128.
   kWarps4Rows32,
 };
-// The config fused runs for `shape`: kWarps4Rows32 at d = 64 without the
-// causal mask, kWarps8Rows16 otherwise. On the H200, B = 4, N = 4096, one
-// pass: d = 64 (H = 32) 8.95 ms against kWarps8Rows16's 10.85, causal 4.80
-// against 5.29; d = 128 (H = 16) kWarps8Rows16 9.19 ms, the others 12.7 and
-// 13.2. d = 256 runs 8 warps of 16 rows with key tiles of 16 for every
-// config, and a head_dim other than 64, 128 or 256 runs kWarps8Rows16's
-// tiling of the next of those.
-Tf32Config Tf32ConfigFor(const AttentionShape& shape);
+// The config fused runs for `shape`: kWarps4Rows32 at d = 64,
+// kWarps8Rows16 otherwise. On the H200, B = 4, N = 4096, one pass, median
+// of three: d = 64 (H = 32) 5.11 ms against kWarps8Rows16's 5.73 and
+// kWarps4Rows16's 6.33, causal 2.69 against 3.11 and 3.27; d = 128 (H =
+// 16) kWarps8Rows16 4.89 ms against 6.20 and kWarps4Rows32's 5.82, causal
+// 2.75 against 3.27 and 2.71 (and at N = 512, B = 32: 0.453 against 0.496
+// and 0.461). d = 256 runs 8 warps of 16 rows with key tiles of 32 for
+// every config, and a head_dim other than 64, 128 or 256 runs
+// kWarps8Rows16's tiling of the next of those.
+Fp32Config Fp32ConfigFor(const AttentionShape& shape);
 // `splits` as for LaunchAttentionFusedMma.
-cudaError_t LaunchAttentionFusedTf32(const AttentionShape& shape,
-                                     const AttentionTensors& tensors, Tf32Config config,
+cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
+                                     const AttentionTensors& tensors, Fp32Config config,
                                      int splits, cudaStream_t stream);
 // Key rows of one K/V tile, and query rows of a block, of `config` at
 // head_dim.
-int Tf32KvTile(Tf32Config config, int64_t head_dim);
-int Tf32QueryRows(Tf32Config config, int64_t head_dim);
-// `config`'s grid at head_dim for the split-KV rule, its costs fitted on
-// the H200 (attention_split_kv.h): an item's fixed cost 16 keys, the
-// combine's none (the 3xTF32 loop is slow enough per key that both
-// vanish), and two blocks an SM at d <= 128 (at d = 128 one is resident,
-// by shared memory, but the sweep's splits fit two: B 1, H 4, N 4096
-// causal ran 0.308 ms split 4 ways against 0.423 split 2).
-SplitKvKernel Tf32SplitKvKernel(Tf32Config config, int64_t head_dim);
+int Fp32KvTile(Fp32Config config, int64_t head_dim);
+int Fp32QueryRows(Fp32Config config, int64_t head_dim);
+// `config`'s grid at head_dim for the split-KV rule (attention_split_kv.h):
+// an item's fixed cost 16 keys, the combine's none, and two blocks an SM
+// at d <= 128. Fitted on the H200 for the 3xTF32 kernel this one replaced
+// (B 1, H 4, N 4096 causal ran 0.308 ms split 4 ways against 0.423 split
+// 2) and not refitted: the low-parallelism shapes of docs/perf/attention.md
+// run with them.
+SplitKvKernel Fp32SplitKvKernel(Fp32Config config, int64_t head_dim);
 
 }  // namespace kbench::kernels::cuda

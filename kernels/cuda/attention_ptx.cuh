@@ -1,5 +1,5 @@
 // Device helpers of the fused attention kernels: the PTX instructions they are
-// built from (cp.async, ldmatrix, mma.sync m16n8k16 and m16n8k8 tf32, ex2),
+// built from (cp.async, ldmatrix, mma.sync m16n8k16, ex2),
 // each wrapped once so the kernels read as tile algebra. sm_80 and later
 // (built for sm_90).
 //
@@ -72,15 +72,7 @@ __device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4],
       : "r"(addr), "n"(kImm));
 }
 
-// The 32 bits at shared address addr + kImm.
-template <int kImm = 0>
-__device__ __forceinline__ uint32_t LdShared32(uint32_t addr) {
-  uint32_t r;
-  asm volatile("ld.shared.b32 %0, [%1+%2];\n" : "=r"(r) : "r"(addr), "n"(kImm));
-  return r;
-}
-
-// The 16 bytes at shared address addr + kImm as four floats, and back.
+// The 16 bytes at shared address addr + kImm as four floats.
 template <int kImm = 0>
 __device__ __forceinline__ float4 LdShared128(uint32_t addr) {
   float4 r;
@@ -89,13 +81,13 @@ __device__ __forceinline__ float4 LdShared128(uint32_t addr) {
                : "r"(addr), "n"(kImm));
   return r;
 }
+// Two 32-bit words to shared address addr + kImm (8-byte aligned).
 template <int kImm = 0>
-__device__ __forceinline__ void StShared128(uint32_t addr, float4 x) {
-  asm volatile("st.shared.v4.f32 [%0+%1], {%2,%3,%4,%5};\n" ::"r"(addr), "n"(kImm),
-               "f"(x.x), "f"(x.y), "f"(x.z), "f"(x.w)
+__device__ __forceinline__ void StShared64(uint32_t addr, uint32_t lo, uint32_t hi) {
+  asm volatile("st.shared.v2.b32 [%0+%1], {%2,%3};\n" ::"r"(addr), "n"(kImm), "r"(lo),
+               "r"(hi)
                : "memory");
 }
-
 // D = A B + D, fp32 accumulators; T is __half or __nv_bfloat16.
 template <typename T>
 __device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4],
@@ -120,50 +112,21 @@ __device__ __forceinline__ void Mma16816<__nv_bfloat16>(
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// fp32 on tensor cores, as 3xTF32 (CUTLASS's OpMultiplyAddFastF32): x =
-// big + small, big = x rounded to tf32 (10-bit mantissa), small = the rest
-// rounded to tf32, and a b ~ big_a big_b + big_a small_b + small_a big_b;
-// the dropped small_a small_b and the rounding of the smalls are about
-// 2^-22 of |a b|, near fp32's own 2^-24.
-struct Tf32Pair {
-  uint32_t big, small;
-};
-__device__ __forceinline__ uint32_t ToTf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
-  return r;
-}
-__device__ __forceinline__ Tf32Pair SplitTf32(uint32_t bits) {
-  const uint32_t big = ToTf32(__uint_as_float(bits));
-  return {big, ToTf32(__uint_as_float(bits) - __uint_as_float(big))};
-}
-__device__ __forceinline__ Tf32Pair SplitTf32(float x) { return SplitTf32(__float_as_uint(x)); }
-// The same with the small half left in fp32: the tensor cores read a tf32
-// operand's top 19 bits, so it is truncated rather than rounded (as
-// CUTLASS's FastF32 does), about 2^-21 of |x| instead of 2^-22, one
-// instruction fewer. For splits made per warp and per tile (Q, P).
-__device__ __forceinline__ Tf32Pair SplitTf32Fast(uint32_t bits) {
-  const uint32_t big = ToTf32(__uint_as_float(bits));
-  return {big, __float_as_uint(__uint_as_float(bits) - __uint_as_float(big))};
-}
-
-// mma.sync.m16n8k8 tf32 (fp32 accumulators), fragments as m16n8k16's with
-// one 32-bit element a register (g = lane / 4, t = lane % 4):
-//   A (16x8): a0 (row g, col t), a1 (row g+8, col t), a2 (row g, col t+4),
-//     a3 (row g+8, col t+4);  B (8x8): b0 (k t, col g), b1 (k t+4, col g).
-// ldmatrix.x4 of fp32 rows gives exactly these: an 8x8 b16 matrix is 8 rows
-// of 4 floats, and a lane receives float t of row g.
-// Volatile like the other mmas, so products issue in program order: the
-// callers order them so that back-to-back products go to different
-// accumulators. (Left to the compiler, it hoisted every shared-memory load
-// ahead of them and ran out of registers.)
-__device__ __forceinline__ void Mma1688Tf32(float (&d)[4], const uint32_t (&a)[4],
-                                            uint32_t b0, uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
-      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+// fp32 on the fp16 tensor cores, as 3xFP16: x = h0 + h1, h0 = x rounded to
+// fp16 and h1 = x - h0 (exact in fp32) rounded to fp16, so x is held to
+// 2^-22 of itself (h1 keeps 11 of the bits h0 drops), and to 2^-25 in
+// absolute terms below fp16's normal range (2^-14), where both pieces are
+// subnormal; a b ~ h0_a h0_b + h0_a h1_b + h1_a h0_b, the dropped h1_a h1_b
+// 2^-22 of |a b|. Inputs must lie within fp16's range (|x| < 65504; the
+// service's are in [-1, 1)): one beyond it becomes inf, and its output
+// fails verification as non-finite. Splits a and b: h0 and h1 as pairs
+// (a in the low half), the layout of PackPair<__half>(a, b).
+__device__ __forceinline__ void SplitHalves(float a, float b, uint32_t& h0, uint32_t& h1) {
+  const __half2 big = __floats2half2_rn(a, b);
+  const float2 back = __half22float2(big);
+  const __half2 rest = __floats2half2_rn(a - back.x, b - back.y);
+  h0 = *reinterpret_cast<const uint32_t*>(&big);
+  h1 = *reinterpret_cast<const uint32_t*>(&rest);
 }
 
 // Two floats rounded to nearest into one register of T pairs, lo in the low

@@ -24,7 +24,7 @@ namespace kbench::kernels::cuda {
 
 // Query rows a block of the mma.sync kernel owns in fp16/bf16 (the wgmma
 // kernel's: WgmmaQueryRows, attention_fused_wgmma.h; fp32's:
-// Tf32QueryRows, attention_fused_mma.h).
+// Fp32QueryRows, attention_fused_mma.h).
 inline constexpr int kFusedQueryRows = 128;
 // The most splits the rule picks (bounds the workspace with the SM count).
 inline constexpr int kMaxKvSplits = 64;
@@ -32,7 +32,7 @@ inline constexpr int kMaxKvSplits = 64;
 // What the rule knows of a fused kernel's grid. Costs are in keys, the
 // time a block takes over one key of its query block at the kernel's own
 // rate; each kernel's header gives its own (WgmmaSplitKvKernel,
-// Tf32SplitKvKernel, MmaSplitKvKernel).
+// Fp32SplitKvKernel, MmaSplitKvKernel).
 struct SplitKvKernel {
   int query_rows = 0;     // rows of a query block
   int kv_tile = 0;        // keys of a tile; an item reads whole tiles

@@ -222,7 +222,7 @@ def _ge(value, limit):
 # The page's reading rules, the first that holds: (when, reading, test of the
 # figures). They restate what the figures say; they measure nothing. The math
 # pipe is the busier of tensor and FMA, whichever kernel ran (wgmma, or
-# mma.sync in half or tf32).
+# mma.sync).
 RULES = [
     ("SMs active < 80% of the elapsed cycles",
      "SMs idle: too few blocks for the GPU, or a tail",
