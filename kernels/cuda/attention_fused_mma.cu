@@ -18,7 +18,11 @@
 //     fp16 products at twice tf32's rate. Q is split once a block, K and V
 //     once a tile as they land, P once a warp; the small products are summed
 //     apart from the big ones, and P V a group of keys at a time, so that no
-//     chain of truncating tensor-core sums is long.
+//     chain of truncating tensor-core sums is long. On the H200 it took 0.51
+//     to 0.76 of the time of the 3xTF32 kernel (m16n8k8 tf32, the same
+//     structure) it replaced, over d 64 to 256, causal or not (one call,
+//     median of three): B 4, H 8, N 4096, d 256 5.82 ms against 10.83,
+//     causal 3.10 against 6.06; B 4, H 32, N 4096, d 64 5.03 against 8.46.
 //   - Memory: cp.async 16-byte copies into XOR-swizzled shared tiles (chunk c
 //     of row r at c ^ (r % 8): ldmatrix and the copies are bank-conflict
 //     free). V's tile copy overlaps Q K^T, the next K tile's copy overlaps
