@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The Hopper attention kernel as ptxas compiles it (no GPU needed): fails
-# when ptxas serialises its wgmma instructions (C7514: an instruction reads
-# a wgmma's accumulators while the wgmma may be in flight, which cost 25% at
-# d = 128 on the H200; C7515: an instruction writes them; C7517: ptxas adds
-# a wait of its own), ignores its setmaxnreg (C7508), spills registers, or
-# compiles fewer kernels than the launcher instantiates.
+# when ptxas reports any "Potential Performance Loss": serialised wgmma
+# instructions (C7514: an instruction reads a wgmma's accumulators while
+# the wgmma may be in flight, which cost 25% at d = 128 on the H200; C7515:
+# an instruction writes them; C7511: too few registers for the pipeline;
+# C7517: ptxas adds a wait of its own; C7520: it inserts a warpgroup
+# arrive on a divergent path) or an ignored setmaxnreg (C7508); or when it
+# spills registers, or compiles fewer kernels than the launcher
+# instantiates.
 #   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE]
 # SOURCE defaults to kernels/cuda/attention_fused_wgmma.cu (another file
 # shows that the check fails where it should).
@@ -25,7 +28,7 @@ if [ "$kernels" -ne "$expected_kernels" ]; then
   echo "ptxas compiled $kernels wgmma kernels, expected $expected_kernels"
   status=1
 fi
-if grep -E "C7514|C7515|C7517|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then
+if grep -E "Potential Performance Loss|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then
   status=1
 fi
 [ $status -eq 0 ] && echo "ok: $kernels kernels; no serialised wgmma, ignored setmaxnreg or spill"

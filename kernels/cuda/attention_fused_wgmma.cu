@@ -43,6 +43,27 @@
 //     above the diagonal are never loaded; without the persistent grid,
 //     query blocks run heaviest first.
 //   - Split-KV (attention_split_kv.h) as the other fused kernels.
+// Tried on the H200 and dropped (fp16/bf16, each in one call against this
+// kernel; the bench's median of five or seven, or ncu's time at locked
+// clocks):
+//   - A short last key tile (N = 4096 in tiles of 176 leaves 48 keys, 8192
+//     leaves 96) computed over 96 keys, S into an array of its own (a wgmma
+//     into S's first columns, or S in wgmmas of more than one short size,
+//     left ptxas short of registers and it serialised them, C7511; a
+//     branch with a wgmma in flight, C7515 and C7520). It takes 1.6% of
+//     the tensor cycles away at B 4, H 16, N 4096, d 128, but ncu timed it
+//     1.066 against 1.045 ms (tensor active 71.5% against 74.1%): that
+//     grid is persistent with one Q slot, the next item's Q loads only
+//     once this item's last S is done, and ncu counted more waiting
+//     instead (stall long_scoreboard 0.74 against 0.63 an issue, barrier
+//     0.81 against 0.76). A block per item gained little: B 2, H 16, N 8192
+//     1.939 against 1.954 ms. The bench put every shape within 2% either
+//     way. Built into every tiling, it was 2-5% slower where no tile was
+//     short (B 16, H 16, N 1024, d 128).
+//   - One arrival a consumer warp on a slot's "empty" barrier, not one a
+//     thread: 2-5% slower at d 64, N 512 and d 256 (B 4, H 32, N 4096,
+//     d 64: 1.198 against 1.158 ms fp16; B 32, H 8, N 512, d 256: 0.168
+//     against 0.160), no better at d 128.
 // Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>

@@ -27,7 +27,18 @@ bool WgmmaAttentionRuns(DType dtype);
 // N 8192 1.700 against 1.813 ms; B 4, H 16, N 4096 0.891 against 0.919;
 // B 8, H 16, N 2048 0.487 against 0.493; but B 16, H 16, N 1024 0.263
 // either way. Causal keeps 128, FlashAttention-3's choice (176 is not
-// built causal, so not measured there).
+// built causal, so not measured there). At N = 4096, 176-key tiles pad the
+// keys to 4224, 3% more products: ncu timed cuDNN's kernel (tiles of 128
+// keys, cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_
+// 64x128x128) at B 4, H 16, fp16 1.022 against this kernel's 1.050 ms with
+// its tensor pipe as busy (73.5% against 74.1%), and at N = 8192 (1%
+// padding) 2.001 against 1.997. Computing a short last tile over fewer
+// keys did not pay (attention_fused_wgmma.cu), nor did tiles of 160 (1.6%
+// padding at N = 4096, and room for a second Q slot, so that a persistent
+// grid overlaps its items, kCrossItem): ncu timed them (fp16) at B 4,
+// H 16, N 4096 1.132 against 1.059 ms with 176 (tensor active 68% against
+// 74%), B 8, H 16, N 2048 0.600 against 0.560, B 2, H 16, N 8192 2.058
+// against 1.993.
 int WgmmaKvTile(const AttentionShape& shape);
 
 // Consumer warpgroups of a block (64 query rows each) for a shape on a
