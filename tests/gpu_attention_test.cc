@@ -13,8 +13,10 @@
 // kernel on a Hopper device (checked), so the mma.sync kernel has cases of
 // its own, and the wgmma kernel's ping-pong config runs the shapes that
 // reuse every pipeline slot, as do its one and three consumers (d = 64)
-// and its 176-key tiles (d = 128), each persistent too, and its persistent
-// consumers overlapping items (kCrossItem). Then through the CUDA backend
+// and its 176-key tiles (d = 128), each persistent too, its persistent
+// consumers overlapping items (kCrossItem), and its balanced tail (items
+// cut into up to three pieces, the counters zero after each launch; its
+// rule host only). Then through the CUDA backend
 // (server/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's
@@ -315,6 +317,48 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 1, 128, 128, false), 1, 0));
 }
 
+// The balanced tail (WgmmaTailFor): 2048 items of 128 rows (every d = 128
+// point of the FlashAttention grid) leave 64 of 132 SMs idle in the last of
+// 16 rounds (3%): its 68 items are cut over the SMs after 15 rounds whole.
+TEST(CudaAttentionWgmma, BalancedTailRule) {
+  auto tail = [](const AttentionShape& shape, int splits, int sms) {
+    const WgmmaTail t = WgmmaTailFor(shape, splits, sms);
+    return std::pair{t.whole_items, t.tail_items};
+  };
+  for (int64_t n : {2048, 4096, 8192, 16384})
+    EXPECT_EQ(tail(Shape(16384 / n, 16, n, 128, false), 1, 132), std::pair(1980, 68)) << n;
+  // 204 items (a padded head dim) and 238.
+  EXPECT_EQ(tail(Shape(1, 12, 2100, 96, false), 1, 132), std::pair(132, 72));
+  EXPECT_EQ(tail(Shape(2, 7, 2100, 128, false), 1, 132), std::pair(132, 106));
+  // 289 items: a last round of 25 takes the round before it along.
+  EXPECT_EQ(tail(Shape(1, 17, 2100, 128, false), 1, 132), std::pair(132, 157));
+  // None: causal, split, another tiling (N < 2048, d 64 or 256), full
+  // rounds, idle SMs under 2% (16 of 2112 in one round; 28 of 132 in the
+  // last of 27), no round of whole items before the tail (128 items; 102;
+  // 153, whose last 21 would take the round before them along), or no SMs.
+  EXPECT_EQ(tail(Shape(4, 16, 4096, 128, true), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(4, 16, 4096, 128, false), 2, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(16, 16, 1024, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(4, 16, 4096, 64, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(4, 16, 4096, 256, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(4, 33, 4096, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(1, 131, 2048, 128, false), 1, 132 * 16), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(1, 221, 2048, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(1, 4, 4096, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(1, 6, 2100, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(1, 9, 2100, 128, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(4, 16, 4096, 128, false), 1, 0), std::pair(0, 0));
+  // The grid: persistent with a tail (N = 8192 is not, without one), and
+  // the plan's workspace: counters of 8 warps an item, then 3 pieces' partials.
+  EXPECT_TRUE(WgmmaGridFor(Shape(2, 16, 8192, 128, false), 1, 132, true).persistent);
+  EXPECT_FALSE(WgmmaGridFor(Shape(2, 16, 8192, 128, false), 1, 132, false).persistent);
+  EXPECT_EQ(WgmmaGridFor(Shape(2, 16, 8192, 128, false), 1, 132, false).tail.tail_items, 0);
+  const WgmmaTail t = WgmmaTailFor(Shape(4, 16, 4096, 128, false), 1, 132);
+  EXPECT_EQ(WgmmaTailCounterBytes(t), 2304);  // 68 * 8 * 4 = 2176, to 256
+  EXPECT_EQ(WgmmaTailWorkspaceBytes(t), 2304 + int64_t(68) * 3 * 8 * 68 * 32 * 4);
+  EXPECT_EQ(WgmmaTailWorkspaceBytes(WgmmaTail{}), 0);
+}
+
 TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
@@ -355,6 +399,12 @@ struct Case {
   bool expect_split = false;
   // kFusedMma, fp32: the tiling.
   Fp32Config fp32_config = Fp32Config::kWarps8Rows16;
+  // fused: the device's plan must balance this shape's last round
+  // (WgmmaTailFor).
+  bool expect_tail = false;
+  // Launches on one workspace (the output poisoned before each): a balanced
+  // tail's counters must be zero again after each.
+  int launches = 1;
 };
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
@@ -372,7 +422,8 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          (c.splits > 0 ? "_s" + std::to_string(c.splits) : "") +
          (c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
               ? "_fp32c" + std::to_string(int(c.fp32_config))
-              : "");
+              : "") +
+         (c.launches > 1 ? "_x" + std::to_string(c.launches) : "");
 }
 
 // Test names and ctest names show the case, not its bytes.
@@ -415,11 +466,10 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
           LaunchFillSeeded(c.dtype, kSeed, input, 0, buffer->get(),
                            shape.TensorElements(), stream));
     }
-    // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
-
     DeviceBuffer scores;
     if (c.variant == Variant::kNaive) {
+      // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
       KBENCH_ASSIGN_OR_RETURN(
           scores, DeviceBuffer::Allocate(size_t(shape.ScoreElements()) *
                                          DTypeBytes(c.dtype)));
@@ -444,36 +494,60 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
                                               : MmaSplitKvKernel(shape.head_dim),
                                          sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+        plan.balanced_tail = false;  // (the wgmma kernel's)
+        plan.workspace_zeroed_bytes = 0;
       }
       if (c.expect_split && plan.splits < 2)
         return absl::InternalError("no split: " + plan.description);
-      if (c.splits > 0) {
+      if (c.splits == 0 && c.expect_tail != plan.balanced_tail)
+        return absl::InternalError(std::string(c.expect_tail ? "no" : "a") +
+                                   " balanced tail: " + plan.description);
+      if (c.splits > 0) {  // (no balanced tail with them)
         plan.splits = c.splits;
+        plan.balanced_tail = false;
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, c.splits);
+        plan.workspace_zeroed_bytes = 0;
       }
       DeviceBuffer workspace;
       if (plan.workspace_bytes > 0) {
         KBENCH_ASSIGN_OR_RETURN(
             workspace, DeviceBuffer::Allocate(size_t(plan.workspace_bytes)));
-        // NaN partials: a split that leaves a row unwritten shows.
+        // NaN partials: a split or piece that leaves a row unwritten shows;
+        // only the counters the plan names start at zero.
         KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
             workspace.get(), 0xFF, size_t(plan.workspace_bytes), stream));
+        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
+            workspace.get(), 0, size_t(plan.workspace_zeroed_bytes), stream));
       }
       const AttentionTensors x{q.get(), k.get(), v.get(), o.get(),
                                workspace.get()};
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
-              ? LaunchAttentionFusedFp32(shape, x, c.fp32_config, plan.splits, stream)
-          : c.variant == Variant::kFusedMma
-              ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
-                                        plan.splits, stream)
-          : c.variant == Variant::kFusedFree
-              ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                          WgmmaConfig::kFree, stream)
-          : c.variant == Variant::kFusedPingPong
-              ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                          WgmmaConfig::kPingPong, stream)
-              : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
+      for (int launch = 0; launch < c.launches; ++launch) {
+        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
+        KBENCH_CUDA_RETURN_IF_ERROR(
+            c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
+                ? LaunchAttentionFusedFp32(shape, x, c.fp32_config, plan.splits, stream)
+            : c.variant == Variant::kFusedMma
+                ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
+                                          plan.splits, stream)
+            : c.variant == Variant::kFusedFree
+                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
+                                            WgmmaConfig::kFree, plan.balanced_tail, stream)
+            : c.variant == Variant::kFusedPingPong
+                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
+                                            WgmmaConfig::kPingPong, plan.balanced_tail,
+                                            stream)
+                : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
+        if (plan.workspace_zeroed_bytes > 0) {
+          std::vector<char> counters(size_t(plan.workspace_zeroed_bytes));
+          KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(counters.data(), workspace.get(),
+                                                      counters.size(),
+                                                      cudaMemcpyDeviceToHost, stream));
+          KBENCH_RETURN_IF_ERROR(stream_->Synchronize());
+          if (std::count(counters.begin(), counters.end(), 0) != int64_t(counters.size()))
+            return absl::InternalError("launch " + std::to_string(launch) +
+                                       " left the balanced tail's counters set");
+        }
+      }
     }
     return ToHost(o, c.dtype, *stream_);
   }
@@ -668,6 +742,24 @@ std::vector<Case> Cases() {
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 2, 2100, 128, false),
                      kMaxKvSplits});
   }
+  // Their balanced tail (on 132 SMs; CudaAttentionWgmma.BalancedTailRule
+  // checks the items): 238 items of 12 key tiles, 132 whole and 106 cut
+  // into runs of 9.6 tiles, so an item is up to three pieces; 204 items (a
+  // padded head dim), 132 whole and 72 cut; 289 items, 132 whole and 157
+  // cut (the round before the last's 25 too). The last query block and key
+  // tile of each are short.
+  // Three launches on one workspace: its counters are zero after each; and
+  // the consumers free (fused takes turns here).
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (const AttentionShape& shape :
+         {Shape(2, 7, 2100, 128, false), Shape(1, 12, 2100, 96, false),
+          Shape(1, 17, 2100, 128, false)})
+      for (Variant variant : {Variant::kFused, Variant::kFusedFree}) {
+        Case c{variant, dtype, false, shape};
+        c.expect_tail = true;
+        c.launches = variant == Variant::kFused ? 3 : 1;
+        cases.push_back(c);
+      }
   return cases;
 }
 
@@ -1024,6 +1116,43 @@ TEST_F(CudaAttentionDevice, SplitKvRunJobIsVerified) {
         }
         EXPECT_EQ(results, 1);
       }
+  EXPECT_TRUE(device_->Healthy());
+}
+
+// The balanced tail through a job (on the H200's 132 SMs: 238 query blocks,
+// the last 106 cut over the SMs), cold and hot: a hot sample replays a
+// CUDA graph of back-to-back launches on one workspace, each starting from
+// the counters the last one left.
+TEST_F(CudaAttentionDevice, BalancedTailRunJobIsVerified) {
+  const AttentionShape shape = Shape(2, 7, 2100, 128, false);
+  int sms = 0;
+  ASSERT_EQ(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), cudaSuccess);
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
+      SCOPED_TRACE(DTypeCausalName(dtype, false) +
+                   (mode == v1::TIMING_MODE_HOT ? "_hot" : "_cold"));
+      const bool tail = kernels::cuda::PlanAttentionFused(shape, dtype, sms).balanced_tail;
+      if (sms == 132 && kernels::cuda::WgmmaAttentionRuns(dtype)) EXPECT_TRUE(tail);
+      AdmittedRun run;
+      run.problem = MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused});
+      run.plan = ShortPlan();
+      run.plan.mode = mode;
+      testing::RecordingSink sink;
+      const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
+      ASSERT_TRUE(status.ok()) << status;
+      int results = 0;
+      for (const v1::RunEvent& event : sink.events()) {
+        if (!event.has_variant_result()) continue;
+        ++results;
+        const v1::Verification& v = event.variant_result().verification();
+        EXPECT_TRUE(v.passed()) << v.failure();
+        EXPECT_EQ(v.elements_checked(), uint64_t(shape.TensorElements()));
+        EXPECT_EQ(v.non_finite(), 0u);
+        if (tail)
+          EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr("balanced"));
+      }
+      EXPECT_EQ(results, 1);
+    }
   EXPECT_TRUE(device_->Healthy());
 }
 

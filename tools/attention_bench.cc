@@ -28,8 +28,8 @@
 //           the mma.sync tilings; fp32: fused-fp32-<config>), each in one pass
 //           (no split keys).
 //   --variants: run only the variants of these names (naive, fused,
-//           fused-1pass, fused-<config>; default all). Without naive, its
-//           scores buffer is freed before anything runs.
+//           fused-1pass, fused-notail, fused-<config>; default all).
+//           Without naive, its scores buffer is freed before anything runs.
 //   --splits: time fused with each of these key splits too, as
 //           fused-split<S> (S from 1 to kMaxKvSplits, attention_split_kv.h):
 //           the data a change of SplitKvSplits's rule is measured on.
@@ -37,7 +37,9 @@
 //           nothing: the JSON line has "ok" and no "ms" nor "tflops" (for a
 //           profiler: scripts/bench/attention_ncu.sh).
 // fused runs as PlanAttentionFused says for the device's SMs; where that
-// splits the keys, fused-1pass (the same tiling, no split) is timed too.
+// splits the keys, fused-1pass (the same tiling, no split) is timed too,
+// and where it balances the last round over the SMs, fused-notail (the
+// same plan without it).
 // Every line carries "fused_plan", the plan's description for the shape.
 // One JSON object a line on stdout; a failed check sets "ok": false and the
 // exit status to 1 ("non_finite" and "over_tolerance" count the checked
@@ -349,10 +351,11 @@ struct Tensors {
   DeviceBuffer q, k, v, o, scores;
 };
 
-// fused's plan for a shape and the workspace it needs.
+// fused's plan for a shape and the workspace it needs; the workspace of
+// --splits apart (their partials would overwrite the plan's counters).
 struct FusedRun {
   kernels::cuda::FusedAttentionPlan plan;
-  DeviceBuffer workspace;
+  DeviceBuffer workspace, split_workspace;
 };
 
 // The plan, and a workspace for it and for each of `splits` (--splits).
@@ -361,11 +364,17 @@ absl::StatusOr<FusedRun> MakeFusedRun(const AttentionShape& shape, DType dtype,
                                       const std::vector<int>& splits) {
   FusedRun f;
   f.plan = kernels::cuda::PlanAttentionFused(shape, dtype, num_sms);
-  int64_t bytes = f.plan.workspace_bytes;
+  if (f.plan.workspace_bytes > 0) {
+    KBENCH_ASSIGN_OR_RETURN(f.workspace,
+                            DeviceBuffer::Allocate(size_t(f.plan.workspace_bytes)));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemset(f.workspace.get(), 0,
+                                           size_t(f.plan.workspace_zeroed_bytes)));
+  }
+  int64_t bytes = 0;
   for (int s : splits)
     bytes = std::max(bytes, kernels::cuda::SplitKvWorkspaceBytes(shape, s));
   if (bytes > 0) {
-    KBENCH_ASSIGN_OR_RETURN(f.workspace, DeviceBuffer::Allocate(size_t(bytes)));
+    KBENCH_ASSIGN_OR_RETURN(f.split_workspace, DeviceBuffer::Allocate(size_t(bytes)));
   }
   return f;
 }
@@ -438,15 +447,27 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
            return absl::OkStatus();
          }});
   }
+  if (f.plan.balanced_tail) {
+    kc::FusedAttentionPlan plan = f.plan;
+    plan.balanced_tail = false;
+    variants.push_back(
+        {"fused-notail", [shape, dtype, x, plan](cudaStream_t stream) -> absl::Status {
+           KBENCH_CUDA_RETURN_IF_ERROR(
+               kc::LaunchAttentionFused(shape, dtype, x, plan, stream));
+           return absl::OkStatus();
+         }});
+  }
+  const kc::AttentionTensors split_x{t.q.get(), t.k.get(), t.v.get(), t.o.get(),
+                                     f.split_workspace.get()};
   for (int s : opt.splits) {
     kc::FusedAttentionPlan plan;
     plan.splits = s;
     plan.workspace_bytes = kc::SplitKvWorkspaceBytes(shape, s);
     variants.push_back(
         {absl::StrCat("fused-split", s),
-         [shape, dtype, x, plan](cudaStream_t stream) -> absl::Status {
+         [shape, dtype, split_x, plan](cudaStream_t stream) -> absl::Status {
            KBENCH_CUDA_RETURN_IF_ERROR(
-               kc::LaunchAttentionFused(shape, dtype, x, plan, stream));
+               kc::LaunchAttentionFused(shape, dtype, split_x, plan, stream));
            return absl::OkStatus();
          }});
   }
@@ -473,7 +494,7 @@ std::vector<std::pair<std::string, Enqueue>> Variants(
         variants.push_back(
             {name, [shape, dtype, x, config](cudaStream_t stream) -> absl::Status {
                KBENCH_CUDA_RETURN_IF_ERROR(
-                   kc::LaunchAttentionFusedWgmma(shape, dtype, x, 1, config, stream));
+                   kc::LaunchAttentionFusedWgmma(shape, dtype, x, 1, config, false, stream));
                return absl::OkStatus();
              }});
     for (kc::MmaConfig c :

@@ -54,15 +54,21 @@ struct AttentionTensors {
   const void* v = nullptr;
   void* o = nullptr;
   // Device memory of FusedAttentionPlan::workspace_bytes (fused with split
-  // keys only; otherwise unused).
+  // keys or a balanced tail only; otherwise unused).
   void* workspace = nullptr;
 };
 
 // How fused runs a shape: the key splits of SplitKvSplits's rule for the
-// default tiling, the workspace they need, and a line saying so.
+// default tiling, whether the wgmma kernel balances its last round
+// (WgmmaTailFor, attention_fused_wgmma.h), the workspace they need, and a
+// line saying so.
 struct FusedAttentionPlan {
   int splits = 1;
+  bool balanced_tail = false;
   int64_t workspace_bytes = 0;
+  // The workspace's first bytes that must be zero before its first launch
+  // (the balanced tail's counters); every launch leaves them zero.
+  int64_t workspace_zeroed_bytes = 0;
   // e.g. "split-KV x11: 24 query blocks, 132 SMs; wgmma (sm_90a), key tiles
   // of 128" or "one pass: 256 query blocks, 132 SMs; mma.sync 3xFP16, key
   // tiles of 64".
@@ -72,7 +78,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                                       int num_sms);
 
 // The fused kernel as `plan` says (tensors.workspace holds
-// plan.workspace_bytes when plan.splits > 1). cudaErrorInvalidValue for a
+// plan.workspace_bytes when that is not 0). cudaErrorInvalidValue for a
 // head_dim outside kFusedCudaHeadDims, a missing workspace, or a shape whose
 // grid does not fit.
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,

@@ -41,6 +41,12 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, grid, num_sms);
   plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+  const WgmmaGrid wgmma = WgmmaGridFor(shape, plan.splits, num_sms, true);
+  if (kernel == FusedKernel::kWgmma && wgmma.tail.tail_items > 0) {
+    plan.balanced_tail = true;  // (one split: no split workspace)
+    plan.workspace_bytes = WgmmaTailWorkspaceBytes(wgmma.tail);
+    plan.workspace_zeroed_bytes = WgmmaTailCounterBytes(wgmma.tail);
+  }
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
@@ -54,8 +60,11 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
                      std::to_string(kv_tile);
   if (kernel == FusedKernel::kWgmma)
     plan.description += std::string(", ") + std::to_string(query_rows) + " query rows, " +
-                        (WgmmaPersistent(shape, plan.splits, num_sms) ? "persistent"
-                                                                      : "a block per item") +
+                        (!wgmma.persistent ? "a block per item"
+                         : plan.balanced_tail
+                             ? "persistent, the last " + std::to_string(wgmma.tail.tail_items) +
+                                   " items balanced over the SMs"
+                             : "persistent") +
                         // Three consumers (192 rows) always run free (WgmmaConfig).
                         (query_rows == 64                 ? ", one consumer"
                          : query_rows > 128 ||
@@ -86,7 +95,7 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                       stream);
     case FusedKernel::kWgmma:
       return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
-                                       WgmmaConfigFor(shape), stream);
+                                       WgmmaConfigFor(shape), plan.balanced_tail, stream);
     case FusedKernel::kMma:
       return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
                                      plan.splits, stream);

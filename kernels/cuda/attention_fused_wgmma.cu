@@ -14,7 +14,9 @@
 //     one's last products and stores (and, with the consumers taking turns,
 //     its first S this one's stores: kCrossItem); causal, a chunk is a
 //     head's longest query block with its shortest, so chunks are equal
-//     work.
+//     work. Where the last round of items would leave SMs idle (d = 128,
+//     non-causal), its items' key tiles are shared out evenly instead, an
+//     item's pieces merged by the last of them to finish (WgmmaTailFor).
 //   - A shared-memory pipeline of kStages K and kStages V slots with
 //     mbarriers: a slot's "full" barrier completes when its bytes have
 //     landed, its "empty" barrier when every consumer thread is done
@@ -99,9 +101,8 @@ struct WgmmaTiles {
   static constexpr bool kRealloc = kConsumers > 1;
   static constexpr int kProducerRegs = kConsumers == 3 ? 32 : 24;
   static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
+  // (A kernel with a balanced tail asks for others, FusedWgmmaKernel.)
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-  static_assert(kProducerRegs + kConsumers * kConsumerRegs <= (1 + kConsumers) * kLaunchRegs,
-                "setmaxnreg asks for more registers than the block was launched with");
   static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
@@ -155,21 +156,45 @@ __host__ __device__ inline int64_t WgmmaChunks(bool paired, int m_blocks, int64_
   return (heads * (m_blocks / 2) + (m_blocks % 2 ? (heads + 1) / 2 : 0)) * splits;
 }
 
+// The balanced tail of a launch (WgmmaTail, attention_fused_wgmma.h) and
+// its workspace: counts [tail_items][warps] (int), then partials
+// [tail_items][kWgmmaTailPieces][warps][kTailFloats][32] (float), a warp's
+// lane-major so that its stores and loads are whole lines. A kernel that
+// cannot have one (kTail below false) is passed none. Worked out on the
+// host: the whole items' rounds of the grid (whole_items / gridDim.x) and
+// the tail's units (tail_items times an item's key tiles; 0: no tail).
+struct WgmmaTailArgs {
+  int whole_items = 0, whole_rounds = 0, units = 0;
+  int* counts = nullptr;
+  float* partials = nullptr;
+};
+// Warps of a block's consumers that count pieces (two consumers of four).
+constexpr int kTailWarps = 8;
+// A lane's partial at d = 128: O's 64 accumulators, then its rows' maxima
+// and sums.
+constexpr int kTailFloats = 64 + 4;
+
 // The items a block runs, in order: block b of g takes chunks b, b + g,
 // b + 2 g, ... (WgmmaChunks; a persistent grid has one block per SM, else g
 // is the chunks and a block has one). Chunks run split-minor, then by query
 // blocks (causal: the longest rows first), then by heads, so a wave of
-// blocks shares its heads' K and V in L2. Its only state is the count of
-// items taken (the rest is the kernel's parameters): the registers are the
-// main loop's.
-template <int kBr, int kBc, bool kCausal>
+// blocks shares its heads' K and V in L2. With a balanced tail (kTail and
+// tail.units > 0), the first tail.whole_items items so, then block b's
+// run of the tail's key tiles, item by item (NextPiece). Its only state is
+// the count of items taken (the rest is the kernel's parameters): the
+// registers are the main loop's.
+template <int kBr, int kBc, bool kCausal, bool kTail>
 struct WgmmaSchedule {
   int taken = 0;
 
   // The next item into *item; false when the block has none left. The
   // kernel's parameters (paired: kCausal and persistent, WgmmaChunks).
   __device__ bool Next(int n, int m_blocks, int heads, int splits, bool paired,
-                       WgmmaItem* item) {
+                       const WgmmaTailArgs& tail, WgmmaItem* item) {
+    if constexpr (kTail) {
+      if (tail.units > 0 && taken >= tail.whole_rounds)
+        return NextPiece(n, m_blocks, tail, item);
+    }
     const bool pairs = kCausal && paired;
     const int64_t chunks = WgmmaChunks(pairs, m_blocks, heads, splits);
     for (;;) {
@@ -196,6 +221,25 @@ struct WgmmaSchedule {
     }
   }
 
+  // The tail's units are its items' key tiles in a row; block b of g runs
+  // units [u b / g, u (b + 1) / g) of u, as pieces of one item each (u g
+  // fits 31 bits, WgmmaTailFor).
+  __device__ bool NextPiece(int n, int m_blocks, const WgmmaTailArgs& tail,
+                            WgmmaItem* item) {
+    const int blocks = int(gridDim.x), block = int(blockIdx.x);
+    const int piece = taken - tail.whole_rounds, tiles = (n + kBc - 1) / kBc;
+    const int begin = tail.units * block / blocks, end = tail.units * (block + 1) / blocks;
+    const int local = begin / tiles + piece, item_begin = local * tiles;
+    const int at = max(begin, item_begin);  // the piece's first unit
+    if (at >= end) return false;
+    ++taken;
+    const int index = tail.whole_items + local;
+    item->head_split = index / m_blocks;
+    item->q0 = index % m_blocks * kBr;
+    item->range = {at - item_begin, min(end, item_begin + tiles) - item_begin};
+    return true;
+  }
+
   // Next, for a whole warp: the item and the answer broadcast from lane 0.
   // Every lane computes the same, but integer division runs on the vector
   // datapath, and ptxas then treats what follows from it as varying across
@@ -204,8 +248,9 @@ struct WgmmaSchedule {
   // through R2UR. A shuffle from a constant lane is known to be uniform
   // (CUTLASS's canonical_warp_idx_sync does the same).
   __device__ bool NextInWarp(int n, int m_blocks, int heads, int splits, bool paired,
-                             WgmmaItem* item) {
-    const bool more = __shfl_sync(~0u, Next(n, m_blocks, heads, splits, paired, item), 0);
+                             const WgmmaTailArgs& tail, WgmmaItem* item) {
+    const bool more =
+        __shfl_sync(~0u, Next(n, m_blocks, heads, splits, paired, tail, item), 0);
     item->head_split = __shfl_sync(~0u, item->head_split, 0);
     item->q0 = __shfl_sync(~0u, item->q0, 0);
     item->range.begin = __shfl_sync(~0u, item->range.begin, 0);
@@ -225,6 +270,13 @@ struct PipeSlot {
   __device__ PipeSlot Next() const { return {place + 1 == 2 * kStages ? 0 : place + 1}; }
   __device__ PipeSlot Prev() const { return {place == 0 ? 2 * kStages - 1 : place - 1}; }
 };
+
+// Whether a kernel of these tiles can run a balanced tail (WgmmaTailFor
+// says where one runs, within this).
+__host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, bool causal,
+                                                 bool persistent) {
+  return d == 128 && bc == 176 && consumers == 2 && !causal && persistent;
+}
 
 // kPersistent (WgmmaPersistent): the block runs its items in turn; else
 // it has one, and the loops over items below run once, which the compiler
@@ -249,10 +301,21 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
                      const __grid_constant__ CUtensorMap map_k,
                      const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
                      int n, int d, int m_blocks, int heads, float scale_log2,
-                     SplitKvPartials part, bool pingpong, bool paired) {
+                     SplitKvPartials part, WgmmaTailArgs tail, bool pingpong, bool paired) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
+  constexpr bool kTail = WgmmaTailRuns(kD, kBc, kConsumers, kCausal, kPersistent);
+  static_assert(!kTail || (Tiles::kPvHalves * Tiles::kPvN / 2 + 4 == kTailFloats &&
+                           kConsumers * 4 == kTailWarps),
+                "a tail's partials are laid out for two consumers at d = 128");
+  // A kernel that can run a tail gives its producer 32 registers, not 24:
+  // with 24, ptxas spilled the tail's schedule (NextPiece) to local memory.
+  // Its consumers have 232, and ptxas spills none of them either.
+  constexpr int kProducerRegs = kTail ? 32 : Tiles::kProducerRegs;
+  constexpr int kConsumerRegs = kTail ? 232 : Tiles::kConsumerRegs;
+  static_assert(kProducerRegs + kConsumers * kConsumerRegs <= (1 + kConsumers) * Tiles::kLaunchRegs,
+                "setmaxnreg asks for more registers than the block was launched with");
   static_assert(!kCrossItem || (kPersistent && kConsumers == 2 && Tiles::kQSlots == 2),
                 "kCrossItem: persistent, two consumers, two Q slots");
   extern __shared__ unsigned char smem_raw[];
@@ -282,7 +345,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // across items, so the producer loads the next item's Q and first tiles
   // while the consumers finish this one.
   if (wg == 0) {  // the producer
-    if constexpr (Tiles::kRealloc) hopper::RegDealloc<Tiles::kProducerRegs>();
+    if constexpr (Tiles::kRealloc) hopper::RegDealloc<kProducerRegs>();
     if (tid != 0) return;
     hopper::TmaPrefetchMap(&map_q);
     hopper::TmaPrefetchMap(&map_k);
@@ -299,10 +362,10 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
                           base + full + 8 * s, b * 64, j * kBc, bh);
     };
     PipeSlot<kStages> at;  // K's next place (V's is the one before)
-    WgmmaSchedule<kBr, kBc, kCausal> schedule;
+    WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
     WgmmaItem item;
-    for (int u = 0;
-         (kPersistent || u == 0) && schedule.Next(n, m_blocks, heads, part.splits, paired, &item);
+    for (int u = 0; (kPersistent || u == 0) &&
+                    schedule.Next(n, m_blocks, heads, part.splits, paired, tail, &item);
          ++u) {
       // Item u's Q slot and its barriers' phase.
       const int qs = u % Tiles::kQSlots;
@@ -329,7 +392,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   }
 
   // A consumer: query rows 64 c..64 c + 63 of each item's block.
-  if constexpr (Tiles::kRealloc) hopper::RegAlloc<Tiles::kConsumerRegs>();
+  if constexpr (Tiles::kRealloc) hopper::RegAlloc<kConsumerRegs>();
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
   constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
@@ -342,7 +405,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // there a consumer takes its next item once this one is stored, unless
   // kCrossItem needs it before the item's last tile.
   constexpr bool kEarlyNext = kD != 128 || kCrossItem;
-  WgmmaSchedule<kBr, kBc, kCausal> schedule;
+  WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
   WgmmaItem item, next{};
   PipeSlot<kStages> at;  // the place of the next item's first tile
   // Item u's Q slot (as the producer's), its barriers' phase, and this
@@ -475,7 +538,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // primed: the item's first S was issued with the last item's last P V,
   // and its softmax is done (kCrossItem).
   bool primed = false;
-  bool more = schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, &item);
+  bool more = schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, tail, &item);
   for (int u = 0; more; ++u) {
     bool next_more = false;
     // S of a tile, an item's own: the wgmma reads its accumulators, so
@@ -484,7 +547,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     float acc_s[kBc / 2];
     auto take_next = [&] {
       if (kPersistent && kEarlyNext)
-        next_more = schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, &next);
+        next_more = schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, tail, &next);
     };
     const int q0 = item.q0;
     const KvRange range = item.range;
@@ -580,6 +643,75 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         }
       }
     };
+    // A piece of a tail item (kTail): true when this warp stores the item's
+    // O, its rows merged from every piece. The piece writes its partial
+    // (unless the item's other pieces have all counted theirs), then counts
+    // itself on its warp's counter; the piece that counts last merges the
+    // others' partials into its own and sets the counter back to zero.
+    // The partials' fences before each count and after the last one's make
+    // them visible to it (CUDA's threadFenceReduction pattern).
+    auto last_piece = [&]() -> bool {
+      const int tiles = (n + kBc - 1) / kBc;
+      if (range.begin == 0 && range.end == tiles) return true;  // a whole item
+      const int lane = ct % 32, warp = c * 4 + w;
+      const int local = item.head_split * m_blocks + q0 / kBr - tail.whole_items;
+      const int first_unit = local * tiles;
+      // The block whose run holds unit u (NextPiece's runs, inverted).
+      auto block_of = [&](int u) { return ((u + 1) * int(gridDim.x) - 1) / tail.units; };
+      const int first = block_of(first_unit);
+      const int pieces = block_of(first_unit + tiles - 1) - first + 1;
+      const int piece = int(blockIdx.x) - first;
+      auto slot = [&](int p) {
+        return tail.partials +
+               ((int64_t(local) * kWgmmaTailPieces + p) * kTailWarps + warp) * kTailFloats * 32 +
+               lane;
+      };
+      int* count = tail.counts + local * kTailWarps + warp;
+      int counted = lane == 0 ? atomicAdd(count, 0) : 0;
+      counted = __shfl_sync(~0u, counted, 0);
+      if (counted < pieces - 1) {
+        float* mine = slot(piece);
+#pragma unroll
+        for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+          for (int e = 0; e < kN / 2; ++e) __stcg(mine + (hv * kN / 2 + e) * 32, acc_o[hv][e]);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          __stcg(mine + (kTailFloats - 4 + h) * 32, row_max[h]);
+          __stcg(mine + (kTailFloats - 2 + h) * 32, row_sum[h]);
+        }
+        __threadfence();
+        __syncwarp();
+        counted = lane == 0 ? atomicAdd(count, 1) : 0;
+        counted = __shfl_sync(~0u, counted, 0);
+        if (counted < pieces - 1) return false;  // a later piece merges this one
+      }
+      __threadfence();
+      for (int p = 0; p < pieces; ++p) {
+        if (p == piece) continue;
+        const float* theirs = slot(p);
+        float a_mine[2], a_theirs[2];
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float max_theirs = __ldcg(theirs + (kTailFloats - 4 + h) * 32);
+          const float sum_theirs = __ldcg(theirs + (kTailFloats - 2 + h) * 32);
+          const float m = fmaxf(row_max[h], max_theirs);
+          const float shift = m == -INFINITY ? 0.0f : m * scale_log2;
+          a_mine[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
+          a_theirs[h] = ptx::Exp2(max_theirs * scale_log2 - shift);
+          row_sum[h] = row_sum[h] * a_mine[h] + sum_theirs * a_theirs[h];
+          row_max[h] = m;
+        }
+#pragma unroll
+        for (int hv = 0; hv < kHalves; ++hv)
+#pragma unroll
+          for (int e = 0; e < kN / 2; ++e)
+            acc_o[hv][e] = fmaf(acc_o[hv][e], a_mine[(e / 2) % 2],
+                                __ldcg(theirs + (hv * kN / 2 + e) * 32) * a_theirs[(e / 2) % 2]);
+      }
+      if (lane == 0) *count = 0;  // for the next launch
+      return true;
+    };
     // The last tile: P V alone, or (kCrossItem) with the next item's first
     // S, which then runs while O is stored. That S is issued whenever this
     // item has tiles, and every wait of the tile is in this one branch, so
@@ -619,13 +751,20 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     }
     // (Without kCrossItem the one store after the branch: storing in both
     // branches measured 3% slower at d = 256, B 32, H 8, N 512.)
-    if (!kCrossItem || !tiles) store();
+    if (!kCrossItem || !tiles) {
+      if constexpr (kTail) {
+        if (tail.units == 0 || last_piece()) store();
+      } else {
+        store();
+      }
+    }
     primed = primes;
     if (kEarlyNext) {
       item = next;
       more = next_more;
     } else {
-      more = kPersistent && schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, &item);
+      more = kPersistent &&
+             schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, tail, &item);
     }
   }
   if (turns && c == 0) hopper::NamedBarrierSync(1, kConsumerThreads);  // consumer 1's last pass
@@ -635,7 +774,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
 template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal,
           bool kPersistent>
 cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                       int sms, WgmmaConfig config, cudaStream_t stream) {
+                       int sms, WgmmaConfig config, const WgmmaTail& tail,
+                       cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr;
   constexpr bool kCanCross = kPersistent && kConsumers == 2 && Tiles::kQSlots == 2;
@@ -649,9 +789,23 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
   if (items > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
     return cudaErrorInvalidValue;
   const int64_t chunks = WgmmaChunks(kCausal && kPersistent, m_blocks, shape.BatchHeads(), splits);
-  const int64_t blocks = kPersistent ? std::min<int64_t>(chunks, sms) : chunks;
+  // A tail's runs are one a block of sms (NextPiece).
+  const int64_t blocks = !kPersistent          ? chunks
+                         : tail.tail_items > 0 ? sms
+                                               : std::min<int64_t>(chunks, sms);
   SplitKvPartials part;
   if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
+  WgmmaTailArgs tail_args;
+  if (tail.tail_items > 0) {
+    if (!WgmmaTailRuns(kD, kBc, kConsumers, kCausal, kPersistent) || x.workspace == nullptr)
+      return cudaErrorInvalidValue;
+    tail_args.whole_items = tail.whole_items;
+    tail_args.whole_rounds = tail.whole_items / sms;
+    tail_args.units = tail.tail_items * ((n + kBc - 1) / kBc);
+    tail_args.counts = static_cast<int*>(x.workspace);
+    tail_args.partials = reinterpret_cast<float*>(static_cast<char*>(x.workspace) +
+                                                  WgmmaTailCounterBytes(tail));
+  }
   CUtensorMap map_q, map_k, map_v;
   const DType dtype = DTypeOf<T>();
   const int64_t bh = shape.BatchHeads();
@@ -666,7 +820,7 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, Tiles::kSmemBytes, stream>>>(
       map_q, map_k, map_v, static_cast<T*>(x.o), n, d, m_blocks, int(shape.BatchHeads()),
-      scale_log2, part, config == WgmmaConfig::kPingPong, kPersistent && kCausal);
+      scale_log2, part, tail_args, config == WgmmaConfig::kPingPong, kPersistent && kCausal);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, dtype, splits, x.workspace, x.o, stream);
 }
@@ -676,27 +830,29 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
 template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers,
           bool kCausal>
 cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   int sms, WgmmaConfig config, cudaStream_t stream) {
-  const bool persistent = WgmmaPersistent(shape, splits, sms);
-  return persistent
+                   int sms, WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
+  const WgmmaGrid grid = WgmmaGridFor(shape, splits, sms, balanced_tail);
+  return grid.persistent
              ? LaunchGrid<T, kD, kBc, kPersistentStages, kConsumers, kCausal, true>(
-                   shape, x, splits, sms, config, stream)
-             : LaunchGrid<T, kD, kBc, kStages, kConsumers, kCausal, false>(shape, x, splits,
-                                                                            sms, config, stream);
+                   shape, x, splits, sms, config, grid.tail, stream)
+             : LaunchGrid<T, kD, kBc, kStages, kConsumers, kCausal, false>(
+                   shape, x, splits, sms, config, grid.tail, stream);
 }
 
 template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers>
 cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, int sms, WgmmaConfig config, cudaStream_t stream) {
+                         int splits, int sms, WgmmaConfig config, bool balanced_tail,
+                         cudaStream_t stream) {
   return shape.causal ? Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, true>(
-                            shape, x, splits, sms, config, stream)
+                            shape, x, splits, sms, config, balanced_tail, stream)
                       : Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, false>(
-                            shape, x, splits, sms, config, stream);
+                            shape, x, splits, sms, config, balanced_tail, stream);
 }
 
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        int splits, WgmmaConfig config, cudaStream_t stream) {
+                        int splits, WgmmaConfig config, bool balanced_tail,
+                        cudaStream_t stream) {
   int device = 0, sms = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -705,15 +861,24 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
   switch (FusedPaddedHeadDim(shape.head_dim)) {
     case 64:
       switch (WgmmaConsumers(shape, sms)) {
-        case 1: return LaunchCausal<T, 64, 128, 4, 4, 1>(shape, x, splits, sms, config, stream);
-        case 3: return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, stream);
+        case 1:
+          return LaunchCausal<T, 64, 128, 4, 4, 1>(shape, x, splits, sms, config,
+                                                   balanced_tail, stream);
+        case 3:
+          return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config,
+                                                   balanced_tail, stream);
       }
-      return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, stream);
+      return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, balanced_tail,
+                                               stream);
     case 128:
       if (WgmmaKvTile(shape) == 176)  // non-causal only
-        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config, stream);
-      return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, stream);
-    case 256: return LaunchCausal<T, 256, 64, 2, 2, 2>(shape, x, splits, sms, config, stream);
+        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config,
+                                                   balanced_tail, stream);
+      return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
+                                                stream);
+    case 256:
+      return LaunchCausal<T, 256, 64, 2, 2, 2>(shape, x, splits, sms, config, balanced_tail,
+                                               stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -779,6 +944,44 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
   return !one_item && 10 * chunks >= 9 * rounds * int64_t(num_sms);  // >= 0.9 rounds
 }
 
+WgmmaTail WgmmaTailFor(const AttentionShape& shape, int splits, int num_sms) {
+  if (num_sms < 1 || splits != 1 || shape.causal || FusedPaddedHeadDim(shape.head_dim) != 128 ||
+      WgmmaKvTile(shape) != 176)
+    return {};
+  const int64_t rows = WgmmaQueryRows(shape, num_sms);
+  const int64_t items = shape.BatchHeads() * ((shape.seq_len + rows - 1) / rows);
+  const int64_t last = items % num_sms, rounds = (items + num_sms - 1) / num_sms;
+  // The last round's idle SMs at least 2% of the grid's, and a tail of at
+  // least half a round (so that a run is at least half an item, and an item
+  // at most kWgmmaTailPieces pieces).
+  if (last == 0 || 50 * (num_sms - last) < rounds * num_sms) return {};
+  const int64_t tail = 2 * last >= num_sms ? last : last + num_sms;
+  if (items - tail < num_sms) return {};  // a round of whole items first
+  const int64_t kv_tile = WgmmaKvTile(shape), tiles = (shape.seq_len + kv_tile - 1) / kv_tile;
+  // (The kernel counts the tail's key tiles times the SMs in 31 bits.)
+  if (items > INT32_MAX || (tail * tiles + 1) * num_sms > INT32_MAX) return {};
+  return {int(items - tail), int(tail)};
+}
+
+int64_t WgmmaTailCounterBytes(const WgmmaTail& tail) {
+  const int64_t bytes = int64_t(tail.tail_items) * kTailWarps * sizeof(int);
+  return (bytes + 255) / 256 * 256;  // the partials after them aligned
+}
+
+int64_t WgmmaTailWorkspaceBytes(const WgmmaTail& tail) {
+  if (tail.tail_items == 0) return 0;
+  return WgmmaTailCounterBytes(tail) + int64_t(tail.tail_items) * kWgmmaTailPieces *
+                                           kTailWarps * kTailFloats * 32 * sizeof(float);
+}
+
+WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms,
+                       bool balanced_tail) {
+  WgmmaGrid grid;
+  if (balanced_tail) grid.tail = WgmmaTailFor(shape, splits, num_sms);
+  grid.persistent = grid.tail.tail_items > 0 || WgmmaPersistent(shape, splits, num_sms);
+  return grid;
+}
+
 bool WgmmaAttentionRuns(DType dtype) {
   if (dtype == DType::kFp32) return false;
   int device = 0, major = 0, minor = 0;
@@ -793,12 +996,15 @@ bool WgmmaAttentionRuns(DType dtype) {
 
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaConfig config, cudaStream_t stream) {
+                                      WgmmaConfig config, bool balanced_tail,
+                                      cudaStream_t stream) {
   if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, splits, config, stream);
+    case DType::kFp16:
+      return LaunchTyped<__half>(shape, tensors, splits, config, balanced_tail, stream);
     case DType::kBf16:
-      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, stream);
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, balanced_tail,
+                                        stream);
     case DType::kFp32: break;
   }
   return cudaErrorInvalidValue;

@@ -118,6 +118,59 @@ SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
 //     against 0.0606 (median of four).
 bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms);
 
+// The balanced tail (CUTLASS's stream-K, over key tiles): a grid of
+// equal items in rounds of num_sms blocks ends with a round the items fill
+// only partly (B 4, H 16, N 4096, d 128: 2048 items of 128 rows in 15.5
+// rounds, so the last round leaves 64 SMs idle, 3% of the kernel). There
+// the items of the last round (with the round before them, when they would
+// fill less than half the SMs) are cut into num_sms runs of equal key
+// tiles, one a block, after the whole items; a run may end in the middle of
+// an item and the next block's begin there, so an item is cut into at most
+// kWgmmaTailPieces pieces. Each piece computes its part of the online
+// softmax; the last of an item's pieces to finish merges the others'
+// partials (fp32 O, row max and sum, through the workspace) and stores O.
+// Counted by an atomic a warp of rows: a piece never waits for another.
+//
+// Where: non-causal rows of a head dim padded to 128 in tiles of 176 keys
+// (WgmmaKvTile: N >= 2048), no split, a last round whose idle SMs are at
+// least 2% of the grid's (over all its rounds), and at least a round of
+// whole items before the tail. Measured on the H200 (fp16, bf16 in
+// brackets, with against without). Every point of the FlashAttention grid
+// with d = 128 has 2048 items (3% idle); the bench, median of three in one
+// call: N 2048 0.475 against 0.482 ms (0.466 against 0.465), N 4096 0.886
+// against 0.915 (0.870 against 0.898), N 8192 1.717 against 1.773 (1.701
+// against 1.733), N 16384 3.459 against 3.493 (3.296 against 3.327), and
+// B 1, H 8, N 8192 (512 items) 0.419 against 0.430 (0.405 against 0.409);
+// ncu at base clocks, median of three launches: N 2048 563 against 570 us
+// (567 against 572), N 4096 1054 against 1061 (1050 against 1069), N 8192
+// 1978 against 1998 (1966 against 1977), N 16384 3879 against 3839 (3807
+// against 3869), B 1, H 8, N 8192 507 against 504 (509 against 510). So
+// it gains about 1%, not the 3% the idle SMs of the last round would
+// suggest: there the 68 busy SMs run faster, and the cut items cost a
+// piece's start and a merge. With no whole round before it, B 1, H 4,
+// N 4096 (128 items, every one cut in two) took 0.067 against 0.061 ms a
+// block per item.
+inline constexpr int kWgmmaTailPieces = 3;
+struct WgmmaTail {
+  int whole_items = 0;  // items run whole first, round-robin: a multiple of num_sms
+  int tail_items = 0;   // the items after them, cut into num_sms runs (0: no tail)
+};
+WgmmaTail WgmmaTailFor(const AttentionShape& shape, int splits, int num_sms);
+// The tail's workspace: the pieces' counters, which must be zero before the
+// first launch (each launch leaves them zero again), then their partials.
+int64_t WgmmaTailCounterBytes(const WgmmaTail& tail);
+int64_t WgmmaTailWorkspaceBytes(const WgmmaTail& tail);
+
+// The grid a launch runs: with `balanced_tail`, the tail WgmmaTailFor
+// gives, and persistent where there is one (a block's run spans items),
+// else as WgmmaPersistent says.
+struct WgmmaGrid {
+  WgmmaTail tail;
+  bool persistent = false;
+};
+WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms,
+                       bool balanced_tail);
+
 // How the kernel's consumer warpgroups share the tensor cores; the
 // benchmark times each (tools/attention_bench.cc --mma-configs).
 enum class WgmmaConfig {
@@ -142,12 +195,15 @@ enum class WgmmaConfig {
 // 0.943 (one run, the least of two).
 WgmmaConfig WgmmaConfigFor(const AttentionShape& shape);
 
-// `splits` as LaunchAttentionFusedMma (attention_fused_mma.h).
-// cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, or
-// a shape whose grid does not fit; cudaErrorNotSupported when the driver has
-// no tensor-map encoder.
+// `splits` as LaunchAttentionFusedMma (attention_fused_mma.h);
+// `balanced_tail`: the grid of WgmmaGridFor, whose tail needs
+// WgmmaTailWorkspaceBytes of tensors.workspace with its counters zeroed.
+// cudaErrorInvalidValue for fp32, a head_dim outside kFusedCudaHeadDims, a
+// missing workspace, or a shape whose grid does not fit;
+// cudaErrorNotSupported when the driver has no tensor-map encoder.
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaConfig config, cudaStream_t stream);
+                                      WgmmaConfig config, bool balanced_tail,
+                                      cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

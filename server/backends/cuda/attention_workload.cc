@@ -6,8 +6,8 @@
 //          in device memory;
 //   fused: one kernel, S never in device memory (with its keys split over
 //          blocks, and an fp32 workspace for the partials, when the shape's
-//          query blocks do not fill the SMs: kernels/cuda/attention.h's
-//          PlanAttentionFused);
+//          query blocks do not fill the SMs, or its last round balanced over
+//          the SMs: kernels/cuda/attention.h's PlanAttentionFused);
 // and the device reference of kernels/cuda/reference_kernels.h.
 #include <limits>
 #include <string>
@@ -92,7 +92,7 @@ class CudaAttention final : public CudaWorkload {
   const std::vector<int> variants_;
   cuda::DeviceBuffer q_, k_, v_, scores_;
   const kernels::cuda::FusedAttentionPlan fused_plan_;
-  cuda::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ splits
+  cuda::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ needs one
   cuda::CublasHandle cublas_;
 };
 
@@ -155,7 +155,7 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
       if (!w.ok())
         return absl::Status(
             w.status().code(),
-            absl::StrCat("the split-KV workspace of fused (",
+            absl::StrCat("the workspace of fused (",
                          fused_plan.description, ", ",
                          fused_plan.workspace_bytes, " bytes): ",
                          w.status().message()));
@@ -164,6 +164,9 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
   }
 
   const cudaStream_t stream = context->stream.get();
+  if (fused_plan.workspace_zeroed_bytes > 0)
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
+        fused_workspace.get(), 0, size_t(fused_plan.workspace_zeroed_bytes), stream));
   using kernels::InputStream;
   for (auto [buffer, input] :
        {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
