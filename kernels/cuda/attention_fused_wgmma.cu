@@ -282,8 +282,12 @@ __host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, b
 // it has one, and the loops over items below run once, which the compiler
 // folds away: the pipeline's places are then constants where the main loop
 // starts, and its wgmma descriptors stay in uniform registers (carried over
-// items, ptxas moves them to vector registers and back, R2UR, before every
-// wgmma: the main loop ran 7-14% slower at d = 128 and 256 on the H200).
+// items, ptxas moved them to vector registers and back, R2UR, before every
+// wgmma: the main loop ran 7-14% slower at d = 128 and 256 on the H200;
+// NextInWarp's broadcast keeps them uniform. In the SASS of the d = 128
+// kernels with 176-key tiles, cuobjdump, the two main loops are now the
+// same, 840 instructions with 19 HGMMA and no R2UR; the persistent
+// kernel's other R2UR, 50 against 18, lie outside it).
 // kCrossItem (persistent, two consumers taking turns, two Q slots): a
 // consumer issues the next item's first S with this item's last P V, in
 // the same turn, and stores this item's O while that S runs; the next item

@@ -88,10 +88,11 @@ SplitKvKernel WgmmaSplitKvKernel(const AttentionShape& shape, int num_sms);
 // hardware's block scheduler. Persistent when
 //   - an item is short: its keys (ceil(N / splits), half that causal)
 //     times the padded head dim squared at most 2^26 (16384 keys at d = 64,
-//     4096 at 128, 1024 at 256). The persistent kernel's main loop is
-//     slower (its pipeline places are carried from item to item, and
-//     ptxas keeps some of them in vector registers), so it pays only where
-//     the prologue it hides is a large enough part of an item. The bound
+//     4096 at 128, 1024 at 256). The persistent kernel measured slower at
+//     long items (below), so it pays only where the prologue it hides is a
+//     large enough part of an item (at d = 128 its main loop is the same
+//     SASS as the other's, FusedWgmmaKernel's comment: the cost lies
+//     outside the loop, not measured further). The bound
 //     is fitted to the FlashAttention grid, timed both ways on the H200
 //     (fp16, median of four, persistent over one block per item): d 64
 //     0.93 to 0.97 at N 4096 to 16384 (causal 0.87 to 0.96 at N 8192 and
