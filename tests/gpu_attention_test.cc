@@ -1086,35 +1086,44 @@ TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
   EXPECT_TRUE(device_->Healthy());
 }
 
+// A job of fused alone on `shape` in `mode`: its one result is verified in
+// full, and its config (the plan's description) holds `config` when that
+// is not empty.
+void ExpectFusedJobVerified(Device& device, const AttentionShape& shape, DType dtype,
+                            v1::TimingMode mode, const std::string& config) {
+  AdmittedRun run;
+  run.problem = MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused});
+  run.plan = ShortPlan();
+  run.plan.mode = mode;
+  testing::RecordingSink sink;
+  const absl::Status status = RunJob(device, run, "gpu-attention", sink);
+  ASSERT_TRUE(status.ok()) << status;
+  int results = 0;
+  for (const v1::RunEvent& event : sink.events()) {
+    if (!event.has_variant_result()) continue;
+    ++results;
+    const v1::Verification& v = event.variant_result().verification();
+    EXPECT_TRUE(v.passed()) << v.failure();
+    EXPECT_EQ(v.elements_checked(), uint64_t(shape.TensorElements()));
+    EXPECT_EQ(v.non_finite(), 0u);
+    if (!config.empty())
+      EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr(config));
+  }
+  EXPECT_EQ(results, 1);
+}
+
 // The same through the workload's own plan on a shape it splits (24 query
 // blocks): the workspace is allocated with the workload, and the combine
-// runs inside the hot mode's CUDA graph.
+// runs inside the hot mode's CUDA graph. The result says the keys were
+// split, as the plan chose.
 TEST_F(CudaAttentionDevice, SplitKvRunJobIsVerified) {
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
         SCOPED_TRACE(DTypeCausalName(dtype, causal) +
                      (mode == v1::TIMING_MODE_HOT ? "_hot" : "_cold"));
-        AdmittedRun run;
-        run.problem = MakeAttentionProblem(Shape(1, 1, 3000, 128, causal),
-                                           dtype, kSeed, {ops::kAttentionFused});
-        run.plan = ShortPlan();
-        run.plan.mode = mode;
-        testing::RecordingSink sink;
-        const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
-        ASSERT_TRUE(status.ok()) << status;
-        int results = 0;
-        for (const v1::RunEvent& event : sink.events()) {
-          if (!event.has_variant_result()) continue;
-          ++results;
-          const v1::Verification& v = event.variant_result().verification();
-          EXPECT_TRUE(v.passed()) << v.failure();
-          EXPECT_EQ(v.elements_checked(), uint64_t(3000 * 128));
-          EXPECT_EQ(v.non_finite(), 0u);
-          // The result says the keys were split, as the plan chose.
-          EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr("split-KV"));
-        }
-        EXPECT_EQ(results, 1);
+        ExpectFusedJobVerified(*device_, Shape(1, 1, 3000, 128, causal), dtype, mode,
+                               "split-KV");
       }
   EXPECT_TRUE(device_->Healthy());
 }
@@ -1133,25 +1142,7 @@ TEST_F(CudaAttentionDevice, BalancedTailRunJobIsVerified) {
                    (mode == v1::TIMING_MODE_HOT ? "_hot" : "_cold"));
       const bool tail = kernels::cuda::PlanAttentionFused(shape, dtype, sms).balanced_tail;
       if (sms == 132 && kernels::cuda::WgmmaAttentionRuns(dtype)) EXPECT_TRUE(tail);
-      AdmittedRun run;
-      run.problem = MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused});
-      run.plan = ShortPlan();
-      run.plan.mode = mode;
-      testing::RecordingSink sink;
-      const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
-      ASSERT_TRUE(status.ok()) << status;
-      int results = 0;
-      for (const v1::RunEvent& event : sink.events()) {
-        if (!event.has_variant_result()) continue;
-        ++results;
-        const v1::Verification& v = event.variant_result().verification();
-        EXPECT_TRUE(v.passed()) << v.failure();
-        EXPECT_EQ(v.elements_checked(), uint64_t(shape.TensorElements()));
-        EXPECT_EQ(v.non_finite(), 0u);
-        if (tail)
-          EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr("balanced"));
-      }
-      EXPECT_EQ(results, 1);
+      ExpectFusedJobVerified(*device_, shape, dtype, mode, tail ? "balanced" : "");
     }
   EXPECT_TRUE(device_->Healthy());
 }
