@@ -61,7 +61,19 @@
 //     0.81 against 0.76). A block per item gained little: B 2, H 16, N 8192
 //     1.939 against 1.954 ms. The bench put every shape within 2% either
 //     way. Built into every tiling, it was 2-5% slower where no tile was
-//     short (B 16, H 16, N 1024, d 128).
+//     short (B 16, H 16, N 1024, d 128). Later, with the balanced tail:
+//     the last tile's P V alone over its k-steps of keys below N (one
+//     branch a count of k-steps after the main loop, each waiting for its
+//     products: ptxas kept the wgmmas asynchronous) was no faster (bench,
+//     median of three against this kernel): B 1, H 4, N 4096 0.0608
+//     against 0.0604 ms (bf16 0.0599 against 0.0597), B 4, H 16, N 4096
+//     0.921 against 0.912 (bf16 0.896 against 0.862). And tiles ending at
+//     key N, so that the first is short and its S is computed over its
+//     keys alone (a narrower wgmma into S's first columns, in the item's
+//     prologue, where no wgmma is in flight), left ptxas serialising the
+//     wgmmas (C7511) and spilling, with every choice tried of the keys
+//     skipped (any multiple of 16, of 32 or of 64, or 128 alone), so it was
+//     not measured.
 //   - One arrival a consumer warp on a slot's "empty" barrier, not one a
 //     thread: 2-5% slower at d 64, N 512 and d 256 (B 4, H 32, N 4096,
 //     d 64: 1.198 against 1.158 ms fp16; B 32, H 8, N 512, d 256: 0.168

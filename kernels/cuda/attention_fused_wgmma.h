@@ -40,7 +40,14 @@ bool WgmmaAttentionRuns(DType dtype);
 // grid overlaps its items, kCrossItem): ncu timed them (fp16) at B 4,
 // H 16, N 4096 1.132 against 1.059 ms with 176 (tensor active 68% against
 // 74%), B 8, H 16, N 2048 0.600 against 0.560, B 2, H 16, N 8192 2.058
-// against 1.993.
+// against 1.993. Nor did tiles of 192 (22 tiles at N = 4096, the same
+// padding): without the balanced tail they were as fast as 176 with it
+// (bench, median of three, fp16 then bf16): B 4, H 16, N 4096 0.900 and
+// 0.882 ms against 0.896 and 0.870 (176 without the tail 0.916 and
+// 0.890); B 1, H 4, N 4096 0.0596 and 0.0583 against 0.0597 and 0.0585;
+// B 2, H 16, N 8192 1.763 and 1.668 against 1.752 and 1.668. With the
+// tail, ptxas spilled the consumers' 232 registers and serialised the
+// wgmmas (C7512).
 int WgmmaKvTile(const AttentionShape& shape);
 
 // Consumer warpgroups of a block (64 query rows each) for a shape on a

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Nsight Compute's readings of the fused attention kernel, for the misses
 of docs/perf/attention.md: scripts/bench/attention_ncu.sh runs ncu on the
-fused kernel of each missed point and this file reads what ncu printed; the
-page's section "Why the misses miss (ncu)" (attention_table.py render) shows
-the reading beside each miss.
+fused kernel of each missed point, and on the kernel of the peer whose goal
+it misses (PEERS), and this file reads what ncu printed; the page's section
+"Why the misses miss (ncu)" (attention_table.py render) shows the readings
+beside each miss.
 
 What ncu printed (--csv --page raw: a header of metric names, a row of
 units, a row per profiled launch; or the details page: a row per metric) is
@@ -15,7 +16,8 @@ picked by name and any of them may be absent (names differ between ncu
 versions and chips), and values keep their thousands separators out.
 
 A point's record, one object of attention_ncu.json's "points":
-  {"point": "fp16 4 16 4096 128 0", "kernel": the launch's full name,
+  {"point": "fp16 4 16 4096 128 0", "peer": the peer's variant (only in a
+   reading of a peer's kernel), "kernel": the launch's full name,
    "ok": the bench's check and "plan": its fused_plan (when its line was
    read), "metrics": {name:
    number}, "units": {name: unit}, "stalls": the top three [reason, warps
@@ -23,18 +25,21 @@ A point's record, one object of attention_ncu.json's "points":
   or {"point": ..., "error": why there is no reading}.
 
 Usage:
-  attention_ncu.py parse --point "DTYPE B H N D CAUSAL" [--status RC] FILE...
+  attention_ncu.py parse --point "DTYPE B H N D CAUSAL" [--peer PEER]
+                         [--status RC] FILE...
       FILE: ncu's output for that point (its CSV, and its log with the
       bench's JSON line); prints the point's record as one JSON line and a
-      summary on stderr. With no fused launch in it, the record is an error
-      (naming ncu's exit status RC and its first ==ERROR== line) and the
-      exit status 1.
+      summary on stderr. With no launch of the fused kernel (or PEER's) in
+      it, the record is an error (naming ncu's exit status RC and its first
+      ==ERROR== line) and the exit status 1.
+  attention_ncu.py kernels [--peer PEER]
+      Prints ncu's --kernel-name filter of the fused kernels (or PEER's).
   attention_ncu.py pack [--command TEXT --gpu NAME --ncu VERSION]
                         --data OUT.json FILE...
       Writes attention_ncu.json {"command", "gpu", "ncu", "points"} from
       FILE: records (*.jsonl) or the attention_ncu.json of another call,
-      merged (a point read twice keeps the later reading; the commands of
-      several calls become a list).
+      merged (a point's kernel read twice keeps the later reading; the
+      commands of several calls become a list).
 """
 import argparse
 import csv
@@ -48,6 +53,19 @@ import perf_doc  # noqa: E402
 
 # The fused kernels (not the split-KV combine): the launch a record reads.
 FUSED = re.compile(r"Fused(Wgmma|Mma)Kernel")
+# The kernel each peer of attention_peers.py launches, by name (PyTorch
+# 2.x on the H200: cudnn_generated_fort_native_sdpa_sm90_flash_fprop_...,
+# pytorch_flash::flash_fwd_kernel<...>, fmha_cutlassF_...).
+PEERS = {"sdpa-cudnn": re.compile(r"cudnn"),
+         "sdpa-flash": re.compile(r"flash_fwd"),
+         "sdpa-efficient": re.compile(r"fmha")}
+
+
+def kernel_pattern(peer=None):
+    """The names of the kernel a record reads: the fused kernels, or peer's."""
+    if peer is not None and peer not in PEERS:
+        raise ValueError(f"no kernel known for the peer {peer} (of {', '.join(PEERS)})")
+    return PEERS[peer] if peer else FUSED
 STALL = re.compile(
     r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 NOT_STALLS = {"selected"}
@@ -155,12 +173,14 @@ def kept(name):
     return name in KEPT or STALL.match(name) is not None
 
 
-def parse(text, point, status=None):
-    """The record of `point` from ncu's output; ValueError when it holds no
-    launch of a fused kernel."""
-    fused = [x for x in launches(text) if FUSED.search(x["kernel"])]
+def parse(text, point, status=None, peer=None):
+    """The record of `point` from ncu's output, of the fused kernel or of
+    `peer`'s; ValueError when it holds no launch of that kernel."""
+    pattern = kernel_pattern(peer)
+    fused = [x for x in launches(text) if pattern.search(x["kernel"])]
     if not fused:
-        why = "no launch of a fused kernel in ncu's output"
+        why = (f"no launch of {peer}'s kernel" if peer else
+               "no launch of a fused kernel") + " in ncu's output"
         if status is not None:
             why += f" (exit status {status}{', timed out' if status in (124, 137) else ''})"
         error = next((line.strip() for line in text.splitlines()
@@ -171,6 +191,9 @@ def parse(text, point, status=None):
     record = {"point": point, "kernel": x["kernel"], "metrics": metrics,
               "units": {n: u for n, u in x["units"].items() if n in metrics},
               "stalls": top_stalls(x["metrics"])}
+    if peer:
+        record["peer"] = peer
+        return record
     line = bench_line(text)
     for key, field in (("ok", "ok"), ("plan", "fused_plan")):
         if line.get(field) is not None:
@@ -191,8 +214,11 @@ def reading(record):
     duration = m.get(DURATION)
     unit = record.get("units", {}).get(DURATION, "ns")
     active, elapsed = m.get(SM_ACTIVE), m.get(SM_ELAPSED)
+    tensor = pick(m, TENSOR, best=True)
     return {
-        "tensor": pick(m, TENSOR, best=True),
+        "tensor": tensor,
+        # An SM's cycles with the tensor pipe busy: the products' cost.
+        "tensor_cycles": tensor * elapsed / 100 if tensor is not None and elapsed else None,
         "fma": pick(m, FMA),
         "xu": pick(m, XU),
         "achieved": pick(m, ACHIEVED),
@@ -206,9 +232,9 @@ def reading(record):
 
 def short_kernel(name):
     """The kernel's name and template arguments, without namespace and
-    parameters."""
+    parameters (a fused kernel's; another's up to its parameters)."""
     m = re.search(r"Fused\w*Kernel(<[^()]*>)?", name or "")
-    return m.group(0) if m else (name or "")
+    return m.group(0) if m else (name or "").split("(")[0]
 
 
 def _top(r):
@@ -284,7 +310,7 @@ def pack(paths, command=None, gpu=None, version=None):
             records = [json.loads(line) for line in text.splitlines()
                        if line.startswith("{")]
         for r in records:
-            points[r["point"]] = r
+            points[(r["point"], r.get("peer"))] = r
     keep(commands, command)
     keep(gpus, gpu)
     keep(versions, version)
@@ -301,8 +327,11 @@ def main():
     sub = parser.add_subparsers(dest="what", required=True)
     p = sub.add_parser("parse")
     p.add_argument("--point", required=True)
+    p.add_argument("--peer", choices=sorted(PEERS))
     p.add_argument("--status", type=int)
     p.add_argument("files", nargs="+")
+    n = sub.add_parser("kernels")
+    n.add_argument("--peer", choices=sorted(PEERS))
     k = sub.add_parser("pack")
     k.add_argument("--command")
     k.add_argument("--gpu")
@@ -314,14 +343,19 @@ def main():
         perf_doc.save_data(args.data, pack(args.files, args.command, args.gpu,
                                            args.ncu))
         return
+    if args.what == "kernels":
+        print("regex:" + kernel_pattern(args.peer).pattern)
+        return
     text = ""
     for path in args.files:
         with open(path, errors="replace") as f:
             text += f.read() + "\n"
     try:
-        record, failed = parse(text, args.point, args.status), False
+        record, failed = parse(text, args.point, args.status, args.peer), False
     except ValueError as e:
         record, failed = {"point": args.point, "error": str(e)}, True
+        if args.peer:
+            record["peer"] = args.peer
     print(json.dumps(record, sort_keys=True))
     print(summary(record), file=sys.stderr)
     sys.exit(1 if failed else 0)

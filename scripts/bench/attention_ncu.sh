@@ -5,7 +5,12 @@
 # one ncu call per point, each profiling the one fused launch of
 #   kbench_attention_bench --shape B,H,N,D --dtypes DTYPE --causal C \
 #     --variants fused --once
-# (kernels Fused(Wgmma|Mma)Kernel, not the split-KV combine): the
+# (kernels Fused(Wgmma|Mma)Kernel, not the split-KV combine); then, with
+# the same flags, the kernel of the peer whose goal each point misses (the
+# first launch of `attention_ncu.py kernels --peer PEER` in
+#   python3 scripts/bench/attention_peers.py --shapes B,H,N,D \
+#     --dtypes DTYPE --causal C --variants PEER --once,
+# which needs PyTorch as attention_gpu.sh does): the
 # sections SpeedOfLight, Occupancy and WarpStateStats, the tensor, FMA and
 # XU pipes, achieved and theoretical occupancy, SM active cycles, DRAM
 # throughput, the duration and the stall reasons per issued instruction.
@@ -21,6 +26,7 @@
 # Time: no point starts after DEADLINE_S (default 400) seconds, and each
 # ncu call is stopped after POINT_TIMEOUT_S (default 60) or at the deadline;
 # ONLY (an extended regex over "dtype B H N d causal") narrows the points,
+# PEERS=0 leaves the peers' kernels out,
 # so a run cut short can be finished in a second call, whose
 # attention_ncu.json is merged with `attention_ncu.py pack --data
 # docs/perf/data/attention_ncu.json A.json B.json`.
@@ -76,7 +82,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 [ -n "$gpu" ] || gpu="unknown GPU"
 echo "== $count missed points of $data; $ncu ($version) on $gpu"
 
-common=(--clock-control none -k "regex:Fused(Wgmma|Mma)Kernel"
+common=(--clock-control none
   --launch-count 1 --section SpeedOfLight --section Occupancy
   --section WarpStateStats --csv --page raw)
 stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
@@ -96,23 +102,33 @@ settled=""  # set once a point has been read with $flags
 
 # measure POINT [retry]: ncu on the point's fused launch with $flags, a
 # progress line; the point's record goes to records.jsonl unless it failed
-# and "retry" says another try follows. Fails without a reading.
+# and "retry" says another try follows. Fails without a reading. With PEER
+# set, the launch of that peer's kernel instead (attention_peers.py).
 measure() {
-  local dtype b h n d causal tag left limit rc
+  local dtype b h n d causal tag left limit rc program peer_flag=()
   read -r dtype b h n d causal <<<"$1"
-  tag="${dtype}_${b}_${h}_${n}_${d}_${causal}"
+  tag="${dtype}_${b}_${h}_${n}_${d}_${causal}${PEER:+_$PEER}"
   left=$((deadline - SECONDS))
   limit=$((left < point_timeout ? left : point_timeout))
-  timeout -k 10 "$((limit > 1 ? limit : 1))" "$ncu" "${flags[@]}" "$bench" \
-    --shape "$b,$h,$n,$d" --dtypes "$dtype" --causal "$causal" \
-    --variants fused --once </dev/null >"$raw/$tag.out" 2>"$raw/$tag.err"
+  if [ -n "${PEER:-}" ]; then
+    peer_flag=(--peer "$PEER")
+    program=(python3 scripts/bench/attention_peers.py --shapes "$b,$h,$n,$d"
+      --dtypes "$dtype" --causal "$causal" --variants "$PEER" --once)
+  else
+    program=("$bench" --shape "$b,$h,$n,$d" --dtypes "$dtype" --causal "$causal"
+      --variants fused --once)
+  fi
+  timeout -k 10 "$((limit > 1 ? limit : 1))" "$ncu" "${flags[@]}" -k \
+    "$(python3 scripts/bench/attention_ncu.py kernels "${peer_flag[@]}")" \
+    "${program[@]}" </dev/null >"$raw/$tag.out" 2>"$raw/$tag.err"
   rc=$?
   grep '^"' "$raw/$tag.out" >"$out/ncu/$tag.csv"
   { grep -v '^"' "$raw/$tag.out"; cat "$raw/$tag.err"; } >"$out/ncu/$tag.log"
-  python3 scripts/bench/attention_ncu.py parse --point "$1" --status "$rc" \
-    "$out/ncu/$tag.csv" "$out/ncu/$tag.log" >"$raw/record.json" 2>"$raw/summary.txt"
+  python3 scripts/bench/attention_ncu.py parse --point "$1" "${peer_flag[@]}" \
+    --status "$rc" "$out/ncu/$tag.csv" "$out/ncu/$tag.log" >"$raw/record.json" \
+    2>"$raw/summary.txt"
   rc=$?
-  echo "[$done_points/$count] $1: $(cat "$raw/summary.txt") ($SECONDS s)"
+  echo "[$done_points/$count] $1${PEER:+ $PEER}: $(cat "$raw/summary.txt") ($SECONDS s)"
   if [ "$rc" -ne 0 ] && [ "${2:-}" = retry ]; then
     mv "$out/ncu/$tag.log" "$out/ncu/$tag.first-try.log"
     return 1
@@ -148,15 +164,38 @@ while read -r point; do
   fi
 done <"$raw/misses.txt"
 
+# The peers' kernels, with the flags that read the fused kernel.
+fused_count=$count
+peer_count=0
+if [ "${PEERS:-1}" != 0 ]; then
+  python3 scripts/bench/attention_table.py misses --peers --data "$data" |
+    grep -E "${ONLY:-.}" >"$raw/peer_misses.txt"
+  peer_count=$(wc -l <"$raw/peer_misses.txt")
+  [ "$peer_count" -gt 0 ] && echo "== the kernels of the peers whose goals they miss"
+  done_points=0
+  count=$peer_count
+  while read -r dtype b h n d causal peer; do
+    if [ "$SECONDS" -ge "$deadline" ]; then
+      echo "out of time (DEADLINE_S=$deadline): $((count - done_points)) peers' kernels left out"
+      status=1
+      break
+    fi
+    done_points=$((done_points + 1))
+    PEER=$peer measure "$dtype $b $h $n $d $causal" || status=1
+  done <"$raw/peer_misses.txt"
+fi
+
 command="scripts/bench/attention_ncu.sh $bundle $data"
-for var in ONLY DEADLINE_S POINT_TIMEOUT_S; do
+for var in ONLY PEERS DEADLINE_S POINT_TIMEOUT_S; do
   [ -n "${!var+set}" ] && command="$var=\"${!var}\" $command"
 done
 touch "$raw/records.jsonl"
 python3 scripts/bench/attention_ncu.py pack --command "$command" --gpu "$gpu" \
   --ncu "$version" --data "$out/attention_ncu.json" "$raw/records.jsonl" || status=1
-read_points=$(grep -vc '"error"' "$raw/records.jsonl")
-echo "== done: $read_points of $count points read, status $status ($SECONDS s);" \
+read_points=$(grep -v '"error"' "$raw/records.jsonl" | grep -vc '"peer"')
+read_peers=$(grep -v '"error"' "$raw/records.jsonl" | grep -c '"peer"')
+echo "== done: $read_points of $fused_count points read, and $read_peers of" \
+  "$peer_count peers' kernels, status $status ($SECONDS s);" \
   "copy $out/attention_ncu.json to docs/perf/data/ and run scripts/bench/make_perf_docs.sh"
 rm -rf "$raw"
 exit $status

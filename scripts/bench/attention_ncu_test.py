@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Tests of ncu's readings of the misses: attention_ncu.py reads ncu's
 output (testdata/ncu_stdout.csv: ncu's stdout with its raw page, made up,
-not a measurement), attention_table.py misses lists the page's misses and
-render shows the readings beside them (testdata/attention_ncu.json, made up
-too), and attention_ncu.sh runs it all against a stand-in ncu and bench.
+not a measurement; ncu_peer_stdout.csv: the same of a peer's kernel),
+attention_table.py misses lists the page's misses and render shows the
+readings beside them (testdata/attention_ncu.json, made up too), and
+attention_ncu.sh runs it all against a stand-in ncu and bench.
 Run by ctest (attention_ncu_scripts)."""
 import json
 import os
@@ -80,6 +81,21 @@ class Parse(unittest.TestCase):
         self.assertEqual(attention_ncu.reading(record)["fma"], 1075.5)
         self.assertEqual(list(record["units"].values()), ["%"])
 
+    def test_a_peer_s_kernel_and_not_the_fused_one(self):
+        text = fixture("ncu_peer_stdout.csv")
+        record = attention_ncu.parse(text, POINT, peer="sdpa-cudnn")
+        self.assertTrue(record["kernel"].startswith("cudnn_generated_fort_native_sdpa"))
+        self.assertEqual(record["peer"], "sdpa-cudnn")
+        self.assertNotIn("ok", record)  # no bench line: a peer has no check here
+        self.assertEqual(attention_ncu.reading(record)["tensor_cycles"], 515000.0)
+        with self.assertRaisesRegex(ValueError, "no launch of a fused kernel"):
+            attention_ncu.parse(text, POINT)
+        with self.assertRaisesRegex(ValueError, "no launch of sdpa-flash's kernel"):
+            attention_ncu.parse(text, POINT, peer="sdpa-flash")
+        with self.assertRaisesRegex(ValueError, "no kernel known for the peer eager"):
+            attention_ncu.parse(text, POINT, peer="eager")
+        self.assertEqual(attention_ncu.short_kernel(record["kernel"]), record["kernel"])
+
     def test_rules_in_order(self):
         f = {"sm_active": 95.0, "dram": 10.0, "tensor": 0.0, "fma": 20.0,
              "xu": 10.0, "stalls": [["long_scoreboard", 2.0]]}
@@ -105,15 +121,19 @@ def bench():
 
 
 class Misses(unittest.TestCase):
-    def test_misses_are_the_marked_points_furthest_first(self):
-        data = {"command": "c", "server": [], "bench": bench()}
+    def misses(self, data, *flags):
+        """attention_table.py misses FLAGS of `data`, its lines."""
         with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
             json.dump(data, f)
             f.flush()
-            listed = subprocess.run(
+            return subprocess.run(
                 [sys.executable, os.path.join(HERE, "attention_table.py"), "misses",
-                 "--data", f.name], capture_output=True, text=True,
+                 "--data", f.name, *flags], capture_output=True, text=True,
                 check=True).stdout.splitlines()
+
+    def test_misses_are_the_marked_points_furthest_first(self):
+        data = {"command": "c", "server": [], "bench": bench()}
+        listed = self.misses(data)
         self.assertEqual(listed, ["fp32 4 16 4096 128 1",   # 0.75 / 1.2
                                   "fp16 1 4 4096 128 0",    # 1.11 / 1.3
                                   "bf16 4 16 4096 128 0",   # 1.20 / 1.3
@@ -122,6 +142,13 @@ class Misses(unittest.TestCase):
         marked = [line for line in text.splitlines()
                   if line.startswith("|") and "✗" in line]
         self.assertEqual(len(marked), len(listed))
+
+    def test_with_the_peer_of_each_missed_goal(self):
+        listed = self.misses({"command": "c", "server": [], "bench": bench()}, "--peers")
+        self.assertEqual(listed, ["fp32 4 16 4096 128 1 sdpa-efficient",
+                                  "fp16 1 4 4096 128 0 sdpa-flash",
+                                  "bf16 4 16 4096 128 0 sdpa-flash",
+                                  POINT + " sdpa-cudnn"])
 
 
 class Section(unittest.TestCase):
@@ -136,18 +163,28 @@ class Section(unittest.TestCase):
 
     def test_a_row_per_missed_and_measured_point(self):
         section = self.render(json.loads(fixture("attention_ncu.json")))
-        self.assertIn("2 of 4 missed points have a reading; 2 have none", section)
+        self.assertIn("2 of 4 missed points have a reading, 1 of them with their "
+                      "peer's; 2 have none", section)
         self.assertIn("left out, 1 measured points that miss no goal", section)
         self.assertIn("NVIDIA H200", section)
         rows = [line for line in section.splitlines()
                 if line.startswith("| fp") or line.startswith("| bf")]
         self.assertEqual(len(rows), 2)
         wgmma = table_row(section, "| fp16 | 4 | 16 | 4096 | 128 | no |")
-        self.assertEqual(wgmma[6:12], ["fused/cuDNN 0.97 < 1.0",
+        self.assertEqual(wgmma[6:13], ["fused/cuDNN 0.97 < 1.0",
                                        "`FusedWgmmaKernel<__half, 128, 128, 2, 2, false>`",
-                                       "1235", "41", "12", ""])
-        self.assertEqual(wgmma[12:16], ["18 / 19", "80", "35",
+                                       "1235", "41", "515", "12", ""])
+        self.assertEqual(wgmma[13:17], ["18 / 19", "80", "35",
                                         "barrier 2.5, math_pipe_throttle 0.95, wait 0.9"])
+        # The peer's kernel on the line under it (40% of 1,250,000 cycles).
+        lines = section.splitlines()
+        below = lines[lines.index(next(x for x in lines if x.startswith(
+            "| fp16 | 4 | 16 | 4096 | 128 | no |"))) + 1]
+        peer = [c.strip() for c in below.strip("|").split("|")]
+        self.assertEqual(peer[:6], [""] * 6)
+        self.assertEqual(peer[6:11], [
+            "peer: sdpa-cudnn", "`cudnn_generated_fort_native_sdpa_sm90_flash_fprop_"
+            "wgmma_f16_knob_7_64x128x128_4x1x1_cga1x1x1_kernel0_0`", "1200", "40", "500"])
         fp32 = table_row(section, "| fp32 | 4 | 16 | 4096 | 128 | yes |")
         self.assertEqual(fp32[8], "2500")                   # 2.5 msecond
         self.assertEqual(fp32[-1], "math pipe busy most of the time")
@@ -166,7 +203,9 @@ class Section(unittest.TestCase):
                                       else "one pass: new")
         section = attention_table.render(data, ncu).split(
             "## Why the misses miss (ncu)")[1]
-        self.assertIn("1 of 4 missed points have a reading; 2 have none", section)
+        self.assertIn("1 of 4 missed points have a reading, 0 of them with their "
+                      "peer's; 2 have none", section)
+        self.assertNotIn("peer: sdpa-cudnn", section)  # its point is left out
         self.assertIn("left out, 1 readings of another launch than this data's",
                       section)
         self.assertIsNotNone(table_row(section, "| fp32 | 4 | 16 | 4096 | 128 | yes |"))
@@ -187,8 +226,9 @@ class Pack(unittest.TestCase):
             "scripts/bench/attention_ncu.sh .gpu docs/perf/data/attention.json",
             "call B"])
         self.assertEqual(data["gpu"], "NVIDIA H200")
-        self.assertEqual(len(data["points"]), 4)
+        self.assertEqual(len(data["points"]), 5)  # the fused and the peer's of POINT
         self.assertEqual(data["points"][0], {"point": POINT, "error": "again"})
+        self.assertEqual(data["points"][4]["peer"], "sdpa-cudnn")
 
 
 FAKE_NCU = """#!/usr/bin/env bash
@@ -197,7 +237,19 @@ if [ "$1" = --version ]; then echo "Version 0 (fake)"; exit 0; fi
 echo "$*" >>"$FAKE_LOG"
 case " $* " in *" --print-units "*) [ -n "${FAKE_REJECT:-}" ] &&
   { echo "==ERROR== rejected"; exit 1; } ;; esac
-while [ $# -gt 0 ] && [ "${1##*/}" != kbench_attention_bench ]; do shift; done
+kernel=
+while [ $# -gt 0 ] && [ "${1##*/}" != kbench_attention_bench ] &&
+  [ "$1" != python3 ]; do
+  [ "$1" = -k ] && kernel=${2#regex:}
+  shift
+done
+if [ "$1" = python3 ]; then
+  # A peer: its command logged, not run (no PyTorch here), and the peer
+  # fixture's kernel named as -k asks.
+  echo "$*" >>"$FAKE_LOG"
+  grep '^"' "$FIXTURE_PEER" | sed "s/cudnn_generated[^\\"]*/${kernel}_kernel/"
+  exit
+fi
 "$@" || exit
 grep '^"' "$FIXTURE"
 """
@@ -236,6 +288,7 @@ class Script(unittest.TestCase):
             capture_output=True, text=True,
             env=dict(os.environ, OUT=self.out, FAKE_LOG=self.log,
                      FIXTURE=os.path.join(DATA, "ncu_stdout.csv"),
+                     FIXTURE_PEER=os.path.join(DATA, "ncu_peer_stdout.csv"),
                      PATH=os.path.join(self.dir.name, "bin") + ":" +
                      os.environ["PATH"], **env))
 
@@ -248,8 +301,11 @@ class Script(unittest.TestCase):
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         with open(os.path.join(self.out, "attention_ncu.json")) as f:
             data = json.load(f)
-        self.assertEqual([p["point"] for p in data["points"]],
-                         ["fp32 4 16 4096 128 1", "fp16 1 4 4096 128 0", POINT])
+        self.assertEqual([(p["point"], p.get("peer")) for p in data["points"]],
+                         [("fp32 4 16 4096 128 1", None), ("fp16 1 4 4096 128 0", None),
+                          (POINT, None), ("fp32 4 16 4096 128 1", "sdpa-efficient"),
+                          ("fp16 1 4 4096 128 0", "sdpa-flash"), (POINT, "sdpa-cudnn")])
+        self.assertEqual(data["points"][5]["kernel"], "cudnn_kernel")
         self.assertEqual(data["gpu"], "NVIDIA H200")
         self.assertTrue(data["command"].startswith('ONLY="^fp" scripts/bench/'))
         self.assertEqual(data["points"][0]["stalls"][0], ["barrier", 2.5])
@@ -262,13 +318,30 @@ class Script(unittest.TestCase):
         self.assertIn("[1/3] fp32 4 16 4096 128 1: FusedWgmmaKernel", run.stdout)
         self.assertTrue(os.path.exists(os.path.join(self.out, "ncu",
                                                     "fp32_4_16_4096_128_1.csv")))
+        # Then each miss's peer, through attention_peers.py, with its kernel's filter.
+        self.assertIn("-k regex:cudnn", calls[-2])
+        self.assertEqual(calls[-1], "python3 scripts/bench/attention_peers.py --shapes "
+                         "4,16,4096,128 --dtypes fp16 --causal 0 --variants sdpa-cudnn --once")
+        self.assertIn("[3/3] fp16 4 16 4096 128 0 sdpa-cudnn: cudnn_kernel", run.stdout)
+        self.assertIn("3 of 3 points read, and 3 of 3 peers' kernels", run.stdout)
+        self.assertTrue(os.path.exists(os.path.join(
+            self.out, "ncu", "fp16_4_16_4096_128_0_sdpa-cudnn.csv")))
+
+    def test_peers_0_leaves_the_peers_out(self):
+        run = self.run_script(ONLY="^fp16 4", PEERS="0")
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertNotIn("attention_peers.py", "\n".join(self.calls()))
+        with open(os.path.join(self.out, "attention_ncu.json")) as f:
+            data = json.load(f)
+        self.assertEqual([p["point"] for p in data["points"]], [POINT])
+        self.assertTrue(data["command"].startswith('PEERS="0" ONLY="^fp16 4" '))
 
     def test_falls_back_to_the_known_metrics_and_keeps_them(self):
         run = self.run_script(ONLY="^fp16", FAKE_REJECT="1")
         self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
         self.assertIn("again with the metrics known to work", run.stdout)
         ncu_calls = [c for c in self.calls() if c.startswith("--clock-control")]
-        self.assertEqual(len(ncu_calls), 3)          # 2 points, one retried
+        self.assertEqual(len(ncu_calls), 5)  # 2 points, one retried; 2 peers
         self.assertIn("--print-units", ncu_calls[0])
         self.assertNotIn("--print-units", ncu_calls[2])
         with open(os.path.join(self.out, "ncu",

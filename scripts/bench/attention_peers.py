@@ -25,6 +25,10 @@ before each, 25 ms warm-up, 100 ms of samples), median. TFLOP/s counts
 4 * B * H * N^2 * d, halved for causal, as kbench does. q, k, v are
 uniform in [-1, 1) like kbench's seeded inputs. One JSON object a line to
 stdout (and --out); a progress line per point on stderr.
+
+--variants narrows the peers run (default all; eager-tf32 only with
+--eager-tf32). --once calls each of them once a point and times nothing
+(ms null, "once": true): the launch a profiler reads (attention_ncu.sh).
 """
 import argparse
 import json
@@ -38,6 +42,7 @@ import attention_grid  # noqa: E402
 # torch and triton are imported by run() only, so that --list works on a
 # machine without them (here, before a GPU call).
 BACKENDS = ("sdpa-flash", "sdpa-cudnn", "sdpa-efficient")
+VARIANTS = ("eager", "eager-tf32") + BACKENDS
 
 
 def eager(F, q, k, v, scale, mask):
@@ -64,6 +69,10 @@ def parse_args():
                         help="d,...: only the points of these head dims")
     parser.add_argument("--causal", default="both", choices=["0", "1", "both"])
     parser.add_argument("--eager-tf32", action="store_true")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help="the peers to run, of " + ", ".join(VARIANTS))
+    parser.add_argument("--once", action="store_true",
+                        help="call each peer once a point and time nothing")
     parser.add_argument("--list", action="store_true",
                         help="print the points, one a line, and time nothing")
     parser.add_argument("--out")
@@ -71,6 +80,9 @@ def parse_args():
     for name in args.dtypes.split(","):
         if name not in attention_grid.DTYPES:
             parser.error(f"unknown dtype {name}")
+    for name in args.variants.split(","):
+        if name not in VARIANTS:
+            parser.error(f"unknown variant {name} (of {', '.join(VARIANTS)})")
     return args
 
 
@@ -138,7 +150,8 @@ def run(args, points):
                         q, k, v, is_causal=causal)
             variants.append((label, sdpa))
         times = []
-        for label, fn in variants:
+        wanted = args.variants.split(",")
+        for label, fn in [v for v in variants if v[0] in wanted]:
             rec = {"source": "torch", "variant": label, "dtype": name,
                    "batch": b, "heads": h, "seq_len": n, "head_dim": d,
                    "causal": causal}
@@ -146,9 +159,12 @@ def run(args, points):
                 torch.backends.cuda.matmul.allow_tf32 = label == "eager-tf32"
                 fn()
                 torch.cuda.synchronize()
-                ms = time_ms(fn)
-                rec.update(ms=ms, tflops=flops(b, h, n, d, causal)
-                           / (ms * 1e-3) / 1e12)
+                if args.once:
+                    rec.update(ms=None, tflops=None, once=True)
+                else:
+                    ms = time_ms(fn)
+                    rec.update(ms=ms, tflops=flops(b, h, n, d, causal)
+                               / (ms * 1e-3) / 1e12)
             except (RuntimeError, torch.OutOfMemoryError) as e:
                 rec.update(ms=None, tflops=None,
                            error=str(e).splitlines()[0][:160])
@@ -156,7 +172,8 @@ def run(args, points):
                 torch.backends.cuda.matmul.allow_tf32 = False
                 torch.cuda.empty_cache()
             emit(rec)
-            times.append(f"{label} " + (f"{rec['ms']:.3f} ms" if rec["ms"]
+            times.append(f"{label} " + ("once" if rec.get("once") else
+                                        f"{rec['ms']:.3f} ms" if rec["ms"]
                                         is not None else "n/a"))
         del mask
         print(f"[{i + 1}/{len(points)}] {attention_grid.point_line(point)}: "

@@ -22,7 +22,9 @@ Where ncu's readings of the fused kernel at the missed points are given
 (--ncu, docs/perf/data/attention_ncu.json, made by attention_ncu.sh), a
 section shows them beside each miss, with a reading by stated rules
 (attention_ncu.py), where the reading was taken of the launch the data
-timed (the same fused plan); without them, it says there is no data yet.
+timed (the same fused plan), and under it the reading of the kernel of the
+peer whose goal the point misses, where there is one; without them, it says
+there is no data yet.
 
 Where a sweep of key splits is given (--splits, docs/perf/data/
 attention_splits.json: kbench_attention_bench --splits, the data the
@@ -42,9 +44,11 @@ Usage:
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
   attention_table.py goals --data DATA.json
       Prints the goals' summary lines.
-  attention_table.py misses --data DATA.json
+  attention_table.py misses --data DATA.json [--peers]
       Prints the points that miss a goal, one a line as the bench's --list
-      prints them ("fp16 4 16 4096 128 0"), the furthest from its goal first.
+      prints them ("fp16 4 16 4096 128 0"), the furthest from its goal first;
+      --peers: a line per missed goal, the point and the goal's peer
+      ("fp16 4 16 4096 128 0 sdpa-cudnn").
 """
 import argparse
 import json
@@ -348,7 +352,10 @@ def ncu_section(bench, ncu, ncu_path):
             "`scripts/bench/attention_ncu.sh` (Nsight Compute on the fused "
             "kernel at each missed point)."]
     missed = missed_goals(bench)
-    records = {r["point"]: r for r in ncu["points"] if "error" not in r}
+    records = {r["point"]: r for r in ncu["points"]
+               if "error" not in r and "peer" not in r}
+    peers = {(r["point"], r["peer"]): r for r in ncu["points"]
+             if "error" not in r and "peer" in r}
 
     def same_launch(p):
         # The reading is of the launch this data timed: the bench's plan
@@ -360,15 +367,20 @@ def ncu_section(bench, ncu, ncu_path):
     other = len(measured) - len(shown)
     no_longer = sum(1 for t in records
                     if t not in {point_text(p) for p in missed})
+    peers_shown = sum(1 for p in shown for g, _ in missed[p]
+                      if (point_text(p), g.peer) in peers)
     commands = "; ".join(f"`{c}`" for c in commands_of(ncu))
     lines += [f"Nsight Compute on the fused kernel, one launch at each missed "
-              f"point, on {ncu.get('gpu') or '?'}"
+              "point, and under it (\"peer\") on the kernel of the peer whose "
+              f"goal it misses, in the same call, on {ncu.get('gpu') or '?'}"
               f"{' (ncu ' + ncu['ncu'] + ')' if ncu.get('ncu') else ''}: "
               f"{commands}. Pipes and DRAM: % of peak over the elapsed "
-              "cycles; occupancy: achieved / theoretical warps, %; stalls: "
-              "warps stalled per issued instruction; time: the launch under "
-              "ncu, µs.", ""]
-    text = f"{len(shown)} of {len(missed)} missed points have a reading"
+              "cycles; tensor kcycles: an SM's cycles with the tensor pipe "
+              "busy, thousands (the matrix products' cost); occupancy: "
+              "achieved / theoretical warps, %; stalls: warps stalled per "
+              "issued instruction; time: the launch under ncu, µs.", ""]
+    text = (f"{len(shown)} of {len(missed)} missed points have a reading, "
+            f"{peers_shown} of them with their peer's")
     if len(measured) < len(missed):
         text += (f"; {len(missed) - len(measured)} have none (not measured in that "
                  "run, or ncu gave no reading)")
@@ -380,26 +392,37 @@ def ncu_section(bench, ncu, ncu_path):
         text += (f"; left out, {no_longer} measured points that miss no goal in "
                  "this data")
     lines += [text + ".", ""]
-    titles = SHAPE_HEAD + ["missed", "kernel", "µs", "tensor %", "FMA %", "XU %",
-                           "occupancy %", "SMs active %", "DRAM %", "top stalls",
-                           "reading"]
+    titles = SHAPE_HEAD + ["missed", "kernel", "µs", "tensor %", "tensor kcycles",
+                           "FMA %", "XU %", "occupancy %", "SMs active %", "DRAM %",
+                           "top stalls", "reading"]
     lines += [row(titles), "|" + "---|" * len(titles)]
+
+    def reading_row(shape, missed_text, record, kernel):
+        f = attention_ncu.reading(record)
+        occupancy = (f"{figure(f['achieved'])} / {figure(f['theoretical'])}"
+                     if f["achieved"] is not None or f["theoretical"] is not None
+                     else "")
+        stalls = ", ".join(f"{name} {v:.2g}" for name, v in f["stalls"])
+        kcycles = None if f["tensor_cycles"] is None else f["tensor_cycles"] / 1e3
+        return row(shape + [
+            missed_text, kernel, figure(f["us"]), figure(f["tensor"]), figure(kcycles),
+            figure(f["fma"]), figure(f["xu"]), occupancy, figure(f["sm_active"]),
+            figure(f["dram"]), stalls, attention_ncu.rule(f)])
+
     for p in shown:
         record = records[point_text(p)]
-        f = attention_ncu.reading(record)
         goals = "; ".join(f"{g.ratio} {r:.2f} < {g.at_least:.1f}" if r < g.at_least
                           else f"{g.ratio} {r:.2f}, check FAIL" for g, r in missed[p])
         kernel = f"`{attention_ncu.short_kernel(record.get('kernel'))}`"
         if record.get("ok") is False:
             kernel += " (check FAIL)"
-        occupancy = (f"{figure(f['achieved'])} / {figure(f['theoretical'])}"
-                     if f["achieved"] is not None or f["theoretical"] is not None
-                     else "")
-        stalls = ", ".join(f"{name} {v:.2g}" for name, v in f["stalls"])
-        lines.append(row(shape_columns(p) + [
-            goals, kernel, figure(f["us"]), figure(f["tensor"]), figure(f["fma"]),
-            figure(f["xu"]), occupancy, figure(f["sm_active"]), figure(f["dram"]),
-            stalls, attention_ncu.rule(f)]))
+        lines.append(reading_row(shape_columns(p), goals, record, kernel))
+        for g, _ in missed[p]:
+            peer = peers.get((point_text(p), g.peer))
+            if peer is not None:
+                lines.append(reading_row(
+                    [""] * len(SHAPE_HEAD), f"peer: {g.peer}", peer,
+                    f"`{attention_ncu.short_kernel(peer.get('kernel'))}`"))
     lines += ["", "Reading rules, the first that holds gives the reading (they "
               "restate the figures; they measure nothing more):", ""]
     lines += [f"{i}. {when}: {reading}." for i, (when, reading, _) in
@@ -528,6 +551,7 @@ def main():
     g.add_argument("--data", required=True)
     m = sub.add_parser("misses")
     m.add_argument("--data", required=True)
+    m.add_argument("--peers", action="store_true")
     args = parser.parse_args()
     if args.what == "pack":
         data = pack(args.files, args.command)
@@ -539,8 +563,13 @@ def main():
         print("\n".join(goal_summary(bench_by_point(perf_doc.load_data(args.data)))))
         return
     if args.what == "misses":
-        for p in misses_worst_first(bench_by_point(perf_doc.load_data(args.data))):
-            print(point_text(p))
+        bench = bench_by_point(perf_doc.load_data(args.data))
+        missed = missed_goals(bench)
+        for p in misses_worst_first(bench):
+            if not args.peers:
+                print(point_text(p))
+            for g, _ in missed[p] if args.peers else []:
+                print(point_text(p), g.peer)
         return
     ncu_path = args.ncu or NCU_DATA
     ncu = perf_doc.load_data(args.ncu) if args.ncu else None

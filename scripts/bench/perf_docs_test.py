@@ -334,6 +334,18 @@ class AttentionPoints(unittest.TestCase):
             self.assertTrue(attention_grid.on_grid(b, h, n, int(d)) or
                             (b * h <= 8 and 1000 <= n <= 8192), (b, h, n, d))
 
+    def test_variants_names_only_the_peers_there_are(self):
+        # --variants narrows the peers (attention_ncu.sh runs one of them
+        # --once); an unknown name is refused, naming those there are.
+        self.assertIn("fp16 1 4 4096 128 0", self.peers_list(
+            ["--variants", "sdpa-cudnn", "--once"]).splitlines())
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list",
+             "--variants", "sdpa-cudnn,cudnn"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("unknown variant cudnn (of eager, eager-tf32, sdpa-flash, "
+                      "sdpa-cudnn, sdpa-efficient)", run.stderr)
+
     def test_the_bench_lists_the_same_points(self):
         bench = os.environ.get("KBENCH_ATTENTION_BENCH")
         if not bench:
