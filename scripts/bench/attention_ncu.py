@@ -66,6 +66,8 @@ def kernel_pattern(peer=None):
     if peer is not None and peer not in PEERS:
         raise ValueError(f"no kernel known for the peer {peer} (of {', '.join(PEERS)})")
     return PEERS[peer] if peer else FUSED
+
+
 STALL = re.compile(
     r"^smsp__average_warps_issue_stalled_(\w+?)_per_issue_active\.ratio$")
 NOT_STALLS = {"selected"}
