@@ -742,17 +742,28 @@ std::vector<Case> Cases() {
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 2, 2100, 128, false),
                      kMaxKvSplits});
   }
+  // Their short first tile, its S computed over its last keys alone: N =
+  // 12 x 176 - 16 s - 1 pads the first tile with 16 s + 1 keys, of which S
+  // skips 16 s (s even, 2 to 10) or 16 (s - 1) (s odd: the 17 keys left
+  // before key 0 are masked), on the device's plan (s odd) or split 2 ways
+  // (s even: the first split's first tile alone is short).
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (int64_t s = 1; s <= 10; ++s)
+      cases.push_back({Variant::kFused, dtype, false,
+                       Shape(1, 2, 12 * 176 - 16 * s - 1, 128, false), s % 2 ? 0 : 2});
   // Their balanced tail (on 132 SMs; CudaAttentionWgmma.BalancedTailRule
   // checks the items): 238 items of 12 key tiles, 132 whole and 106 cut
   // into runs of 9.6 tiles, so an item is up to three pieces; 204 items (a
   // padded head dim), 132 whole and 72 cut; 289 items, 132 whole and 157
-  // cut (the round before the last's 25 too). The last query block and key
-  // tile of each are short.
+  // cut (the round before the last's 25 too). The last query block and the
+  // first key tile of each are short (N = 2049: the first tile's S skips 2
+  // k-steps of its 63 keys before key 0, in the whole items and the first
+  // pieces).
   // Three launches on one workspace: its counters are zero after each; and
   // the consumers free (fused takes turns here).
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (const AttentionShape& shape :
-         {Shape(2, 7, 2100, 128, false), Shape(1, 12, 2100, 96, false),
+         {Shape(2, 7, 2049, 128, false), Shape(1, 12, 2100, 96, false),
           Shape(1, 17, 2100, 128, false)})
       for (Variant variant : {Variant::kFused, Variant::kFusedFree}) {
         Case c{variant, dtype, false, shape};

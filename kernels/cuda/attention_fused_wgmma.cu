@@ -41,9 +41,14 @@
 //     engine fills columns past d with zeros, and only columns below d are
 //     stored.
 //   - Any N: the copy engine fills rows past N with zeros; their keys are
-//     masked to -inf and their queries never stored. Causal: key tiles wholly
-//     above the diagonal are never loaded; without the persistent grid,
-//     query blocks run heaviest first.
+//     masked to -inf and their queries never stored. Tiles of 176 keys end
+//     at key N instead, so that the first tile is the short one: its rows
+//     before key 0 are zeros (and masked), and its S is computed over the
+//     tile's last keys alone, skipping a multiple of 32 of those before key
+//     0 (a narrower wgmma into an array of its own, in the item's prologue;
+//     P V still runs over the whole tile, P zero where S was skipped).
+//     Causal: key tiles wholly above the diagonal are never loaded; without
+//     the persistent grid, query blocks run heaviest first.
 //   - Split-KV (attention_split_kv.h) as the other fused kernels.
 // Tried on the H200 and dropped (fp16/bf16, each in one call against this
 // kernel; the bench's median of five or seven, or ncu's time at locked
@@ -67,13 +72,24 @@
 //     products: ptxas kept the wgmmas asynchronous) was no faster (bench,
 //     median of three against this kernel): B 1, H 4, N 4096 0.0608
 //     against 0.0604 ms (bf16 0.0599 against 0.0597), B 4, H 16, N 4096
-//     0.921 against 0.912 (bf16 0.896 against 0.862). And tiles ending at
-//     key N, so that the first is short and its S is computed over its
-//     keys alone (a narrower wgmma into S's first columns, in the item's
-//     prologue, where no wgmma is in flight), left ptxas serialising the
-//     wgmmas (C7511) and spilling, with every choice tried of the keys
-//     skipped (any multiple of 16, of 32 or of 64, or 128 alone), so it was
-//     not measured.
+//     0.921 against 0.912 (bf16 0.896 against 0.862). A short first tile
+//     (tiles ending at key N) with its S written into S's own last columns
+//     left ptxas serialising the wgmmas (C7511) and spilling; into an array
+//     of its own it compiles clean, and runs (above). Measured in one call
+//     (bench, median of five, fp16 then bf16, against the same tiles
+//     unshifted): S skipping 32 keys at a time, as it runs, B 4, H 16,
+//     N 4096 1.008 and 0.986 of 0.880 and 0.864 ms; B 2, H 16, N 8192 0.984
+//     and 0.986 of 1.743 and 1.680; B 1, H 16, N 16384 0.983 and 0.967 of
+//     3.455 and 3.408; B 2, H 8, N 2152 0.983 and 0.979; B 1, H 8, N 8192
+//     0.998 and 0.990; B 1, H 1, N 3000 0.995 and 0.997; B 1, H 4, N 4096
+//     1.001 and 1.002 (so that grid round's padding was not what it
+//     waited for): 0.990 in the geometric mean. Every count of 16 keys
+//     (ten branches): 0.995. Skipping 64 at a time in S and in the first
+//     tile's P V too (a first iteration peeled from the main loop, one
+//     copy a count): 0.989, no better; with every count of 16 in both, the
+//     kernel's code grew from 47 to 243 KB and short items ran slower
+//     (B 1, H 1, N 3000 1.142 and 1.165; B 1, H 4, N 4096 1.076 and
+//     1.077; 1.039 in the geometric mean).
 //   - The softmax of a thread's two rows interleaved step by step (both
 //     rows' maxima, then their shuffles, then their exponentials), not one
 //     row after the other: no faster (bench, median of three, 20 points
@@ -334,6 +350,15 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
   constexpr bool kTail = WgmmaTailRuns(kD, kBc, kConsumers, kCausal, kPersistent);
+  // kShortFirst: 176-key tiles end at key N, so the first tile, not the
+  // last, is short: it starts pad keys before key 0 (the copy engine fills
+  // those rows with zeros), and an item's first S skips as many of them as
+  // whole steps of kSkipStep k-steps (32 keys) cover (the top of this
+  // file: why not every count of 16).
+  constexpr bool kShortFirst = kBc == 176;
+  constexpr int kSkipStep = 2;
+  static_assert(!kShortFirst || (!kCausal && !kCrossItem), "kShortFirst: non-causal, one Q slot");
+  const int pad = kShortFirst ? (n + kBc - 1) / kBc * kBc - n : 0;
   static_assert(!kTail || (Tiles::kPvHalves * Tiles::kPvN / 2 + 4 == kTailFloats &&
                            kConsumers * 4 == kTailWarps),
                 "a tail's partials are laid out for two consumers at d = 128");
@@ -387,7 +412,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
       for (int b = 0; b < Tiles::kBoxes; ++b)
         hopper::TmaLoad3d(base + slots + s * Tiles::kKVBytes + b * Tiles::kKVBox, map,
-                          base + full + 8 * s, b * 64, j * kBc, bh);
+                          base + full + 8 * s, b * 64, j * kBc - pad, bh);
     };
     PipeSlot<kStages> at;  // K's next place (V's is the one before)
     WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
@@ -453,36 +478,40 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     row_sum[0] = row_sum[1] = 0;
   };
 
-  // S = Q K_j^T of the Q tile at q_tile and the K tile in slot s, issued
-  // (not waited for).
-  auto issue_s = [&](float (&acc_s)[kBc / 2], uint32_t q, int s) {
-    const uint32_t k_tile = base + Tiles::kK + s * Tiles::kKVBytes;
+  // S = Q K_j^T of the Q tile at q_tile and the last kCols keys of the K
+  // tile in slot s (acc's columns; all kBc but in a short first tile),
+  // issued (not waited for).
+  auto issue_s = [&](auto& acc, uint32_t q, int s) {
+    constexpr int kCols = 2 * int(sizeof(acc) / sizeof(float));
+    const uint32_t k_tile = base + Tiles::kK + s * Tiles::kKVBytes + (kBc - kCols) * 128;
     hopper::WgmmaFence();
     ptx::StaticFor<0, kD / 16>([&](auto kk_c) {
       constexpr int kk = decltype(kk_c)::value;
       constexpr int kOffQ = (kk / 4) * Tiles::kQBox + (kk % 4) * 32;
       constexpr int kOffK = (kk / 4) * Tiles::kKVBox + (kk % 4) * 32;
-      hopper::WgmmaSS<T, kBc>(acc_s, hopper::Descriptor(q + kOffQ, 16, 1024),
+      hopper::WgmmaSS<T, kCols>(acc, hopper::Descriptor(q + kOffQ, 16, 1024),
                               hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
     });
     hopper::WgmmaCommit();
   };
 
-  // Mask and online softmax of S, tile j of the item whose rows start at
-  // q0, in place (fp32): keys past N and (causal) keys after the query
-  // become -inf; element 4 nb + 2 h + e of row row0 + 8 h holds key j kBc +
-  // 8 nb + 2 qd + e. alpha: how much O's rows shrink.
-  auto softmax = [&](float (&acc_s)[kBc / 2], int j, int q0, float (&alpha)[2]) {
-    const int kb = j * kBc, row0 = q0 + 64 * c + 16 * w + g;
-    if (kb + kBc > n || (kCausal && kb + kBc - 1 > q0 + 64 * c)) {
+  // Mask and online softmax of S (kCols keys from key kb) of the item whose
+  // rows start at q0, in place (fp32): keys before 0 or past N and (causal)
+  // keys after the query become -inf; element 4 nb + 2 h + e of row row0 +
+  // 8 h holds key kb + 8 nb + 2 qd + e. alpha: how much O's rows shrink.
+  auto softmax = [&](auto& acc_s, int kb, int q0, float (&alpha)[2]) {
+    constexpr int kCols = 2 * int(sizeof(acc_s) / sizeof(float));
+    const int row0 = q0 + 64 * c + 16 * w + g;
+    if (kb < 0 || kb + kCols > n || (kCausal && kb + kCols - 1 > q0 + 64 * c)) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
+        const int begin = -kb - 2 * qd;
         const int end = (kCausal ? min(n, row0 + 8 * h + 1) : n) - kb - 2 * qd;
 #pragma unroll
-        for (int nb = 0; nb < kBc / 8; ++nb)
+        for (int nb = 0; nb < kCols / 8; ++nb)
 #pragma unroll
           for (int e = 0; e < 2; ++e)
-            if (nb * 8 + e >= end) acc_s[4 * nb + 2 * h + e] = -INFINITY;
+            if (nb * 8 + e < begin || nb * 8 + e >= end) acc_s[4 * nb + 2 * h + e] = -INFINITY;
       }
     }
 #pragma unroll
@@ -491,7 +520,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       // the consumer's critical path between its matrix products).
       float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
+      for (int nb = 0; nb < kCols / 8; ++nb)
         mx4[nb % 4] =
             fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
       float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
@@ -503,7 +532,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       row_max[h] = m_new;
       float sum4[4] = {0, 0, 0, 0};
 #pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
+      for (int nb = 0; nb < kCols / 8; ++nb)
 #pragma unroll
         for (int e = 0; e < 2; ++e) {
           float& x = acc_s[4 * nb + 2 * h + e];
@@ -515,14 +544,18 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     }
   };
   // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
-  // operand of k-step kk.
+  // operand of k-step kk; S of the tile's last keys alone (a short first
+  // tile) leaves P zero before them, so that P V runs over the whole tile.
   uint32_t pa[kBc / 16][4];
-  auto to_p = [&](const float (&acc_s)[kBc / 2]) {
+  auto to_p = [&](const auto& acc_s) {
+    constexpr int kSkip = kBc / 16 - int(sizeof(acc_s) / sizeof(float)) / 8;
 #pragma unroll
     for (int kk = 0; kk < kBc / 16; ++kk)
 #pragma unroll
       for (int r = 0; r < 4; ++r)
-        pa[kk][r] = ptx::PackPair<T>(acc_s[8 * kk + 2 * r], acc_s[8 * kk + 2 * r + 1]);
+        pa[kk][r] = kk < kSkip ? 0u
+                               : ptx::PackPair<T>(acc_s[8 * (kk - kSkip) + 2 * r],
+                                                  acc_s[8 * (kk - kSkip) + 2 * r + 1]);
   };
   float alpha[2];  // of the last softmax
   // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
@@ -595,14 +628,32 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       if (tiles) {
         hopper::BarrierWait(base + Tiles::KFull(at.Slot()), at.Phase());
         turn_begin();
-        issue_s(acc_s, q_this, at.Slot());
-        turn_end();
-        take_next();
-        hopper::WgmmaWait<0>();
-        hopper::FenceRegisters(acc_s);
-        hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
-        softmax(acc_s, range.begin, q0, alpha);  // (O is zero: its rescale changes nothing)
-        to_p(acc_s);
+        // S over the tile's keys from 16 skipped on (O is zero: the softmax's
+        // rescale changes nothing). A branch a count of k-steps, each
+        // waiting for its products, so that no wgmma is in flight where
+        // they meet.
+        auto first = [&](auto& acc, int skipped) {
+          issue_s(acc, q_this, at.Slot());
+          turn_end();
+          take_next();
+          hopper::WgmmaWait<0>();
+          hopper::FenceRegisters(acc);
+          hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
+          softmax(acc, range.begin * kBc - pad + 16 * skipped, q0, alpha);
+          to_p(acc);
+        };
+        const int skip = kShortFirst && range.begin == 0 ? pad / (16 * kSkipStep) * kSkipStep : 0;
+        if (kShortFirst && skip > 0) {
+          ptx::StaticFor<1, kShortFirst ? kBc / 16 / kSkipStep + 1 : 1>([&](auto step_c) {
+            constexpr int kSkip = kSkipStep * decltype(step_c)::value;
+            if (skip == kSkip) {
+              float acc_short[(kBc - 16 * kSkip) / 2];
+              first(acc_short, kSkip);
+            }
+          });
+        } else {
+          first(acc_s, 0);
+        }
       } else {
         take_next();
       }
@@ -622,7 +673,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
       hopper::FenceRegisters(acc_s);
       hopper::BarrierArrive(base + Tiles::KEmpty(next_at.Slot()));
-      softmax(acc_s, j + 1, q0, alpha);
+      softmax(acc_s, (j + 1) * kBc - pad, q0, alpha);
       hopper::WgmmaWait<0>();
 #pragma unroll
       for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
@@ -772,7 +823,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         if (primes) {
           hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
           reset();
-          softmax(acc_s, next.range.begin, next.q0, alpha);
+          softmax(acc_s, next.range.begin * kBc - pad, next.q0, alpha);
           to_p(acc_s);
         }
       }
