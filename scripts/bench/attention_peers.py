@@ -22,8 +22,17 @@ touching the GPU):
                   A backend that refuses a dtype is reported with ms null.
 Timed by triton.testing.do_bench (CUDA events around each call, the L2 cleared
 before each, 25 ms warm-up, 100 ms of samples), median. TFLOP/s counts
-4 * B * H * N^2 * d, halved for causal, as kbench does. q, k, v are
-uniform in [-1, 1) like kbench's seeded inputs. One JSON object a line to
+4 * B * H * N^2 * d, halved for causal, as kbench does.
+
+q, k, v are drawn as kbench's seeded inputs are (--inputs kbench, the
+default): uniform in [-1, 1) in float32 (kbench's are multiples of 2^-23),
+then rounded to the dtype, so that every element of at least 2^-12 keeps a
+full mantissa. --inputs torch-rand draws them as this script once did: torch.rand
+in the dtype, then * 2 - 1 in the dtype, where values near 0 come from a
+cancellation and keep fewer mantissa bits. On the H200 the peers took longer
+on kbench's inputs at 17 of 20 points, 1.1% in the median
+(docs/perf/data/attention_inputs.json, in docs/perf/attention.md), so they
+are timed on kbench's. Records carry "inputs". One JSON object a line to
 stdout (and --out); a progress line per point on stderr.
 
 --variants narrows the peers run (default all; eager-tf32 only with
@@ -43,6 +52,15 @@ import attention_grid  # noqa: E402
 # machine without them (here, before a GPU call).
 BACKENDS = ("sdpa-flash", "sdpa-cudnn", "sdpa-efficient")
 VARIANTS = ("eager", "eager-tf32") + BACKENDS
+INPUTS = ("kbench", "torch-rand")
+
+
+def draw(torch, inputs, shape, dtype, gen):
+    """One of q, k, v, uniform in [-1, 1) as --inputs says (the docstring)."""
+    if inputs == "torch-rand":
+        return torch.rand(shape, device="cuda", dtype=dtype, generator=gen) * 2 - 1
+    x = torch.rand(shape, device="cuda", dtype=torch.float32, generator=gen)
+    return (x * 2 - 1).to(dtype)
 
 
 def eager(F, q, k, v, scale, mask):
@@ -71,6 +89,8 @@ def parse_args():
     parser.add_argument("--eager-tf32", action="store_true")
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help="the peers to run, of " + ", ".join(VARIANTS))
+    parser.add_argument("--inputs", default="kbench", choices=INPUTS,
+                        help="how q, k and v are drawn (above)")
     parser.add_argument("--once", action="store_true",
                         help="call each peer once a point and time nothing")
     parser.add_argument("--list", action="store_true",
@@ -130,8 +150,8 @@ def run(args, points):
             problem, q, k, v = point[:5], None, None, None
             torch.cuda.empty_cache()
             gen = torch.Generator(device="cuda").manual_seed(n * 1000 + d)
-            q, k, v = (torch.rand(b, h, n, d, device="cuda", dtype=dtype,
-                                  generator=gen) * 2 - 1 for _ in range(3))
+            q, k, v = (draw(torch, args.inputs, (b, h, n, d), dtype, gen)
+                       for _ in range(3))
         scale = 1.0 / d ** 0.5
         mask = None
         wanted = args.variants.split(",")
@@ -154,7 +174,7 @@ def run(args, points):
         for label, fn in [v for v in variants if v[0] in wanted]:
             rec = {"source": "torch", "variant": label, "dtype": name,
                    "batch": b, "heads": h, "seq_len": n, "head_dim": d,
-                   "causal": causal}
+                   "causal": causal, "inputs": args.inputs}
             try:
                 torch.backends.cuda.matmul.allow_tf32 = label == "eager-tf32"
                 fn()

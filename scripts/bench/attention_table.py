@@ -26,6 +26,10 @@ timed (the same fused plan), and under it the reading of the kernel of the
 peer whose goal the point misses, where there is one; without them, it says
 there is no data yet.
 
+Where the peers' two input draws are given (--inputs, docs/perf/data/
+attention_inputs.json: attention_peers.py --inputs torch-rand and kbench in
+one call), a section shows each peer's time on each and their ratio.
+
 Where a sweep of key splits is given (--splits, docs/perf/data/
 attention_splits.json: kbench_attention_bench --splits, the data the
 split-KV rule's costs were fitted to), a section shows each point's time at
@@ -40,7 +44,8 @@ Usage:
       and the peers' alternating, attention_gpu.sh's ROUNDS) keeps the
       median round (median_round).
   attention_table.py render --data DATA.json [--ncu NCU.json]
-                            [--splits SPLITS.json] --doc DOC.md
+                            [--splits SPLITS.json] [--inputs INPUTS.json]
+                            --doc DOC.md
       Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
   attention_table.py goals --data DATA.json
       Prints the goals' summary lines.
@@ -54,6 +59,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import sys
 from dataclasses import dataclass
 from typing import Callable
@@ -65,6 +71,7 @@ import perf_doc  # noqa: E402
 
 NCU_DATA = "docs/perf/data/attention_ncu.json"
 SPLITS_DATA = "docs/perf/data/attention_splits.json"
+INPUTS_DATA = "docs/perf/data/attention_inputs.json"
 PEERS = ["naive", "fused", "eager", "sdpa-flash", "sdpa-cudnn", "sdpa-efficient"]
 MISSED = "✗"
 
@@ -466,9 +473,43 @@ def splits_section(bench, splits, splits_path):
     return lines
 
 
-def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DATA):
+def inputs_section(inputs, inputs_path):
+    """The peers timed on q, k, v drawn both ways (attention_peers.py
+    --inputs) in one call: each peer's median over its rounds on each, and
+    how much longer it took on kbench's inputs."""
+    if inputs is None:
+        return []
+    times = {}  # (point, variant, inputs): every round's ms
+    for r in inputs["bench"]:
+        if r.get("ms") is not None:
+            times.setdefault((point_of(r), r["variant"], r["inputs"]), []).append(r["ms"])
+    points = sorted({k[0] for k in times}, key=grid_order)
+    peers = [v for v in PEERS if any(k[1] == v for k in times)]
+    lines = ["", "## The peers' inputs", "",
+             f"The peers on q, k, v drawn two ways, one call: `{inputs['command']}` "
+             f"({inputs_path}; {inputs['gpu']}). Medians of the rounds, ms; "
+             "\"kbench / torch-rand\" is the time on kbench's inputs over the time "
+             "on torch.rand's (above 1: slower on kbench's).", ""]
+    titles = SHAPE_HEAD + [f"{v} {i}" for v in peers
+                           for i in ("torch-rand", "kbench", "kbench / torch-rand")]
+    lines.append(row(titles))
+    lines.append("|" + "---|" * len(titles))
+    for p in points:
+        cells = []
+        for v in peers:
+            ms = [statistics.median(times[(p, v, i)]) if (p, v, i) in times else None
+                  for i in ("torch-rand", "kbench")]
+            cells += [figure(t, "{:.4f}") for t in ms]
+            cells.append(figure(ms[1] / ms[0], "{:.3f}") if None not in ms else "")
+        lines.append(row(shape_columns(p) + cells))
+    return lines
+
+
+def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DATA,
+           inputs=None, inputs_path=INPUTS_DATA):
     """The generated section; `ncu` is attention_ncu.json's data, `splits`
-    attention_splits.json's, or None when there is none."""
+    attention_splits.json's, `inputs` attention_inputs.json's, or None when
+    there is none."""
     bench = bench_by_point(data)
     commands = commands_of(data)
     if len(commands) == 1:
@@ -495,6 +536,7 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
         lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
     lines += ncu_section(bench, ncu, ncu_path)
     lines += splits_section(bench, splits, splits_path)
+    lines += inputs_section(inputs, inputs_path)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
     if extra:
         w("\n## Other tilings of the fused kernels (same timing)\n")
@@ -546,6 +588,7 @@ def main():
     r.add_argument("--ncu", help="attention_ncu.json (none, or no such file: "
                    "no ncu data yet)")
     r.add_argument("--splits", help="attention_splits.json (none: no section)")
+    r.add_argument("--inputs", help="attention_inputs.json (none: no section)")
     r.add_argument("--doc", required=True)
     g = sub.add_parser("goals")
     g.add_argument("--data", required=True)
@@ -575,8 +618,11 @@ def main():
     ncu = perf_doc.load_data(args.ncu) if args.ncu else None
     splits_path = args.splits or SPLITS_DATA
     splits = perf_doc.load_data(args.splits) if args.splits else None
+    inputs_path = args.inputs or INPUTS_DATA
+    inputs = perf_doc.load_data(args.inputs) if args.inputs else None
     text = perf_doc.render_doc(
-        args.doc, args.data, lambda data: render(data, ncu, ncu_path, splits, splits_path))
+        args.doc, args.data,
+        lambda data: render(data, ncu, ncu_path, splits, splits_path, inputs, inputs_path))
     with open(args.doc, "w") as f:
         f.write(text)
 

@@ -3,7 +3,9 @@
 # docs/perf/data/ (scripts/bench/*_table.py render; prose outside the
 # generated sections is left alone). attention.md also reads
 # docs/perf/data/attention_ncu.json, ncu's readings of the misses
-# (scripts/bench/attention_ncu.sh), and says when there is none yet.
+# (scripts/bench/attention_ncu.sh), and says when there is none yet, and
+# attention_splits.json and attention_inputs.json, the splits' sweep and the
+# peers' two input draws.
 #   make_perf_docs.sh           rewrite the docs in place
 #   make_perf_docs.sh --check   regenerate into a scratch copy and fail if
 #                               it differs from the committed docs (a test)
@@ -16,7 +18,8 @@ docs=(vector_add attention)
 render() {
   local args=(--data "docs/perf/data/$1.json" --doc "$2")
   case $1 in
-    attention) args+=(--ncu docs/perf/data/attention_ncu.json --splits docs/perf/data/attention_splits.json) ;;
+    attention) args+=(--ncu docs/perf/data/attention_ncu.json --splits docs/perf/data/attention_splits.json
+      --inputs docs/perf/data/attention_inputs.json) ;;
   esac
   python3 "scripts/bench/${1}_table.py" render "${args[@]}"
 }

@@ -208,6 +208,25 @@ class AttentionGoals(unittest.TestCase):
         self.assertNotIn("## Key splits", attention_table.render(
             {"command": "c", "server": [], "bench": main}))
 
+    def test_the_inputs_section_shows_each_peers_median_on_both_draws(self):
+        rounds = []
+        for inputs, times in (("torch-rand", (1.0, 1.2, 1.1)), ("kbench", (1.2, 1.3, 1.1))):
+            for ms in times:
+                line = bench_line("torch", "sdpa-cudnn", None, inputs=inputs)
+                line["ms"] = ms
+                rounds.append(line)
+        main = point(100.0, cudnn=90.0)
+        text = attention_table.render(
+            {"command": "c", "server": [], "bench": main},
+            inputs={"command": "both draws", "gpu": "GPU", "bench": rounds})
+        section = text.split("## The peers' inputs")[1]
+        self.assertIn("`both draws`", section)
+        # Medians 1.1 and 1.2; the time on kbench's over torch.rand's.
+        self.assertEqual(table_row(section, "| fp16 | 4 | 16 | 4096 | 128 | no |")[6:],
+                         ["1.1000", "1.2000", "1.091"])
+        self.assertNotIn("## The peers' inputs", attention_table.render(
+            {"command": "c", "server": [], "bench": main}))
+
     def test_low_parallelism_shapes_have_a_table_of_their_own(self):
         bench = (point(400.0, flash=300.0) +
                  point(100.0, flash=90.0, b=1, h=4, n=4096))
@@ -345,6 +364,56 @@ class AttentionPoints(unittest.TestCase):
         self.assertEqual(run.returncode, 2)
         self.assertIn("unknown variant cudnn (of eager, eager-tf32, sdpa-flash, "
                       "sdpa-cudnn, sdpa-efficient)", run.stderr)
+
+    def test_inputs_names_only_the_draws_there_are(self):
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list",
+             "--inputs", "randn"], capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        self.assertIn("--inputs: invalid choice: 'randn' (choose from 'kbench', "
+                      "'torch-rand')", run.stderr)
+
+    def test_kbench_inputs_are_drawn_in_float32_then_rounded(self):
+        # draw() with a stand-in torch that records what it was asked: the
+        # default draw is float32 rounded to the dtype (kbench's seeded
+        # inputs), torch-rand the dtype itself.
+        import attention_peers
+
+        class Tensor:
+            def __init__(self, log, dtype):
+                self.log, self.dtype = log, dtype
+
+            def __mul__(self, k):
+                self.log.append(("mul", k, self.dtype))
+                return self
+
+            def __sub__(self, k):
+                self.log.append(("sub", k, self.dtype))
+                return self
+
+            def to(self, dtype):
+                self.log.append(("to", dtype))
+                return Tensor(self.log, dtype)
+
+        class Torch:
+            float32 = "float32"
+
+            def __init__(self):
+                self.log = []
+
+            def rand(self, shape, device, dtype, generator):
+                self.log.append(("rand", dtype))
+                return Tensor(self.log, dtype)
+
+        torch = Torch()
+        self.assertEqual(attention_peers.draw(torch, "kbench", (1,), "half", None).dtype,
+                         "half")
+        self.assertEqual(torch.log, [("rand", "float32"), ("mul", 2, "float32"),
+                                     ("sub", 1, "float32"), ("to", "half")])
+        torch = Torch()
+        attention_peers.draw(torch, "torch-rand", (1,), "half", None)
+        self.assertEqual(torch.log, [("rand", "half"), ("mul", 2, "half"),
+                                     ("sub", 1, "half")])
 
     def test_the_bench_lists_the_same_points(self):
         bench = os.environ.get("KBENCH_ATTENTION_BENCH")
