@@ -106,6 +106,22 @@
 //     thread: 2-5% slower at d 64, N 512 and d 256 (B 4, H 32, N 4096,
 //     d 64: 1.198 against 1.158 ms fp16; B 32, H 8, N 512, d 256: 0.168
 //     against 0.160), no better at d 128.
+//   - Each tile's wgmma descriptors built once and stepped by adding to
+//     the start field, not built anew from each wgmma's address: in the
+//     SASS of the d = 128 kernel of 176-key tiles (fp16, persistent),
+//     ULOP3 261 to 169, USHF 135 to 29, UIADD3 191 to 167. The bench
+//     (median of three rounds, fp16 then bf16, against this kernel, one
+//     call): d = 256 causal B 4, H 8, N 4096 0.507 against 0.521 ms (bf16
+//     0.489 against 0.495), but d = 64 causal B 16, H 32, N 1024 0.238
+//     against 0.234 (bf16 0.238 against 0.233), and every d = 128 point
+//     within 1% either way (B 4, H 16, N 4096 0.889 against 0.894; B 1,
+//     H 4, N 4096 0.0608 against 0.0609). With the producer also sleeping
+//     64 ns between polls of a slot's "empty" barrier (__nanosleep), the
+//     d = 128 points 0-3% faster than this kernel (B 8, H 16, N 2048
+//     0.457 against 0.470, the most; B 4, H 16, N 4096 0.891 against
+//     0.894), within the rounds' spread of up to 3% there, and d = 64
+//     still 2% slower: neither landed; the next try would take the
+//     descriptors at d = 256 and the sleep alone, with more rounds.
 // Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
