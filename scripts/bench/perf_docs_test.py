@@ -343,6 +343,14 @@ class AttentionPoints(unittest.TestCase):
              "--grid", "--shapes", attention_grid.format_shapes(attention_grid.LOW_PAR)]
             + flags, capture_output=True, text=True, check=True).stdout
 
+    def peers_refusal(self, flags):
+        """attention_peers.py --list's error message for flags it refuses."""
+        run = subprocess.run(
+            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list"] + flags,
+            capture_output=True, text=True)
+        self.assertEqual(run.returncode, 2)
+        return run.stderr
+
     def test_the_grid_is_every_dtype_dim_and_causal_and_the_low_par_shapes(self):
         lines = self.peers_list([]).splitlines()
         self.assertEqual(len(lines), 3 * (18 + len(attention_grid.LOW_PAR)) * 2)
@@ -358,20 +366,13 @@ class AttentionPoints(unittest.TestCase):
         # --once); an unknown name is refused, naming those there are.
         self.assertIn("fp16 1 4 4096 128 0", self.peers_list(
             ["--variants", "sdpa-cudnn", "--once"]).splitlines())
-        run = subprocess.run(
-            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list",
-             "--variants", "sdpa-cudnn,cudnn"], capture_output=True, text=True)
-        self.assertEqual(run.returncode, 2)
         self.assertIn("unknown variant cudnn (of eager, eager-tf32, sdpa-flash, "
-                      "sdpa-cudnn, sdpa-efficient)", run.stderr)
+                      "sdpa-cudnn, sdpa-efficient)",
+                      self.peers_refusal(["--variants", "sdpa-cudnn,cudnn"]))
 
     def test_inputs_names_only_the_draws_there_are(self):
-        run = subprocess.run(
-            [sys.executable, os.path.join(HERE, "attention_peers.py"), "--list",
-             "--inputs", "randn"], capture_output=True, text=True)
-        self.assertEqual(run.returncode, 2)
         self.assertIn("--inputs: invalid choice: 'randn' (choose from 'kbench', "
-                      "'torch-rand')", run.stderr)
+                      "'torch-rand')", self.peers_refusal(["--inputs", "randn"]))
 
     def test_kbench_inputs_are_drawn_in_float32_then_rounded(self):
         # draw() with a stand-in torch that records what it was asked: the
