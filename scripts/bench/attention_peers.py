@@ -29,8 +29,8 @@ default): uniform in [-1, 1) in float32 (kbench's are multiples of 2^-23),
 then rounded to the dtype, so that every element of at least 2^-12 keeps a
 full mantissa. --inputs torch-rand draws them as this script once did:
 torch.rand in the dtype, then * 2 - 1 in the dtype, where values near 0 come
-from a cancellation and keep fewer mantissa bits. On the H200 the peers took longer
-on kbench's inputs at 17 of 20 points, 1.1% in the median
+from a cancellation and keep fewer mantissa bits. On the H200 the peers took
+longer on kbench's inputs at 17 of 20 points, 1.1% in the median
 (docs/perf/data/attention_inputs.json, in docs/perf/attention.md), so they
 are timed on kbench's. Records carry "inputs". One JSON object a line to
 stdout (and --out); a progress line per point on stderr.
