@@ -124,6 +124,27 @@
 //     rounds against this kernel, the same 18 points): 0.997 to 1.015,
 //     1.000 in the median: that gain was the spread, and the d = 64 loss
 //     the descriptors'. Neither landed.
+//   - Clusters of two blocks at d = 128 in 176-key tiles (FlashAttention-
+//     3's for head dims of 128 and more, non-causal): neighbouring query
+//     blocks of a head, each block's producer loading half of every K and
+//     V tile into both blocks (TMA multicast), a slot's "empty" barrier
+//     counting the other block's consumer warps too (remote arrivals), the
+//     stream-K tail cut in runs of two items. Remote arrivals released at
+//     cluster scope waited on a memory barrier each (ncu, fp16: B 1, H 4,
+//     N 4096 73 against 59 us, stall membar 1.6 an issue; 13-24% slower
+//     on the bench). Released at the block's scope (CUTLASS's), the bench
+//     (median of five, 12 points of N 2048 to 16384, fp16 and bf16) put it
+//     at 0.992 of this kernel in the geometric mean (0.966 to 1.006), and
+//     ncu at B 4, H 16, N 4096 855 against 843 us: the L2 read 2.66
+//     against 3.98 GB, but the tensor pipe was busy 71.4% against 73.7%,
+//     each block now waiting for the slower of two. Clusters without the
+//     multicast (each block its own tiles): 0.996.
+//   - The next item's Q and first K and V tiles fetched into L2
+//     (cp.async.bulk.prefetch.tensor) by a persistent producer of one Q
+//     slot, whose next loads wait for this item's last S: at this item's
+//     last K load 0.994 of this kernel, at its first 0.985 (bench, median
+//     of seven, 14 points of d 128 N 2048 to 16384 and d 256 N 512 and
+//     1024, fp16 and bf16; B 4, H 16, N 4096 1.022 fp16 but 0.985 bf16).
 // Tolerance: fp16/bf16 1e-2 relative L2 (kernels/dtype.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
