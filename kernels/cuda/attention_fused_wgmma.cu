@@ -36,6 +36,12 @@
 //     interleave them freely (WgmmaConfig). The main loop has no branch
 //     around a wgmma: ptxas then knows which group each wait leaves in
 //     flight and keeps the wgmmas asynchronous (tests/wgmma_ptxas_check.sh).
+//     But ptxas schedules the wait for P V early: in the SASS of the
+//     d = 128 kernels of 176-key tiles (cuobjdump on the H200) only part
+//     of the softmax's row maxima lies between the two waits, and its
+//     exponentials come after the second: within a consumer little of the
+//     softmax overlaps P V, and the rest overlaps the other consumer's
+//     products.
 //   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128 or 176, 64:
 //     WgmmaKvTile); a head dim between is padded up for free: the copy
 //     engine fills columns past d with zeros, and only columns below d are
@@ -47,6 +53,15 @@
 //     tile's last keys alone, skipping a multiple of 32 of those before key
 //     0 (a narrower wgmma into an array of its own, in the item's prologue;
 //     P V still runs over the whole tile, P zero where S was skipped).
+//     So the main loop's tiles there need no mask, and its softmax has
+//     none: ptxas had turned the mask's branch into 178 selects and
+//     compares run on every tile (ncu's SASS of the d = 128 kernel).
+//     Without them the bench (median of seven, against the mask, one
+//     call) was faster at all 16 points of d = 128 in 176-key tiles, 1%
+//     at B 1, H 1, N 3000 (split five ways) and 2-6% at the others, 3.5%
+//     in the geometric mean (B 4, H 16, N 4096 0.831 against
+//     0.871 ms bf16, 0.865 against 0.900 fp16; B 1, H 4, N 4096 0.0588
+//     against 0.0601 bf16).
 //     Causal: key tiles wholly above the diagonal are never loaded; without
 //     the persistent grid, query blocks run heaviest first.
 //   - Split-KV (attention_split_kv.h) as the other fused kernels.
@@ -151,6 +166,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "kernels/cuda/attention_fused_wgmma.h"
 #include "kernels/cuda/attention_ptx.cuh"
@@ -538,10 +554,12 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // rows start at q0, in place (fp32): keys before 0 or past N and (causal)
   // keys after the query become -inf; element 4 nb + 2 h + e of row row0 +
   // 8 h holds key kb + 8 nb + 2 qd + e. alpha: how much O's rows shrink.
-  auto softmax = [&](auto& acc_s, int kb, int q0, float (&alpha)[2]) {
+  // Without `may_mask` no key of the tile is masked (the caller knows).
+  auto softmax = [&](auto& acc_s, int kb, int q0, float (&alpha)[2], auto may_mask) {
     constexpr int kCols = 2 * int(sizeof(acc_s) / sizeof(float));
     const int row0 = q0 + 64 * c + 16 * w + g;
-    if (kb < 0 || kb + kCols > n || (kCausal && kb + kCols - 1 > q0 + 64 * c)) {
+    if (decltype(may_mask)::value &&
+        (kb < 0 || kb + kCols > n || (kCausal && kb + kCols - 1 > q0 + 64 * c))) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
         const int begin = -kb - 2 * qd;
@@ -678,7 +696,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
           hopper::WgmmaWait<0>();
           hopper::FenceRegisters(acc);
           hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
-          softmax(acc, range.begin * kBc - pad + 16 * skipped, q0, alpha);
+          softmax(acc, range.begin * kBc - pad + 16 * skipped, q0, alpha, std::true_type{});
           to_p(acc);
         };
         const int skip = kShortFirst && range.begin == 0 ? pad / (16 * kSkipStep) * kSkipStep : 0;
@@ -712,7 +730,9 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       hopper::WgmmaWait<1>();  // S_{j+1} is done; P_j V_j may still run
       hopper::FenceRegisters(acc_s);
       hopper::BarrierArrive(base + Tiles::KEmpty(next_at.Slot()));
-      softmax(acc_s, (j + 1) * kBc - pad, q0, alpha);
+      // (Tiles that end at key N, kShortFirst, mask only an item's first,
+      // which is not here: see the top of this file.)
+      softmax(acc_s, (j + 1) * kBc - pad, q0, alpha, std::bool_constant<!kShortFirst>{});
       hopper::WgmmaWait<0>();
 #pragma unroll
       for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
@@ -862,7 +882,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         if (primes) {
           hopper::BarrierArrive(base + Tiles::KEmpty(at.Slot()));
           reset();
-          softmax(acc_s, next.range.begin * kBc - pad, next.q0, alpha);
+          softmax(acc_s, next.range.begin * kBc - pad, next.q0, alpha, std::true_type{});
           to_p(acc_s);
         }
       }
