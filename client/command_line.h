@@ -1,6 +1,6 @@
 // The kbench command line: subcommands, flags and --help text, parsed with
 // CLI11 into the request to send. There is one run subcommand per op of the
-// registry (server/ops/registry.h), named for the op with '-' for '_'
+// registry (proto/ops/registry.h), named for the op with '-' for '_'
 // (vector-add, attention), whose flags are the op's problem fields; `info`;
 // the history commands (runs, show, export: history_command_line.h);
 // `sweep` (sweep_command_line.h); and login, invite, whoami

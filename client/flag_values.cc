@@ -8,7 +8,7 @@
 
 #include "absl/status/status.h"
 #include "kernels/dtype.h"
-#include "server/ops/dtypes.h"
+#include "proto/ops/dtypes.h"
 
 namespace kbench::client {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "flag_values.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 

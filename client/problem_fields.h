@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "server/ops/op.h"
+#include "proto/ops/op.h"
 
 namespace kbench::client {
 

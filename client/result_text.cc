@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::client {
 

@@ -1,6 +1,6 @@
 #include "run_report.h"
 
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::client {
 

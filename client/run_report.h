@@ -12,7 +12,7 @@
 
 namespace kbench::client {
 
-// The name of the request's op (server/ops/registry.h) as ServerInfo names
+// The name of the request's op (proto/ops/registry.h) as ServerInfo names
 // it, "vector_add"; "unknown" when the request names no op.
 std::string_view OpName(const v1::RunRequest& request);
 

@@ -4,7 +4,7 @@
 
 #include "flag_values.h"
 #include "result_text.h"
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::client {
 namespace {

@@ -5,7 +5,7 @@
 #include "flag_errors.h"
 #include "flag_values.h"
 #include "problem_fields.h"
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 #include "sweep_spec_file.h"
 #include "timing_flags.h"
 

@@ -10,8 +10,8 @@
 #include "flag_values.h"
 #include "json_format.h"
 #include "problem_fields.h"
-#include "server/ops/registry.h"
-#include "server/status_macros.h"
+#include "proto/ops/registry.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 namespace {

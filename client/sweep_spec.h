@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
-#include "server/ops/op.h"
+#include "proto/ops/op.h"
 
 namespace kbench::client {
 

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "flag_values.h"
-#include "server/ops/registry.h"
-#include "server/status_macros.h"
+#include "proto/ops/registry.h"
+#include "kernels/common/status_macros.h"
 #include "timing_flags.h"
 
 namespace kbench::client {

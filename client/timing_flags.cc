@@ -2,7 +2,7 @@
 
 #include "flag_errors.h"
 #include "flag_values.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 namespace {

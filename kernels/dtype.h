@@ -13,7 +13,7 @@
 
 namespace kbench::kernels {
 
-// The values are those of the API's kbench.v1.DType (server/ops/dtypes.h
+// The values are those of the API's kbench.v1.DType (proto/ops/dtypes.h
 // checks that they agree).
 enum class DType { kFp32 = 1, kFp16 = 2, kBf16 = 3 };
 

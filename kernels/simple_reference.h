@@ -2,7 +2,7 @@
 // each op in fp32, sharing nothing with the variants (cpu_vector_add.cc,
 // cpu_attention.cc), so that a bug in a variant cannot also be in its
 // reference. Every element of a variant's output is compared with it
-// (server/device.h, Workload::CompareWithReference); it is itself checked
+// (server/worker/device.h, Workload::CompareWithReference); it is itself checked
 // against the double-precision reference (reference.h) on sampled rows.
 // The CUDA backend's reference kernels follow the same algorithm.
 #pragma once

@@ -2,7 +2,7 @@
 // |out - ref| <= atol + rtol * |ref| and a relative L2 bound, derived from
 // the dtype's unit roundoff (dtype.h) and the op's reduction lengths. The
 // derivations are written next to the formulas in tolerances.cc; the ops
-// (server/ops/*_op.cc) and the tools take their tolerances from here only.
+// (proto/ops/*_op.cc) and the tools take their tolerances from here only.
 //
 // Three comparisons, three tolerances:
 //   variant            a variant's output against the exact result (the

@@ -1,7 +1,7 @@
 // Error metrics of an output against its reference: the per-element test
 // |out - ref| <= atol + rtol * |ref|, the relative L2 error and a count of
 // non-finite values. A Comparison is what a device's comparison kernel
-// reduces an output to (server/device.h) and what the host accumulates
+// reduces an output to (server/worker/device.h) and what the host accumulates
 // element by element; both fill the same fields with the same rules.
 #pragma once
 

@@ -21,7 +21,7 @@ server=(
   libjs-chart.js libssl-dev
 )
 tests=(
-  libgtest-dev libgmock-dev postgresql-15 chromium procps python3 python3-yaml openssl
+  ccache libgtest-dev libgmock-dev postgresql-15 chromium procps python3 python3-yaml openssl
 )
 case "$scope" in
   client) packages=("${client[@]}") ;;

@@ -19,9 +19,9 @@
 #include "kernels/dtype.h"
 #include "kernels/seeded_input.h"
 #include "kernels/simple_reference.h"
-#include "server/backends/cpu/cpu_workload.h"
-#include "server/ops/attention_op.h"
-#include "server/runner.h"
+#include "server/worker/backends/cpu/cpu_workload.h"
+#include "proto/ops/attention_op.h"
+#include "server/worker/runner.h"
 #include "tests/recording_sink.h"
 
 namespace kbench::server {

@@ -16,7 +16,7 @@
 #include "absl/strings/str_format.h"
 #include "grpcpp/grpcpp.h"
 #include "process_helper.h"
-#include "server/history_service.h"
+#include "server/front/history_service.h"
 #include "server/store/run_store.h"
 #include "tests/loopback_service.h"
 #include "tests/run_records.h"

@@ -20,7 +20,7 @@
 #include "quota_command.h"
 #include "result_text.h"
 #include "run_report.h"
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 #include "server_info_format.h"
 #include "table_format.h"
 

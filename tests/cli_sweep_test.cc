@@ -12,7 +12,7 @@
 #include "command_line.h"
 #include "csv_format.h"
 #include "json_format.h"
-#include "server/ops/registry.h"
+#include "proto/ops/registry.h"
 #include "sweep_file.h"
 #include "sweep_progress.h"
 #include "sweep_spec.h"

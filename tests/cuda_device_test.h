@@ -2,7 +2,7 @@
 // suite (device_). Each test skips, with the reason, where no CUDA device is
 // present, so the suite runs everywhere and reports itself skipped on
 // machines without a GPU. And the problems of the registry's ops as
-// admission makes them (server/run_plan.h): op, request with its seed,
+// admission makes them (server/run/run_plan.h): op, request with its seed,
 // dtype, variants by id.
 #pragma once
 
@@ -15,12 +15,12 @@
 
 #include "kernels/attention_shape.h"
 #include "kernels/dtype.h"
-#include "server/backends/cuda/cuda_device.h"
-#include "server/device.h"
-#include "server/ops/attention_op.h"
-#include "server/ops/dtypes.h"
-#include "server/ops/vector_add_op.h"
-#include "server/run_plan.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "server/worker/device.h"
+#include "proto/ops/attention_op.h"
+#include "proto/ops/dtypes.h"
+#include "proto/ops/vector_add_op.h"
+#include "server/run/run_plan.h"
 
 namespace kbench::server {
 

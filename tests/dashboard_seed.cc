@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 #include "tests/run_records.h"
 
 namespace kbench::testing {

@@ -1,7 +1,7 @@
 // The buffer of a Run stream's unread events: progress coalesces, results
 // and the summary never do, and what it holds stays bounded however many
 // samples the run takes.
-#include "server/event_buffer.h"
+#include "server/front/event_buffer.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The queue policy: least device time used in the window first,
 // round-robin among equals, priority tickets first, positions in the order
 // runs start, and ETAs from the runs running and ahead, calibrated per op.
-#include "server/fair_queue.h"
+#include "server/front/fair_queue.h"
 
 #include <gtest/gtest.h>
 

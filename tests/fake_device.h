@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "server/device.h"
+#include "server/worker/device.h"
 
 namespace kbench::testing {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "server/ops/op.h"
-#include "server/run_plan.h"
+#include "proto/ops/op.h"
+#include "server/run/run_plan.h"
 
 namespace kbench::testing {
 

@@ -17,7 +17,7 @@
 // consumers overlapping items (kCrossItem), and its balanced tail (items
 // cut into up to three pieces, the counters zero after each launch; its
 // rule host only). Then through the CUDA backend
-// (server/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
+// (server/worker/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
@@ -51,15 +51,15 @@
 #include "kernels/reference.h"
 #include "kernels/tolerances.h"
 #include "kernels/verify.h"
-#include "server/backends/cuda/cuda_device.h"
-#include "server/cuda_runtime/cublas_handle.h"
-#include "server/cuda_runtime/cuda_status.h"
-#include "server/cuda_runtime/device_buffer.h"
-#include "server/cuda_runtime/stream.h"
-#include "server/ops/attention_op.h"
-#include "server/ops/registry.h"
-#include "server/runner.h"
-#include "server/status_macros.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "kernels/cuda_runtime/cublas_handle.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/stream.h"
+#include "proto/ops/attention_op.h"
+#include "proto/ops/registry.h"
+#include "server/worker/runner.h"
+#include "kernels/common/status_macros.h"
 #include "tests/cuda_device_test.h"
 #include "tests/recording_sink.h"
 

@@ -2,8 +2,8 @@
 // Host logic only: runs on CPU-only machines too.
 #include <gtest/gtest.h>
 
-#include "server/cuda_runtime/cuda_status.h"
-#include "server/cuda_runtime/device_health.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_health.h"
 
 namespace kbench::cuda {
 namespace {

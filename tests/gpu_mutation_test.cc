@@ -15,10 +15,10 @@
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/tolerances.h"
 #include "kernels/verify.h"
-#include "server/backends/cuda/cuda_device.h"
-#include "server/cuda_runtime/cuda_status.h"
-#include "server/cuda_runtime/device_buffer.h"
-#include "server/cuda_runtime/stream.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/stream.h"
 #include "tests/gpu_mutation_kernels.cuh"
 
 namespace kbench::testing {

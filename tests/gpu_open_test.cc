@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "server/backends/cuda/cuda_device.h"
-#include "server/ops/registry.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::server {
 namespace {

@@ -1,4 +1,4 @@
-// The runner (server/runner.h) driving a real CUDA device: two variants are
+// The runner (server/worker/runner.h) driving a real CUDA device: two variants are
 // sampled interleaved, every result verifies (the op's verifier: every
 // element against the device reference, sampled elements against the double
 // reference), the throughput is judged against the device's measured copy
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "server/backends/cuda/cuda_device.h"
-#include "server/ops/vector_add_op.h"
-#include "server/runner.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "proto/ops/vector_add_op.h"
+#include "server/worker/runner.h"
 #include "tests/cuda_device_test.h"
 #include "tests/recording_sink.h"
 

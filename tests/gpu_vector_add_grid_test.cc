@@ -21,13 +21,13 @@
 #include "kernels/cuda/vector_add.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
-#include "server/backends/cuda/cuda_device.h"
-#include "server/cuda_runtime/cuda_status.h"
-#include "server/cuda_runtime/device_buffer.h"
-#include "server/cuda_runtime/l2_flusher.h"
-#include "server/cuda_runtime/sample_timer.h"
-#include "server/cuda_runtime/stream.h"
-#include "server/status_macros.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/l2_flusher.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "kernels/cuda_runtime/stream.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::cuda {
 namespace {

@@ -16,8 +16,8 @@
 #include "kernels/reference.h"
 #include "kernels/tolerances.h"
 #include "kernels/verify.h"
-#include "server/backends/cuda/cuda_device.h"
-#include "server/ops/vector_add_op.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "proto/ops/vector_add_op.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

@@ -10,7 +10,7 @@
 #include "gtest/gtest.h"
 #include "kbench/v1/history.grpc.pb.h"
 #include "server/auth/token_authenticator.h"
-#include "server/history_service.h"
+#include "server/front/history_service.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "tests/role_stores.h"

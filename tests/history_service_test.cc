@@ -8,7 +8,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "kbench/v1/history.grpc.pb.h"
-#include "server/history_service.h"
+#include "server/front/history_service.h"
 #include "server/store/run_store.h"
 #include "tests/run_records.h"
 #include "tests/loopback_service.h"

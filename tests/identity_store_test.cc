@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/auth/secret.h"
-#include "server/roster.h"
+#include "server/identity/secret.h"
+#include "server/app/roster.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "server/store/unix_time.h"

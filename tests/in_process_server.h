@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "grpcpp/grpcpp.h"
-#include "server/backends/cpu/cpu_device.h"
-#include "server/limits.h"
-#include "server/local_executor.h"
-#include "server/service.h"
+#include "server/worker/backends/cpu/cpu_device.h"
+#include "server/run/limits.h"
+#include "server/worker/local_executor.h"
+#include "server/front/service.h"
 #include "tests/fake_device.h"
 
 namespace kbench::server {

@@ -17,7 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 extern char** environ;
 

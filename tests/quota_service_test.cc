@@ -3,7 +3,7 @@
 // quotas, which take effect for its learners and outlive a restart; others
 // may not; bad values are refused naming the field and the limit; a
 // learner sees their own quotas and usage.
-#include "server/quota_service.h"
+#include "server/front/quota_service.h"
 
 #include <chrono>
 #include <memory>
@@ -11,7 +11,7 @@
 
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
-#include "server/quota_limits.h"
+#include "server/front/quota_limits.h"
 #include "server/store/run_store.h"
 #include "tests/loopback_service.h"
 #include "tests/run_records.h"

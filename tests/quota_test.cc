@@ -3,7 +3,7 @@
 // RESOURCE_EXHAUSTED naming the quota, its limit and when it frees up; the
 // refusal reaches the observers (the store); other learners, instructors
 // and runs within the quotas go on.
-#include "server/quota_gate.h"
+#include "server/front/quota_gate.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "server/service.h"
+#include "server/front/service.h"
 #include "tests/fake_device.h"
 #include "tests/in_process_server.h"
 #include "tests/test_authenticator.h"

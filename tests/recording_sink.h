@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/runner.h"
+#include "server/run/run_sink.h"
 
 namespace kbench::testing {
 

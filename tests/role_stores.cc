@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "server/auth/principal.h"
-#include "server/status_macros.h"
+#include "server/identity/principal.h"
+#include "kernels/common/status_macros.h"
 #include "tests/run_records.h"
 
 namespace kbench::testing {

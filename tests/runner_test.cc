@@ -1,12 +1,12 @@
 // The runner as a specification: event order, interleaving, stopping rule,
 // statistics, verification and speedups, on a fake device of known timings
 // and on the real CPU backend.
-#include "server/runner.h"
+#include "server/worker/runner.h"
 
 #include <gtest/gtest.h>
 
-#include "server/backends/cpu/cpu_device.h"
-#include "server/ops/attention_op.h"
+#include "server/worker/backends/cpu/cpu_device.h"
+#include "proto/ops/attention_op.h"
 #include "tests/fake_device.h"
 #include "tests/fake_op.h"
 #include "tests/recording_sink.h"

@@ -1,7 +1,7 @@
 // The scheduler: one job at a time per device, oldest first, positions
 // told as the queue moves, runs spread over several devices, and a device
 // that fails for good takes no more jobs and reports it.
-#include "server/scheduler.h"
+#include "server/front/scheduler.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <set>
 #include <thread>
 
-#include "server/local_executor.h"
+#include "server/worker/local_executor.h"
 #include "tests/fake_device.h"
 #include "tests/fake_op.h"
 #include "tests/recording_sink.h"

@@ -1,6 +1,6 @@
 // The gRPC service in-process on a loopback port: event order, validation
 // errors and their codes, queueing, cancellation, deadlines and draining.
-#include "server/service.h"
+#include "server/front/service.h"
 
 #include <gtest/gtest.h>
 

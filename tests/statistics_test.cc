@@ -1,4 +1,4 @@
-// Unit tests of server/statistics.h: quantiles, the median and its
+// Unit tests of server/worker/statistics.h: quantiles, the median and its
 // distribution-free interval, the relative standard error and Summarize.
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "server/statistics.h"
+#include "server/worker/statistics.h"
 
 namespace kbench::server {
 namespace {

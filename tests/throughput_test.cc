@@ -1,6 +1,6 @@
 // Ceilings of the same unit and conditions only, and never past 100%
-// silently (server/throughput.h).
-#include "server/throughput.h"
+// silently (server/worker/throughput.h).
+#include "server/worker/throughput.h"
 
 #include <gtest/gtest.h>
 

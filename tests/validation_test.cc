@@ -1,4 +1,4 @@
-// Unit tests of server/validation.h against the CPU backend's limits and ops:
+// Unit tests of server/run/validation.h against the CPU backend's limits and ops:
 // what is admitted (with defaults applied) and what is refused, with a
 // message that names the field and the limit.
 #include <gmock/gmock.h>
@@ -9,8 +9,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "server/limits.h"
-#include "server/validation.h"
+#include "server/run/limits.h"
+#include "server/run/validation.h"
 
 namespace kbench::server {
 namespace {

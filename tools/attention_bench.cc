@@ -74,13 +74,13 @@
 #include "kernels/reference.h"
 #include "kernels/tolerances.h"
 #include "kernels/verify.h"
-#include "server/cuda_runtime/cublas_handle.h"
-#include "server/cuda_runtime/cuda_status.h"
-#include "server/cuda_runtime/device_buffer.h"
-#include "server/cuda_runtime/l2_flusher.h"
-#include "server/cuda_runtime/sample_timer.h"
-#include "server/cuda_runtime/stream.h"
-#include "server/status_macros.h"
+#include "kernels/cuda_runtime/cublas_handle.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/l2_flusher.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "kernels/cuda_runtime/stream.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::tools {
 namespace {

@@ -1,5 +1,5 @@
 // The CUDA device references and the comparison kernel that verification
-// runs on the device (server/ops/device_output.h states the contract).
+// runs on the device (proto/ops/device_output.h states the contract).
 // The references share no code with the variants: no tiles, MMA fragments,
 // softmax or exp2 helpers of the variants' files; plain fp32 arithmetic
 // with libdevice expf, slow and simple, run once per workload and untimed.

@@ -3,7 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
-#include "server/status_mapping.h"
+#include "server/common/status_mapping.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::auth {

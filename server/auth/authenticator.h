@@ -5,7 +5,7 @@
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
-#include "server/auth/principal.h"
+#include "server/identity/principal.h"
 
 namespace kbench::server::auth {
 

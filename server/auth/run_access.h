@@ -9,7 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "kbench/v1/history.pb.h"
-#include "server/auth/principal.h"
+#include "server/identity/principal.h"
 
 namespace kbench::server::auth {
 

@@ -6,7 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::server {
 namespace {

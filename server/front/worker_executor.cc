@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "server/log.h"
-#include "server/validation.h"
-#include "server/worker/exit_codes.h"
+#include "server/common/log.h"
+#include "server/run/validation.h"
+#include "server/run/exit_codes.h"
 
 namespace kbench::server {
 namespace {

@@ -40,7 +40,7 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "kbench/worker/v1/worker.grpc.pb.h"
-#include "server/executor.h"
+#include "server/run/executor.h"
 #include "server/front/subprocess.h"
 
 namespace kbench::server {

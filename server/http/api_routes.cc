@@ -19,8 +19,8 @@
 #include "server/http/live_tables.h"
 #include "server/http/run_reader.h"
 #include "server/http/table.h"
-#include "server/run_status.h"
-#include "server/status_macros.h"
+#include "server/run/run_status.h"
+#include "kernels/common/status_macros.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::http {

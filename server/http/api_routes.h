@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "httplib.h"
-#include "server/auth/principal.h"
+#include "server/identity/principal.h"
 #include "server/live/live_state.h"
 #include "server/store/run_store.h"
 

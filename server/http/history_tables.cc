@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "server/http/run_fields.h"
-#include "server/run_status.h"
+#include "server/run/run_status.h"
 
 namespace kbench::server::http {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::server::http {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "server/live/live_state.h"
-#include "server/run_observer.h"
+#include "server/run/run_observer.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server {

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "server/run_status.h"
+#include "server/run/run_status.h"
 
 namespace kbench::server::metrics {
 namespace {

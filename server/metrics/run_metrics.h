@@ -1,7 +1,7 @@
 // RunMetrics: the Prometheus metrics of runs, as an observer of them. On the
 // registry it is given it registers and keeps
 //   kbench_runs_total{op,status}                 runs by op and final status
-//       (server/run_status.h's names: ok, failed_verification, cancelled,
+//       (server/run/run_status.h's names: ok, failed_verification, cancelled,
 //       error; refused for a request refused at admission; op "none" when
 //       the request named no op),
 //   kbench_verification_failures_total{op,variant}  variant results whose
@@ -29,7 +29,7 @@
 #include "prometheus/gauge.h"
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
-#include "server/run_observer.h"
+#include "server/run/run_observer.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::metrics {

@@ -5,8 +5,8 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "server/auth/secret.h"
-#include "server/status_macros.h"
+#include "server/identity/secret.h"
+#include "kernels/common/status_macros.h"
 #include "server/store/migrations.h"
 #include "server/store/unix_time.h"
 

@@ -2,7 +2,7 @@
 // and invite codes that let a learner join a cohort. Kept in the results
 // store's database (migrations 3 and 4), SQLite or PostgreSQL, over a
 // connection of its own. Tokens and invite codes are stored only as their
-// SHA-256 (server/auth/secret.h); the secret itself is returned once, by
+// SHA-256 (server/identity/secret.h); the secret itself is returned once, by
 // the call that makes it.
 //
 // Names (users and cohorts) are 1 to 64 of [A-Za-z0-9._-]; a bad one is
@@ -19,7 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "server/auth/principal.h"
+#include "server/identity/principal.h"
 #include "server/store/sql_database.h"
 
 namespace kbench::server::store {

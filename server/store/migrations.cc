@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {

@@ -3,7 +3,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 #include "server/store/postgres_database.h"
 #include "server/store/run_store.h"
 #include "server/store/sql_run_store.h"

@@ -4,7 +4,7 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
 #include "server/store/unix_time.h"

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/status_macros.h"
+#include "kernels/common/status_macros.h"
 
 namespace kbench::server::store {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "server/log.h"
-#include "server/run_status.h"
+#include "server/common/log.h"
+#include "server/run/run_status.h"
 
 namespace kbench::server::store {
 

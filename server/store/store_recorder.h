@@ -3,7 +3,7 @@
 // (REFUSED, with the reason), OnStarted -> Start, the worker's Started event
 // -> Start again with it, OnEnded -> Finish. Samples, variant results and
 // the summary are collected in memory and written once, by Finish, with the
-// final status of server/run_status.h (ERROR with the status's message).
+// final status of server/run/run_status.h (ERROR with the status's message).
 //
 // Writes run on the recorder's own StoreThread, in the order of the calls,
 // so no observer call waits on the database. A store error is logged and
@@ -17,7 +17,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "server/run_observer.h"
+#include "server/run/run_observer.h"
 #include "server/store/run_store.h"
 #include "server/store/store_thread.h"
 #include "server/store/unix_time.h"

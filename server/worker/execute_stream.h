@@ -27,7 +27,7 @@
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
 #include "kbench/worker/v1/worker.grpc.pb.h"
-#include "server/runner.h"
+#include "server/worker/runner.h"
 
 namespace kbench::worker {
 

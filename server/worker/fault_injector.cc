@@ -5,8 +5,8 @@
 #include <thread>
 #include <utility>
 
-#include "server/log.h"
-#include "server/worker/exit_codes.h"
+#include "server/common/log.h"
+#include "server/run/exit_codes.h"
 
 namespace kbench::worker {
 

@@ -16,8 +16,8 @@
 
 #include "absl/status/status.h"
 #include "kbench/v1/kbench.pb.h"
-#include "server/device.h"
-#include "server/runner.h"
+#include "server/worker/device.h"
+#include "server/worker/runner.h"
 
 namespace kbench::worker {
 

@@ -13,7 +13,7 @@
 // else, are ignored: a Ctrl-C at the terminal, `timeout` or systemd signal
 // the whole process group or cgroup at once, while the front first lets
 // running runs finish, then stops its workers. Exit statuses:
-// server/worker/exit_codes.h.
+// server/run/exit_codes.h.
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -30,10 +30,10 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
-#include "server/devices.h"
-#include "server/local_executor.h"
-#include "server/log.h"
-#include "server/worker/exit_codes.h"
+#include "server/worker/devices.h"
+#include "server/worker/local_executor.h"
+#include "server/common/log.h"
+#include "server/run/exit_codes.h"
 #include "server/worker/worker_service.h"
 
 namespace kbench::worker {

@@ -4,8 +4,8 @@
 
 #include <utility>
 
-#include "server/log.h"
-#include "server/validation.h"
+#include "server/common/log.h"
+#include "server/run/validation.h"
 #include "server/worker/fault_injector.h"
 
 namespace kbench::worker {

@@ -24,8 +24,8 @@
 #include <thread>
 
 #include "kbench/worker/v1/worker.grpc.pb.h"
-#include "server/local_executor.h"
-#include "server/run_plan.h"
+#include "server/worker/local_executor.h"
+#include "server/run/run_plan.h"
 #include "server/worker/execute_stream.h"
 
 namespace kbench::worker {

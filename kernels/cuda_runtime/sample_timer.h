@@ -1,0 +1,68 @@
+// SampleTimer: how every CUDA op and tool takes one timed sample (DESIGN.md,
+// Measurement). The work of a sample is given as a callback that enqueues one
+// run on a stream without waiting.
+//   COLD: the L2 is flushed (L2Flusher), then a start event, the work, a
+//         stop event; the sample is the device time between the events, so
+//         it covers the kernel(s) alone.
+//   HOT:  a CUDA graph of K back-to-back runs between a start and a stop
+//         event (recorded inside the graph, so the graph's launch latency is
+//         outside them), with K chosen once per key so a replay lasts at
+//         least kHotBatchMs; the sample is the replay's time / K, with caches
+//         warm and launch gaps as small as the device makes them.
+// Ownership: the stream and the flusher are borrowed and must outlive the
+// timer. The hot graphs capture whatever buffers `enqueue` touches, so a timer
+// belongs to one set of buffers (one workload) and must not outlive them.
+// Threading: one thread at a time.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/statusor.h"
+#include "kernels/cuda_runtime/cuda_graph.h"
+#include "kernels/cuda_runtime/event_pair.h"
+#include "kernels/cuda_runtime/l2_flusher.h"
+
+namespace kbench::cuda {
+
+using Enqueue = absl::FunctionRef<absl::Status(cudaStream_t)>;
+
+inline constexpr double kHotBatchMs = 1.0;
+inline constexpr int kMaxHotLaunches = 4096;
+
+class SampleTimer {
+ public:
+  static absl::StatusOr<SampleTimer> Create(cudaStream_t stream,
+                                            L2Flusher* flusher);
+
+  absl::StatusOr<double> Cold(Enqueue enqueue);
+  // `key` names the work (a variant's index): its graph is built on the
+  // first call and replayed after.
+  absl::StatusOr<double> Hot(int key, Enqueue enqueue);
+  // Back-to-back runs in the graph of `key`; 0 before its first Hot().
+  int HotLaunches(int key) const;
+
+  // How Cold() and Hot() measure, in words for a result's reader.
+  std::string ColdMethod() const;
+  std::string HotMethod() const;
+
+ private:
+  struct HotGraph {
+    GraphExec graph;
+    int launches = 0;
+  };
+
+  SampleTimer(cudaStream_t stream, L2Flusher* flusher, EventPair events)
+      : stream_(stream), flusher_(flusher), events_(std::move(events)) {}
+  absl::StatusOr<HotGraph> BuildHotGraph(Enqueue enqueue);
+  absl::StatusOr<GraphExec> Capture(int launches, Enqueue enqueue);
+  absl::StatusOr<double> Replay(const GraphExec& graph);
+
+  cudaStream_t stream_;
+  L2Flusher* flusher_;
+  EventPair events_;
+  std::map<int, HotGraph> hot_;
+};
+
+}  // namespace kbench::cuda

@@ -1,0 +1,23 @@
+// Attention, O = softmax(Q K^T / sqrt(d) [+ causal mask]) V: the lesson of
+// fusion (naive stores the score matrix; fused never writes it to memory).
+#pragma once
+
+#include "kbench/v1/kbench.pb.h"
+#include "kernels/attention_shape.h"
+#include "proto/ops/op.h"
+
+namespace kbench::ops {
+
+const Op& AttentionOp();
+
+// Variant ids (VariantSpec::id) of attention, for the backends.
+enum AttentionVariant : int { kAttentionNaive = 0, kAttentionFused = 1 };
+
+// The shape of an attention problem.
+kernels::AttentionShape ShapeOf(const v1::AttentionProblem& problem);
+
+// Rows of attention output checked against the double reference: all rows
+// when the problem has at most this many, else a seeded sample of this many.
+inline constexpr int64_t kMaxVerifiedAttentionRows = 256;
+
+}  // namespace kbench::ops

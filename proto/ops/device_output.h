@@ -1,0 +1,42 @@
+// What a verifier reads of a run's output where it lives (server/worker/device.h's
+// Workload implements it): the comparison of every element with the
+// device's own reference, and chosen ranges of the output and of that
+// reference, copied to the host. Used by the runner's thread only, between
+// runs of the workload.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "kernels/verify.h"
+
+namespace kbench::ops {
+
+enum class OutputBuffer {
+  kOutput,     // what the last run wrote
+  kReference,  // the device reference (see DeviceOutput)
+};
+
+class DeviceOutput {
+ public:
+  virtual ~DeviceOutput() = default;
+
+  // Compares every element of the last run's output with the device
+  // reference, on the device, and returns the reduction (kernels/verify.h:
+  // the same fields, by the same rules, as kernels::Comparison::Add over
+  // every index in order). The device reference is the op's independent
+  // simple reference (kernels/simple_reference.h: fp32 accumulation, no
+  // code shared with the variants) on the workload's inputs, as fp32;
+  // computed on the first call of this or Read(kReference), once per
+  // workload. Fails only for a device error.
+  virtual absl::StatusOr<kernels::Comparison> CompareWithReference(
+      const kernels::ElementTolerance& tolerance) = 0;
+
+  // Copies elements [first, first + out.size()) of `buffer`, converted to
+  // float, to `out`. INVALID_ARGUMENT when the range is outside the output.
+  virtual absl::Status Read(OutputBuffer buffer, int64_t first, std::span<float> out) = 0;
+};
+
+}  // namespace kbench::ops

@@ -1,0 +1,30 @@
+#include "server/front/client_streams.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace kbench::server {
+
+std::string ClientStreams::ClientOf(const auth::Principal& principal, const std::string& peer) {
+  if (!principal.user.empty()) return "user " + principal.user;
+  const size_t port = peer.rfind(':');
+  return port == std::string::npos ? peer : peer.substr(0, port);
+}
+
+absl::StatusOr<ClientStreams::Slot> ClientStreams::Open(const auth::Principal& principal,
+                                                        const std::string& peer) {
+  const std::string client = ClientOf(principal, peer);
+  std::lock_guard lock(mu_);
+  uint32_t& open = open_[client];
+  if (open >= max_per_client_)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "streams: ", client, " has ", open, " Run streams open, the most one client may "
+        "(Limits.max_streams_per_client = ", max_per_client_,
+        "); read or cancel one before starting another"));
+  ++open;
+  return Slot(nullptr, [this, client](void*) {
+    std::lock_guard lock(mu_);
+    if (--open_[client] == 0) open_.erase(client);
+  });
+}
+
+}  // namespace kbench::server

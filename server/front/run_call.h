@@ -1,0 +1,120 @@
+// One streaming run RPC: the bridge between the gRPC reactor (which writes
+// events to the client, one write in flight at a time) and the scheduler's
+// device thread (which produces them). Events wait here in a bounded
+// buffer (event_buffer.h: progress coalesced for a slow reader, results and
+// the summary always kept) and are written in order; Finish waits until
+// every waiting event is written. A client whose write has been in flight
+// for Limits.max_reader_stall_seconds has stopped reading: its run is
+// cancelled and the stream ends at once with RESOURCE_EXHAUSTED
+// (CheckReader, called by the service's ReaderWatch). The run's observers
+// (run_observer.h: the store, the metrics) see every event the runner
+// produced, uncoalesced.
+//
+// Lifetime: RunReactor is owned by gRPC and holds a shared_ptr to RunCall;
+// the scheduler holds another while the run waits or runs. After OnDone the
+// reactor is gone and RunCall stops writing, but observers still see the
+// run to its end. The stream's slot of ClientStreams is released at OnDone.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "grpcpp/grpcpp.h"
+#include "kbench/v1/kbench.grpc.pb.h"
+#include "server/identity/principal.h"
+#include "server/front/client_streams.h"
+#include "server/front/event_buffer.h"
+#include "server/front/reader_watch.h"
+#include "server/run/run_observer.h"
+#include "server/run/run_plan.h"
+#include "server/run/run_sink.h"
+#include "server/front/scheduler.h"
+
+namespace kbench::server {
+
+class RunReactor;
+
+class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
+ public:
+  // `stream_slot` is held until the RPC is done; `reader_stall` is
+  // Limits.max_reader_stall_seconds.
+  RunCall(std::string run_id, auth::Principal principal, std::string description,
+          AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers,
+          ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
+
+  const std::string& run_id() const { return run_id_; }
+  // Who asked for the run.
+  const auth::Principal& principal() const { return principal_; }
+
+  // Job:
+  QueueTicket Ticket() const override;
+  void Queued(uint32_t position, uint32_t running, double eta_seconds) override;
+  bool Run(Executor& executor) override;
+  void Abandon(const absl::Status& why) override;
+
+  // RunSink:
+  void Emit(v1::RunEvent event) override;
+  bool Cancelled() const override { return cancelled_; }
+
+  // ReaderWatch::Watched: cancels the run of a client that read nothing
+  // for reader_stall while a write waited; false once the RPC is finished.
+  bool CheckReader(ReaderWatch::Clock::time_point now) override;
+
+  // Ends the RPC once the queued events are written; the first call wins
+  // and is the one observers see.
+  void Finish(const absl::Status& status);
+
+  // The server ends the run (shutdown): it stops, and the stream ends with
+  // `why` once what waits is written.
+  void ServerCancelled(const absl::Status& why);
+
+  // From the reactor.
+  void Attach(RunReactor* reactor);
+  void WriteDone(bool ok);
+  void ClientCancelled();
+  void Detach();
+
+ private:
+  // Starts the next write, or the finish once nothing is left; unlocks.
+  void Pump(std::unique_lock<std::mutex>& lock);
+  // Stops the run (the device moves on) and drops what waits for the client.
+  void StopRun();
+
+  const std::string run_id_;
+  const auth::Principal principal_;
+  const std::string description_;
+  const AdmittedRun run_;
+  Scheduler& scheduler_;
+  const std::vector<RunObserver*> observers_;
+  const std::chrono::duration<double> reader_stall_;
+  std::atomic<bool> cancelled_{false};
+
+  std::mutex mu_;
+  ClientStreams::Slot stream_slot_;
+  RunReactor* reactor_ = nullptr;
+  EventBuffer pending_;
+  v1::RunEvent current_;  // the event being written
+  bool write_in_flight_ = false;
+  ReaderWatch::Clock::time_point write_started_;
+  std::optional<grpc::Status> finish_;
+  absl::Status ended_;  // the first Finish's status, as observers saw it
+  bool finish_sent_ = false;
+};
+
+class RunReactor final : public grpc::ServerWriteReactor<v1::RunEvent> {
+ public:
+  explicit RunReactor(std::shared_ptr<RunCall> call);
+  void OnWriteDone(bool ok) override { call_->WriteDone(ok); }
+  void OnCancel() override { call_->ClientCancelled(); }
+  void OnDone() override;
+
+ private:
+  std::shared_ptr<RunCall> call_;
+};
+
+}  // namespace kbench::server

@@ -1,0 +1,187 @@
+#include "server/front/service.h"
+
+#include <algorithm>
+#include <chrono>
+#include <mutex>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "proto/ops/registry.h"
+#include "server/common/log.h"
+#include "server/front/run_call.h"
+#include "server/common/status_mapping.h"
+#include "server/run/validation.h"
+#include "server/common/version.h"
+
+namespace kbench::server {
+namespace {
+
+// A stream refused before it started: finishes at once with the error.
+class RefusedStream final : public grpc::ServerWriteReactor<v1::RunEvent> {
+ public:
+  explicit RefusedStream(const absl::Status& status) { Finish(ToGrpcStatus(status)); }
+  void OnDone() override { delete this; }
+};
+
+uint64_t RandomNumber() {
+  static std::mutex mu;
+  static std::mt19937_64 rng{std::random_device{}()};
+  std::lock_guard lock(mu);
+  uint64_t value = 0;
+  while (value == 0) value = rng();
+  return value;
+}
+
+// A stalled reader is found within a quarter of the limit (at most a
+// second late).
+std::chrono::steady_clock::duration WatchPeriod(double stall_seconds) {
+  const double seconds = std::clamp(stall_seconds / 4, 0.01, 1.0);
+  return std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(seconds));
+}
+
+int64_t UnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions options,
+                                       std::vector<RunObserver*> observers)
+    : scheduler_(scheduler),
+      options_(std::move(options)),
+      observers_([&] {
+        if (options_.quotas) observers.push_back(options_.quotas);
+        return std::move(observers);
+      }()),
+      streams_(options_.limits.max_streams_per_client()),
+      reader_watch_(WatchPeriod(options_.limits.max_reader_stall_seconds())) {}
+
+std::string KernelBenchService::Backend() const {
+  return scheduler_.executors().empty() ? "" : scheduler_.executors().front()->Info().backend();
+}
+
+grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
+    grpc::CallbackServerContext* context, const v1::RunRequest& request) {
+  RunAdmission admission;
+  admission.run_id = absl::StrFormat("run-%012x", RandomNumber() & 0xFFFFFFFFFFFFull);
+  admission.peer = context->peer();
+  admission.unix_ms = UnixMs();
+  admission.request = request;
+  if (const ops::Op* op = ops::OpOf(request)) admission.op = std::string(op->name());
+
+  absl::StatusOr<auth::Principal> principal =
+      options_.authenticator ? options_.authenticator->Authenticate(*context)
+                             : auth::LocalPrincipal();
+  // An unauthenticated call is not recorded: it has no one to record it for.
+  if (!principal.ok()) return new RefusedStream(principal.status());
+  admission.principal = *principal;
+
+  auto refuse = [&](const absl::Status& why) {
+    for (RunObserver* o : observers_) o->OnRefused(admission, why);
+    return new RefusedStream(why);
+  };
+  if (request.fault() != v1::FAULT_NONE && !options_.enable_fault_injection)
+    return refuse(absl::PermissionDeniedError(
+        "fault: fault injection is refused unless the server runs with "
+        "--enable-fault-injection"));
+  if (draining_)
+    return refuse(absl::UnavailableError(
+        "server is draining: it is shutting down once its running runs end; retry on "
+        "another server or once it is back"));
+  absl::StatusOr<AdmittedRun> admitted =
+      Admit(request, options_.limits, Backend(), options_.timing_defaults);
+  if (!admitted.ok()) return refuse(admitted.status());
+  if (admitted->problem.request.seed() == 0)
+    admitted->problem.request.set_seed(RandomNumber());
+  admission.request = Resolved(*admitted);
+  absl::StatusOr<ClientStreams::Slot> slot = streams_.Open(admission.principal, admission.peer);
+  if (!slot.ok()) return refuse(slot.status());
+
+  std::string description = absl::StrCat(
+      admitted->problem.op->Describe(admitted->problem.request), " ",
+      kernels::DTypeName(admitted->problem.dtype), " [",
+      absl::StrJoin(admission.request.variants(), ","), "]",
+      request.label().empty() ? "" : " label=" + Quoted(request.label()));
+  if (options_.quotas)
+    if (absl::Status within = options_.quotas->Admit(admission); !within.ok())
+      return refuse(within);
+  auto call = std::make_shared<RunCall>(
+      admission.run_id, admission.principal, std::move(description), *std::move(admitted),
+      scheduler_, observers_, *std::move(slot),
+      std::chrono::duration<double>(options_.limits.max_reader_stall_seconds()));
+  auto* reactor = new RunReactor(call);
+  reader_watch_.Watch(call);
+  {
+    std::lock_guard lock(calls_mu_);
+    std::erase_if(calls_, [](const std::weak_ptr<RunCall>& c) { return c.expired(); });
+    calls_.push_back(call);
+  }
+  for (RunObserver* o : observers_) o->OnAccepted(admission);
+  if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok())
+    call->Finish(submitted);
+  return reactor;
+}
+
+grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Run(
+    grpc::CallbackServerContext* context, const v1::RunRequest* request) {
+  return Start(context, *request);
+}
+
+grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunVectorAdd(
+    grpc::CallbackServerContext* context, const v1::VectorAddRequest* request) {
+  return Start(context, ToRunRequest(*request));
+}
+
+grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::RunAttention(
+    grpc::CallbackServerContext* context, const v1::AttentionRequest* request) {
+  return Start(context, ToRunRequest(*request));
+}
+
+void KernelBenchService::Drain() { draining_ = true; }
+
+void KernelBenchService::CancelRuns(const absl::Status& why) {
+  std::vector<std::weak_ptr<RunCall>> calls;
+  {
+    std::lock_guard lock(calls_mu_);
+    calls.swap(calls_);
+  }
+  for (const std::weak_ptr<RunCall>& weak : calls)
+    if (std::shared_ptr<RunCall> call = weak.lock()) call->ServerCancelled(why);
+}
+
+v1::ServerInfo KernelBenchService::Info() const {
+  v1::ServerInfo info;
+  info.set_version(kVersion);
+  info.set_backend(Backend());
+  for (const auto& executor : scheduler_.executors()) *info.add_devices() = executor->Info();
+  for (v1::OpInfo& op : ops::OffersOf(Backend())) *info.add_ops() = std::move(op);
+  *info.mutable_limits() = options_.limits;
+  *info.mutable_default_timing() = ToProto(options_.timing_defaults);
+  info.set_running(scheduler_.running());
+  info.set_queued(scheduler_.queued());
+  return info;
+}
+
+grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(
+    grpc::CallbackServerContext* context, const v1::GetServerInfoRequest*,
+    v1::ServerInfo* response) {
+  auto* reactor = context->DefaultReactor();
+  if (options_.authenticator != nullptr) {
+    if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
+        !caller.ok()) {
+      reactor->Finish(ToGrpcStatus(caller.status()));
+      return reactor;
+    }
+  }
+  *response = Info();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace kbench::server

@@ -1,0 +1,92 @@
+// The KernelBench gRPC service (callback API). Reactions never block (but
+// for the learner quotas' one indexed device-time query on the results
+// store, quota_gate.h): an RPC only admits its request (validation.h, generic over the ops), picks a seed
+// and a run id, and hands the run to the scheduler; a device's executor
+// produces the events. Bad requests end at once with INVALID_ARGUMENT naming
+// the field and the limit; runs over a learner's quota with
+// RESOURCE_EXHAUSTED (quota_gate.h). RunVectorAdd and RunAttention are Run
+// with the op's problem. Each client may hold Limits.max_streams_per_client
+// Run streams open (client_streams.h); a stream whose client stops reading
+// for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "kbench/v1/kbench.grpc.pb.h"
+#include "server/auth/authenticator.h"
+#include "server/front/client_streams.h"
+#include "server/front/reader_watch.h"
+#include "server/front/run_call.h"
+#include "server/front/quota_gate.h"
+#include "server/run/run_observer.h"
+#include "server/run/run_plan.h"
+#include "server/front/scheduler.h"
+
+namespace kbench::server {
+
+struct ServiceOptions {
+  v1::Limits limits;
+  TimingPlan timing_defaults;
+  // Refuse Fault requests (PERMISSION_DENIED) unless set.
+  bool enable_fault_injection = false;
+  // Who the callers are; null: a server without identities (every caller is
+  // auth::LocalPrincipal()). Must outlive the service.
+  const auth::Authenticator* authenticator = nullptr;
+  // Per-learner quotas, checked after validation; it also observes every
+  // run it admitted. Null: no quotas. Must outlive the service.
+  QuotaGate* quotas = nullptr;
+};
+
+class KernelBenchService final : public v1::KernelBench::CallbackService {
+ public:
+  // The scheduler and the observers must outlive the service. Every device
+  // of one server runs the same backend: the first executor's.
+  KernelBenchService(Scheduler& scheduler, ServiceOptions options,
+                     std::vector<RunObserver*> observers = {});
+
+  grpc::ServerWriteReactor<v1::RunEvent>* Run(grpc::CallbackServerContext* context,
+                                              const v1::RunRequest* request) override;
+  grpc::ServerWriteReactor<v1::RunEvent>* RunVectorAdd(
+      grpc::CallbackServerContext* context,
+      const v1::VectorAddRequest* request) override;
+  grpc::ServerWriteReactor<v1::RunEvent>* RunAttention(
+      grpc::CallbackServerContext* context,
+      const v1::AttentionRequest* request) override;
+  grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context,
+                                          const v1::GetServerInfoRequest* request,
+                                          v1::ServerInfo* response) override;
+
+  // What GetServerInfo answers.
+  v1::ServerInfo Info() const;
+
+  // Shutdown, in two steps. Drain: from now on new runs are refused with
+  // UNAVAILABLE "server is draining: ..." (the port stays open, so clients
+  // get that answer rather than a refused connection) while admitted runs
+  // go on. CancelRuns: every run still going or waiting ends with `why`
+  // (the server's reason, logged as such), before the gRPC server shuts
+  // down.
+  void Drain();
+  void CancelRuns(const absl::Status& why);
+
+ private:
+  grpc::ServerWriteReactor<v1::RunEvent>* Start(grpc::CallbackServerContext* context,
+                                                const v1::RunRequest& request);
+  std::string Backend() const;
+
+  Scheduler& scheduler_;
+  const ServiceOptions options_;
+  const std::vector<RunObserver*> observers_;
+  ClientStreams streams_;
+  std::atomic<bool> draining_{false};
+  // Every admitted run whose RPC is not done, for CancelRuns.
+  std::mutex calls_mu_;
+  std::vector<std::weak_ptr<RunCall>> calls_;
+  // Declared last: its thread stops first.
+  ReaderWatch reader_watch_;
+};
+
+}  // namespace kbench::server

@@ -1,0 +1,28 @@
+#include "server/identity/secret.h"
+
+#include <openssl/rand.h>
+#include <openssl/sha.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+
+namespace kbench::server::auth {
+
+absl::StatusOr<std::string> NewSecret(std::string_view prefix) {
+  unsigned char bytes[32];
+  if (RAND_bytes(bytes, sizeof bytes) != 1) {
+    return absl::InternalError("the system's random generator failed (RAND_bytes)");
+  }
+  return absl::StrCat(std::string(prefix),
+                      absl::WebSafeBase64Escape(std::string(
+                          reinterpret_cast<const char*>(bytes), sizeof bytes)));
+}
+
+std::string SecretHash(std::string_view secret) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest);
+  return absl::BytesToHexString(
+      absl::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
+}
+
+}  // namespace kbench::server::auth

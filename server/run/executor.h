@@ -1,0 +1,45 @@
+// Where a run executes: one device, either in this process (LocalExecutor,
+// for the worker itself and for tests) or in a worker process that the
+// front supervises (server/front/worker_executor.h). The scheduler holds
+// one executor per device and gives each run to a ready one.
+//
+// Threading: Execute is called by one scheduler thread at a time (one run
+// per device); Info, Ready and Failed from any thread.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "kbench/v1/kbench.pb.h"
+#include "server/run/run_plan.h"
+#include "server/run/run_sink.h"
+
+namespace kbench::server {
+
+class Executor {
+ public:
+  virtual ~Executor() = default;
+
+  // The device as last known: backend, name, index, properties, ceilings,
+  // and healthy = Ready().
+  virtual v1::DeviceInfo Info() const = 0;
+  // True while the executor can take a run (its worker is up and its
+  // device usable).
+  virtual bool Ready() const = 0;
+  // True once it never will again (a device that failed for good); the
+  // scheduler then gives up on it.
+  virtual bool Failed() const = 0;
+  // Runs `run` to its end, emitting its events to `sink`; returns OK once
+  // the Summary is emitted, CANCELLED when the sink was cancelled, or the
+  // error that ended the run (INTERNAL naming what happened to the device
+  // or its worker).
+  virtual absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
+                               RunSink& sink) = 0;
+  // `changed` is called (from any thread, with none of the executor's locks
+  // held) whenever Ready() or Failed() may have changed. Set once, before
+  // the first Execute.
+  virtual void SetStateListener(std::function<void()> changed) = 0;
+};
+
+}  // namespace kbench::server

@@ -1,0 +1,58 @@
+#include "server/worker/backends/cpu/cpu_workload.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+
+namespace kbench::server::cpu {
+
+absl::Status CpuWorkload::PoisonOutput() {
+  std::fill(output_.begin(), output_.end(), std::numeric_limits<float>::quiet_NaN());
+  return absl::OkStatus();
+}
+
+absl::Status CpuWorkload::Run(int variant) {
+  RunVariant(variant);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<double> CpuWorkload::TimeSample(int variant, v1::TimingMode) {
+  const auto start = std::chrono::steady_clock::now();
+  RunVariant(variant);
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string CpuWorkload::TimingMethod(v1::TimingMode) const {
+  return "host steady_clock around the kernel call on one CPU thread; caches "
+         "not flushed";
+}
+
+absl::StatusOr<kernels::Comparison> CpuWorkload::CompareWithReference(
+    const kernels::ElementTolerance& tolerance) {
+  return kernels::Compare(output_, Reference(), tolerance);
+}
+
+absl::Status CpuWorkload::Read(ops::OutputBuffer buffer, int64_t first,
+                               std::span<float> out) {
+  if (first < 0 || first + int64_t(out.size()) > int64_t(output_.size()))
+    return absl::InvalidArgumentError(
+        absl::StrCat("elements [", first, ", ", first + int64_t(out.size()),
+                     ") are outside the output of ", output_.size()));
+  const std::vector<float>& from =
+      buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+  std::copy_n(from.begin() + first, out.size(), out.begin());
+  return absl::OkStatus();
+}
+
+const std::vector<float>& CpuWorkload::Reference() {
+  if (reference_.empty()) {
+    reference_.resize(output_.size());
+    RunReference(reference_);
+  }
+  return reference_;
+}
+
+}  // namespace kbench::server::cpu

@@ -1,0 +1,192 @@
+// The CUDA workload of attention (kernels/cuda/attention.h): Q, K, V made on
+// the device from the problem's seed in its dtype (fp32, fp16 or bf16), the
+// variants by their ids (proto/ops/attention_op.h):
+//   naive: S = Q K^T * scale and O = P V by cuBLAS around a mask + softmax
+//          kernel, with S (batch * heads * seq_len^2 elements of the dtype)
+//          in device memory;
+//   fused: one kernel, S never in device memory (with its keys split over
+//          blocks, and an fp32 workspace for the partials, when the shape's
+//          query blocks do not fill the SMs, or its last round balanced over
+//          the SMs: kernels/cuda/attention.h's PlanAttentionFused);
+// and the device reference of kernels/cuda/reference_kernels.h.
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cuda/attention.h"
+#include "kernels/cuda/reference_kernels.h"
+#include "kernels/cuda/seeded_fill.h"
+#include "kernels/dtype.h"
+#include "server/worker/backends/cuda/cuda_workload.h"
+#include "server/worker/backends/cuda/cuda_workloads.h"
+#include "kernels/cuda_runtime/cublas_handle.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "proto/ops/attention_op.h"
+#include "kernels/common/status_macros.h"
+
+namespace kbench::server::cuda_backend {
+namespace {
+
+using kernels::DType;
+
+class CudaAttention final : public CudaWorkload {
+ public:
+  CudaAttention(std::shared_ptr<DeviceContext> context,
+                const kernels::AttentionShape& shape, kernels::DType dtype,
+                std::vector<int> variants,
+                cuda::DeviceBuffer q, cuda::DeviceBuffer k,
+                cuda::DeviceBuffer v, cuda::DeviceBuffer o,
+                cuda::DeviceBuffer scores,
+                kernels::cuda::FusedAttentionPlan fused_plan,
+                cuda::DeviceBuffer fused_workspace, cuda::CublasHandle cublas,
+                cuda::SampleTimer timer)
+      : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
+                     std::move(timer)),
+        shape_(shape),
+        dtype_(dtype),
+        variants_(std::move(variants)),
+        q_(std::move(q)),
+        k_(std::move(k)),
+        v_(std::move(v)),
+        scores_(std::move(scores)),
+        fused_plan_(std::move(fused_plan)),
+        fused_workspace_(std::move(fused_workspace)),
+        cublas_(std::move(cublas)) {}
+
+  std::string VariantConfig(int variant) const override {
+    return variants_.at(variant) == ops::kAttentionFused ? fused_plan_.description : "";
+  }
+
+ private:
+  absl::Status Enqueue(int variant, cudaStream_t stream) override {
+    if (variants_.at(variant) == ops::kAttentionFused) {
+      const kernels::cuda::AttentionTensors tensors{
+          q_.get(), k_.get(), v_.get(), output(), fused_workspace_.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionFused(
+          shape_, dtype_, tensors, fused_plan_, stream));
+      return absl::OkStatus();
+    }
+    KBENCH_RETURN_IF_ERROR(cublas_.Bind(stream));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionScoresGemm(
+        cublas_.get(), shape_, dtype_, q_.get(), k_.get(), scores_.get()));
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionSoftmax(
+        shape_, dtype_, scores_.get(), stream));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(
+        cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), output()));
+    return absl::OkStatus();
+  }
+
+  absl::Status EnqueueReference(float* ref, cudaStream_t stream) override {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionReference(
+        shape_, dtype_, q_.get(), k_.get(), v_.get(), ref, stream));
+    return absl::OkStatus();
+  }
+
+  const kernels::AttentionShape shape_;
+  const DType dtype_;
+  const std::vector<int> variants_;
+  cuda::DeviceBuffer q_, k_, v_, scores_;
+  const kernels::cuda::FusedAttentionPlan fused_plan_;
+  cuda::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ needs one
+  cuda::CublasHandle cublas_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
+    std::shared_ptr<DeviceContext> context, const Problem& problem) {
+  const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
+  const uint64_t seed = problem.request.seed();
+  if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
+      shape.seq_len > std::numeric_limits<int32_t>::max() / 2)
+    return absl::InvalidArgumentError("batch, heads, seq_len and head_dim must be at least 1");
+  bool naive = false, fused = false;
+  for (int v : problem.variants) {
+    naive |= v == ops::kAttentionNaive;
+    fused |= v == ops::kAttentionFused;
+    // Admission refuses these first (the op's variant table); the kernels'
+    // dispatcher would refuse them too.
+    if (v == ops::kAttentionFused && !kernels::cuda::FusedAttentionSupports(shape.head_dim))
+      return absl::InvalidArgumentError(
+          absl::StrCat("head_dim ", shape.head_dim, " is not supported by fused on CUDA"));
+  }
+
+  const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
+  const size_t tensor = size_t(shape.TensorElements()) * element;
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o,
+                          cuda::DeviceBuffer::Allocate(tensor));
+  cuda::DeviceBuffer scores;
+  if (naive) {
+    absl::StatusOr<cuda::DeviceBuffer> s =
+        cuda::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
+    if (!s.ok()) {
+      return absl::Status(s.status().code(),
+                          absl::StrCat("the scores of naive",
+                                       " (batch * heads * "
+                                       "seq_len^2 = ",
+                                       shape.ScoreElements(), " elements of ",
+                                       kernels::DTypeName(problem.dtype),
+                                       "): ", s.status().message()));
+    }
+    scores = *std::move(s);
+  }
+
+  kernels::cuda::FusedAttentionPlan fused_plan;
+  cuda::DeviceBuffer fused_workspace;
+  if (fused) {
+    int sms = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
+        &sms, cudaDevAttrMultiProcessorCount, context->ordinal));
+    fused_plan = kernels::cuda::PlanAttentionFused(shape, problem.dtype, sms);
+    if (fused_plan.workspace_bytes > 0) {
+      absl::StatusOr<cuda::DeviceBuffer> w =
+          cuda::DeviceBuffer::Allocate(size_t(fused_plan.workspace_bytes));
+      if (!w.ok())
+        return absl::Status(
+            w.status().code(),
+            absl::StrCat("the workspace of fused (",
+                         fused_plan.description, ", ",
+                         fused_plan.workspace_bytes, " bytes): ",
+                         w.status().message()));
+      fused_workspace = *std::move(w);
+    }
+  }
+
+  const cudaStream_t stream = context->stream.get();
+  if (fused_plan.workspace_zeroed_bytes > 0)
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
+        fused_workspace.get(), 0, size_t(fused_plan.workspace_zeroed_bytes), stream));
+  using kernels::InputStream;
+  for (auto [buffer, input] :
+       {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
+        std::pair{&v, InputStream::kV}}) {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+        problem.dtype, seed, input, 0, buffer->get(),
+        shape.TensorElements(), stream));
+  }
+  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
+
+  // The workspace of GEMMs captured into the CUDA graphs of hot samples.
+  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas,
+                          cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
+                          cuda::SampleTimer::Create(stream, &context->flusher));
+  return std::make_unique<CudaAttention>(
+      std::move(context), shape, problem.dtype, problem.variants, std::move(q),
+      std::move(k), std::move(v), std::move(o), std::move(scores),
+      std::move(fused_plan), std::move(fused_workspace), std::move(cublas),
+      std::move(timer));
+}
+
+}  // namespace kbench::server::cuda_backend

@@ -1,0 +1,202 @@
+#include "server/worker/backends/cuda/cuda_device.h"
+
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <string>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "server/worker/backends/cuda/ceilings.h"
+#include "server/worker/backends/cuda/device_context.h"
+#include "server/worker/backends/cuda/cuda_workloads.h"
+#include "kernels/cuda/fault_injection.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/nvml_clock.h"
+#include "kernels/common/status_macros.h"
+
+namespace kbench::server {
+namespace {
+
+using cuda_backend::DeviceContext;
+
+// Watches the SM clock and throttle reasons while a sample runs: a side
+// thread polls NVML every kPollInterval between Start and Stop, and both
+// take a reading of their own, so even a sample shorter than the interval
+// has one taken right after it ran.
+class ClockWatcher {
+ public:
+  explicit ClockWatcher(const cuda::NvmlClock& clock) : clock_(clock) {
+    if (clock_.unavailable_reason().empty()) thread_ = std::thread([this] { Loop(); });
+  }
+  ~ClockWatcher() {
+    {
+      std::lock_guard lock(mu_);
+      stopping_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  void Start() {
+    std::lock_guard lock(mu_);
+    reading_ = ClockReading();
+    AddLocked();
+    watching_ = true;
+    cv_.notify_all();
+  }
+  ClockReading Stop() {
+    std::lock_guard lock(mu_);
+    AddLocked();
+    watching_ = false;
+    return reading_;
+  }
+
+ private:
+  static constexpr std::chrono::microseconds kPollInterval{500};
+
+  void AddLocked() {
+    const std::optional<cuda::SmClock> clock = clock_.Read();
+    if (!clock) return;
+    if (!reading_.available || clock->mhz < reading_.sm_clock_mhz_min)
+      reading_.sm_clock_mhz_min = clock->mhz;
+    if (!reading_.available || clock->mhz > reading_.sm_clock_mhz_max)
+      reading_.sm_clock_mhz_max = clock->mhz;
+    reading_.available = true;
+    reading_.throttled = reading_.throttled || clock->throttled;
+  }
+  void Loop() {
+    std::unique_lock lock(mu_);
+    while (!stopping_) {
+      if (!watching_) {
+        cv_.wait(lock, [&] { return stopping_ || watching_; });
+        continue;
+      }
+      AddLocked();
+      cv_.wait_for(lock, kPollInterval, [&] { return stopping_; });
+    }
+  }
+
+  const cuda::NvmlClock& clock_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool watching_ = false;
+  bool stopping_ = false;
+  ClockReading reading_;
+  std::thread thread_;
+};
+
+class CudaDevice final : public Device {
+ public:
+  CudaDevice(std::shared_ptr<DeviceContext> context, v1::DeviceInfo info,
+             std::unique_ptr<cuda::NvmlClock> clock)
+      : context_(std::move(context)),
+        info_(std::move(info)),
+        clock_(std::move(clock)),
+        watcher_(*clock_) {}
+
+  v1::DeviceInfo Info() const override {
+    v1::DeviceInfo info = info_;
+    info.set_healthy(Healthy());
+    return info;
+  }
+
+  bool Healthy() const override { return context_->health.Healthy(); }
+
+  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) override {
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
+    return context_->Track(cuda_backend::PrepareCudaWorkload(context_, problem));
+  }
+
+  void StartClockWatch() override { watcher_.Start(); }
+  ClockReading StopClockWatch() override { return watcher_.Stop(); }
+
+  absl::Status TriggerIllegalAddress() override {
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
+    return context_->Track([&]() -> absl::Status {
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchIllegalAddressWrite(context_->stream.get()));
+      return context_->stream.Synchronize();
+    }());
+  }
+
+ private:
+  std::shared_ptr<DeviceContext> context_;
+  const v1::DeviceInfo info_;
+  const std::unique_ptr<cuda::NvmlClock> clock_;
+  ClockWatcher watcher_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+  cudaDeviceProp props{};
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, ordinal));
+  char pci_bus_id[32] = {};
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
+
+  KBENCH_ASSIGN_OR_RETURN(cuda::Stream owned_stream, cuda::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
+                          cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
+  auto context = std::make_shared<DeviceContext>(ordinal, std::move(owned_stream),
+                                                 std::move(flusher));
+
+  const cudaStream_t stream = context->stream.get();
+  const int sms = props.multiProcessorCount;
+  KBENCH_ASSIGN_OR_RETURN(const double copy_gbps,
+                          cuda_backend::MeasureCopyBandwidthGbps(stream, sms));
+  KBENCH_ASSIGN_OR_RETURN(
+      const double l2_copy_gbps,
+      cuda_backend::MeasureL2CopyBandwidthGbps(stream, size_t(props.l2CacheSize), sms));
+  KBENCH_ASSIGN_OR_RETURN(const double fp16_tflops,
+                          cuda_backend::MeasureMatmulTflops(stream, kernels::DType::kFp16));
+  KBENCH_ASSIGN_OR_RETURN(const double bf16_tflops,
+                          cuda_backend::MeasureMatmulTflops(stream, kernels::DType::kBf16));
+
+  auto clock = std::make_unique<cuda::NvmlClock>(cuda::NvmlClock::Open(pci_bus_id));
+  double max_sm_clock_mhz = clock->MaxSmClockMhz().value_or(0);
+  if (max_sm_clock_mhz == 0) {
+    int khz = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal));
+    max_sm_clock_mhz = khz / 1000.0;
+  }
+
+  v1::DeviceInfo info;
+  info.set_backend("cuda");
+  info.set_name(props.name);
+  info.set_index(uint32_t(ordinal));
+  info.set_sm_count(uint32_t(props.multiProcessorCount));
+  info.set_l2_bytes(uint64_t(props.l2CacheSize));
+  info.set_memory_bytes(uint64_t(props.totalGlobalMem));
+  info.set_max_sm_clock_mhz(max_sm_clock_mhz);
+  info.set_compute_capability(absl::StrCat(props.major, ".", props.minor));
+  info.set_copy_bandwidth_gbps(copy_gbps);
+  info.set_l2_copy_bandwidth_gbps(l2_copy_gbps);
+  info.set_matmul_tflops(fp16_tflops);
+  info.set_matmul_bf16_tflops(bf16_tflops);
+  info.set_healthy(true);
+  return std::make_unique<CudaDevice>(std::move(context), std::move(info),
+                                      std::move(clock));
+}
+
+absl::StatusOr<int> CudaDeviceCount() {
+  int count = 0;
+  const cudaError_t error = cudaGetDeviceCount(&count);
+  if (error != cudaSuccess) {
+    cudaGetLastError();
+    return absl::UnavailableError(
+        absl::StrCat("no CUDA device found: ", cudaGetErrorName(error), ": ",
+                     cudaGetErrorString(error)));
+  }
+  if (count == 0) return absl::UnavailableError("no CUDA device found");
+  return count;
+}
+
+}  // namespace kbench::server

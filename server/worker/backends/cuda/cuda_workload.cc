@@ -1,0 +1,109 @@
+#include "server/worker/backends/cuda/cuda_workload.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/comparison_partials.h"
+#include "kernels/cuda/reference_kernels.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/common/status_macros.h"
+
+namespace kbench::server::cuda_backend {
+
+using kernels::cuda::ComparisonPartial;
+
+CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context,
+                           kernels::DType dtype, int64_t elements,
+                           cuda::DeviceBuffer output, cuda::SampleTimer timer)
+    : context_(std::move(context)),
+      dtype_(dtype),
+      elements_(elements),
+      output_(std::move(output)),
+      timer_(std::move(timer)) {}
+
+absl::Status CudaWorkload::PoisonOutput() {
+  return Guarded([&]() -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), stream()));
+    return context_->stream.Synchronize();
+  });
+}
+
+absl::Status CudaWorkload::Run(int variant) {
+  return Guarded([&]() -> absl::Status {
+    KBENCH_RETURN_IF_ERROR(Enqueue(variant, stream()));
+    return context_->stream.Synchronize();
+  });
+}
+
+absl::StatusOr<double> CudaWorkload::TimeSample(int variant,
+                                                v1::TimingMode mode) {
+  KBENCH_RETURN_IF_ERROR(context_->Enter());
+  auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
+  return context_->Track(mode == v1::TIMING_MODE_HOT
+                             ? timer_.Hot(variant, enqueue)
+                             : timer_.Cold(enqueue));
+}
+
+std::string CudaWorkload::TimingMethod(v1::TimingMode mode) const {
+  return mode == v1::TIMING_MODE_HOT ? timer_.HotMethod() : timer_.ColdMethod();
+}
+
+absl::Status CudaWorkload::EnsureReference() {
+  if (reference_.get() != nullptr) return absl::OkStatus();
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference,
+                          cuda::DeviceBuffer::Allocate(size_t(elements_) * sizeof(float)));
+  KBENCH_RETURN_IF_ERROR(EnqueueReference(reference.as<float>(), stream()));
+  KBENCH_RETURN_IF_ERROR(context_->stream.Synchronize());
+  reference_ = std::move(reference);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
+    const kernels::ElementTolerance& tolerance) {
+  const int blocks = kernels::cuda::ComparisonBlocks(elements_);
+  std::vector<ComparisonPartial> partials(static_cast<size_t>(blocks));
+  KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    KBENCH_RETURN_IF_ERROR(EnsureReference());
+    if (partials_.get() == nullptr) {
+      KBENCH_ASSIGN_OR_RETURN(partials_, cuda::DeviceBuffer::Allocate(
+                                             partials.size() * sizeof(ComparisonPartial)));
+    }
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCompare(
+        dtype_, output_.get(), reference_.as<float>(), elements_, tolerance.atol,
+        tolerance.rtol, partials_.as<ComparisonPartial>(), stream()));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(partials.data(), partials_.get(),
+                                                partials.size() * sizeof(ComparisonPartial),
+                                                cudaMemcpyDeviceToHost, stream()));
+    return context_->stream.Synchronize();
+  }));
+  return kernels::cuda::MergePartials(partials);
+}
+
+absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
+  if (first < 0 || first + int64_t(out.size()) > elements_)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Read: elements [", first, ", ", first + int64_t(out.size()),
+        ") are outside the output of ", elements_));
+  const bool reference = buffer == ops::OutputBuffer::kReference;
+  const int bytes = reference ? 4 : kernels::DTypeBytes(dtype_);
+  std::vector<uint16_t> bits(reference || bytes == 4 ? 0 : out.size());
+  KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    if (reference) KBENCH_RETURN_IF_ERROR(EnsureReference());
+    const char* source =
+        static_cast<const char*>(reference ? reference_.get() : output_.get()) + first * bytes;
+    void* target = bits.empty() ? static_cast<void*>(out.data()) : bits.data();
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(target, source, out.size() * size_t(bytes),
+                                                cudaMemcpyDeviceToHost, stream()));
+    return context_->stream.Synchronize();
+  }));
+  if (dtype_ == kernels::DType::kFp16 && !bits.empty()) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = kernels::HalfBitsToFloat(bits[i]);
+  } else if (dtype_ == kernels::DType::kBf16 && !bits.empty()) {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = kernels::Bf16BitsToFloat(bits[i]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace kbench::server::cuda_backend

@@ -1,0 +1,77 @@
+// CudaWorkload: what every CUDA workload shares. It owns the output buffer
+// (elements of the problem's dtype), the device reference (fp32, made once,
+// on first use), the device context and the sample timer, and implements
+// the Workload contract (server/worker/device.h, proto/ops/device_output.h)
+// around two hooks a subclass writes for its op: enqueue one run of a
+// variant, and enqueue the op's reference kernel (kernels/cuda/
+// reference_kernels.h), each on a stream without waiting.
+//   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16.
+//   Run: Enqueue, then wait for the stream.
+//   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.
+//   CompareWithReference: the comparison kernel over every element, its
+//     per-block partials merged on the host.
+//   Read: a range of the output or the reference, converted to float.
+// Every call enters the device first and passes its status to
+// DeviceContext::Track, so a sticky CUDA error marks the device unhealthy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kernels/dtype.h"
+#include "server/worker/backends/cuda/device_context.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "server/worker/device.h"
+#include "kernels/common/status_macros.h"
+
+namespace kbench::server::cuda_backend {
+
+class CudaWorkload : public Workload {
+ public:
+  // output holds `elements` values of `dtype`.
+  CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype,
+               int64_t elements, cuda::DeviceBuffer output,
+               cuda::SampleTimer timer);
+
+  absl::Status PoisonOutput() final;
+  absl::Status Run(int variant) final;
+  absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) final;
+  std::string TimingMethod(v1::TimingMode mode) const final;
+  absl::StatusOr<kernels::Comparison> CompareWithReference(
+      const kernels::ElementTolerance& tolerance) final;
+  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+
+ protected:
+  // Enqueues one run of `variant` (a position in Problem::variants) on
+  // `stream` without waiting. Not const: it may bind a cuBLAS handle.
+  virtual absl::Status Enqueue(int variant, cudaStream_t stream) = 0;
+  // Enqueues the op's device reference into `ref` (elements fp32).
+  virtual absl::Status EnqueueReference(float* ref, cudaStream_t stream) = 0;
+
+  void* output() const { return output_.get(); }
+
+ private:
+  cudaStream_t stream() const { return context_->stream.get(); }
+  // Enters the device, runs `body`, and tracks its result for sticky errors.
+  template <typename F>
+  absl::Status Guarded(F body) {
+    KBENCH_RETURN_IF_ERROR(context_->Enter());
+    return context_->Track(body());
+  }
+  // Makes the reference on first use; call inside Guarded.
+  absl::Status EnsureReference();
+
+  std::shared_ptr<DeviceContext> context_;
+  const kernels::DType dtype_;
+  const int64_t elements_;
+  cuda::DeviceBuffer output_;
+  cuda::DeviceBuffer reference_;  // empty until first needed
+  cuda::DeviceBuffer partials_;
+  cuda::SampleTimer timer_;
+};
+
+}  // namespace kbench::server::cuda_backend

@@ -1,0 +1,99 @@
+// The CUDA workload of vector add (kernels/cuda/vector_add.h): a and b
+// made on the device from the seed, the variants naive and vectorized by
+// their ids (proto/ops/vector_add_op.h), fp32.
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "kernels/cuda/reference_kernels.h"
+#include "kernels/cuda/seeded_fill.h"
+#include "kernels/cuda/vector_add.h"
+#include "server/worker/backends/cuda/cuda_workload.h"
+#include "server/worker/backends/cuda/cuda_workloads.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "proto/ops/vector_add_op.h"
+#include "kernels/common/status_macros.h"
+
+namespace kbench::server::cuda_backend {
+namespace {
+
+class CudaVectorAdd final : public CudaWorkload {
+ public:
+  CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n,
+                std::vector<int> variants, cuda::DeviceBuffer a,
+                cuda::DeviceBuffer b, cuda::DeviceBuffer c,
+                cuda::SampleTimer timer)
+      : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c),
+                     std::move(timer)),
+        n_(n),
+        variants_(std::move(variants)),
+        a_(std::move(a)),
+        b_(std::move(b)) {}
+
+ private:
+  absl::Status Enqueue(int variant, cudaStream_t stream) override {
+    const float* a = a_.as<float>();
+    const float* b = b_.as<float>();
+    float* c = static_cast<float*>(output());
+    if (variants_.at(variant) == ops::kVectorAddNaive) {
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchVectorAddNaive(a, b, c, n_, stream));
+    } else {
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchVectorAddVectorized(a, b, c, n_, stream));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status EnqueueReference(float* ref, cudaStream_t stream) override {
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddReference(
+        kernels::DType::kFp32, a_.get(), b_.get(), ref, n_, stream));
+    return absl::OkStatus();
+  }
+
+  const int64_t n_;
+  const std::vector<int> variants_;
+  cuda::DeviceBuffer a_, b_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaVectorAdd(
+    std::shared_ptr<DeviceContext> context, const Problem& problem) {
+  const int64_t n = int64_t(problem.request.vector_add().n());
+  const uint64_t seed = problem.request.seed();
+  if (problem.dtype != kernels::DType::kFp32)
+    return absl::InvalidArgumentError("dtype: vector_add on CUDA runs fp32 only");
+  if (n < 1 || uint64_t(n) > std::numeric_limits<size_t>::max() / 16)
+    return absl::InvalidArgumentError(absl::StrCat("n: ", n, " elements cannot be allocated"));
+
+  const size_t bytes = size_t(n) * sizeof(float);
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b,
+                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c,
+                          cuda::DeviceBuffer::Allocate(bytes));
+
+  const cudaStream_t stream = context->stream.get();
+  using kernels::InputStream;
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+      problem.dtype, seed, InputStream::kA, 0, a.get(), n,
+      stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+      problem.dtype, seed, InputStream::kB, 0, b.get(), n,
+      stream));
+  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
+
+  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
+                          cuda::SampleTimer::Create(stream, &context->flusher));
+  return std::make_unique<CudaVectorAdd>(
+      std::move(context), n, problem.variants, std::move(a),
+      std::move(b), std::move(c), std::move(timer));
+}
+
+}  // namespace kbench::server::cuda_backend

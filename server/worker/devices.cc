@@ -1,0 +1,59 @@
+#include "server/worker/devices.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "server/worker/backends/cpu/cpu_device.h"
+#include "server/common/log.h"
+#include "kernels/common/status_macros.h"
+#if KBENCH_HAVE_CUDA
+#include "server/worker/backends/cuda/cuda_device.h"
+#endif
+
+namespace kbench::server {
+namespace {
+
+absl::StatusOr<uint32_t> CudaCount() {
+#if KBENCH_HAVE_CUDA
+  KBENCH_ASSIGN_OR_RETURN(const int count, CudaDeviceCount());
+  return uint32_t(count);
+#else
+  return absl::FailedPreconditionError(
+      "this kbench was built without CUDA (KBENCH_CUDA=OFF or no nvcc); "
+      "use --backend cpu");
+#endif
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ResolveBackend(const std::string& backend) {
+  if (backend == "cpu" || backend == "cuda") return backend;
+  if (backend != "auto")
+    return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
+                                      backend + "'");
+  const absl::StatusOr<uint32_t> cuda = CudaCount();
+  if (cuda.ok()) return std::string("cuda");
+  Log("--backend auto: using the CPU (", cuda.status().message(), ")");
+  return std::string("cpu");
+}
+
+absl::StatusOr<uint32_t> DeviceCount(const std::string& backend) {
+  if (backend == "cuda") return CudaCount();
+  return 1u;
+}
+
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
+                                                   uint32_t index) {
+  if (backend == "cpu") return cpu::MakeCpuDevice(index);
+#if KBENCH_HAVE_CUDA
+  KBENCH_ASSIGN_OR_RETURN(const uint32_t count, CudaCount());
+  if (index >= count)
+    return absl::NotFoundError(absl::StrCat("there is no CUDA device ", index,
+                                            ": the runtime sees ", count,
+                                            count == 1 ? " device" : " devices"));
+  return OpenCudaDevice(int(index));
+#else
+  return CudaCount().status();
+#endif
+}
+
+}  // namespace kbench::server

@@ -1,0 +1,33 @@
+#include "server/worker/local_executor.h"
+
+#include <utility>
+
+#include "server/worker/runner.h"
+
+namespace kbench::server {
+
+LocalExecutor::LocalExecutor(std::unique_ptr<Device> device) : device_(std::move(device)) {}
+
+v1::DeviceInfo LocalExecutor::Info() const {
+  v1::DeviceInfo info = device_->Info();
+  info.set_healthy(device_->Healthy());
+  return info;
+}
+
+bool LocalExecutor::Ready() const { return device_->Healthy(); }
+
+bool LocalExecutor::Failed() const { return !device_->Healthy(); }
+
+absl::Status LocalExecutor::Execute(const AdmittedRun& run, const std::string& run_id,
+                                    RunSink& sink) {
+  const bool was_healthy = device_->Healthy();
+  absl::Status status = RunJob(*device_, run, run_id, sink);
+  if (was_healthy && !device_->Healthy() && changed_) changed_();
+  return status;
+}
+
+void LocalExecutor::SetStateListener(std::function<void()> changed) {
+  changed_ = std::move(changed);
+}
+
+}  // namespace kbench::server

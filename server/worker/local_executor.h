@@ -1,0 +1,33 @@
+// LocalExecutor: runs each run with the runner (runner.h) on a Device of
+// this process. The worker process uses it for its one device, and tests
+// use it to run the scheduler and the service without a worker. A device
+// that turns unhealthy (a sticky CUDA error) makes it Failed for good: only
+// a new process can use that device again.
+#pragma once
+
+#include <memory>
+
+#include "server/worker/device.h"
+#include "server/run/executor.h"
+
+namespace kbench::server {
+
+class LocalExecutor final : public Executor {
+ public:
+  explicit LocalExecutor(std::unique_ptr<Device> device);
+
+  v1::DeviceInfo Info() const override;
+  bool Ready() const override;
+  bool Failed() const override;
+  absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
+                       RunSink& sink) override;
+  void SetStateListener(std::function<void()> changed) override;
+
+  Device& device() { return *device_; }
+
+ private:
+  std::unique_ptr<Device> device_;
+  std::function<void()> changed_;
+};
+
+}  // namespace kbench::server

@@ -1,0 +1,49 @@
+// The harness every run goes through, on the device's worker thread:
+//   1. prepare the problem on the device (inputs from the seed);
+//   2. for each variant: poison the output, run once, verify with the op's
+//      verifier (proto/ops/op.h: every element against the device
+//      reference, sampled rows against the double reference);
+//   3. warm-up runs of each variant, never timed, in rounds until
+//      warmup_runs rounds or until they have taken time_budget_ms (at least
+//      one round);
+//   4. timed samples in rounds, variants interleaved in alternating order
+//      (A B, B A, ...), the first and last rounds re-poisoned and checked
+//      (what was timed is what was verified), until every
+//      variant has min_samples and the round has lasted min_time_ms and every
+//      variant's relative standard error is under target_rse; or the time
+//      budget or max_samples ends it first (the reason is reported);
+//   5. one VariantResult per variant (statistics, throughput from the op's
+//      work against the device's measured ceiling of the same conditions,
+//      verification, clocks), then the Summary with each variant's speedup
+//      over the first, paired by round. Clocks are watched during each
+//      sample (Device::StartClockWatch); with TimingPlan.discard_throttled,
+//      throttled samples are counted but left out of statistics and
+//      speedups.
+// The runner knows no op by name and no observer of the run: it writes
+// events to its sink, and the front fans them out.
+// Events go to the sink as they happen; samples in SampleBatch events, one
+// at most every 250 ms (or 8192 samples) and one when sampling ends, before
+// the results. Cancellation and the run's wall-clock bound
+// (TimingPlan.deadline_ms, from the run's start) are checked between
+// samples and between the steps above.
+#pragma once
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "kbench/v1/kbench.pb.h"
+#include "server/worker/device.h"
+#include "server/run/run_plan.h"
+#include "server/run/run_sink.h"
+
+namespace kbench::server {
+
+// Runs a problem through steps 1-5 and emits Started, SampleBatches,
+// VariantResults and the Summary. Returns OK once the Summary is emitted,
+// CANCELLED when the sink was cancelled, DEADLINE_EXCEEDED past the run's
+// wall-clock bound, or the device's error (nothing more is emitted then;
+// the caller ends the RPC with it).
+absl::Status RunJob(Device& device, const AdmittedRun& run,
+                    const std::string& run_id, RunSink& sink);
+
+}  // namespace kbench::server
