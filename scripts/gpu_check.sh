@@ -5,7 +5,7 @@
 #       configures BUILD_DIR (default build-gpu) for sm_90 (Release), builds
 #       kbench-server, kbench-worker, kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
 #       and kbench_attention_bench, and bundles them with the libraries the
-#       GPU machine lacks into .gpu/ (ignored by git), with scripts/bench
+#       GPU machine lacks into .gpu/ (ignored by git), with tools/bench
 #       beside them (scripts/bundle-for-device.sh). JOBS (default 2) is the
 #       build's parallelism.
 #
@@ -20,15 +20,15 @@
 #          through it `kbench --json vector-add --variant naive,vectorized`
 #          for n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice
 #          (the second checks that two runs agree); the peers
-#          (scripts/bench/vector_add_peers.py: torch.add with triton's
+#          (tools/bench/vector_add_peers.py: torch.add with triton's
 #          do_bench, and the device copy bandwidth); the table
-#          (scripts/bench/vector_add_table.py, with the margins as figures:
+#          (tools/bench/vector_add_table.py, with the margins as figures:
 #          cold over hot, and the grid sweep of gpu_tests.log);
 #          then attention with batch * heads = 1024 in every dtype (every
 #          element checked on the device), and a real sticky CUDA error in
-#          the worker (scripts/bench/fault_check.py: the run ends with the
+#          the worker (tools/bench/fault_check.py: the run ends with the
 #          error, the worker restarts, the next run verifies);
-#       3. attention (scripts/bench/attention_gpu.sh): the kernels alone over
+#       3. attention (tools/bench/attention_gpu.sh): the kernels alone over
 #          the FlashAttention grid and the low-parallelism shapes in fp16
 #          and fp32 at d 64 and 128 (the whole grid, bf16 and d 256 too,
 #          takes attention_gpu.sh's two calls), the
@@ -37,12 +37,12 @@
 #          naive-vs-fused table, and the attention table.
 #       Files in $OUT: vector_add.json and attention.json (the raw data,
 #       packed: copy them to docs/perf/data/ and run
-#       scripts/bench/make_perf_docs.sh), attention_cli.txt, gpu_tests.log,
+#       tools/bench/make_perf_docs.sh), attention_cli.txt, gpu_tests.log,
 #       gpu_attention_tests.log, check.log, raw.tar.gz (all JSON and logs).
 #
 #   scripts/gpu_check.sh multi     on a machine with two or more GPUs, with
 #       .gpu carried: one server over every GPU, the same run on each alone
-#       and then on all at once (scripts/bench/multi_gpu_check.py).
+#       and then on all at once (tools/bench/multi_gpu_check.py).
 #       Reads only: it never changes the GPU's clocks or settings.
 #       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
 #       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
@@ -70,8 +70,8 @@ build() {
     "$dir/server/kbench-worker" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
-    "$dir/tools/kbench_attention_bench"
-  cp -r scripts/bench .gpu/bench
+    "$dir/tools/bench/kbench_attention_bench"
+  cp -r tools/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
   exclude=$(git rev-parse --git-path info/exclude)
@@ -94,7 +94,7 @@ device() {
   export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PYTHONUNBUFFERED=1
   local bench=.gpu/bench
-  [ -d "$bench" ] || bench=scripts/bench
+  [ -d "$bench" ] || bench=tools/bench
   note() { echo "== $*" | tee -a "$log"; }
 
   note "$(date -u +%FT%TZ) gpu_check device on $(hostname)"
@@ -201,7 +201,7 @@ device() {
     mkdir -p "$raw/attention"
     # One round (attention_gpu.sh's ROUNDS) keeps this step inside the call.
     OUT="$raw/attention" SKIP_TESTS=1 ROUNDS=1 DEADLINE_S=360 timeout 420 \
-      bash scripts/bench/attention_gpu.sh .gpu --dtypes fp16,fp32 --dims 64,128 \
+      bash tools/bench/attention_gpu.sh .gpu --dtypes fp16,fp32 --dims 64,128 \
       >"$raw/attention/run.log" 2>&1 ||
       { failed=1; note "attention check FAILED"; }
     cp "$raw/attention/attention.json" "$out/attention.json" 2>/dev/null || failed=1
@@ -236,7 +236,7 @@ multi() {
     sleep 0.5
   done
   [ -n "$port" ] || { echo "server did not start"; tail "$out/server.err"; return 1; }
-  python3 scripts/bench/multi_gpu_check.py --server "127.0.0.1:$port" \
+  python3 tools/bench/multi_gpu_check.py --server "127.0.0.1:$port" \
     --kbench .gpu/kbench --out "$out/multi_gpu.json" | tee "$out/multi_gpu.txt"
   local status=${PIPESTATUS[0]}
   kill "$server_pid"; wait "$server_pid"

@@ -47,7 +47,7 @@ class CudaTiming : public CudaDeviceTest {
 TEST_F(CudaTiming, ColdAndHotSamplesOfACacheSizedProblemArePositiveAndFinite) {
   // Inputs and output together take a quarter of the L2: all resident when
   // hot, all from HBM when cold. How much slower cold is, is a figure of the
-  // benchmark (scripts/bench/vector_add_table.py), not a test.
+  // benchmark (tools/bench/vector_add_table.py), not a test.
   const int64_t n = int64_t(device_->Info().l2_bytes() / 12 / 4);
   auto workload = Prepare(n);
   ASSERT_NE(workload, nullptr);

@@ -3,7 +3,7 @@
 // capped at 1, 2, 4 and 8 waves of resident blocks (threads then stride).
 // The test specifies what every grid must do, write c = a + b exactly, and
 // that each timing is a positive, finite number; it prints the sweep
-// ("grid sweep: ..." lines), and scripts/bench/vector_add_table.py reads
+// ("grid sweep: ..." lines), and tools/bench/vector_add_table.py reads
 // those lines to report whether the covering grid is within its margin of
 // the best. Uses the CUDA runtime library and the kernels directly; skipped
 // where no CUDA device is present.

@@ -185,7 +185,7 @@ WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms,
                        bool balanced_tail);
 
 // How the kernel's consumer warpgroups share the tensor cores; the
-// benchmark times each (tools/attention_bench.cc --mma-configs).
+// benchmark times each (tools/bench/attention_bench.cc --mma-configs).
 enum class WgmmaConfig {
   // The consumers run unsynchronised (the warp schedulers interleave them).
   kFree,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The attention benchmark's points, for the Python side (attention_peers.py,
-attention_table.py and attention_gpu.sh); tools/attention_bench.cc's --grid
+attention_table.py and attention_gpu.sh); tools/bench/attention_bench.cc's --grid
 is the same grid, and attention_gpu.sh checks that both sides list the same
 points (their --list) before it times anything.
 

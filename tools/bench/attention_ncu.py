@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Nsight Compute's readings of the fused attention kernel, for the misses
-of docs/perf/attention.md: scripts/bench/attention_ncu.sh runs ncu on the
+of docs/perf/attention.md: tools/bench/attention_ncu.sh runs ncu on the
 fused kernel of each missed point, and on the kernel of the peer whose goal
 it misses (PEERS), and this file reads what ncu printed; the page's section
 "Why the misses miss (ncu)" (attention_table.py render) shows the readings

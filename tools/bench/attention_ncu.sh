@@ -8,7 +8,7 @@
 # (kernels Fused(Wgmma|Mma)Kernel, not the split-KV combine); then, with
 # the same flags, the kernel of the peer whose goal each point misses (the
 # first launch of `attention_ncu.py kernels --peer PEER` in
-#   python3 scripts/bench/attention_peers.py --shapes B,H,N,D \
+#   python3 tools/bench/attention_peers.py --shapes B,H,N,D \
 #     --dtypes DTYPE --causal C --variants PEER --once,
 # which needs PyTorch as attention_gpu.sh does): the
 # sections SpeedOfLight, Occupancy and WarpStateStats, the tensor, FMA and
@@ -18,7 +18,7 @@
 # flags known to work on the H200 (sections, the hmma pipe, the stalls),
 # which are kept if they read it (the failed try's log: ncu/*.first-try.log).
 # Usage, from the repo root on the GPU machine:
-#   scripts/bench/attention_ncu.sh BUNDLE [DATA.json]
+#   tools/bench/attention_ncu.sh BUNDLE [DATA.json]
 # BUNDLE holds kbench_attention_bench (one with --variants and --once) and
 # lib/ (scripts/gpu_check.sh; BUNDLE.tar.gz is unpacked when BUNDLE is
 # absent); DATA defaults to docs/perf/data/attention.json. ncu is looked
@@ -31,7 +31,7 @@
 # attention_ncu.json is merged with `attention_ncu.py pack --data
 # docs/perf/data/attention_ncu.json A.json B.json`.
 # Files go to $OUT: attention_ncu.json (copy it to docs/perf/data/ and run
-# scripts/bench/make_perf_docs.sh), and ncu/ with each point's ncu CSV and
+# tools/bench/make_perf_docs.sh), and ncu/ with each point's ncu CSV and
 # log (ncu's messages, the bench's JSON line and stderr). Progress, a line
 # per point, goes to stdout. Reads only: --clock-control none leaves the
 # GPU's clocks alone.
@@ -71,7 +71,7 @@ fi
 raw=$(mktemp -d)
 mkdir -p "$out/ncu"
 
-python3 scripts/bench/attention_table.py misses --data "$data" >"$raw/all.txt" || exit 2
+python3 tools/bench/attention_table.py misses --data "$data" >"$raw/all.txt" || exit 2
 if ! grep -E "${ONLY:-.}" "$raw/all.txt" >"$raw/misses.txt"; then
   echo "attention_ncu.sh: no missed point in $data${ONLY:+ matching $ONLY}"
   exit 2
@@ -112,19 +112,19 @@ measure() {
   limit=$((left < point_timeout ? left : point_timeout))
   if [ -n "${PEER:-}" ]; then
     peer_flag=(--peer "$PEER")
-    program=(python3 scripts/bench/attention_peers.py --shapes "$b,$h,$n,$d"
+    program=(python3 tools/bench/attention_peers.py --shapes "$b,$h,$n,$d"
       --dtypes "$dtype" --causal "$causal" --variants "$PEER" --once)
   else
     program=("$bench" --shape "$b,$h,$n,$d" --dtypes "$dtype" --causal "$causal"
       --variants fused --once)
   fi
   timeout -k 10 "$((limit > 1 ? limit : 1))" "$ncu" "${flags[@]}" -k \
-    "$(python3 scripts/bench/attention_ncu.py kernels "${peer_flag[@]}")" \
+    "$(python3 tools/bench/attention_ncu.py kernels "${peer_flag[@]}")" \
     "${program[@]}" </dev/null >"$raw/$tag.out" 2>"$raw/$tag.err"
   rc=$?
   grep '^"' "$raw/$tag.out" >"$out/ncu/$tag.csv"
   { grep -v '^"' "$raw/$tag.out"; cat "$raw/$tag.err"; } >"$out/ncu/$tag.log"
-  python3 scripts/bench/attention_ncu.py parse --point "$1" "${peer_flag[@]}" \
+  python3 tools/bench/attention_ncu.py parse --point "$1" "${peer_flag[@]}" \
     --status "$rc" "$out/ncu/$tag.csv" "$out/ncu/$tag.log" >"$raw/record.json" \
     2>"$raw/summary.txt"
   rc=$?
@@ -168,7 +168,7 @@ done <"$raw/misses.txt"
 fused_count=$count
 peer_count=0
 if [ "${PEERS:-1}" != 0 ]; then
-  python3 scripts/bench/attention_table.py misses --peers --data "$data" |
+  python3 tools/bench/attention_table.py misses --peers --data "$data" |
     grep -E "${ONLY:-.}" >"$raw/peer_misses.txt"
   peer_count=$(wc -l <"$raw/peer_misses.txt")
   [ "$peer_count" -gt 0 ] && echo "== the kernels of the peers whose goals they miss"
@@ -185,17 +185,17 @@ if [ "${PEERS:-1}" != 0 ]; then
   done <"$raw/peer_misses.txt"
 fi
 
-command="scripts/bench/attention_ncu.sh $bundle $data"
+command="tools/bench/attention_ncu.sh $bundle $data"
 for var in ONLY PEERS DEADLINE_S POINT_TIMEOUT_S; do
   [ -n "${!var+set}" ] && command="$var=\"${!var}\" $command"
 done
 touch "$raw/records.jsonl"
-python3 scripts/bench/attention_ncu.py pack --command "$command" --gpu "$gpu" \
+python3 tools/bench/attention_ncu.py pack --command "$command" --gpu "$gpu" \
   --ncu "$version" --data "$out/attention_ncu.json" "$raw/records.jsonl" || status=1
 read_points=$(grep -v '"error"' "$raw/records.jsonl" | grep -vc '"peer"')
 read_peers=$(grep -v '"error"' "$raw/records.jsonl" | grep -c '"peer"')
 echo "== done: $read_points of $fused_count points read, and $read_peers of" \
   "$peer_count peers' kernels, status $status ($SECONDS s);" \
-  "copy $out/attention_ncu.json to docs/perf/data/ and run scripts/bench/make_perf_docs.sh"
+  "copy $out/attention_ncu.json to docs/perf/data/ and run tools/bench/make_perf_docs.sh"
 rm -rf "$raw"
 exit $status

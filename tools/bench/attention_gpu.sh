@@ -5,7 +5,7 @@
 #   2. kbench_attention_bench (the kernels alone, the server's cold samples
 #      in do_bench's budget) and 3. the PyTorch peers (attention_peers.py)
 #      over the same points: the FlashAttention grid (--grid) and the
-#      low-parallelism shapes (--shapes, scripts/bench/attention_grid.py),
+#      low-parallelism shapes (--shapes, tools/bench/attention_grid.py),
 #      narrowed by POINT_FLAGS; both sides' --list must agree before
 #      anything is timed. ROUNDS times (default 2), the bench's and the
 #      peers' in turn, so that a drift of the GPU's clocks over the call
@@ -19,10 +19,10 @@
 #      for none) and SERVER_DIMS (default "64 128"; bf16 and 256 on asking);
 #      no run starts after DEADLINE_S (default 420) seconds of this script;
 #   5. the raw outputs packed into one data file (attention_table.py pack),
-#      from which scripts/bench/make_perf_docs.sh makes docs/perf/attention.md,
+#      from which tools/bench/make_perf_docs.sh makes docs/perf/attention.md,
 #      and the goals' summary lines printed.
 # Usage, from the repo root on the GPU machine:
-#   scripts/bench/attention_gpu.sh BUNDLE [POINT_FLAGS...]
+#   tools/bench/attention_gpu.sh BUNDLE [POINT_FLAGS...]
 # POINT_FLAGS narrow the points of both the bench and the peers: --dtypes
 # (default fp16,bf16,fp32), --dims (default all), --causal 0|1|both. The
 # whole grid takes two calls of the device tool (~8 minutes each at most):
@@ -53,9 +53,9 @@ smi() {
 note() { echo "== $* ($SECONDS s)"; }
 smi
 
-points=(--grid --shapes "$(python3 scripts/bench/attention_grid.py low-par)" "$@")
+points=(--grid --shapes "$(python3 tools/bench/attention_grid.py low-par)" "$@")
 if ! "$bundle/kbench_attention_bench" --list "${points[@]}" >"$raw/points.txt" ||
-  ! python3 scripts/bench/attention_peers.py --list "${points[@]}" \
+  ! python3 tools/bench/attention_peers.py --list "${points[@]}" \
     >"$raw/peer_points.txt"; then
   echo "no points for ${points[*]}"
   exit 2
@@ -85,7 +85,7 @@ for ((round = 1; round <= rounds; round++)); do
   smi
   note "peers: $count points, round $round of $rounds"
   # shellcheck disable=SC2086
-  timeout "${PEER_TIMEOUT_S:-300}" python3 scripts/bench/attention_peers.py \
+  timeout "${PEER_TIMEOUT_S:-300}" python3 tools/bench/attention_peers.py \
     "${points[@]}" ${PEER_ARGS:-} --out "$out/peers_$round.jsonl" 2>&1 >/dev/null |
     tee -a "$raw/peers.err" || status=1
   smi
@@ -144,17 +144,17 @@ smi
 
 note "pack"
 # The command as run, with the settings that change what it measures.
-command="scripts/bench/attention_gpu.sh $bundle $*"
+command="tools/bench/attention_gpu.sh $bundle $*"
 for var in ROUNDS SKIP_TESTS SERVER_DTYPES SERVER_DIMS BENCH_ARGS PEER_ARGS; do
   [ -n "${!var+set}" ] && command="$var=\"${!var}\" $command"
 done
 shopt -s nullglob
-python3 scripts/bench/attention_table.py pack --command "$command" \
+python3 tools/bench/attention_table.py pack --command "$command" \
   --data "$out/attention.json" "$out"/kbench_*.jsonl "$out"/peers_*.jsonl \
   "$raw"/server_*.json 2>>"$raw/table.err" || status=1
 cp "$raw/gpu.txt" "$out/gpu.txt"
 tar -czf "$out/raw.tar.gz" -C "$raw" .
 cat "$out/cli.txt" 2>/dev/null
-python3 scripts/bench/attention_table.py goals --data "$out/attention.json"
+python3 tools/bench/attention_table.py goals --data "$out/attention.json"
 note "done, status $status"
 exit $status

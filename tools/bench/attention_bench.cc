@@ -15,12 +15,12 @@
 //          [--variants NAME,...] [--splits S,...] [--once]
 //   --grid: the FlashAttention benchmark grid, B N = 16384, H d = 2048,
 //           d in {64, 128, 256}, N in {512, ..., 16384}, causal and not;
-//           --shapes and --shape add shapes after it (scripts/bench/
+//           --shapes and --shape add shapes after it (tools/bench/
 //           attention_grid.py holds the low-parallelism ones).
 //   --dtypes (default all three) and --dims (default every d) select a
 //           subset, so that a run can be split over calls; the points are
 //           dtype by dtype, shape by shape, causal last, exactly those that
-//           scripts/bench/attention_peers.py runs with the same flags.
+//           tools/bench/attention_peers.py runs with the same flags.
 //   --list: print the points ("fp16 32 32 512 64 0": dtype B H N d causal),
 //           one a line, and time nothing (no GPU needed).
 //   --mma-configs: time every kernel and tiling of fused as fused-<config>
@@ -35,7 +35,7 @@
 //           the data a change of SplitKvSplits's rule is measured on.
 //   --once: run each selected variant once with its check and time
 //           nothing: the JSON line has "ok" and no "ms" nor "tflops" (for a
-//           profiler: scripts/bench/attention_ncu.sh).
+//           profiler: tools/bench/attention_ncu.sh).
 // fused runs as PlanAttentionFused says for the device's SMs; where that
 // splits the keys, fused-1pass (the same tiling, no split) is timed too,
 // and where it balances the last round over the SMs, fused-notail (the

@@ -223,7 +223,7 @@ class Pack(unittest.TestCase):
                 f.write(json.dumps({"point": POINT, "error": "again"}) + "\n")
             data = attention_ncu.pack([first, later], "call B", "NVIDIA H200", "v")
         self.assertEqual(data["command"], [
-            "scripts/bench/attention_ncu.sh .gpu docs/perf/data/attention.json",
+            "tools/bench/attention_ncu.sh .gpu docs/perf/data/attention.json",
             "call B"])
         self.assertEqual(data["gpu"], "NVIDIA H200")
         self.assertEqual(len(data["points"]), 5)  # the fused and the peer's of POINT
@@ -307,7 +307,7 @@ class Script(unittest.TestCase):
                           ("fp16 1 4 4096 128 0", "sdpa-flash"), (POINT, "sdpa-cudnn")])
         self.assertEqual(data["points"][5]["kernel"], "cudnn_kernel")
         self.assertEqual(data["gpu"], "NVIDIA H200")
-        self.assertTrue(data["command"].startswith('ONLY="^fp" scripts/bench/'))
+        self.assertTrue(data["command"].startswith('ONLY="^fp" tools/bench/'))
         self.assertEqual(data["points"][0]["stalls"][0], ["barrier", 2.5])
         self.assertEqual(data["points"][0]["plan"], "one pass: p")
         calls = self.calls()
@@ -320,7 +320,7 @@ class Script(unittest.TestCase):
                                                     "fp32_4_16_4096_128_1.csv")))
         # Then each miss's peer, through attention_peers.py, with its kernel's filter.
         self.assertIn("-k regex:cudnn", calls[-2])
-        self.assertEqual(calls[-1], "python3 scripts/bench/attention_peers.py --shapes "
+        self.assertEqual(calls[-1], "python3 tools/bench/attention_peers.py --shapes "
                          "4,16,4096,128 --dtypes fp16 --causal 0 --variants sdpa-cudnn --once")
         self.assertIn("[3/3] fp16 4 16 4096 128 0 sdpa-cudnn: cudnn_kernel", run.stdout)
         self.assertIn("3 of 3 points read, and 3 of 3 peers' kernels", run.stdout)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every doc of docs/perf from the raw JSON committed in
-# docs/perf/data/ (scripts/bench/*_table.py render; prose outside the
+# docs/perf/data/ (tools/bench/*_table.py render; prose outside the
 # generated sections is left alone). attention.md also reads
 # docs/perf/data/attention_ncu.json, ncu's readings of the misses
-# (scripts/bench/attention_ncu.sh), and says when there is none yet, and
+# (tools/bench/attention_ncu.sh), and says when there is none yet, and
 # attention_splits.json and attention_inputs.json, the splits' sweep and the
 # peers' two input draws.
 #   make_perf_docs.sh           rewrite the docs in place
@@ -21,7 +21,7 @@ render() {
     attention) args+=(--ncu docs/perf/data/attention_ncu.json --splits docs/perf/data/attention_splits.json
       --inputs docs/perf/data/attention_inputs.json) ;;
   esac
-  python3 "scripts/bench/${1}_table.py" render "${args[@]}"
+  python3 "tools/bench/${1}_table.py" render "${args[@]}"
 }
 
 if [ "${1:-}" = "--check" ]; then
@@ -33,7 +33,7 @@ if [ "${1:-}" = "--check" ]; then
     render "$doc" "$scratch/$doc.md"
     if ! diff -u "docs/perf/$doc.md" "$scratch/$doc.md"; then
       echo "docs/perf/$doc.md differs from what docs/perf/data/$doc.json generates;" \
-           "run scripts/bench/make_perf_docs.sh" >&2
+           "run tools/bench/make_perf_docs.sh" >&2
       status=1
     fi
   done

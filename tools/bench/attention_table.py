@@ -46,7 +46,7 @@ Usage:
   attention_table.py render --data DATA.json [--ncu NCU.json]
                             [--splits SPLITS.json] [--inputs INPUTS.json]
                             --doc DOC.md
-      Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
+      Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
   attention_table.py goals --data DATA.json
       Prints the goals' summary lines.
   attention_table.py misses --data DATA.json [--peers]
@@ -356,7 +356,7 @@ def ncu_section(bench, ncu, ncu_path):
     if ncu is None:
         return lines + [
             f"No ncu data yet: {ncu_path} is written on the GPU machine by "
-            "`scripts/bench/attention_ncu.sh` (Nsight Compute on the fused "
+            "`tools/bench/attention_ncu.sh` (Nsight Compute on the fused "
             "kernel at each missed point)."]
     missed = missed_goals(bench)
     records = {r["point"]: r for r in ncu["points"]

@@ -20,7 +20,7 @@ Usage:
       kbench_gpu_tests, whose grid sweep (gpu_vector_add_grid_test.cc) prints
       "grid sweep: ..." lines.
   vector_add_table.py render --data DATA.json --doc DOC.md
-      Rewrites the generated section of DOC.md (scripts/bench/perf_doc.py).
+      Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
 """
 import argparse
 import glob
