@@ -2,10 +2,11 @@
 # Attention on the GPU machine in one call, everything in the same run:
 #   1. the GPU tests: kbench_gpu_attention_test (kernels and the CUDA
 #      backend's attention) and, when bundled, kbench_gpu_tests;
-#   2. kbench_attention_bench (the kernels alone, the server's cold samples
-#      in do_bench's budget) and 3. the PyTorch peers (attention_peers.py)
-#      over the same points: the FlashAttention grid (--grid) and the
-#      low-parallelism shapes (--shapes, tools/bench/attention_grid.py),
+#   2. kbench_attention_bench (the kernels alone, checked by the op's
+#      verifier, the server's cold samples in do_bench's budget) and 3. the
+#      PyTorch peers (attention_peers.py) over the same points: the
+#      FlashAttention grid (--grid) and the low-parallelism shapes
+#      (--shapes, tools/bench/attention_grid.py),
 #      narrowed by POINT_FLAGS; both sides' --list must agree before
 #      anything is timed. ROUNDS times (default 2), the bench's and the
 #      peers' in turn, so that a drift of the GPU's clocks over the call
@@ -24,7 +25,7 @@
 # Usage, from the repo root on the GPU machine:
 #   tools/bench/attention_gpu.sh BUNDLE [POINT_FLAGS...]
 # POINT_FLAGS narrow the points of both the bench and the peers: --dtypes
-# (default fp16,bf16,fp32), --dims (default all), --causal 0|1|both. The
+# (default all), --dims (default all), --causal 0|1|both. The
 # whole grid takes two calls of the device tool (~8 minutes each at most):
 #   SKIP_TESTS=1 SERVER_DTYPES=fp16 ... attention_gpu.sh .gpu --dtypes fp16,bf16
 #   SERVER_DTYPES=fp32 ...              attention_gpu.sh .gpu --dtypes fp32

@@ -1,14 +1,11 @@
 #!/usr/bin/env python3
 """The attention benchmark's points, for the Python side (attention_peers.py,
-attention_table.py and attention_gpu.sh); tools/bench/attention_bench.cc's --grid
-is the same grid, and attention_gpu.sh checks that both sides list the same
+attention_table.py and attention_gpu.sh). The shapes and dtypes are
+attention_grid.json, which is the C++ list (attention_grid.h) as
+`kbench_attention_bench --print-grid` prints it: regenerate it with that
+command after a change of the list (the ctest attention_bench_points checks
+that they agree). attention_gpu.sh also checks that both sides list the same
 points (their --list) before it times anything.
-
-  the FlashAttention grid: B * N = 16384 tokens, H * d = 2048,
-      N in {512, ..., 16384}, d in {64, 128, 256};
-  the low-parallelism shapes (issue 12): B * H in 1..8 and N in 1000..8192,
-      where the grid's query blocks would leave most SMs idle; odd N
-      (1000, 3000, 5000) included, each d twice.
 
 A point is (dtype, B, H, N, d, causal); --dtypes and --dims select a subset,
 so that one run can be split over calls.
@@ -16,24 +13,27 @@ so that one run can be split over calls.
 Usage: attention_grid.py low-par   prints the low-parallelism shapes as
                                     "B,H,N,D;..." (the --shapes of both sides)
 """
+import json
+import os
 import sys
 
-DTYPES = ("fp16", "bf16", "fp32")
-TOKENS = 16384
-WIDTH = 2048
-SEQ_LENS = (512, 1024, 2048, 4096, 8192, 16384)
-HEAD_DIMS = (64, 128, 256)
-LOW_PAR = ((1, 1, 3000, 128), (1, 4, 4096, 128), (2, 4, 1000, 64),
-           (1, 8, 8192, 64), (1, 2, 5000, 256), (1, 1, 8192, 256))
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "attention_grid.json"), encoding="utf-8") as f:
+    _GRID = json.load(f)
+
+DTYPES = tuple(_GRID["dtypes"])
+GRID = tuple(tuple(s) for s in _GRID["grid"])
+LOW_PAR = tuple(tuple(s) for s in _GRID["low_par"])
 
 
 def grid_shapes():
-    """(B, H, N, d) of the grid, by d then N (kbench_attention_bench's order)."""
-    return [(TOKENS // n, WIDTH // d, n, d) for d in HEAD_DIMS for n in SEQ_LENS]
+    """(B, H, N, d) of the FlashAttention grid, by d then N (the bench's
+    order)."""
+    return list(GRID)
 
 
 def on_grid(b, h, n, d):
-    return n in SEQ_LENS and b * n == TOKENS and h * d == WIDTH
+    return (b, h, n, d) in GRID
 
 
 def format_shapes(shapes):

@@ -5,9 +5,9 @@ For each point (attention_grid.py): --grid (the FlashAttention grid, B * N =
 16384 tokens, H * d = 2048, d in {64, 128, 256}, N in {512, ..., 16384})
 and --shapes "B,H,N,D;..." (e.g. the low-parallelism shapes, where fused
 splits its keys), those of --dims only when given, causal and not (--causal),
-in each of --dtypes (default fp16,bf16,fp32), exactly the points that
-kbench_attention_bench runs with the same flags (--list prints them without
-touching the GPU):
+in each of --dtypes (default every dtype of attention_grid.json), exactly the
+points that kbench_attention_bench runs with the same flags (--list prints
+them without touching the GPU):
   eager:          TinyGPT's attention in PyTorch eager,
                   softmax((q @ k.transpose(-2, -1)) * scale + mask, -1) @ v,
                   the mask a [N, N] tensor of 0 and -inf above the diagonal

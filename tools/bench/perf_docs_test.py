@@ -416,10 +416,35 @@ class AttentionPoints(unittest.TestCase):
         self.assertEqual(torch.log, [("rand", "half"), ("mul", 2, "half"),
                                      ("sub", 1, "half")])
 
-    def test_the_bench_lists_the_same_points(self):
+    def bench(self):
         bench = os.environ.get("KBENCH_ATTENTION_BENCH")
         if not bench:
             self.skipTest("KBENCH_ATTENTION_BENCH names no built bench")
+        return bench
+
+    def test_the_grid_file_is_what_the_bench_prints(self):
+        # attention_grid.json is generated from the C++ list, never edited.
+        printed = subprocess.run([self.bench(), "--print-grid"], capture_output=True,
+                                 text=True, check=True).stdout
+        with open(os.path.join(HERE, "attention_grid.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), printed,
+                             "regenerate it: kbench_attention_bench --print-grid "
+                             "> tools/bench/attention_grid.json")
+
+    def test_the_bench_refuses_bad_flags_naming_them(self):
+        for flags, message in ((["--dtypes", "fp8"], "--dtypes"),
+                               (["--shapes", "1,2,3"], "--shapes: '1,2,3' is not B,H,N,D"),
+                               (["--shapes", "1,0,64,64"], "'0' in '1,0,64,64'"),
+                               (["--splits", "0"], "--splits"),
+                               (["--variants", "slow"], "unknown variant slow"),
+                               (["--causal", "2"], "--causal")):
+            run = subprocess.run([self.bench(), "--list"] + flags, capture_output=True,
+                                 text=True)
+            self.assertEqual(run.returncode, 2, flags)
+            self.assertIn(message, run.stderr, flags)
+
+    def test_the_bench_lists_the_same_points(self):
+        bench = self.bench()
         for flags in self.SELECTIONS:
             listed = subprocess.run(
                 [bench, "--list", "--grid", "--shapes",
