@@ -1,0 +1,67 @@
+#include "server/app/front_services.h"
+
+#include <cstdint>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace kbench::server {
+namespace {
+
+ServiceOptions RunServiceOptions(const ServerFlags& flags, const OpenedStores& stores,
+                                 const StartedScheduler& started, QuotaGate& quotas) {
+  ServiceOptions options;
+  options.limits = started.limits;
+  options.timing_defaults = started.timing_defaults;
+  options.enable_fault_injection = flags.workers.enable_fault_injection;
+  options.authenticator = stores.authenticator.get();
+  options.quotas = &quotas;
+  return options;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FrontServices>> FrontServices::Create(
+    const ServerFlags& flags, const OpenedStores& stores, StartedScheduler& started) {
+  absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> cohort_quotas =
+      stores.runs->CohortQuotas();
+  if (!cohort_quotas.ok())
+    return absl::Status(cohort_quotas.status().code(),
+                        absl::StrCat("the store ", flags.store, ": ",
+                                     cohort_quotas.status().message()));
+  return std::unique_ptr<FrontServices>(
+      new FrontServices(flags, stores, started, *std::move(cohort_quotas)));
+}
+
+FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& stores,
+                             StartedScheduler& started,
+                             std::map<std::string, v1::QuotaOverrides> cohort_quotas)
+    : quotas_(
+          flags.quotas.Resolve(),
+          [&runs = *stores.runs](const std::string& user, int64_t since_unix_ms) {
+            return runs.DeviceTimeOf(user, since_unix_ms);
+          },
+          std::move(cohort_quotas)),
+      recorder_(*stores.runs),
+      metrics_(registry_),
+      service_(*started.scheduler, RunServiceOptions(flags, stores, started, quotas_),
+               {&recorder_, &metrics_, &live_runs_}),
+      history_(*stores.runs, stores.authenticator.get(), stores.identities.get()),
+      auth_(*stores.identities, stores.authenticator.get()),
+      quota_service_(quotas_, *stores.runs, stores.authenticator.get()) {}
+
+void FrontServices::RegisterOn(grpc::ServerBuilder& builder) {
+  builder.RegisterService(&service_);
+  builder.RegisterService(&history_);
+  builder.RegisterService(&auth_);
+  builder.RegisterService(&quota_service_);
+}
+
+LiveState FrontServices::Live() const {
+  LiveState state;
+  state.info = service_.Info();
+  live_runs_.Fill(state);
+  return state;
+}
+
+}  // namespace kbench::server

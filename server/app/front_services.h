@@ -1,0 +1,64 @@
+// The front's gRPC services over one store and scheduler: KernelBench (runs,
+// observed by the store recorder, the metrics, the live view and the
+// quotas), RunHistory, Auth and Quotas, with what they share: the quota
+// gate, the metrics registry and the live runs.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "grpcpp/grpcpp.h"
+#include "prometheus/registry.h"
+#include "server/app/open_stores.h"
+#include "server/app/server_flags.h"
+#include "server/app/start_scheduler.h"
+#include "server/auth/auth_service.h"
+#include "server/front/history_service.h"
+#include "server/front/quota_gate.h"
+#include "server/front/quota_service.h"
+#include "server/front/service.h"
+#include "server/live/live_runs.h"
+#include "server/live/live_state.h"
+#include "server/metrics/run_metrics.h"
+#include "server/store/store_recorder.h"
+
+namespace kbench::server {
+
+class FrontServices {
+ public:
+  // `stores` and `started` must outlive the services. An error (the store
+  // cannot read the cohorts' quotas) has the whole reason as its message.
+  static absl::StatusOr<std::unique_ptr<FrontServices>> Create(const ServerFlags& flags,
+                                                               const OpenedStores& stores,
+                                                               StartedScheduler& started);
+
+  FrontServices(const FrontServices&) = delete;
+  FrontServices& operator=(const FrontServices&) = delete;
+
+  // Registers the four services; they must outlive the server built.
+  void RegisterOn(grpc::ServerBuilder& builder);
+
+  KernelBenchService& runs() { return service_; }
+  prometheus::Registry& registry() { return registry_; }
+  // The server as it is now, for the dashboard (a LiveProvider): any thread.
+  LiveState Live() const;
+
+ private:
+  FrontServices(const ServerFlags& flags, const OpenedStores& stores,
+                StartedScheduler& started,
+                std::map<std::string, v1::QuotaOverrides> cohort_quotas);
+
+  QuotaGate quotas_;
+  store::StoreRecorder recorder_;
+  prometheus::Registry registry_;
+  metrics::RunMetrics metrics_;
+  LiveRuns live_runs_;
+  KernelBenchService service_;
+  HistoryService history_;
+  auth::AuthService auth_;
+  QuotaService quota_service_;
+};
+
+}  // namespace kbench::server

@@ -1,0 +1,29 @@
+// The server's store and who its callers are: opens the identity and run
+// stores that --store names, decides whether callers authenticate (--auth:
+// on, off, or auto = on when the store has any active user), and refuses a
+// --listen or --http address the listen policy forbids (listen_policy.h).
+// Runs an earlier server left in flight become interrupted. Logs the auth
+// mode and the store.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "server/app/server_flags.h"
+#include "server/auth/token_authenticator.h"
+#include "server/store/identity_store.h"
+#include "server/store/run_store.h"
+
+namespace kbench::server {
+
+struct OpenedStores {
+  std::unique_ptr<store::IdentityStore> identities;
+  std::unique_ptr<store::RunStore> runs;
+  // Reads `identities`; null when callers do not authenticate.
+  std::unique_ptr<auth::TokenAuthenticator> authenticator;
+};
+
+// An error's message is the whole reason, naming the store or the flag.
+absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags);
+
+}  // namespace kbench::server

@@ -1,0 +1,49 @@
+// kbench-server assembled: the store and who its callers are
+// (open_stores.h), the workers behind the scheduler (start_scheduler.h),
+// the gRPC services (front_services.h), the dashboard (start_dashboard.h)
+// and the gRPC servers (grpc_listeners.h), started in that order; and the
+// drain that ends them.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "server/app/front_services.h"
+#include "server/app/grpc_listeners.h"
+#include "server/app/open_stores.h"
+#include "server/app/server_flags.h"
+#include "server/app/start_scheduler.h"
+#include "server/http/dashboard_server.h"
+
+namespace kbench::server {
+
+class AssembledServer {
+ public:
+  // Starts every part; once it returns the server serves, health tells
+  // whether a device is ready, and stdout has "kbench-server listening on
+  // HOST:PORT". An error's message is the whole reason. `flags` must
+  // outlive the server.
+  static absl::StatusOr<std::unique_ptr<AssembledServer>> Start(const ServerFlags& flags);
+
+  AssembledServer(const AssembledServer&) = delete;
+  AssembledServer& operator=(const AssembledServer&) = delete;
+
+  // New runs are refused with UNAVAILABLE and health turns NOT_SERVING;
+  // running and waiting runs get --shutdown-grace seconds to end, then are
+  // cancelled; then the servers, the scheduler, the workers and the
+  // dashboard stop. Call once.
+  void Drain();
+
+ private:
+  explicit AssembledServer(const ServerFlags& flags) : flags_(flags) {}
+
+  const ServerFlags& flags_;
+  ServingHealth health_;
+  OpenedStores stores_;
+  StartedScheduler started_;
+  std::unique_ptr<FrontServices> services_;
+  std::unique_ptr<http::DashboardServer> dashboard_;
+  GrpcListeners listeners_;
+};
+
+}  // namespace kbench::server

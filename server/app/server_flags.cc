@@ -1,0 +1,87 @@
+#include "server/app/server_flags.h"
+
+#include <cstdlib>
+#include <string>
+
+#include "server/common/version.h"
+
+namespace kbench::server {
+
+void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
+  app.description(
+      "kbench-server: runs vector add and attention kernels (naive and fused) on\n"
+      "this host's devices, verifies every output against a double-precision\n"
+      "reference, and streams the timings to kbench clients over gRPC.\n\n"
+      "Prints 'kbench-server listening on HOST:PORT' on stdout once serving.\n"
+      "SIGINT/SIGTERM drain the server: new runs are refused (UNAVAILABLE),\n"
+      "running runs get --shutdown-grace seconds, then are cancelled.\n"
+      "`kbench info` shows the limits a running server applies.");
+  app.set_version_flag("--version", std::string("kbench-server ") + kVersion);
+  app.add_option("--listen", flags.listen,
+                 "Address to serve on, HOST:PORT (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--health-listen", flags.health_listen,
+                 "A second address, HOST:PORT, that serves only the gRPC health service "
+                 "(grpc.health.v1), in plain text even with --tls-cert: for probes that "
+                 "cannot speak TLS, such as Kubernetes' grpc probes. It tells SERVING or "
+                 "NOT_SERVING and nothing else. 'off': none")
+      ->capture_default_str();
+  app.add_option("--backend", flags.workers.backend,
+                 "auto (cuda when a GPU is present, else cpu), cpu or cuda; "
+                 "the workers open their devices with it")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->capture_default_str();
+  app.add_option("--devices", flags.workers.devices,
+                 "The devices to serve, one worker each: all, or indices such as 0,1 "
+                 "(the CPU backend serves the host's CPU as any index)")
+      ->capture_default_str();
+  app.add_option("--worker-binary", flags.worker_binary,
+                 "The kbench-worker to start [default: the one beside kbench-server]");
+  app.add_option("--shutdown-grace", flags.shutdown_grace_s,
+                 "Seconds running work may take to end after SIGINT/SIGTERM")
+      ->check(CLI::Range(0.0, 3600.0))
+      ->capture_default_str();
+  app.add_flag("--enable-fault-injection", flags.workers.enable_fault_injection,
+               "Accept requests that ask a worker to fail (tests only)");
+  app.add_option("--store", flags.store,
+                 "The results store: a SQLite file path, or a postgresql:// URL "
+                 "[default: $KBENCH_STATE_DIR, $XDG_STATE_HOME/kbench or "
+                 "~/.local/state/kbench, file runs.sqlite]");
+  app.add_option("--http", flags.http,
+                 "Address of the dashboard, its JSON API (/api/) and the Prometheus "
+                 "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "
+                 "cannot be bound the server goes on without it and says so")
+      ->capture_default_str();
+  app.add_option("--auth", flags.auth,
+                 "Authenticate callers by their token: on, off, or auto (on when the "
+                 "store has any active user; add users with `kbench-server admin`)")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  app.add_flag("--insecure", flags.insecure,
+               "Allow a non-loopback --listen or --http without authentication "
+               "(anyone who reaches the server may run and read every run)");
+  CLI::Option* tls_cert = app.add_option(
+      "--tls-cert", flags.tls_cert,
+      "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "
+      "--tls, and --ca for a private CA)");
+  CLI::Option* tls_key = app.add_option("--tls-key", flags.tls_key,
+                                        "PEM private key of --tls-cert");
+  tls_cert->needs(tls_key);
+  tls_key->needs(tls_cert);
+  flags.limits.Register(app);
+  flags.quotas.Register(app);
+}
+
+std::string DefaultStorePath() {
+  auto env = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value != nullptr && *value != '\0' ? value : "";
+  };
+  std::string dir = env("KBENCH_STATE_DIR");
+  if (dir.empty() && !env("XDG_STATE_HOME").empty()) dir = env("XDG_STATE_HOME") + "/kbench";
+  if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.local/state/kbench";
+  if (dir.empty()) dir = "kbench-state";
+  return dir + "/runs.sqlite";
+}
+
+}  // namespace kbench::server
