@@ -18,8 +18,6 @@ COPY CMakeLists.txt /src/
 COPY cmake /src/cmake
 COPY proto /src/proto
 COPY kernels /src/kernels
-COPY server/ops /src/server/ops
-COPY kernels/common/status_macros.h /src/server/
 COPY client /src/client
 COPY docker/bundle-client.sh /src/docker/
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DKBENCH_CLIENT_ONLY=ON -DBUILD_TESTING=OFF \

@@ -40,10 +40,14 @@ USER 10001:10001
 # The SQLite store lives here unless --store names PostgreSQL.
 ENV KBENCH_STATE_DIR=/var/lib/kbench
 VOLUME /var/lib/kbench
-# 50051: gRPC (the API, history, health, reflection); 8080: dashboard, /api/, /metrics.
-EXPOSE 50051 8080
+# 50051: gRPC (the API, history, health); 50052: the health service alone,
+# plain text (the HEALTHCHECK's); 8080: dashboard, /api/, /metrics.
+EXPOSE 50051 50052 8080
 ENTRYPOINT ["/usr/local/bin/kbench-server"]
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
+  CMD ["/usr/local/bin/kbench-server", "probe", "127.0.0.1:50052"]
 # For trying kbench: no users and plain text, which a server listening beyond
-# loopback accepts only with --insecure. Give --auth, --tls-cert and
-# --tls-key (docs/INSTALL.md) for anything shared.
-CMD ["--listen", "0.0.0.0:50051", "--http", "0.0.0.0:8080", "--backend", "cpu", "--devices", "all", "--insecure"]
+# loopback accepts only with --insecure; publish its ports on loopback only
+# (docker/compose.yaml does). Give --auth, --tls-cert and --tls-key
+# (docs/INSTALL.md) for anything shared.
+CMD ["--listen", "0.0.0.0:50051", "--health-listen", "0.0.0.0:50052", "--http", "0.0.0.0:8080", "--backend", "cpu", "--devices", "all", "--insecure", "--shutdown-grace", "30"]

@@ -147,14 +147,18 @@ class RunStream {
 
 inline bool IsSamples(const v1::RunEvent& event) { return event.has_samples(); }
 
-// Records every status the health service reports for kbench.v1.KernelBench,
-// on a thread of its own. Thread-safe.
+// Records every status the health service reports for `service` (the
+// readiness signal kbench.v1.KernelBench unless told; "" is the server as a
+// whole), on a thread of its own. Thread-safe.
 class HealthWatcher {
  public:
   using Status = grpc::health::v1::HealthCheckResponse::ServingStatus;
 
-  explicit HealthWatcher(std::shared_ptr<grpc::Channel> channel)
-      : stub_(grpc::health::v1::Health::NewStub(channel)), thread_([this] { Watch(); }) {}
+  explicit HealthWatcher(std::shared_ptr<grpc::Channel> channel,
+                         std::string service = "kbench.v1.KernelBench")
+      : stub_(grpc::health::v1::Health::NewStub(channel)),
+        service_(std::move(service)),
+        thread_([this] { Watch(); }) {}
   ~HealthWatcher() {
     context_.TryCancel();
     thread_.join();
@@ -164,6 +168,11 @@ class HealthWatcher {
   size_t seen() const {
     std::lock_guard lock(mu_);
     return statuses_.size();
+  }
+  // Every status seen so far, in order.
+  std::vector<Status> statuses() const {
+    std::lock_guard lock(mu_);
+    return statuses_;
   }
   // Waits until the statuses seen after the first `from` contain `first`
   // and later `then`; false at the timeout.
@@ -180,7 +189,7 @@ class HealthWatcher {
  private:
   void Watch() {
     grpc::health::v1::HealthCheckRequest request;
-    request.set_service("kbench.v1.KernelBench");
+    request.set_service(service_);
     auto reader = stub_->Watch(&context_, request);
     grpc::health::v1::HealthCheckResponse response;
     while (reader->Read(&response)) {
@@ -192,6 +201,7 @@ class HealthWatcher {
   }
 
   std::unique_ptr<grpc::health::v1::Health::Stub> stub_;
+  const std::string service_;
   grpc::ClientContext context_;
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -50,7 +50,6 @@ void ServingHealth::Set(bool serving) {
     grpc::Server* server = slot.load();
     if (server == nullptr) continue;
     server->GetHealthCheckService()->SetServingStatus(kServiceName, serving);
-    server->GetHealthCheckService()->SetServingStatus(serving);
   }
 }
 

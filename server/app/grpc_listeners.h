@@ -14,9 +14,12 @@
 
 namespace kbench::server {
 
-// The serving status of every server watched: the overall one and
-// kbench.v1.KernelBench's. Set may be called from any thread, before and
-// after Watch; a server watched must outlive its last Set.
+// The readiness of every server watched: kbench.v1.KernelBench's status,
+// SERVING while some worker is ready. The server as a whole (service "",
+// liveness) stays SERVING until the drain shuts the health service down,
+// so a slow worker restart never gets the process killed by a liveness
+// probe. Set may be called from any thread, before and after Watch; a
+// server watched must outlive its last Set.
 class ServingHealth {
  public:
   void Watch(grpc::Server* server);

@@ -31,6 +31,7 @@
 
 #include "CLI/CLI.hpp"
 #include "server/app/admin_command.h"
+#include "server/app/probe_command.h"
 #include "server/app/server_assembly.h"
 #include "server/app/server_flags.h"
 #include "server/common/log.h"
@@ -61,7 +62,9 @@ int Main(int argc, char** argv) {
   CLI::App app;
   RegisterServerFlags(app, flags);
   AdminCommandLine admin(app);
+  ProbeCommandLine probe(app);
   CLI11_PARSE(app, argc, argv);
+  if (probe.parsed()) return probe.Run(std::cout, std::cerr);
   if (flags.store.empty()) flags.store = DefaultStorePath();
   if (admin.parsed()) return admin.Run(flags.store, std::cout, std::cerr);
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/app/bootstrap_admin.h"
 #include "server/app/listen_policy.h"
 #include "kernels/common/status_macros.h"
 #include "server/common/log.h"
@@ -27,12 +28,15 @@ absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags) {
       store::OpenIdentityStore(flags.store);
   if (!identities.ok()) return Failed(identities.status(), cannot_open);
   stores.identities = *std::move(identities);
+  KBENCH_RETURN_IF_ERROR(BootstrapAdmin(*stores.identities, flags.bootstrap_admin,
+                                        flags.bootstrap_admin_token_file));
   absl::StatusOr<int64_t> users = stores.identities->CountActiveUsers();
   if (!users.ok()) return Failed(users.status(), store_failed);
   const bool authentication = flags.auth == "on" || (flags.auth == "auto" && *users > 0);
   if (authentication && *users == 0)
     return absl::FailedPreconditionError(
-        "--auth on: the store has no active user; add one first with "
+        "--auth on: the store has no active user; give --bootstrap-admin NAME "
+        "--bootstrap-admin-token-file PATH for a first start, or add one with "
         "`kbench-server admin add-user NAME --role admin`");
   for (const auto& [flag, address] :
        {std::pair{"--listen", flags.listen}, std::pair{"--http", flags.http}}) {

@@ -68,6 +68,13 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                                         "PEM private key of --tls-cert");
   tls_cert->needs(tls_key);
   tls_key->needs(tls_cert);
+  app.add_option("--bootstrap-admin", flags.bootstrap_admin,
+                 "On a store that has never had a user: add this admin, with the token in "
+                 "--bootstrap-admin-token-file, so that a first start with --auth on works "
+                 "(Kubernetes, containers, systemd). Does nothing once the store has users");
+  app.add_option("--bootstrap-admin-token-file", flags.bootstrap_admin_token_file,
+                 "The file holding --bootstrap-admin's token (at least 32 printable "
+                 "characters, e.g. `openssl rand -hex 32`): a Secret or a credential");
   flags.limits.Register(app);
   flags.quotas.Register(app);
 }

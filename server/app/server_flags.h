@@ -26,6 +26,9 @@ struct ServerFlags {
   std::string tls_cert;       // empty: plain text
   std::string tls_key;
   bool insecure = false;
+  // --bootstrap-admin: the first admin of a store that never had a user.
+  std::string bootstrap_admin;
+  std::string bootstrap_admin_token_file;
   // Its worker_binary stays empty: --worker-binary is `worker_binary`.
   WorkersConfig workers;
   std::string worker_binary;  // empty: the one beside kbench-server

@@ -13,8 +13,6 @@
 #include "server/common/log.h"
 #include "server/front/run_call.h"
 #include "server/common/status_mapping.h"
-#include "server/run/legacy_requests.h"
-#include "server/run/timing_resolution.h"
 #include "server/run/validation.h"
 #include "server/common/version.h"
 

@@ -141,6 +141,34 @@ absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
   return tokens;
 }
 
+absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
+                                                    const std::string& token) {
+  const NewUser admin{name, auth::Role::kAdmin, "", ""};
+  KBENCH_RETURN_IF_ERROR(CheckNewUser(admin));
+  if (token.size() < kMinBootstrapTokenLength) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("bootstrap token: ", token.size(), " characters is under the minimum of ",
+                     kMinBootstrapTokenLength, " (make one with `openssl rand -hex 32`)"));
+  }
+  for (const char c : token) {
+    if (c <= ' ' || c > '~') {
+      return absl::InvalidArgumentError(
+          "bootstrap token: only printable ASCII without spaces is allowed");
+    }
+  }
+  std::lock_guard lock(mu_);
+  bool added = false;
+  KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
+    KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> any,
+                            database_->Query("SELECT 1 FROM users LIMIT 1", {}));
+    if (!any.empty()) return absl::OkStatus();
+    KBENCH_RETURN_IF_ERROR(InsertUser(admin, token, NowUnixMs()));
+    added = true;
+    return absl::OkStatus();
+  }));
+  return added;
+}
+
 absl::Status IdentityStore::Revoke(const std::string& name) {
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(

@@ -28,6 +28,9 @@ inline constexpr size_t kMaxNameLength = 64;
 inline constexpr size_t kMaxEmailLength = 254;
 inline constexpr int64_t kMaxInviteUses = 1000;
 inline constexpr int64_t kMaxInviteHours = 24 * 30;
+// The shortest token an operator may choose for the first admin (32 hex
+// digits carry 128 bits, as `openssl rand -hex 16` makes).
+inline constexpr size_t kMinBootstrapTokenLength = 32;
 // The most users one roster import may add.
 inline constexpr size_t kMaxRosterUsers = 10000;
 
@@ -66,6 +69,15 @@ class IdentityStore {
   // INVALID_ARGUMENT for a bad name, email, or a cohort on an admin (or none
   // on anyone else); over kMaxRosterUsers at once.
   absl::StatusOr<std::vector<std::string>> AddUsers(const std::vector<NewUser>& users);
+
+  // The first admin of a store that has never had a user: `name` with the
+  // token the operator chose (a Secret, a credential file), so a server
+  // started with --auth on and an empty store can be used at once. Returns
+  // true when the admin was added; false, adding nothing, when the store
+  // has (or had: revoked users count) any user. INVALID_ARGUMENT for a bad
+  // name or a token shorter than kMinBootstrapTokenLength or with other
+  // than printable, non-space ASCII.
+  absl::StatusOr<bool> BootstrapAdmin(const std::string& name, const std::string& token);
 
   // The user's token stops working at once. NOT_FOUND for an unknown user,
   // FAILED_PRECONDITION when already revoked.

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <condition_variable>
 #include <mutex>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "server/worker/backends/cuda/gpu_diagnosis.h"
 #include "absl/strings/str_cat.h"
 #include "server/worker/backends/cuda/ceilings.h"
 #include "server/worker/backends/cuda/device_context.h"
@@ -189,13 +191,14 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
 absl::StatusOr<int> CudaDeviceCount() {
   int count = 0;
   const cudaError_t error = cudaGetDeviceCount(&count);
-  if (error != cudaSuccess) {
+  if (error != cudaSuccess || count == 0) {
     cudaGetLastError();
-    return absl::UnavailableError(
-        absl::StrCat("no CUDA device found: ", cudaGetErrorName(error), ": ",
-                     cudaGetErrorString(error)));
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    return absl::UnavailableError(absl::StrCat(
+        "no CUDA device: ",
+        ExplainNoCudaDevice(error != cudaSuccess ? cudaGetErrorName(error) : "cudaErrorNoDevice",
+                            CheckNvidiaDeviceNodes(), visible != nullptr ? visible : "")));
   }
-  if (count == 0) return absl::UnavailableError("no CUDA device found");
   return count;
 }
 
