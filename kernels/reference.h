@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels {

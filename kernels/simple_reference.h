@@ -9,7 +9,7 @@
 
 #include <cstdint>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 
 namespace kbench::kernels {
 

@@ -14,7 +14,7 @@
 //                      inequality: |out - dev| <= |out - x| + |dev - x|).
 #pragma once
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 #include "kernels/verify.h"
 

@@ -15,12 +15,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cpu_attention.h"
+#include "kernels/attention/cpu_attention.h"
 #include "kernels/dtype.h"
 #include "kernels/seeded_input.h"
 #include "kernels/simple_reference.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "server/worker/runner.h"
 #include "tests/recording_sink.h"
 

@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/attention_shape.h"
-#include "kernels/cpu_attention.h"
-#include "kernels/cpu_vector_add.h"
+#include "kernels/attention/attention_shape.h"
+#include "kernels/attention/cpu_attention.h"
+#include "kernels/vector_add/cpu_vector_add.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "kernels/seeded_input.h"

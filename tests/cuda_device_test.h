@@ -13,13 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 #include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/device.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "proto/ops/dtypes.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 #include "server/run/run_plan.h"
 
 namespace kbench::server {

@@ -1,6 +1,6 @@
 #include "tests/fake_op.h"
 
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 
 namespace kbench::testing {
 

@@ -1,12 +1,12 @@
 // Attention on a CUDA device as a specification. The kernels alone
-// (kernels/cuda/attention.h): every variant x dtype x causal x head_dim
+// (kernels/cuda/attention/attention.h): every variant x dtype x causal x head_dim
 // matches the double reference (kernels/reference.h) within the variant
 // tolerance of kernels/tolerances.h, on shapes whose N is not a multiple of
 // any tile, with batch * heads above the H200's 132 SMs, and long rows that
 // take the softmax's streaming path; every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
 // refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256
-// and dims padded up to them are checked); split-KV (kernels/cuda/attention_split_kv.h): the rule's splits
+// and dims padded up to them are checked); split-KV (kernels/cuda/attention/attention_split_kv.h): the rule's splits
 // on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes
 // (B = H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up
 // to kMaxKvSplits, past the key tiles (empty splits). fused runs the wgmma
@@ -17,7 +17,7 @@
 // consumers overlapping items (kCrossItem), and its balanced tail (items
 // cut into up to three pieces, the counters zero after each launch; its
 // rule host only). Then through the CUDA backend
-// (server/worker/backends/cuda/attention_workload.cc) and the registry's attention op: what the backend
+// (server/worker/backends/attention/cuda_attention.cc) and the registry's attention op: what the backend
 // offers and what admission refuses (host only), refusals with the right
 // codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
@@ -41,11 +41,11 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/attention_shape.h"
-#include "kernels/cuda/attention.h"
-#include "kernels/cuda/attention_fused_mma.h"
-#include "kernels/cuda/attention_fused_wgmma.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/attention/attention_shape.h"
+#include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_fused_mma.h"
+#include "kernels/cuda/attention/attention_fused_wgmma.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
@@ -56,7 +56,7 @@
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/stream.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "proto/ops/registry.h"
 #include "server/worker/runner.h"
 #include "kernels/common/status_macros.h"

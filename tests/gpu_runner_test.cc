@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "server/worker/backends/cuda/cuda_device.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 #include "server/worker/runner.h"
 #include "tests/cuda_device_test.h"
 #include "tests/recording_sink.h"

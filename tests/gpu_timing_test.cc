@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "server/worker/backends/cuda/cuda_device.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

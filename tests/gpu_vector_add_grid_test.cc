@@ -18,7 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/seeded_fill.h"
-#include "kernels/cuda/vector_add.h"
+#include "kernels/cuda/vector_add/vector_add.h"
 #include "kernels/dtype.h"
 #include "kernels/reference.h"
 #include "server/worker/backends/cuda/cuda_device.h"

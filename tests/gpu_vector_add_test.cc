@@ -17,7 +17,7 @@
 #include "kernels/tolerances.h"
 #include "kernels/verify.h"
 #include "server/worker/backends/cuda/cuda_device.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "server/worker/backends/cpu/cpu_device.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "tests/fake_device.h"
 #include "tests/fake_op.h"
 #include "tests/recording_sink.h"

@@ -9,12 +9,12 @@
 # spills registers, or compiles fewer kernels than the launcher
 # instantiates.
 #   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE]
-# SOURCE defaults to kernels/cuda/attention_fused_wgmma.cu (another file
+# SOURCE defaults to kernels/cuda/attention/attention_fused_wgmma.cu (another file
 # shows that the check fails where it should).
 set -uo pipefail
 nvcc=$1
 root=$2
-source=${3:-$root/kernels/cuda/attention_fused_wgmma.cu}
+source=${3:-$root/kernels/cuda/attention/attention_fused_wgmma.cu}
 # fp16, bf16 x (d 64 (1, 2 or 3 consumers), 128, 256 x causal or not, d 128
 # non-causal with 176-key tiles) x persistent or not, and the persistent
 # kernels with items overlapped (kCrossItem: d 64 with 2 consumers, d 128

@@ -14,7 +14,7 @@
 
 #include <cstdint>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "proto/ops/dtypes.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 
 namespace kbench::ops {
 

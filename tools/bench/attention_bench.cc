@@ -1,10 +1,10 @@
-// kbench_attention_bench: the attention kernels of kernels/cuda/attention.h
+// kbench_attention_bench: the attention kernels of kernels/cuda/attention/attention.h
 // on one GPU, outside the server, through the server's own pieces. For each
 // point (attention_bench_flags.h) it makes the seeded inputs in the dtype
 // and the workload of the point (attention_bench_workload.h, a CudaWorkload
 // of the CUDA backend), and for each variant:
 //   1. runs it once on a poisoned output and checks it with the attention
-//      op's verifier, as the runner's step 2 does (proto/ops/attention_op.h:
+//      op's verifier, as the runner's step 2 does (proto/ops/attention/attention_op.h:
 //      every element against the device reference, sampled rows against the
 //      double reference, within kernels/tolerances.h's AttentionTolerances);
 //   2. unless --once, times it with the workload's cold samples
@@ -35,7 +35,7 @@
 #include "kernels/cuda_runtime/l2_flusher.h"
 #include "kernels/cuda_runtime/stream.h"
 #include "nlohmann/json.hpp"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "proto/ops/dtypes.h"
 #include "server/worker/statistics.h"
 #include "tools/bench/attention_bench_flags.h"

@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "kernels/common/status_macros.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "tools/bench/attention_grid.h"
 
 namespace kbench::tools::bench {

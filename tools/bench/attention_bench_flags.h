@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 
 namespace kbench::tools::bench {

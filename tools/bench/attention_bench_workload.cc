@@ -5,9 +5,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
-#include "kernels/cuda/attention_fused_mma.h"
-#include "kernels/cuda/attention_fused_wgmma.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention/attention_fused_mma.h"
+#include "kernels/cuda/attention/attention_fused_wgmma.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda_runtime/cuda_status.h"

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "kernels/attention_shape.h"
-#include "kernels/cuda/attention.h"
+#include "kernels/attention/attention_shape.h"
+#include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda_runtime/cublas_handle.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/dtype.h"

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 
 namespace kbench::tools::bench {
 

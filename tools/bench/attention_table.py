@@ -454,7 +454,7 @@ def splits_section(bench, splits, splits_path):
                      for v in pv if v.startswith("fused-split")})
     lines = ["", "## Key splits (the split-KV rule's sweep)", "",
              f"Fused at each number of key splits, ms, one call: `{splits['command']}` "
-             f"({splits_path}). The split-KV rule's costs (kernels/cuda/"
+             f"({splits_path}). The split-KV rule's costs (kernels/cuda/attention/"
              "attention_split_kv.h) were fitted to it; the fastest split is in bold, "
              "and \"plan\" is the split fused ran in the tables above.", ""]
     titles = SHAPE_HEAD + [f"x{c}" for c in counts] + ["fastest", "plan"]

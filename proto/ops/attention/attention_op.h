@@ -3,7 +3,7 @@
 #pragma once
 
 #include "kbench/v1/kbench.pb.h"
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 #include "proto/ops/op.h"
 
 namespace kbench::ops {

@@ -1,6 +1,6 @@
-// The CUDA workload of vector add (kernels/cuda/vector_add.h): a and b
+// The CUDA workload of vector add (kernels/cuda/vector_add/vector_add.h): a and b
 // made on the device from the seed, the variants naive and vectorized by
-// their ids (proto/ops/vector_add_op.h), fp32.
+// their ids (proto/ops/vector_add/vector_add_op.h), fp32.
 #include <limits>
 #include <string>
 #include <utility>
@@ -9,13 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
-#include "kernels/cuda/vector_add.h"
+#include "kernels/cuda/vector_add/vector_add.h"
 #include "server/worker/backends/cuda/cuda_workload.h"
 #include "server/worker/backends/cuda/cuda_workloads.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server::cuda_backend {

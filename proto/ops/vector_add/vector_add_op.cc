@@ -12,7 +12,7 @@
 //             reference the two bounds add.
 //   variants: naive (one element per thread) and vectorized (16-byte
 //             accesses, scalar tail), fp32, on the CPU and CUDA.
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 
 #include "absl/strings/str_cat.h"
 #include "kernels/reference.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_shape.h"
 
 namespace kbench::kernels::cuda {
 

@@ -1,15 +1,15 @@
-// Attention on the CPU: the kernels of kernels/cpu_attention.h on seeded
+// Attention on the CPU: the kernels of kernels/attention/cpu_attention.h on seeded
 // fp32 Q, K, V; the naive variant's score matrix is allocated only when it
 // runs. The device reference is kernels/simple_reference.h's.
 #include <algorithm>
 #include <vector>
 
-#include "kernels/cpu_attention.h"
+#include "kernels/attention/cpu_attention.h"
 #include "kernels/seeded_input.h"
 #include "kernels/simple_reference.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 
 namespace kbench::server::cpu {
 namespace {

@@ -1,7 +1,7 @@
 // The head dims the fused CUDA attention kernels run: every multiple of 8
 // from 32 to 256 (tiles specialised for 64, 128 and 256; the others padded
-// up to the next). The one list that the attention op (proto/ops/
-// attention_op.cc) offers and the kernels' dispatcher (kernels/cuda/
+// up to the next). The one list that the attention op (proto/ops/attention/
+// attention_op.cc) offers and the kernels' dispatcher (kernels/cuda/attention/
 // attention_fused.cc) accepts. No CUDA here, so the op and the client can
 // read it in any build.
 #pragma once

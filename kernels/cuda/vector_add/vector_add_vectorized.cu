@@ -12,7 +12,7 @@
 //     aligns to 256 bytes.
 // Tolerance: fp32 (1e-5 relative L2); the arithmetic is the same one
 // rounding of a + b per element as naive, so results are bit-identical.
-#include "kernels/cuda/vector_add.h"
+#include "kernels/cuda/vector_add/vector_add.h"
 
 namespace kbench::kernels::cuda {
 namespace {

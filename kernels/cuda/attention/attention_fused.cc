@@ -7,10 +7,10 @@
 #include <iterator>
 #include <string>
 
-#include "kernels/cuda/attention.h"
-#include "kernels/cuda/attention_fused_mma.h"
-#include "kernels/cuda/attention_fused_wgmma.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_fused_mma.h"
+#include "kernels/cuda/attention/attention_fused_wgmma.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 
 namespace kbench::kernels::cuda {
 namespace {

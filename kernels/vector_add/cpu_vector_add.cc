@@ -1,4 +1,4 @@
-#include "kernels/cpu_vector_add.h"
+#include "kernels/vector_add/cpu_vector_add.h"
 
 #include <cstring>
 

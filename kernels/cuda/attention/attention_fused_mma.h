@@ -5,9 +5,9 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels/attention_shape.h"
-#include "kernels/cuda/attention.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/attention/attention_shape.h"
+#include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {
@@ -30,7 +30,7 @@ enum class MmaConfig {
 inline constexpr MmaConfig kDefaultMmaConfig = MmaConfig::kWarps4Rows32;
 
 // `splits` key splits (1: none; more: tensors.workspace holds
-// SplitKvWorkspaceBytes(shape, splits), kernels/cuda/attention_split_kv.h).
+// SplitKvWorkspaceBytes(shape, splits), kernels/cuda/attention/attention_split_kv.h).
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
                                     const AttentionTensors& tensors,
                                     MmaConfig config, int splits,

@@ -17,8 +17,8 @@
 
 #include <cmath>
 
-#include "kernels/cuda/attention.h"
-#include "kernels/cuda/attention_ptx.cuh"
+#include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_ptx.cuh"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {

@@ -1,5 +1,5 @@
 // EncodeTensorMap (tensor_map.h).
-#include "kernels/cuda/tensor_map.h"
+#include "kernels/cuda/attention/tensor_map.h"
 
 #include <cudaTypedefs.h>
 

@@ -2,7 +2,7 @@
 // element per thread, grid = ceil(n / 256) blocks of 256 threads, and the
 // tail masked by `i < n`. Nothing changed over naive: this is the baseline.
 // Tolerance: fp32 (1e-5 relative L2), exact up to the one rounding of a + b.
-#include "kernels/cuda/vector_add.h"
+#include "kernels/cuda/vector_add/vector_add.h"
 
 namespace kbench::kernels::cuda {
 namespace {

@@ -16,7 +16,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention/attention.h"
 
 namespace kbench::kernels::cuda {
 namespace {

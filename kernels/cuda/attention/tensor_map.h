@@ -16,7 +16,7 @@ namespace kbench::kernels::cuda {
 
 // A map of a row-major [outer][rows][cols] tensor of a 16-bit dtype at
 // device address `base`, read in boxes of [box_rows][64] with 128-byte
-// swizzle (kernels/cuda/hopper_ptx.cuh): coordinates (col, row, outer).
+// swizzle (kernels/cuda/attention/hopper_ptx.cuh): coordinates (col, row, outer).
 // Elements past cols or rows read as zeros. cols * 2 must be a multiple of
 // 16 bytes and base 16-byte aligned. cudaErrorInvalidValue when the driver
 // refuses the map (the reason is the driver's), cudaErrorNotSupported

@@ -1,13 +1,13 @@
-// Vector add on the CPU: the kernels of kernels/cpu_vector_add.h on seeded
+// Vector add on the CPU: the kernels of kernels/vector_add/cpu_vector_add.h on seeded
 // fp32 inputs; the device reference is kernels/simple_reference.h's.
 #include <vector>
 
-#include "kernels/cpu_vector_add.h"
+#include "kernels/vector_add/cpu_vector_add.h"
 #include "kernels/seeded_input.h"
 #include "kernels/simple_reference.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
-#include "proto/ops/vector_add_op.h"
+#include "proto/ops/vector_add/vector_add_op.h"
 
 namespace kbench::server::cpu {
 namespace {

@@ -45,11 +45,11 @@
 
 #include <cmath>
 
-#include "kernels/cuda/attention_fused_mma.h"
-#include "kernels/cuda/attention_fused_wgmma.h"
-#include "kernels/cuda/attention_ptx.cuh"
-#include "kernels/cuda/attention_split_kv.cuh"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention/attention_fused_mma.h"
+#include "kernels/cuda/attention/attention_fused_wgmma.h"
+#include "kernels/cuda/attention/attention_ptx.cuh"
+#include "kernels/cuda/attention/attention_split_kv.cuh"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {

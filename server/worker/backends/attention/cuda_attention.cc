@@ -1,13 +1,13 @@
-// The CUDA workload of attention (kernels/cuda/attention.h): Q, K, V made on
+// The CUDA workload of attention (kernels/cuda/attention/attention.h): Q, K, V made on
 // the device from the problem's seed in its dtype (fp32, fp16 or bf16), the
-// variants by their ids (proto/ops/attention_op.h):
+// variants by their ids (proto/ops/attention/attention_op.h):
 //   naive: S = Q K^T * scale and O = P V by cuBLAS around a mask + softmax
 //          kernel, with S (batch * heads * seq_len^2 elements of the dtype)
 //          in device memory;
 //   fused: one kernel, S never in device memory (with its keys split over
 //          blocks, and an fp32 workspace for the partials, when the shape's
 //          query blocks do not fill the SMs, or its last round balanced over
-//          the SMs: kernels/cuda/attention.h's PlanAttentionFused);
+//          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused);
 // and the device reference of kernels/cuda/reference_kernels.h.
 #include <limits>
 #include <string>
@@ -16,7 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/cuda/attention.h"
+#include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/dtype.h"
@@ -26,7 +26,7 @@
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server::cuda_backend {

@@ -1,5 +1,5 @@
 // Attention on a CUDA device, O = softmax(Q K^T / sqrt(d) [+ causal mask]) V,
-// for Q, K, V, O laid out as kernels/attention_shape.h says (row-major
+// for Q, K, V, O laid out as kernels/attention/attention_shape.h says (row-major
 // [batch, heads, seq_len, head_dim]) in fp32, fp16 or bf16. Two variants:
 //   naive: the TinyGPT replica, three steps through HBM (attention_naive.cc):
 //          S = Q K^T * scale by cuBLAS (S in the input dtype, fp32
@@ -11,7 +11,7 @@
 //          device (FlashAttention-3's structure), by attention_fused_mma.cu
 //          (FlashAttention-2's, mma.sync) on any other; fp32 by
 //          attention_fused_mma.cu in 3xFP16 (error near fp32's). Head dims
-//          kernels::kFusedCudaHeadDims only (kernels/attention_head_dims.h).
+//          kernels::kFusedCudaHeadDims only (kernels/attention/attention_head_dims.h).
 //          When batch * heads * ceil(seq_len / query rows) blocks do not
 //          fill the SMs, the keys are split over blocks with a combine
 //          kernel after (attention_split_kv.h); PlanAttentionFused says how.
@@ -29,8 +29,8 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/attention_head_dims.h"
-#include "kernels/attention_shape.h"
+#include "kernels/attention/attention_head_dims.h"
+#include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {

@@ -11,8 +11,8 @@
 #include <queue>
 #include <vector>
 
-#include "kernels/cuda/attention_split_kv.h"
-#include "kernels/cuda/attention_split_kv.cuh"
+#include "kernels/cuda/attention/attention_split_kv.h"
+#include "kernels/cuda/attention/attention_split_kv.cuh"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {

@@ -17,14 +17,14 @@
 //             device reference the reference's own fp32 bound is added.
 //   variants: naive (the TinyGPT replica: S to memory, softmax, P V) and
 //             fused (FlashAttention-style, S never in memory).
-#include "proto/ops/attention_op.h"
+#include "proto/ops/attention/attention_op.h"
 
 #include <algorithm>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "kernels/attention_head_dims.h"
+#include "kernels/attention/attention_head_dims.h"
 #include "kernels/reference.h"
 #include "kernels/tolerances.h"
 #include "proto/ops/verification.h"

@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
-#include "kernels/attention_shape.h"
-#include "kernels/cuda/attention.h"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/attention/attention_shape.h"
+#include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {

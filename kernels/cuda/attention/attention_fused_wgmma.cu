@@ -176,13 +176,13 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/cuda/attention_fused_wgmma.h"
-#include "kernels/cuda/attention_ptx.cuh"
-#include "kernels/cuda/attention_split_kv.cuh"
-#include "kernels/cuda/attention_split_kv.h"
+#include "kernels/cuda/attention/attention_fused_wgmma.h"
+#include "kernels/cuda/attention/attention_ptx.cuh"
+#include "kernels/cuda/attention/attention_split_kv.cuh"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/dtype_convert.cuh"
-#include "kernels/cuda/hopper_ptx.cuh"
-#include "kernels/cuda/tensor_map.h"
+#include "kernels/cuda/attention/hopper_ptx.cuh"
+#include "kernels/cuda/attention/tensor_map.h"
 
 namespace kbench::kernels::cuda {
 namespace {

@@ -1,4 +1,4 @@
-#include "kernels/cpu_attention.h"
+#include "kernels/attention/cpu_attention.h"
 
 #include <algorithm>
 #include <cmath>
