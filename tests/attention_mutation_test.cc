@@ -161,7 +161,8 @@ class MutantDevice final : public Device {
     return info;
   }
   bool Healthy() const override { return true; }
-  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) override {
+  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
+                                                    const GoOn& /*go_on*/) override {
     return std::make_unique<MutantWorkload>(problem, mutation_);
   }
   void StartClockWatch() override {}

@@ -24,6 +24,9 @@
 
 namespace kbench::server {
 
+// Device::Prepare's go_on for tests that never cancel.
+inline absl::Status NeverCancelled() { return absl::OkStatus(); }
+
 class CudaDeviceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/reference.h"
 #include "kernels/seeded_input.h"
 #include "kernels/simple_reference.h"
@@ -114,7 +115,8 @@ v1::DeviceInfo FakeDevice::Info() const {
 }
 
 absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::Prepare(
-    const server::Problem& problem) {
+    const server::Problem& problem, const server::GoOn& go_on) {
+  KBENCH_RETURN_IF_ERROR(go_on());
   if (problem.op->problem_case() != v1::RunRequest::kVectorAdd)
     return absl::UnimplementedError("the fake device runs vector add only");
   return std::make_unique<FakeWorkload>(*this, problem);

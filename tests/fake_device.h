@@ -36,7 +36,7 @@ class FakeDevice final : public server::Device {
   v1::DeviceInfo Info() const override;
   bool Healthy() const override { return healthy_; }
   absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(
-      const server::Problem& problem) override;
+      const server::Problem& problem, const server::GoOn& go_on) override;
   void StartClockWatch() override;
   server::ClockReading StopClockWatch() override;
 

@@ -853,8 +853,10 @@ TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
 }
 
 TEST_F(CudaAttentionDevice, RefusesFusedHeadDimItDoesNotRun) {
-  auto workload = device_->Prepare(MakeAttentionProblem(
-      Shape(1, 1, 64, 100, false), DType::kFp16, kSeed, {ops::kAttentionFused}));
+  auto workload = device_->Prepare(
+      MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16, kSeed,
+                           {ops::kAttentionFused}),
+      NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(workload.status().message().find("head_dim 100"), std::string::npos)
@@ -867,7 +869,8 @@ TEST_F(CudaAttentionDevice,
   // 2^21 x 2^21 fp16 scores: 8 TiB, more than any GPU has.
   auto workload = device_->Prepare(
       MakeAttentionProblem(Shape(1, 1, int64_t(1) << 21, 64, false),
-                           DType::kFp16, kSeed, {ops::kAttentionNaive}));
+                           DType::kFp16, kSeed, {ops::kAttentionNaive}),
+      NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(workload.status().message().find("bytes"), std::string::npos)
@@ -921,8 +924,9 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
     SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H="
                                       << shape.heads << " N=" << shape.seq_len
                                       << " d=" << shape.head_dim);
-    auto workload = device_->Prepare(MakeAttentionProblem(
-        shape, dtype, kSeed, {ops::kAttentionFused}));
+    auto workload = device_->Prepare(
+        MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused}),
+        NeverCancelled);
     ASSERT_TRUE(workload.ok()) << workload.status();
     const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
     const std::vector<double> exact =
@@ -949,7 +953,7 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 300, 128, causal);
   const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const std::unique_ptr<ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
@@ -1003,7 +1007,7 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 77, 64, causal);
   const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const int64_t n = shape.TensorElements();
   for (int variant : {0, 1}) {

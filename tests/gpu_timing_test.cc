@@ -23,7 +23,7 @@ constexpr int kVectorized = 1;
 class CudaTiming : public CudaDeviceTest {
  protected:
   static std::unique_ptr<Workload> Prepare(int64_t n) {
-    auto workload = device_->Prepare(MakeVectorAddProblem(n, 7));
+    auto workload = device_->Prepare(MakeVectorAddProblem(n, 7), NeverCancelled);
     EXPECT_TRUE(workload.ok()) << workload.status();
     return workload.ok() ? *std::move(workload) : nullptr;
   }

@@ -59,7 +59,7 @@ class CudaVectorAddSizes : public CudaVectorAdd,
 TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
   const int64_t n = GetParam();
   const Problem problem = MakeVectorAddProblem(n, kSeed);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const std::unique_ptr<ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
   const int64_t n = 100003;
-  auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed));
+  auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed), NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->Run(0).ok());
   const std::vector<float> ref =
@@ -140,7 +140,7 @@ TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
 TEST_F(CudaVectorAdd, PoisonedOutputIsAllNaNUntilAKernelWritesIt) {
   const int64_t n = 1001;
   const Problem problem = MakeVectorAddProblem(n, kSeed);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->PoisonOutput().ok());
   for (float x : ReadAll(**workload, ops::OutputBuffer::kOutput, n))
@@ -157,7 +157,7 @@ TEST_F(CudaVectorAdd, CompareWithReferenceCountsACorruptedOutput) {
   // comparison counts every element, and the op's verifier fails it.
   const int64_t n = 4099;
   const Problem problem = MakeVectorAddProblem(n, kSeed);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const std::unique_ptr<ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
@@ -190,7 +190,7 @@ TEST_F(CudaVectorAdd, RefusesFp16) {
   Problem problem = MakeVectorAddProblem(16, kSeed);
   problem.dtype = kernels::DType::kFp16;
   problem.request.set_dtype(v1::DTYPE_FP16);
-  auto workload = device_->Prepare(problem);
+  auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(workload.status().message().find("fp32"), absl::string_view::npos)
@@ -198,14 +198,15 @@ TEST_F(CudaVectorAdd, RefusesFp16) {
 }
 
 TEST_F(CudaVectorAdd, OutOfMemoryIsResourceExhaustedAndTheDeviceStaysUsable) {
-  auto huge = device_->Prepare(MakeVectorAddProblem(int64_t(1) << 42, kSeed));
+  auto huge =
+      device_->Prepare(MakeVectorAddProblem(int64_t(1) << 42, kSeed), NeverCancelled);
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(huge.status().message().find(std::to_string(int64_t(1) << 44)),
             absl::string_view::npos)
       << huge.status();
   EXPECT_TRUE(device_->Healthy());
-  auto small = device_->Prepare(MakeVectorAddProblem(1000, kSeed));
+  auto small = device_->Prepare(MakeVectorAddProblem(1000, kSeed), NeverCancelled);
   ASSERT_TRUE(small.ok()) << small.status();
   EXPECT_TRUE((*small)->Run(1).ok());
 }

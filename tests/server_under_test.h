@@ -121,6 +121,8 @@ class RunStream {
     ended_ = true;
     return false;
   }
+  // Cancels the call, as a client that goes away does.
+  void Cancel() { context_.TryCancel(); }
   // Reads the rest and returns the status.
   grpc::Status Finish() {
     if (!ended_) ReadUntil([](const v1::RunEvent&) { return false; });

@@ -40,6 +40,12 @@ absl::Status Scheduler::Submit(std::shared_ptr<Job> job) {
 
 void Scheduler::Withdraw(const Job* job) {
   std::lock_guard lock(mu_);
+  // Cancelled under mu_: the executor cannot take another job meanwhile, so
+  // the cancellation reaches this job's run or none.
+  if (const auto running = running_on_.find(job); running != running_on_.end()) {
+    running->second->Cancel();
+    return;
+  }
   const auto it = std::find_if(waiting_.begin(), waiting_.end(),
                                [&](const auto& entry) { return entry.second.get() == job; });
   if (it == waiting_.end()) return;
@@ -139,6 +145,7 @@ void Scheduler::DeviceLoop(Executor& executor) {
       waiting_.erase(id);
       told_.erase(id);
       ++running_;
+      running_on_[job.get()] = &executor;
       NotifyPositionsLocked();
     }
     const auto start = QueueClock::now();
@@ -148,6 +155,7 @@ void Scheduler::DeviceLoop(Executor& executor) {
       const auto end = QueueClock::now();
       queue_.Finished(id, std::chrono::duration<double>(end - start).count(), completed, end);
       --running_;
+      running_on_.erase(job.get());
     }
   }
 }

@@ -65,8 +65,9 @@ class Scheduler {
   // max_queue jobs already wait; UNAVAILABLE once draining, or while no
   // executor is ready (workers starting or restarting: retry).
   absl::Status Submit(std::shared_ptr<Job> job);
-  // Removes a waiting job (its client went away); no-op if it already
-  // started. The job gets no further callbacks.
+  // Removes a waiting job (its client went away): it gets no further
+  // callbacks. A job already running is cancelled on its executor at once
+  // (Executor::Cancel); its Run ends once the device is free.
   void Withdraw(const Job* job);
   // Refuse new jobs from now on; running and waiting jobs go on.
   void Drain();
@@ -100,6 +101,8 @@ class Scheduler {
   // The waiting jobs by their queue id, and the position each was last told.
   std::map<uint64_t, std::shared_ptr<Job>> waiting_;
   std::map<uint64_t, uint32_t> told_;
+  // The running jobs and their executors.
+  std::map<const Job*, Executor*> running_on_;
   uint32_t running_ = 0;
   bool serving_ = false;
   bool draining_ = false;

@@ -16,8 +16,12 @@
 namespace kbench::server {
 namespace {
 
-// How often the supervisor looks at a run in flight (cancellation, stall).
+// How often the supervisor looks at a run in flight (stall, and a
+// cancellation it was not told of).
 constexpr std::chrono::milliseconds kWatchInterval{100};
+// How long Worker.Cancel may take; the worker answers it from a gRPC
+// thread, whatever its run thread is doing.
+constexpr std::chrono::seconds kCancelTimeout{2};
 // How long one Describe waits for a starting worker before the supervisor
 // checks whether it is still alive.
 constexpr std::chrono::milliseconds kDescribeAttempt{500};
@@ -88,6 +92,15 @@ void WorkerExecutor::SetStateListener(std::function<void()> changed) {
   changed_ = std::move(changed);
 }
 
+void WorkerExecutor::Cancel() {
+  {
+    std::lock_guard lock(mu_);
+    if (!active_) return;
+    active_->cancel_requested = true;
+  }
+  cv_.notify_all();
+}
+
 std::string WorkerExecutor::Name() const {
   return absl::StrCat("worker for device ", options_.device_index);
 }
@@ -107,7 +120,7 @@ absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& 
     *request.mutable_limits() = limits_;
     stub = stub_;
     generation = generation_;
-    active_ = ActiveRun{&sink, &context, Clock::now(), false};
+    active_ = ActiveRun{run_id, &sink, &context, Clock::now()};
   }
   cv_.notify_all();
 
@@ -266,9 +279,9 @@ void WorkerExecutor::Watch(std::unique_lock<std::mutex>& lock) {
       cv_.wait(lock);
       continue;
     }
-    if (!active_->cancel_sent && active_->sink->Cancelled()) {
-      active_->context->TryCancel();
-      active_->cancel_sent = true;
+    if (!active_->cancel_sent && (active_->cancel_requested || active_->sink->Cancelled())) {
+      StopActiveRun(lock);
+      continue;
     }
     const double stall_s = limits_.max_stall_seconds();
     if (kill_reason_.empty() && stall_s > 0 &&
@@ -279,6 +292,22 @@ void WorkerExecutor::Watch(std::unique_lock<std::mutex>& lock) {
     }
     cv_.wait_for(lock, kWatchInterval);
   }
+}
+
+void WorkerExecutor::StopActiveRun(std::unique_lock<std::mutex>& lock) {
+  active_->cancel_sent = true;
+  const std::string run_id = active_->run_id;
+  const std::shared_ptr<worker::v1::Worker::Stub> stub = stub_;
+  lock.unlock();
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kCancelTimeout);
+  worker::v1::CancelRequest request;
+  request.set_run_id(run_id);
+  worker::v1::CancelResponse response;
+  const grpc::Status status = stub->Cancel(&context, request, &response);
+  lock.lock();
+  // The run may have ended meanwhile; its call (and context) is then gone.
+  if (!status.ok() && active_ && active_->run_id == run_id) active_->context->TryCancel();
 }
 
 bool WorkerExecutor::RecordEnd(std::unique_lock<std::mutex>&) {

@@ -7,8 +7,12 @@
 //            first start makes the executor Failed: that is a setup error
 //            (no such device, no GPU), not a crash to retry.
 //   watch    during a run, SIGKILLs a worker that sent nothing (no RunEvent,
-//            no Progress) for Limits.max_stall_seconds, and cancels the
-//            worker's call once the run's sink is cancelled.
+//            no Progress) for Limits.max_stall_seconds, and stops the run
+//            once its sink is cancelled: at once when told (Cancel), else
+//            at its next look. Stopping is Worker.Cancel, which keeps the
+//            stream until the worker's RunEnd, so Execute returns when the
+//            device is free (the call itself is cancelled only where the
+//            worker does not hold the run).
 //   restart  a worker that exits (crash, exit, kill, or a sticky device
 //            error after which it exits by design) is started again at once;
 //            Ready() is false meanwhile. The run in flight ends with
@@ -82,6 +86,7 @@ class WorkerExecutor final : public Executor {
   absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
                        RunSink& sink) override;
   void SetStateListener(std::function<void()> changed) override;
+  void Cancel() override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -94,9 +99,11 @@ class WorkerExecutor final : public Executor {
     bool restarting = false;
   };
   struct ActiveRun {
+    std::string run_id;
     RunSink* sink = nullptr;
     grpc::ClientContext* context = nullptr;
     Clock::time_point last_heard;
+    bool cancel_requested = false;  // by Cancel()
     bool cancel_sent = false;
   };
 
@@ -105,6 +112,10 @@ class WorkerExecutor final : public Executor {
   absl::Status StartWorker(std::unique_lock<std::mutex>& lock);
   // Until the worker exits or Stop: stall and cancellation watch.
   void Watch(std::unique_lock<std::mutex>& lock);
+  // Stops the active run through Worker.Cancel, or by cancelling its call
+  // where the worker does not hold it; requires mu_ held via `lock`, which
+  // is released during the call.
+  void StopActiveRun(std::unique_lock<std::mutex>& lock);
   // Records the worker's end; true if it is to be restarted.
   bool RecordEnd(std::unique_lock<std::mutex>& lock);
   // SIGTERM, SIGKILL after kTerminateGrace, reap; requires mu_ not held.

@@ -36,6 +36,12 @@ class Executor {
   // or its worker).
   virtual absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
                                RunSink& sink) = 0;
+  // The sink of the run in flight was cancelled: stop it now rather than at
+  // the executor's next look, so that the device is free within
+  // milliseconds (Execute still returns only once the device is). Any
+  // thread; a no-op when no run is in flight. The default suits an executor
+  // whose runner checks the sink itself (LocalExecutor).
+  virtual void Cancel() {}
   // `changed` is called (from any thread, with none of the executor's locks
   // held) whenever Ready() or Failed() may have changed. Set once, before
   // the first Execute.

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,6 +62,12 @@ class Workload : public ops::DeviceOutput {
   virtual std::string VariantConfig(int /*variant*/) const { return ""; }
 };
 
+// Whether a run may go on: OK, or the status that ends it (CANCELLED once
+// its client cancelled, DEADLINE_EXCEEDED past its wall-clock bound). Long
+// work asks between chunks of about a millisecond and stops with that
+// status, so that a cancelled run frees its device at once.
+using GoOn = std::function<absl::Status()>;
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -78,7 +85,10 @@ class Device {
   // variants by their position in problem.variants. Fails with
   // RESOURCE_EXHAUSTED when the device lacks the memory, INVALID_ARGUMENT
   // for an op or combination it cannot run (admission refuses those first).
-  virtual absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) = 0;
+  // Host-side work (the CPU backend's inputs) asks `go_on` between chunks
+  // and returns its status once it is not OK.
+  virtual absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
+                                                            const GoOn& go_on) = 0;
 
   // Clocks during sampling: the runner calls StartClockWatch() right
   // before each Workload::TimeSample and StopClockWatch() right after it

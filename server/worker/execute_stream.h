@@ -49,6 +49,9 @@ class ExecuteStream final : public server::RunSink {
   // Waits until gRPC is done with the call (OnDone), at most `timeout`;
   // true if it is.
   bool WaitDone(std::chrono::milliseconds timeout);
+  // The front asked to stop the run (Worker.Cancel): Cancelled() is true
+  // from now on, and the stream goes on to its RunEnd. Any thread.
+  void CancelRun() { cancelled_ = true; }
 
   // From the reactor.
   void Attach(ExecuteReactor* reactor);

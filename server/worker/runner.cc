@@ -301,8 +301,9 @@ absl::Status RunJob(Device& device, const AdmittedRun& run,
   const auto run_start = Clock::now();
   KBENCH_RETURN_IF_ERROR(CheckGoOn(sink, run.plan, run_start));
   sink.StepStarted(RunStep::kPrepare, "");
-  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload,
-                          device.Prepare(run.problem));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::unique_ptr<Workload> workload,
+      device.Prepare(run.problem, [&] { return CheckGoOn(sink, run.plan, run_start); }));
   // Started names the timing method, which only the workload knows, so it
   // is emitted once the problem is prepared.
   const v1::DeviceInfo info = device.Info();

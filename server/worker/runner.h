@@ -25,7 +25,8 @@
 // at most every 250 ms (or 8192 samples) and one when sampling ends, before
 // the results. Cancellation and the run's wall-clock bound
 // (TimingPlan.deadline_ms, from the run's start) are checked between
-// samples and between the steps above.
+// samples, between the steps above, and between chunks of the
+// preparation's host-side work (Device::Prepare's go_on).
 #pragma once
 
 #include <string>

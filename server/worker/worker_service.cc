@@ -77,6 +77,26 @@ grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
   return reactor;
 }
 
+grpc::ServerUnaryReactor* WorkerService::Cancel(grpc::CallbackServerContext* context,
+                                                const v1::CancelRequest* request,
+                                                v1::CancelResponse*) {
+  std::shared_ptr<ExecuteStream> stream;
+  {
+    std::lock_guard lock(mu_);
+    if (running_stream_ && running_id_ == request->run_id()) stream = running_stream_;
+    for (const QueuedRun& queued : queue_)
+      if (queued.run_id == request->run_id()) stream = queued.stream;
+  }
+  auto* reactor = context->DefaultReactor();
+  if (!stream) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::NOT_FOUND, "no such run on this worker"));
+    return reactor;
+  }
+  stream->CancelRun();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
 void WorkerService::RunLoop() {
   while (true) {
     QueuedRun queued;
@@ -86,8 +106,16 @@ void WorkerService::RunLoop() {
       if (stopping_) return;
       queued = std::move(queue_.front());
       queue_.pop_front();
+      running_id_ = queued.run_id;
+      running_stream_ = queued.stream;
     }
-    if (!RunOne(queued)) return;
+    const bool go_on = RunOne(queued);
+    {
+      std::lock_guard lock(mu_);
+      running_id_.clear();
+      running_stream_.reset();
+    }
+    if (!go_on) return;
   }
 }
 

@@ -10,6 +10,10 @@
 // process must exit (exit_codes.h kExitDeviceLost) so that the front starts
 // a new one. It takes no further run.
 //
+// Cancel finds the run waiting or running by its id and cancels its stream
+// (ExecuteStream::CancelRun); the run thread then ends the run and its
+// stream with CANCELLED.
+//
 // Threading: gRPC's threads call the RPCs; one run thread of its own runs
 // the runs. The destructor waits for the run in progress to end.
 #pragma once
@@ -44,6 +48,9 @@ class WorkerService final : public v1::Worker::CallbackService {
                                      v1::DescribeResponse* response) override;
   grpc::ServerWriteReactor<v1::WorkerEvent>* Execute(
       grpc::CallbackServerContext* context, const v1::ExecuteRequest* request) override;
+  grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
+                                   const v1::CancelRequest* request,
+                                   v1::CancelResponse* response) override;
 
  private:
   struct QueuedRun {
@@ -64,6 +71,9 @@ class WorkerService final : public v1::Worker::CallbackService {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<QueuedRun> queue_;
+  // The run the run thread is running, for Cancel.
+  std::string running_id_;
+  std::shared_ptr<ExecuteStream> running_stream_;
   bool stopping_ = false;
   std::thread run_thread_;
 };

@@ -2,6 +2,7 @@
 // fp32 Q, K, V; the naive variant's score matrix is allocated only when it
 // runs. The device reference is kernels/simple_reference.h's.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "kernels/attention/cpu_attention.h"
@@ -9,6 +10,7 @@
 #include "kernels/simple_reference.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
+#include "kernels/common/status_macros.h"
 #include "proto/ops/attention/attention_op.h"
 
 namespace kbench::server::cpu {
@@ -16,19 +18,13 @@ namespace {
 
 class CpuAttention final : public CpuWorkload {
  public:
-  explicit CpuAttention(const Problem& problem)
-      : CpuWorkload(ops::ShapeOf(problem.request.attention()).TensorElements()),
+  CpuAttention(const Problem& problem, HostBuffer q, HostBuffer k, HostBuffer v)
+      : CpuWorkload(q.size()),
         shape_(ops::ShapeOf(problem.request.attention())),
-        variants_(problem.variants) {
-    using kernels::InputStream;
-    const int64_t count = shape_.TensorElements();
-    const uint64_t seed = problem.request.seed();
-    q_.resize(count);
-    k_.resize(count);
-    v_.resize(count);
-    kernels::FillSeeded(seed, InputStream::kQ, 0, count, q_.data());
-    kernels::FillSeeded(seed, InputStream::kK, 0, count, k_.data());
-    kernels::FillSeeded(seed, InputStream::kV, 0, count, v_.data());
+        variants_(problem.variants),
+        q_(std::move(q)),
+        k_(std::move(k)),
+        v_(std::move(v)) {
     if (std::find(variants_.begin(), variants_.end(), ops::kAttentionNaive) != variants_.end())
       scores_.resize(shape_.ScoreElements());
   }
@@ -50,13 +46,21 @@ class CpuAttention final : public CpuWorkload {
 
   const kernels::AttentionShape shape_;
   const std::vector<int> variants_;
-  std::vector<float> q_, k_, v_, scores_;
+  HostBuffer q_, k_, v_, scores_;
 };
 
 }  // namespace
 
-std::unique_ptr<Workload> MakeCpuAttention(const Problem& problem) {
-  return std::make_unique<CpuAttention>(problem);
+absl::StatusOr<std::unique_ptr<Workload>> MakeCpuAttention(const Problem& problem,
+                                                           const GoOn& go_on) {
+  using kernels::InputStream;
+  const uint64_t seed = problem.request.seed();
+  const size_t count = size_t(ops::ShapeOf(problem.request.attention()).TensorElements());
+  HostBuffer q(count), k(count), v(count);
+  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kQ, q, go_on));
+  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kK, k, go_on));
+  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kV, v, go_on));
+  return std::make_unique<CpuAttention>(problem, std::move(q), std::move(k), std::move(v));
 }
 
 }  // namespace kbench::server::cpu

@@ -62,8 +62,9 @@ class CpuDevice final : public Device {
 
   v1::DeviceInfo Info() const override { return info_; }
   bool Healthy() const override { return true; }
-  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) override {
-    return PrepareCpuWorkload(problem);
+  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
+                                                    const GoOn& go_on) override {
+    return PrepareCpuWorkload(problem, go_on);
   }
   // The host's clocks are not read: every reading is unavailable.
   void StartClockWatch() override {}

@@ -2,17 +2,51 @@
 // op's device reference (kernels/simple_reference.h), computed on first use
 // and compared with the output element by element; and a sample timed with
 // the host's steady clock around one call of the variant on the calling
-// thread. A subclass writes RunVariant and RunReference for its op.
+// thread. A subclass writes RunVariant and RunReference for its op; its
+// factory makes the inputs with FillSeededInput.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "kernels/seeded_input.h"
 #include "server/worker/device.h"
 
 namespace kbench::server::cpu {
+
+// Sizes a vector without writing its elements: the pages of a large buffer
+// are first touched by whoever fills it (FillSeededInput, in chunks; the
+// poisoning of the output), so that sizing costs nothing and a cancelled
+// preparation stops within a chunk.
+template <typename T>
+struct UnwrittenAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UnwrittenAllocator<U>;
+  };
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+// A CPU workload's large buffer: inputs, output, reference, scratch.
+using HostBuffer = std::vector<float, UnwrittenAllocator<float>>;
+
+// Fills `out` with elements [0, out.size()) of the seed's `stream`
+// (kernels/seeded_input.h) in chunks of about a millisecond, asking `go_on`
+// before each: a cancelled run stops making a large input within a chunk
+// and this returns go_on's status.
+absl::Status FillSeededInput(uint64_t seed, kernels::InputStream stream, std::span<float> out,
+                             const GoOn& go_on);
 
 class CpuWorkload : public Workload {
  public:
@@ -34,12 +68,12 @@ class CpuWorkload : public Workload {
   // (output_.size() floats).
   virtual void RunReference(std::span<float> reference) = 0;
 
-  std::vector<float> output_;
+  HostBuffer output_;
 
  private:
-  const std::vector<float>& Reference();
+  const HostBuffer& Reference();
 
-  std::vector<float> reference_;  // empty until first used
+  HostBuffer reference_;  // empty until first used
 };
 
 }  // namespace kbench::server::cpu

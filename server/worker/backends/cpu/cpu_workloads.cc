@@ -8,11 +8,14 @@
 namespace kbench::server::cpu {
 
 // One factory per op, defined in the op's workload file.
-std::unique_ptr<Workload> MakeCpuVectorAdd(const Problem& problem);
-std::unique_ptr<Workload> MakeCpuAttention(const Problem& problem);
+absl::StatusOr<std::unique_ptr<Workload>> MakeCpuVectorAdd(const Problem& problem,
+                                                           const GoOn& go_on);
+absl::StatusOr<std::unique_ptr<Workload>> MakeCpuAttention(const Problem& problem,
+                                                           const GoOn& go_on);
 
-absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem) {
-  using Factory = std::unique_ptr<Workload> (*)(const Problem&);
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem,
+                                                             const GoOn& go_on) {
+  using Factory = absl::StatusOr<std::unique_ptr<Workload>> (*)(const Problem&, const GoOn&);
   static const std::map<std::string_view, Factory> kFactories = {
       {"vector_add", &MakeCpuVectorAdd},
       {"attention", &MakeCpuAttention},
@@ -21,7 +24,7 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& prob
   if (it == kFactories.end())
     return absl::InvalidArgumentError(
         absl::StrCat(std::string(problem.op->name()), " does not run on the CPU backend"));
-  return it->second(problem);
+  return it->second(problem, go_on);
 }
 
 }  // namespace kbench::server::cpu

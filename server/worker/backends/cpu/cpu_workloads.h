@@ -11,8 +11,10 @@
 
 namespace kbench::server::cpu {
 
-// The workload of `problem`'s op, inputs filled from the seed;
-// INVALID_ARGUMENT for an op this backend does not run.
-absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem);
+// The workload of `problem`'s op, inputs filled from the seed (asking
+// `go_on` between chunks, Device::Prepare); INVALID_ARGUMENT for an op this
+// backend does not run.
+absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem,
+                                                             const GoOn& go_on);
 
 }  // namespace kbench::server::cpu

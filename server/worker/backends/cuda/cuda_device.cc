@@ -109,7 +109,10 @@ class CudaDevice final : public Device {
 
   bool Healthy() const override { return context_->health.Healthy(); }
 
-  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem) override {
+  // The inputs are made on the device, a kernel each, in milliseconds even
+  // at the largest sizes: no host-side work to interrupt.
+  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
+                                                    const GoOn& /*go_on*/) override {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(cuda_backend::PrepareCudaWorkload(context_, problem));
   }

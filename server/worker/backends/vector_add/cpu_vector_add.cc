@@ -1,5 +1,6 @@
 // Vector add on the CPU: the kernels of kernels/vector_add/cpu_vector_add.h on seeded
 // fp32 inputs; the device reference is kernels/simple_reference.h's.
+#include <utility>
 #include <vector>
 
 #include "kernels/vector_add/cpu_vector_add.h"
@@ -7,6 +8,7 @@
 #include "kernels/simple_reference.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
+#include "kernels/common/status_macros.h"
 #include "proto/ops/vector_add/vector_add_op.h"
 
 namespace kbench::server::cpu {
@@ -14,16 +16,8 @@ namespace {
 
 class CpuVectorAdd final : public CpuWorkload {
  public:
-  explicit CpuVectorAdd(const Problem& problem)
-      : CpuWorkload(problem.request.vector_add().n()),
-        a_(output_.size()),
-        b_(output_.size()),
-        variants_(problem.variants) {
-    using kernels::InputStream;
-    const uint64_t seed = problem.request.seed();
-    kernels::FillSeeded(seed, InputStream::kA, 0, a_.size(), a_.data());
-    kernels::FillSeeded(seed, InputStream::kB, 0, b_.size(), b_.data());
-  }
+  CpuVectorAdd(const Problem& problem, HostBuffer a, HostBuffer b)
+      : CpuWorkload(a.size()), a_(std::move(a)), b_(std::move(b)), variants_(problem.variants) {}
 
  private:
   void RunVariant(int variant) override {
@@ -40,14 +34,20 @@ class CpuVectorAdd final : public CpuWorkload {
                                       int64_t(a_.size()));
   }
 
-  std::vector<float> a_, b_;
+  HostBuffer a_, b_;
   const std::vector<int> variants_;
 };
 
 }  // namespace
 
-std::unique_ptr<Workload> MakeCpuVectorAdd(const Problem& problem) {
-  return std::make_unique<CpuVectorAdd>(problem);
+absl::StatusOr<std::unique_ptr<Workload>> MakeCpuVectorAdd(const Problem& problem,
+                                                           const GoOn& go_on) {
+  using kernels::InputStream;
+  const uint64_t seed = problem.request.seed();
+  HostBuffer a(problem.request.vector_add().n()), b(a.size());
+  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kA, a, go_on));
+  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kB, b, go_on));
+  return std::make_unique<CpuVectorAdd>(problem, std::move(a), std::move(b));
 }
 
 }  // namespace kbench::server::cpu
