@@ -32,6 +32,8 @@ ExitCode Failure(const grpc::Status& status, CallStage stage, const GlobalOption
   if (watcher.interrupted()) return ExitCode::kInterrupted;
   std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s, stage)
             << std::endl;
+  // Not connected (a TLS mismatch included): the server was not reached.
+  if (stage == CallStage::kConnecting) return ExitCodeForStatus(status.error_code());
   switch (status.error_code()) {
     case grpc::StatusCode::INVALID_ARGUMENT:
     case grpc::StatusCode::PERMISSION_DENIED:

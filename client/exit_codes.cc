@@ -41,6 +41,11 @@ std::string DescribeRpcFailure(const grpc::Status& status,
                  detail;
       }
       break;
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      if (stage == CallStage::kConnecting) {
+        return "kbench: cannot talk to the server at " + where + ": " + detail;
+      }
+      break;
     case grpc::StatusCode::DEADLINE_EXCEEDED: {
       char seconds[32];
       std::snprintf(seconds, sizeof(seconds), "%g", timeout_s);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 
 #include "kbench/v1/kbench.grpc.pb.h"
+#include "tls_probe.h"
 
 namespace kbench::client {
 namespace {
@@ -20,6 +21,9 @@ using Clock = std::chrono::system_clock;
 
 // How often a connection attempt looks at whether the user interrupted.
 constexpr std::chrono::milliseconds kInterruptPoll(100);
+// How long a failed connection may spend finding out whether TLS was the
+// cause.
+constexpr std::chrono::milliseconds kTlsProbeTimeout(1000);
 
 }  // namespace
 
@@ -44,6 +48,32 @@ absl::Status CheckTransport(const CallOptions& options) {
       "will not send your token in clear text to ", options.server,
       " (anyone on the network could read it and act as you): give --tls (and --ca FILE "
       "for a private CA), or --insecure-token to send it anyway"));
+}
+
+// A connection that failed: a TLS mismatch says so, and which flag fixes
+// it; anything else is UNAVAILABLE.
+grpc::Status DescribeConnectFailure(const CallOptions& options) {
+  const TlsProbe probe = ProbeTls(options.server, kTlsProbeTimeout);
+  if (!options.tls && probe == TlsProbe::kSpeaksTls) {
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        "the server speaks TLS and this client does not: give --tls (and --ca "
+        "FILE for a private CA)");
+  }
+  if (options.tls && probe == TlsProbe::kSpeaksPlain) {
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        "the server does not speak TLS (it serves plain text): leave out "
+        "--tls");
+  }
+  if (options.tls && probe == TlsProbe::kSpeaksTls) {
+    return grpc::Status(
+        grpc::StatusCode::FAILED_PRECONDITION,
+        "the TLS handshake with the server failed: its certificate is not "
+        "trusted (give --ca FILE with the CA that signed it) or does not "
+        "name the host of --server");
+  }
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection failed");
 }
 
 // Refused connections show as TRANSIENT_FAILURE.
@@ -78,7 +108,7 @@ grpc::Status ConnectToServer(const CallOptions& options,
     }
     if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
         state == GRPC_CHANNEL_SHUTDOWN) {
-      return grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection failed");
+      return DescribeConnectFailure(options);
     }
     if (Clock::now() >= give_up) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE,

@@ -54,8 +54,10 @@ struct CallResult {
 
 // A channel to options.server once it is READY. Fails fast with UNAVAILABLE,
 // without waiting out connect_timeout, when the connection is refused;
-// UNAVAILABLE when none was made within connect_timeout; CANCELLED if
-// `watcher` saw an interrupt.
+// FAILED_PRECONDITION naming the flag when TLS is the cause (the server
+// speaks TLS and options.tls is false, or the reverse, or the handshake
+// failed: tls_probe.h); UNAVAILABLE when none was made within
+// connect_timeout; CANCELLED if `watcher` saw an interrupt.
 grpc::Status ConnectToServer(const CallOptions& options,
                              const InterruptWatcher& watcher,
                              std::shared_ptr<grpc::Channel>& channel);

@@ -171,8 +171,12 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
       }
     } else {
       outcome = FailedOutcome(point, result, options);
-      unreachable = result.stage == CallStage::kConnecting &&
-                    result.status.error_code() == grpc::StatusCode::UNAVAILABLE;
+      // Not reached, or reached with the wrong transport (a TLS mismatch):
+      // the next points would fail the same way.
+      unreachable =
+          result.stage == CallStage::kConnecting &&
+          (result.status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+           result.status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
     }
     if (progress)
       progress->End(OutcomeText(outcome),

@@ -216,8 +216,15 @@ TEST_F(AuthEndToEnd, TlsCarriesTheCallsAndTheToken) {
   EXPECT_THAT(whoami.out, HasSubstr("grace"));
   ProcessResult plain = Kbench(server.address(), grace, {"whoami"});
   EXPECT_EQ(plain.exit_code, 3);
+  // A TLS mismatch is named, with the flag, and no line of gRPC's own log
+  // ("E1204 12:00:00.000 ... ssl_transport_security.cc:1234] ...") appears.
+  EXPECT_THAT(plain.err, HasSubstr("the server speaks TLS and this client does not: give --tls"));
+  EXPECT_THAT(plain.err, ::testing::Not(HasSubstr("is kbench-server running?")));
+  EXPECT_THAT(plain.err, ::testing::Not(::testing::ContainsRegex("[.]cc:[0-9]+\\]")));
   ProcessResult untrusted = Kbench(server.address(), grace, {"--tls", "whoami"});
   EXPECT_EQ(untrusted.exit_code, 3);
+  EXPECT_THAT(untrusted.err, HasSubstr("its certificate is not trusted (give --ca FILE"));
+  EXPECT_THAT(untrusted.err, ::testing::Not(::testing::ContainsRegex("[.]cc:[0-9]+\\]")));
 }
 
 TEST_F(AuthEndToEnd, WithoutAuthenticationTheServerListensOnLoopbackOnly) {

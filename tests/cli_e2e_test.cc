@@ -241,6 +241,16 @@ TEST_F(CliEndToEnd, InfoShowsOpDescriptionsAndVariantSummaries) {
   }
 }
 
+TEST_F(CliEndToEnd, TlsToAPlainTextServerIsNamedAsATlsMismatch) {
+  ProcessResult info = Kbench({"--tls", "info"});
+  EXPECT_EQ(info.exit_code, 3) << info.err;
+  EXPECT_THAT(info.err, HasSubstr("the server does not speak TLS (it serves plain "
+                                  "text): leave out --tls"));
+  EXPECT_THAT(info.err, Not(HasSubstr("is kbench-server running?")));
+  // No line of gRPC's own log ("E1204 12:00:00.000 ... file.cc:123] ...").
+  EXPECT_THAT(info.err, Not(::testing::ContainsRegex("[.]cc:[0-9]+\\]")));
+}
+
 TEST_F(CliEndToEnd, AServerThatDiesMidRunIsReportedAsALostConnection) {
   const std::unique_ptr<ServerUnderTest> server = StartCpuServer();
   ASSERT_FALSE(server->address().empty());
