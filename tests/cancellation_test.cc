@@ -61,8 +61,8 @@ TEST(Cancellation, ACancelledRunFreesTheDeviceWithinMilliseconds) {
     ASSERT_GE(ms.back(), 0) << "the device was not free within 30 s of the cancel";
   }
   std::sort(ms.begin(), ms.end());
-  std::printf("cancel -> device free, %d runs: median %.1f ms, max %.1f ms (goal %.0f ms)\n",
-              kRuns, ms[kRuns / 2], ms.back(), kGoalMs);
+  std::printf("cancel -> device free, %d runs: median %.1f ms, max %.1f ms (goal %.0f ms)\n", kRuns,
+              ms[kRuns / 2], ms.back(), kGoalMs);
   EXPECT_LT(ms[kRuns / 2], kBoundMs) << "median of " << kRuns << " cancels";
   EXPECT_LT(ms[kRuns - 2], kBoundMs) << "second slowest of " << kRuns << " cancels";
 }
@@ -87,9 +87,10 @@ TEST(Cancellation, ARunCancelledWhileMakingItsInputsStopsAndTheNextRunStartsAtOn
   ASSERT_TRUE(next.ReadUntil([](const v1::RunEvent& e) { return e.has_started(); }))
       << next.Finish().error_message();
   const double next_ms = MsSince(idle);
-  std::printf("cancel during preparation -> device free %.1f ms; idle -> next run started "
-              "%.1f ms\n",
-              free_ms, next_ms);
+  std::printf(
+      "cancel during preparation -> device free %.1f ms; idle -> next run started "
+      "%.1f ms\n",
+      free_ms, next_ms);
   EXPECT_GE(free_ms, 0);
   EXPECT_LT(free_ms, kFreeBoundMs);
   EXPECT_LT(next_ms, kNextStartBoundMs);
