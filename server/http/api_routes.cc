@@ -209,10 +209,11 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
     LiveState state = live();
-    if (who.role == auth::Role::kLearner) {
-      std::erase_if(state.running, [&](const LiveRun& run) { return run.user != who.user; });
-      std::erase_if(state.waiting, [&](const LiveRun& run) { return run.user != who.user; });
-    }
+    const auto hidden = [&](const LiveRun& run) {
+      return !auth::CheckRunAccess(who, run.run_id, run.user, run.cohort).ok();
+    };
+    std::erase_if(state.running, hidden);
+    std::erase_if(state.waiting, hidden);
     return TableReply{LiveRunsTable(state), "live-runs"};
   });
   Serve(server, "/api/live/devices", caller,

@@ -8,8 +8,9 @@
 // Each endpoint answers for its caller (CallerOf): a table of runs holds
 // only the runs the caller may read (server/auth/run_access.h: a learner
 // their own, an instructor their cohort's, an admin all); asking for
-// another's is 403, no valid token 401. The live queue shows a learner
-// their own runs only.
+// another's is 403, no valid token 401. The live queue shows each caller
+// the runs they may read: a learner their own, an instructor their
+// cohort's.
 //
 // Handlers read the store on cpp-httplib's threads, several at once (the
 // store serializes them); the store and the live provider must outlive the

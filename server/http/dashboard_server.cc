@@ -1,17 +1,21 @@
 #include "server/http/dashboard_server.h"
 
 #include <chrono>
+#include <optional>
 #include <sstream>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "nlohmann/json.hpp"
+#include "openssl/ssl.h"
 #include "prometheus/text_serializer.h"
 #include "server/http/api_params.h"
 #include "server/http/api_routes.h"
 #include "server/http/assets.h"
-#include "server/http/client_check.h"
+#include "server/http/bounded_task_queue.h"
+#include "server/http/http_limits.h"
 
 namespace kbench::server::http {
 namespace {
@@ -36,6 +40,11 @@ absl::StatusOr<HostPort> ParseListen(absl::string_view listen) {
   return HostPort{std::string(host), port};
 }
 
+void ReplyRefusal(const Refusal& refusal, httplib::Response& response) {
+  response.status = refusal.http_status;
+  response.set_content(nlohmann::json{{"error", refusal.message}}.dump(), "application/json");
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
@@ -54,10 +63,20 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
           "the dashboard cannot use the certificate ", options.tls_cert, " and key ",
           options.tls_key, " (unreadable, not PEM, or not a pair)"));
     }
+    // cpp-httplib 0.11 accepts TLS 1.1.
+    SSL_CTX_set_min_proto_version(tls->ssl_context(), TLS1_2_VERSION);
     http = std::move(tls);
   }
-  std::unique_ptr<DashboardServer> server(new DashboardServer(
-      store, std::move(live), registry, options.authenticator, std::move(http)));
+  http->new_task_queue = [] {
+    return new BoundedTaskQueue(kServingThreads, kMaxWaitingConnections);
+  };
+  http->set_payload_max_length(kMaxRequestBodyBytes);
+  GateOptions gate{.authentication = options.authenticator != nullptr,
+                   .host_names = std::move(options.host_names)};
+  gate.host_names.push_back(address->host);
+  std::unique_ptr<DashboardServer> server(
+      new DashboardServer(store, std::move(live), registry, options.authenticator,
+                          std::move(gate), std::move(http)));
   if (address->port == 0) {
     server->port_ = server->server_->bind_to_any_port(address->host);
   } else if (server->server_->bind_to_port(address->host, address->port)) {
@@ -84,12 +103,13 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
 DashboardServer::DashboardServer(store::RunStore& store, LiveProvider live,
                                  prometheus::Registry& registry,
                                  const auth::TokenAuthenticator* authenticator,
-                                 std::unique_ptr<httplib::Server> server)
+                                 GateOptions gate, std::unique_ptr<httplib::Server> server)
     : store_(store),
       live_(std::move(live)),
       registry_(registry),
       live_gauges_(registry),
       authenticator_(authenticator),
+      gate_(std::move(gate)),
       server_(std::move(server)) {
   AddRoutes();
 }
@@ -104,18 +124,26 @@ void DashboardServer::Stop() {
 void DashboardServer::AddRoutes() {
   server_->set_pre_routing_handler(
       [this](const httplib::Request& request, httplib::Response& response) {
-        // With authentication the API checks each caller's token.
-        if (authenticator_ != nullptr) return httplib::Server::HandlerResponse::Unhandled;
-        const absl::Status allowed = CheckClient(request.remote_addr);
-        if (allowed.ok()) return httplib::Server::HandlerResponse::Unhandled;
-        response.status = HttpStatusOf(allowed);
-        response.set_content(ErrorJson(allowed).dump(), "application/json");
+        const std::optional<Refusal> refusal = CheckRequest(request, gate_);
+        if (!refusal) return httplib::Server::HandlerResponse::Unhandled;
+        ReplyRefusal(*refusal, response);
         return httplib::Server::HandlerResponse::Handled;
+      });
+  // A client that waits for 100 Continue before it sends a body learns the
+  // refusal instead.
+  server_->set_expect_100_continue_handler(
+      [this](const httplib::Request& request, httplib::Response& response) {
+        const std::optional<Refusal> refusal = CheckRequest(request, gate_);
+        if (!refusal) return 100;
+        ReplyRefusal(*refusal, response);
+        return refusal->http_status;
       });
   server_->set_post_routing_handler([](const httplib::Request&, httplib::Response& response) {
     response.set_header("X-Content-Type-Options", "nosniff");
+    response.set_header("X-Frame-Options", "DENY");
     response.set_header("Content-Security-Policy",
-                        "default-src 'self'; style-src 'self' 'unsafe-inline'");
+                        "default-src 'self'; style-src 'self' 'unsafe-inline'; "
+                        "frame-ancestors 'none'");
   });
   for (const Asset& asset : EmbeddedAssets()) {
     const auto serve = [&asset](const httplib::Request&, httplib::Response& response) {
@@ -126,18 +154,24 @@ void DashboardServer::AddRoutes() {
     server_->Get(std::string(asset.path), serve);
     if (asset.path == "/index.html") server_->Get("/", serve);
   }
-  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& response) {
+  const CallerOf caller = [this](const httplib::Request& request)
+      -> absl::StatusOr<auth::Principal> {
+    if (authenticator_ == nullptr) return auth::LocalPrincipal();
+    return authenticator_->AuthenticateHeader(request.get_header_value("Authorization"));
+  };
+  server_->Get("/metrics", [this, caller](const httplib::Request& request,
+                                          httplib::Response& response) {
+    if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
+      response.status = HttpStatusOf(who.status());
+      response.set_content(ErrorJson(who.status()).dump(), "application/json");
+      return;
+    }
     live_gauges_.Update(live_());
     std::ostringstream text;
     prometheus::TextSerializer().Serialize(text, registry_.Collect());
     response.set_content(text.str(), "text/plain; version=0.0.4; charset=utf-8");
   });
-  AddApiRoutes(*server_, store_, live_,
-               [this](const httplib::Request& request) -> absl::StatusOr<auth::Principal> {
-                 if (authenticator_ == nullptr) return auth::LocalPrincipal();
-                 return authenticator_->AuthenticateHeader(
-                     request.get_header_value("Authorization"));
-               });
+  AddApiRoutes(*server_, store_, live_, caller);
 }
 
 }  // namespace kbench::server::http

@@ -5,10 +5,14 @@
 //   /metrics         the registry in Prometheus' text format; the live
 //                    gauges (metrics/live_gauges.h) are set from the live
 //                    provider just before each scrape.
-// With an authenticator (a server with users) the API answers each caller's
-// token for their role and the page asks for a token; without one it
-// serves loopback clients only, others get 403 saying why (client_check.h).
-// /metrics needs no token. HTTPS with options.tls_cert and tls_key.
+// With an authenticator (a server with users) the API and /metrics answer
+// only a request with a valid token, the API each caller for their role, and
+// the page asks for a token; without one it serves loopback clients only,
+// others get 403 saying why (client_check.h). Every request passes the
+// checks of request_gate.h (GET or HEAD, no body, a Host header of this
+// dashboard) before it is routed, and the port's bounds are http_limits.h's.
+// HTTPS (TLS 1.2 or later) with options.tls_cert and tls_key. Every reply
+// forbids framing (CSP frame-ancestors 'none').
 //
 // Use from kbench-server's main:
 //   prometheus::Registry registry;
@@ -34,11 +38,13 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "httplib.h"
 #include "prometheus/registry.h"
 #include "server/auth/token_authenticator.h"
+#include "server/http/request_gate.h"
 #include "server/live/live_state.h"
 #include "server/metrics/live_gauges.h"
 #include "server/store/run_store.h"
@@ -57,6 +63,10 @@ struct DashboardOptions {
   // PEM certificate chain and key: serve HTTPS; empty: plain HTTP.
   std::string tls_cert;
   std::string tls_key;
+  // The names clients reach the dashboard by, for the Host check
+  // (request_gate.h), besides IP addresses, localhost and the host of
+  // `listen`: e.g. the name of an Ingress in front of it.
+  std::vector<std::string> host_names;
 };
 
 class DashboardServer {
@@ -83,7 +93,7 @@ class DashboardServer {
 
  private:
   DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
-                  const auth::TokenAuthenticator* authenticator,
+                  const auth::TokenAuthenticator* authenticator, GateOptions gate,
                   std::unique_ptr<httplib::Server> server);
 
   void AddRoutes();
@@ -93,6 +103,7 @@ class DashboardServer {
   prometheus::Registry& registry_;
   metrics::LiveGauges live_gauges_;
   const auth::TokenAuthenticator* const authenticator_;
+  const GateOptions gate_;
   int port_ = 0;
   std::unique_ptr<httplib::Server> server_;  // an httplib::SSLServer for TLS
   std::atomic<bool> listening_ended_ = false;

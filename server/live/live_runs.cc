@@ -12,6 +12,7 @@ void LiveRuns::OnAccepted(const RunAdmission& run) {
   LiveRun live;
   live.run_id = run.run_id;
   live.user = run.principal.user;
+  live.cohort = run.principal.cohort;
   live.peer = run.peer;
   live.label = run.request.label();
   live.op = run.op;

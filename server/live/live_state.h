@@ -19,6 +19,8 @@ struct LiveRun {
   std::string run_id;
   // The authenticated user once identities exist; empty until then.
   std::string user;
+  // The user's cohort; empty for admins and without identities.
+  std::string cohort;
   // The client's address as gRPC reports it, e.g. "ipv4:127.0.0.1:50312".
   std::string peer;
   std::string label;
