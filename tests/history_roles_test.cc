@@ -1,6 +1,7 @@
 // HistoryService on a server with authentication, in-process over a
 // loopback port and a SQLite store: each role reads what it may, no token
-// or a revoked one is UNAUTHENTICATED, others' runs are PERMISSION_DENIED.
+// or a revoked one is UNAUTHENTICATED, lists of others' runs are
+// PERMISSION_DENIED and another's run is NOT_FOUND.
 #include <memory>
 #include <set>
 #include <string>
@@ -103,7 +104,7 @@ TEST_F(HistoryRolesTest, ALearnerAskingForAnothersRunsIsDenied) {
   cohort.set_cohort("fall24");
   ListedUsers(stores_.tokens.ada, status, cohort);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
-  EXPECT_EQ(Get(stores_.tokens.ada, "run-1001").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Get(stores_.tokens.ada, "run-1001").error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_TRUE(Get(stores_.tokens.ada, "run-1000").ok());
 }
 
@@ -116,8 +117,7 @@ TEST_F(HistoryRolesTest, AnInstructorReadsTheirCohortOnly) {
   ListedUsers(stores_.tokens.grace, status, other);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(Get(stores_.tokens.grace, "run-1001").ok());
-  EXPECT_EQ(Get(stores_.tokens.grace, "run-1002").error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Get(stores_.tokens.grace, "run-1002").error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
 TEST_F(HistoryRolesTest, AnAdminReadsEverything) {

@@ -20,9 +20,9 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
  public:
   // Finishes at once with `refusal` when it is not OK.
   ExportReactor(store::RunStore& store, store::StoreThread& thread,
-                v1::ListRunsRequest request, grpc::Status refusal)
+                v1::ListRunsRequest request, bool hide_peers, grpc::Status refusal)
       : store_(store), thread_(thread), request_(std::move(request)),
-        error_(std::move(refusal)) {
+        hide_peers_(hide_peers), error_(std::move(refusal)) {
     std::unique_lock lock(mu_);
     Pump(lock);
   }
@@ -76,7 +76,10 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
     std::unique_lock lock(mu_);
     read_in_flight_ = false;
     if (page.ok()) {
-      for (v1::RunRecord& run : *page->mutable_runs()) pending_.push_back(std::move(run));
+      for (v1::RunRecord& run : *page->mutable_runs()) {
+        if (hide_peers_) run.clear_peer();
+        pending_.push_back(std::move(run));
+      }
       request_.set_page_token(page->next_page_token());
       more_ = !page->next_page_token().empty();
     } else {
@@ -89,6 +92,7 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
   store::StoreThread& thread_;
   std::mutex mu_;
   v1::ListRunsRequest request_;  // its page_token advances page by page
+  const bool hide_peers_;
   grpc::Status error_;
   std::deque<v1::RunRecord> pending_;
   v1::RunRecord current_;  // the record being written
@@ -98,6 +102,11 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
   bool cancelled_ = false;
   bool finished_ = false;
 };
+
+// Runs carry their clients' addresses (RunRecord.peer) to admins only.
+bool SeesPeers(const absl::StatusOr<auth::Principal>& caller) {
+  return caller.ok() && caller->role == auth::Role::kAdmin;
+}
 
 // The request narrowed to what the caller may read.
 absl::StatusOr<v1::ListRunsRequest> Scoped(const absl::StatusOr<auth::Principal>& caller,
@@ -132,14 +141,19 @@ grpc::ServerUnaryReactor* HistoryService::ListRuns(grpc::CallbackServerContext* 
                                                    const v1::ListRunsRequest* request,
                                                    v1::ListRunsResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(Caller(*context), *request);
+  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(caller, *request);
   if (!scoped.ok()) {
     reactor->Finish(ToGrpcStatus(scoped.status()));
     return reactor;
   }
-  thread_.Post([this, reactor, scoped = *std::move(scoped), response] {
+  thread_.Post([this, reactor, scoped = *std::move(scoped), response,
+                hide_peers = !SeesPeers(caller)] {
     absl::StatusOr<v1::ListRunsResponse> page = store_.List(scoped, store::Samples::kOmit);
     if (page.ok()) *response = *std::move(page);
+    if (hide_peers) {
+      for (v1::RunRecord& run : *response->mutable_runs()) run.clear_peer();
+    }
     reactor->Finish(ToGrpcStatus(page.status()));
   });
   return reactor;
@@ -167,7 +181,11 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
             user.ok()) {
           cohort = user->cohort;
         }
-        KBENCH_RETURN_IF_ERROR(auth::CheckRunAccess(caller, run.run_id(), run.user(), cohort));
+        // Another's run reads as an unknown one: ids cannot be probed.
+        if (!auth::CheckRunAccess(caller, run.run_id(), run.user(), cohort).ok()) {
+          return store::RunNotFoundError(request->run_id());
+        }
+        run.clear_peer();
       }
       *response = std::move(run);
       return absl::OkStatus();
@@ -178,9 +196,10 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
 
 grpc::ServerWriteReactor<v1::RunRecord>* HistoryService::ExportRuns(
     grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) {
-  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(Caller(*context), *request);
+  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(caller, *request);
   return new ExportReactor(store_, thread_, scoped.ok() ? *scoped : *request,
-                           ToGrpcStatus(scoped.status()));
+                           !SeesPeers(caller), ToGrpcStatus(scoped.status()));
 }
 
 }  // namespace kbench::server

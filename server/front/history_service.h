@@ -6,7 +6,10 @@
 // With an authenticator (a server with authentication) each caller reads
 // what their role allows (server/auth/run_access.h): a learner their own
 // runs, an instructor their cohort's, an admin all; no valid token is
-// UNAUTHENTICATED, another's runs PERMISSION_DENIED. Without one it serves
+// UNAUTHENTICATED, a list of another's runs PERMISSION_DENIED, and GetRun of
+// another's run the NOT_FOUND of an unknown id (store::RunNotFoundError).
+// Runs carry their clients' addresses (RunRecord.peer) to admins only, and
+// to the anonymous local caller. Without one it serves
 // loopback clients only (ipv4:127.x, ipv6:[::1], unix:); any other peer
 // gets PERMISSION_DENIED saying why. Filters are checked by the store: a bad
 // one is INVALID_ARGUMENT naming the field.

@@ -47,7 +47,8 @@ absl::Status CheckNewUser(const NewUser& user) {
   }
   if (user.cohort.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cohort: a ", std::string(auth::RoleName(user.role)), " (", user.name, ") needs a cohort"));
+        "cohort: ", std::string(auth::RoleWithArticle(user.role)), " (", user.name,
+        ") needs a cohort"));
   }
   return CheckName("cohort", user.cohort);
 }

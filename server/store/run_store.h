@@ -28,6 +28,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/repeated_field.h"
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/quota.pb.h"
@@ -58,6 +59,13 @@ struct DeviceTime {
 
 // Whether listed runs carry their raw samples.
 enum class Samples { kOmit, kInclude };
+
+// The NOT_FOUND of a run id the store does not hold. GetRun answers a run
+// its caller may not read with the same status, so that others' run ids
+// cannot be told from unknown ones.
+inline absl::Status RunNotFoundError(const std::string& run_id) {
+  return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+}
 
 class RunStore {
  public:
@@ -93,7 +101,8 @@ class RunStore {
   virtual absl::StatusOr<v1::ListRunsResponse> List(
       const v1::ListRunsRequest& request, Samples samples) = 0;
 
-  // One run with everything, its samples included.
+  // One run with everything, its samples included; RunNotFoundError when
+  // the store holds no run `run_id`.
   virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
 
   // The device time of `user`'s runs that started and ended at or after

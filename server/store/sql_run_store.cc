@@ -188,7 +188,7 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
       database_->Query(absl::StrCat("SELECT ", kColumns, " FROM runs WHERE run_id = ?"),
                        {run_id}));
   if (rows.empty()) {
-    return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+    return RunNotFoundError(run_id);
   }
   KBENCH_ASSIGN_OR_RETURN(v1::RunRecord record, RecordFromRow(rows[0]));
   KBENCH_RETURN_IF_ERROR(ReadSamples(record));
@@ -244,7 +244,7 @@ absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
       std::vector<SqlRow> rows,
       database_->Query("SELECT status FROM runs WHERE run_id = ?", {run_id}));
   if (rows.empty()) {
-    return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+    return RunNotFoundError(run_id);
   }
   return absl::FailedPreconditionError(absl::StrCat(
       "run \"", run_id, "\" has already ended: ",

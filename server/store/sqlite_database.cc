@@ -1,7 +1,11 @@
 #include "server/store/sqlite_database.h"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -119,6 +123,16 @@ class SqliteDatabase final : public SqlDatabase {
 
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
     const std::string& path) {
+  // The store holds token hashes, every learner's runs and their addresses:
+  // made readable by its owner only, whatever the umask (SQLite gives its
+  // -wal and -shm files the database's mode).
+  if (const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+      fd >= 0) {
+    ::close(fd);
+  } else if (errno != EEXIST) {
+    return absl::UnavailableError(absl::StrCat("cannot create the SQLite store ", path,
+                                               ": ", std::strerror(errno)));
+  }
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw,
                                  SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
