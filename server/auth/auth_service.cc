@@ -95,9 +95,9 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
         (who->role == Role::kInstructor && who->cohort != request->cohort())) {
       reactor->Finish(grpc::Status(
           grpc::StatusCode::PERMISSION_DENIED,
-          absl::StrCat("cohort: a ", std::string(RoleName(who->role)), " may not invite to \"",
-                       request->cohort(), "\" (an instructor invites to their own cohort, an "
-                       "admin to any)")));
+          absl::StrCat("cohort: ", std::string(RoleWithArticle(who->role)),
+                       " may not invite to \"", request->cohort(),
+                       "\" (an instructor invites to their own cohort, an admin to any)")));
       return;
     }
     const int64_t expires = store::NowUnixMs() + int64_t{hours} * 3600 * 1000;

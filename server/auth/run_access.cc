@@ -42,7 +42,7 @@ absl::Status CheckRunAccess(const Principal& who, const std::string& run_id,
   if (!run_user.empty() && run_user == who.user) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
       "run_id: run ", run_id, " is not ", who.role == Role::kInstructor ? "of your cohort" : "yours",
-      " (a ", std::string(RoleName(who.role)), " sees ",
+      " (", std::string(RoleWithArticle(who.role)), " sees ",
       who.role == Role::kInstructor ? "their cohort's runs" : "their own runs", " only)"));
 }
 

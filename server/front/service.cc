@@ -2,13 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <mutex>
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "openssl/rand.h"
 #include "proto/ops/registry.h"
 #include "server/common/log.h"
 #include "server/front/run_call.h"
@@ -26,12 +27,17 @@ class RefusedStream final : public grpc::ServerWriteReactor<v1::RunEvent> {
   void OnDone() override { delete this; }
 };
 
+// Run ids and seeds from OpenSSL's CSPRNG: a run id is the only name of a
+// run, so it must not be guessable from others (a generator seeded with 32
+// bits is, from one id it gives); never 0, which means "none".
 uint64_t RandomNumber() {
-  static std::mutex mu;
-  static std::mt19937_64 rng{std::random_device{}()};
-  std::lock_guard lock(mu);
   uint64_t value = 0;
-  while (value == 0) value = rng();
+  while (value == 0) {
+    if (RAND_bytes(reinterpret_cast<unsigned char*>(&value), sizeof(value)) != 1) {
+      // The kernel's generator failed: nothing safe can be made of it.
+      std::abort();
+    }
+  }
   return value;
 }
 
@@ -90,6 +96,11 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
     return refuse(absl::PermissionDeniedError(
         "fault: fault injection is refused unless the server runs with "
         "--enable-fault-injection"));
+  // A fault stops a worker every learner's runs share.
+  if (request.fault() != v1::FAULT_NONE && !admission.principal.AtLeast(auth::Role::kAdmin))
+    return refuse(absl::PermissionDeniedError(
+        absl::StrCat("fault: fault injection is for admins, not ",
+                     std::string(auth::RoleWithArticle(admission.principal.role)))));
   if (draining_)
     return refuse(absl::UnavailableError(
         "server is draining: it is shutting down once its running runs end; retry on "

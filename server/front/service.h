@@ -31,7 +31,8 @@ namespace kbench::server {
 struct ServiceOptions {
   v1::Limits limits;
   TimingPlan timing_defaults;
-  // Refuse Fault requests (PERMISSION_DENIED) unless set.
+  // Refuse Fault requests (PERMISSION_DENIED) unless set; callers other
+  // than admins are refused them always.
   bool enable_fault_injection = false;
   // Who the callers are; null: a server without identities (every caller is
   // auth::LocalPrincipal()). Must outlive the service.

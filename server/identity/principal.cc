@@ -11,4 +11,13 @@ std::string_view RoleName(Role role) {
   return "unknown";
 }
 
+std::string_view RoleWithArticle(Role role) {
+  switch (role) {
+    case Role::kLearner: return "a learner";
+    case Role::kInstructor: return "an instructor";
+    case Role::kAdmin: return "an admin";
+  }
+  return "an unknown role";
+}
+
 }  // namespace kbench::server::auth

@@ -14,6 +14,10 @@ enum class Role { kLearner = 1, kInstructor = 2, kAdmin = 3 };
 // "learner", "instructor", "admin".
 std::string_view RoleName(Role role);
 
+// The name with its article, for messages: "a learner", "an instructor",
+// "an admin".
+std::string_view RoleWithArticle(Role role);
+
 struct Principal {
   // The user's unique name; empty for the anonymous caller of a server
   // without identities (loopback only).
