@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "proto/ops/registry.h"
+#include "terminal_text.h"
 
 namespace kbench::client {
 
@@ -83,7 +84,9 @@ std::string FormatBytes(uint64_t bytes) {
   return FormatSignificant(value, 3) + " " + kUnits[unit];
 }
 
-std::string FormatColumns(const std::vector<std::vector<std::string>>& rows) {
+std::string FormatColumns(std::vector<std::vector<std::string>> rows) {
+  for (auto& row : rows)
+    for (std::string& cell : row) cell = Printable(cell);
   std::vector<size_t> widths(rows.empty() ? 0 : rows.front().size(), 0);
   for (const auto& row : rows)
     for (size_t c = 0; c < row.size() && c < widths.size(); ++c)

@@ -42,8 +42,9 @@ std::string DescribeShape(const v1::RunRequest& request);
 std::string FormatRse(const v1::Statistics& stats);
 
 // Rows of text as left-aligned columns two spaces apart, each line ending
-// in '\n' without trailing spaces; the first row is the header.
-std::string FormatColumns(const std::vector<std::vector<std::string>>& rows);
+// in '\n' without trailing spaces; the first row is the header. Cells are
+// shown Printable (terminal_text.h): labels and names come from other users.
+std::string FormatColumns(std::vector<std::vector<std::string>> rows);
 
 // Bytes with a binary unit: "50 MiB", "141 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);

@@ -7,6 +7,7 @@
 #include "history_format.h"
 #include "result_text.h"
 #include "table_format.h"
+#include "terminal_text.h"
 #include "time_values.h"
 
 namespace kbench::client {
@@ -59,12 +60,14 @@ std::string SampleSummary(const v1::SampleSeries& series) {
 
 std::string FormatRunDetails(const v1::RunRecord& run) {
   const v1::RunRequest& request = run.request();
-  std::string text = "run " + run.run_id() + ": " + RunStatusName(run.status());
-  if (!run.error().empty()) text += ": " + run.error();
+  // What other users wrote (the label, the user name, an error quoting
+  // them) is shown Printable.
+  std::string text = "run " + Printable(run.run_id()) + ": " + RunStatusName(run.status());
+  if (!run.error().empty()) text += ": " + Printable(run.error());
   text += "\n";
-  text += "user: " + (run.user().empty() ? "-" : run.user()) + ", peer " +
-          (run.peer().empty() ? "-" : run.peer()) + "\n";
-  text += "label: " + (run.label().empty() ? "-" : run.label()) + "\n";
+  text += "user: " + (run.user().empty() ? "-" : Printable(run.user())) + ", peer " +
+          (run.peer().empty() ? "-" : Printable(run.peer())) + "\n";
+  text += "label: " + (run.label().empty() ? "-" : Printable(run.label())) + "\n";
   text += "accepted " + FormatLocalTime(run.accepted_unix_ms()) + ", started " +
           FormatLocalTime(run.started_unix_ms()) + ", ended " +
           FormatLocalTime(run.ended_unix_ms()) + "\n";
