@@ -6,9 +6,11 @@
 #
 # The Debian images build on $KBENCH_DEBIAN_IMAGE. Unset, it is
 # localhost/kbench-debian:bookworm, made here once with debootstrap
-# (--variant=minbase, from the Debian mirror) and `podman import`, for
-# machines that reach a Debian mirror but no image registry. With a
-# registry, KBENCH_DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim.
+# (--variant=minbase) and `podman import`, for machines that reach a Debian
+# mirror but no image registry. The mirror is $KBENCH_DEBIAN_MIRROR, else
+# the one this machine's apt takes bookworm from (/etc/apt/sources.list.d/
+# *.sources or sources.list). With a registry,
+# KBENCH_DEBIAN_IMAGE=docker.io/library/debian:bookworm-slim.
 # --isolation=chroot: builds where podman cannot run OCI containers.
 # Needs root (or rootless podman with subuids) and, for the base, debootstrap.
 set -euo pipefail
@@ -20,16 +22,33 @@ for name in "${images[@]}"; do
 done
 command -v podman >/dev/null || { echo "container_images: needs podman (apt-get install podman)" >&2; exit 2; }
 
+# The URI of the first apt source of bookworm itself (not -updates or
+# -security), in deb822 stanzas or one-line entries; empty when none.
+apt_bookworm_mirror() {
+  local sources=(/etc/apt/sources.list.d/*.sources)
+  [ -e "${sources[0]}" ] && awk '
+    /^[[:space:]]*$/ { uri = "" }
+    /^URIs:/ { uri = $2 }
+    /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm" && uri != "") { print uri; exit } }
+  ' "${sources[@]}" | head -n1
+  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+    awk '$1 == "deb" { f = 2; if ($f ~ /^\[/) while (f < NF && $f !~ /\]$/) f++; if ($f ~ /^\[/ || $f ~ /\]$/) f++;
+                       if ($(f + 1) == "bookworm") { print $f; exit } }' | head -n1
+}
+
 base=${KBENCH_DEBIAN_IMAGE:-}
 if [ -z "$base" ]; then
   base=localhost/kbench-debian:bookworm
   if ! podman image exists "$base"; then
     command -v debootstrap >/dev/null ||
       { echo "container_images: needs debootstrap to make $base (apt-get install debootstrap)" >&2; exit 2; }
+    mirror=${KBENCH_DEBIAN_MIRROR:-$(apt_bookworm_mirror | head -n1)}
+    [ -n "$mirror" ] ||
+      { echo "container_images: no bookworm source in this machine's apt sources; set KBENCH_DEBIAN_MIRROR" >&2; exit 2; }
     rootfs=$(mktemp -d /var/tmp/kbench-debian.XXXXXX)
     trap 'rm -rf "$rootfs"' EXIT
-    echo "container_images: making $base with debootstrap"
-    debootstrap --variant=minbase bookworm "$rootfs" http://deb.debian.org/debian >/dev/null
+    echo "container_images: making $base with debootstrap from $mirror"
+    debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >/dev/null
     tar -C "$rootfs" -c . | podman import - "$base" >/dev/null
   fi
 fi
