@@ -57,7 +57,10 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
                                                  FrontServices& services,
                                                  ServingHealth& health) {
   grpc::EnableDefaultHealthCheckService(true);
-  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // A builder takes the plugins registered when it is made: the health
+  // port's, made first, never has reflection.
+  grpc::ServerBuilder health_builder;
+  if (flags.enable_reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!flags.tls_cert.empty()) {
     KBENCH_ASSIGN_OR_RETURN(credentials, TlsCredentials(flags.tls_cert, flags.tls_key));
@@ -71,7 +74,6 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
     return absl::UnavailableError("cannot listen on " + flags.listen);
   health.Watch(listeners.server.get());
   if (flags.health_listen == "off") return listeners;
-  grpc::ServerBuilder health_builder;
   int health_port = 0;
   health_builder.AddListeningPort(flags.health_listen, grpc::InsecureServerCredentials(),
                                   &health_port);

@@ -1,6 +1,7 @@
 // The front's gRPC servers: the API on --listen (TLS with --tls-cert) with
-// the health and reflection services, and the health-only one on
-// --health-listen (plain text), and the health both of them tell.
+// the health service (and reflection with --enable-reflection), and the
+// health-only one on --health-listen (plain text), and the health both of
+// them tell.
 #pragma once
 
 #include <array>

@@ -52,6 +52,15 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                  "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "
                  "cannot be bound the server goes on without it and says so")
       ->capture_default_str();
+  app.add_option("--http-host", flags.http_hosts,
+                 "A name clients reach the dashboard by (repeat for each), e.g. an "
+                 "Ingress's host. Requests whose Host header is neither an IP address, "
+                 "nor localhost, nor --http's host, nor one of these are refused (403), "
+                 "so that a web page cannot reach the dashboard by rebinding its own name "
+                 "to this address");
+  app.add_flag("--enable-reflection", flags.enable_reflection,
+               "Serve gRPC server reflection on --listen (it lists every RPC and message "
+               "to anyone who connects; never on --health-listen)");
   app.add_option("--auth", flags.auth,
                  "Authenticate callers by their token: on, off, or auto (on when the "
                  "store has any active user; add users with `kbench-server admin`)")

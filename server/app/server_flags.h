@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 #include "server/app/limit_flags.h"
@@ -26,6 +27,11 @@ struct ServerFlags {
   std::string tls_cert;       // empty: plain text
   std::string tls_key;
   bool insecure = false;
+  // --http-host: names clients reach the dashboard by (its Host check).
+  std::vector<std::string> http_hosts;
+  // --enable-reflection: gRPC server reflection on --listen (never on
+  // --health-listen).
+  bool enable_reflection = false;
   // --bootstrap-admin: the first admin of a store that never had a user.
   std::string bootstrap_admin;
   std::string bootstrap_admin_token_file;

@@ -15,7 +15,8 @@ absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(
       {.listen = flags.http,
        .authenticator = stores.authenticator.get(),
        .tls_cert = flags.tls_cert,
-       .tls_key = flags.tls_key});
+       .tls_key = flags.tls_key,
+       .host_names = flags.http_hosts});
   if (started.ok()) {
     Log("dashboard and metrics on ", flags.tls_cert.empty() ? "http" : "https", "://",
         flags.http.substr(0, flags.http.rfind(':')), ":", (*started)->port(), "/");
