@@ -5,10 +5,13 @@
 #include <sstream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "grpcpp/impl/server_builder_option.h"
+#include "grpcpp/impl/server_builder_plugin.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server {
@@ -36,6 +39,18 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> TlsCredentials(
   return grpc::SslServerCredentials(ssl);
 }
 
+// Linking gRPC's reflection library registers its plugin for every
+// builder (a static initializer); this option takes it out of one.
+class WithoutReflection final : public grpc::ServerBuilderOption {
+ public:
+  void UpdateArguments(grpc::ChannelArguments*) override {}
+  void UpdatePlugins(std::vector<std::unique_ptr<grpc::ServerBuilderPlugin>>* plugins) override {
+    std::erase_if(*plugins, [](const std::unique_ptr<grpc::ServerBuilderPlugin>& plugin) {
+      return plugin->name() == "proto_server_reflection";
+    });
+  }
+};
+
 }  // namespace
 
 void ServingHealth::Watch(grpc::Server* server) {
@@ -57,10 +72,7 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
                                                  FrontServices& services,
                                                  ServingHealth& health) {
   grpc::EnableDefaultHealthCheckService(true);
-  // A builder takes the plugins registered when it is made: the health
-  // port's, made first, never has reflection.
-  grpc::ServerBuilder health_builder;
-  if (flags.enable_reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   std::shared_ptr<grpc::ServerCredentials> credentials = grpc::InsecureServerCredentials();
   if (!flags.tls_cert.empty()) {
     KBENCH_ASSIGN_OR_RETURN(credentials, TlsCredentials(flags.tls_cert, flags.tls_key));
@@ -68,12 +80,19 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
   GrpcListeners listeners;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(flags.listen, credentials, &listeners.port);
+  if (!flags.enable_reflection) builder.SetOption(std::make_unique<WithoutReflection>());
   services.RegisterOn(builder);
   listeners.server = builder.BuildAndStart();
   if (listeners.server == nullptr || listeners.port == 0)
     return absl::UnavailableError("cannot listen on " + flags.listen);
   health.Watch(listeners.server.get());
   if (flags.health_listen == "off") return listeners;
+  grpc::ServerBuilder health_builder;
+  health_builder.SetOption(std::make_unique<WithoutReflection>());
+  // Answers every other method UNIMPLEMENTED, and makes the health service
+  // a callback one (the builder needs a service of some kind).
+  listeners.health_other_methods = std::make_unique<grpc::CallbackGenericService>();
+  health_builder.RegisterCallbackGenericService(listeners.health_other_methods.get());
   int health_port = 0;
   health_builder.AddListeningPort(flags.health_listen, grpc::InsecureServerCredentials(),
                                   &health_port);

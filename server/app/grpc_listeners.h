@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "grpcpp/generic/async_generic_service.h"
 #include "grpcpp/grpcpp.h"
 #include "server/app/front_services.h"
 #include "server/app/server_flags.h"
@@ -33,6 +34,9 @@ class ServingHealth {
 struct GrpcListeners {
   std::unique_ptr<grpc::Server> server;
   int port = 0;  // the one bound, when --listen asks for port 0
+  // The health server's answer (UNIMPLEMENTED) to every method but the
+  // health service's; declared first, so that it outlives the server.
+  std::unique_ptr<grpc::CallbackGenericService> health_other_methods;
   // Null for --health-listen off.
   std::unique_ptr<grpc::Server> health_server;
 };
