@@ -55,6 +55,8 @@ std::string Help(const std::string& name) {
         {"max_run_overhead_seconds",
          "Seconds a run may take beyond twice its time budget (preparation, "
          "verification, checked rounds); past it DEADLINE_EXCEEDED"},
+        {"max_kernels", "Most learners' kernels in one request"},
+        {"max_kernel_source_bytes", "Largest source of a learner's kernel (bytes)"},
     };
     for (const ops::Op* op : ops::AllOps())
       for (auto& [field, text] : op->LimitHelp()) help[field] = text;

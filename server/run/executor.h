@@ -4,13 +4,14 @@
 // one executor per device and gives each run to a ready one.
 //
 // Threading: Execute is called by one scheduler thread at a time (one run
-// per device); Info, Ready and Failed from any thread.
+// per device); Info, Ready, Failed and Compile from any thread.
 #pragma once
 
 #include <functional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
 #include "server/run/run_plan.h"
 #include "server/run/run_sink.h"
@@ -42,6 +43,12 @@ class Executor {
   // thread; a no-op when no run is in flight. The default suits an executor
   // whose runner checks the sink itself (LocalExecutor).
   virtual void Cancel() {}
+  // Compiles a learner's kernel that admission passed
+  // (kernel_admission.h CheckCompileRequest) for this device's
+  // architecture, without running it, and blocks until done: the
+  // CompileKernel RPC's answers (proto/kbench/v1/kbench.proto). May be
+  // called from any thread, also while a run executes.
+  virtual absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request) = 0;
   // `changed` is called (from any thread, with none of the executor's locks
   // held) whenever Ready() or Failed() may have changed. Set once, before
   // the first Execute.

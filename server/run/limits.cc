@@ -19,6 +19,8 @@ v1::Limits DefaultLimits(const v1::DeviceInfo& device) {
   limits.set_max_run_overhead_seconds(device.sm_count() > 0 ? 60 : 300);
   limits.set_max_reader_stall_seconds(60);
   limits.set_max_streams_per_client(8);
+  limits.set_max_kernels(4);
+  limits.set_max_kernel_source_bytes(256 * 1024);
   for (const ops::Op* op : ops::AllOps()) op->SetDefaultLimits(device, limits);
   return limits;
 }

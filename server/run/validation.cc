@@ -11,6 +11,7 @@
 #include "proto/ops/dtypes.h"
 #include "proto/ops/registry.h"
 #include "proto/ops/verification.h"
+#include "server/run/kernel_admission.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server {
@@ -199,6 +200,7 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
   KBENCH_RETURN_IF_ERROR(op->CheckVariants(request, variants, backend, limits));
   KBENCH_ASSIGN_OR_RETURN(TimingPlan plan, ValidateTiming(request.timing(), limits, defaults));
   KBENCH_RETURN_IF_ERROR(CheckLabel(request.label(), limits));
+  KBENCH_RETURN_IF_ERROR(AdmitKernels(request, *op, limits, backend));
   if (request.fault() != v1::FAULT_NONE && !v1::Fault_IsValid(request.fault()))
     return absl::InvalidArgumentError(
         absl::StrCat("fault: unknown value ", int(request.fault())));
@@ -244,6 +246,7 @@ v1::RunRequest ToRunRequest(const v1::VectorAddRequest& r) {
   *request.mutable_timing() = r.timing();
   request.set_seed(r.seed());
   request.set_label(r.label());
+  *request.mutable_kernels() = r.kernels();
   return request;
 }
 
@@ -260,6 +263,7 @@ v1::RunRequest ToRunRequest(const v1::AttentionRequest& r) {
   *request.mutable_timing() = r.timing();
   request.set_seed(r.seed());
   request.set_label(r.label());
+  *request.mutable_kernels() = r.kernels();
   return request;
 }
 

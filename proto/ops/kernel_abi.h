@@ -1,0 +1,50 @@
+// The ABI of a learner's kernel, one per op: the parameters its entry takes
+// (in order, with their sizes in bytes as the module declares them), the
+// sizes its launch spec may name, the dtypes it may be written for, and the
+// prelude of type names the server compiles before the learner's source.
+// docs/KERNELS.md documents the same table, with starter kernels under
+// docs/examples/kernels/ that tests compile against it.
+//
+// Immutable tables; any thread.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kbench/v1/kbench.pb.h"
+#include "kernels/dtype.h"
+
+namespace kbench::ops {
+
+struct AbiParameter {
+  std::string declaration;  // as a CUDA C++ kernel declares it: "const kbench_t* a"
+  uint32_t bytes = 0;       // its size in the module's parameter list
+};
+
+struct KernelAbi {
+  std::string op;                      // "vector_add"
+  std::vector<AbiParameter> parameters;
+  // The names a launch spec may use, in the order SizeValues gives them.
+  std::vector<std::string> sizes;
+  std::vector<kernels::DType> dtypes;  // the element types kernels may use
+
+  // "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)".
+  std::string Signature() const;
+  bool Supports(kernels::DType dtype) const;
+};
+
+// The ABI of the op named `op` ("vector_add", "attention"), or nullptr.
+const KernelAbi* AbiOf(std::string_view op);
+
+// The values of abi.sizes for the problem of `request` (which must be of
+// abi's op).
+std::vector<int64_t> SizeValues(const KernelAbi& abi, const v1::RunRequest& request);
+
+// The CUDA C++ the server puts before a learner's source for `dtype`: the
+// element type kbench_t and a KBENCH_DTYPE_<NAME> macro (fp16 and bf16 with
+// the CUDA header that defines their type).
+std::string KernelPrelude(kernels::DType dtype);
+
+}  // namespace kbench::ops
