@@ -14,6 +14,7 @@
 #include "server/common/log.h"
 #include "server/front/run_call.h"
 #include "server/common/status_mapping.h"
+#include "server/run/kernel_admission.h"
 #include "server/run/validation.h"
 #include "server/common/version.h"
 
@@ -177,6 +178,42 @@ v1::ServerInfo KernelBenchService::Info() const {
   info.set_running(scheduler_.running());
   info.set_queued(scheduler_.queued());
   return info;
+}
+
+grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
+    grpc::CallbackServerContext* context, const v1::CompileKernelRequest* request,
+    v1::CompileFacts* response) {
+  auto* reactor = context->DefaultReactor();
+  auto finish = [reactor](const absl::Status& status) {
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  };
+  if (options_.authenticator != nullptr)
+    if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
+        !caller.ok())
+      return finish(caller.status());
+  if (draining_)
+    return finish(absl::UnavailableError("server is draining: it is shutting down"));
+  if (absl::Status admitted = CheckCompileRequest(*request, options_.limits); !admitted.ok())
+    return finish(admitted);
+  Executor* executor = nullptr;
+  for (const auto& e : scheduler_.executors())
+    if (e->Ready()) {
+      executor = e.get();
+      break;
+    }
+  if (executor == nullptr)
+    return finish(absl::UnavailableError(
+        "no device is ready to compile (its worker is starting or restarting); retry"));
+  if (absl::Status queued = compiles_.Submit([executor, request, response, reactor] {
+        absl::StatusOr<v1::CompileFacts> facts = executor->Compile(*request);
+        if (facts.ok()) *response = *std::move(facts);
+        reactor->Finish(ToGrpcStatus(facts.status()));
+      });
+      !queued.ok())
+    return finish(absl::ResourceExhaustedError(
+        absl::StrCat("compiles: ", queued.message())));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(

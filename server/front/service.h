@@ -8,6 +8,8 @@
 // with the op's problem. Each client may hold Limits.max_streams_per_client
 // Run streams open (client_streams.h); a stream whose client stops reading
 // for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
+// CompileKernel admits a learner's kernel and compiles it on a ready
+// device's executor (its worker), never in the front.
 #pragma once
 
 #include <atomic>
@@ -18,6 +20,7 @@
 
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "server/auth/authenticator.h"
+#include "server/common/task_pool.h"
 #include "server/front/client_streams.h"
 #include "server/front/reader_watch.h"
 #include "server/front/run_call.h"
@@ -57,6 +60,12 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   grpc::ServerWriteReactor<v1::RunEvent>* RunAttention(
       grpc::CallbackServerContext* context,
       const v1::AttentionRequest* request) override;
+  // Admits the kernel (kernel_admission.h), then compiles it on a ready
+  // device's executor from a thread of compiles_ (a compile takes up to
+  // seconds; reactions never block).
+  grpc::ServerUnaryReactor* CompileKernel(grpc::CallbackServerContext* context,
+                                          const v1::CompileKernelRequest* request,
+                                          v1::CompileFacts* response) override;
   grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context,
                                           const v1::GetServerInfoRequest* request,
                                           v1::ServerInfo* response) override;
@@ -71,6 +80,9 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   // (the server's reason, logged as such), before the gRPC server shuts
   // down.
   void Drain();
+
+  static constexpr size_t kCompileThreads = 4;
+  static constexpr size_t kMaxQueuedCompiles = 32;
   void CancelRuns(const absl::Status& why);
 
  private:
@@ -86,6 +98,8 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   // Every admitted run whose RPC is not done, for CancelRuns.
   std::mutex calls_mu_;
   std::vector<std::weak_ptr<RunCall>> calls_;
+  // Compiles waiting for, or on, a device's executor.
+  TaskPool compiles_{kCompileThreads, kMaxQueuedCompiles};
   // Declared last: its thread stops first.
   ReaderWatch reader_watch_;
 };

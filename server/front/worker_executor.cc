@@ -105,6 +105,23 @@ std::string WorkerExecutor::Name() const {
   return absl::StrCat("worker for device ", options_.device_index);
 }
 
+absl::StatusOr<v1::CompileFacts> WorkerExecutor::Compile(
+    const v1::CompileKernelRequest& request) {
+  std::shared_ptr<worker::v1::Worker::Stub> stub;
+  {
+    std::lock_guard lock(mu_);
+    if (!ready_) return absl::UnavailableError(absl::StrCat(Name(), " is not ready; retry"));
+    stub = stub_;
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + kCompileTimeout);
+  v1::CompileFacts facts;
+  const grpc::Status status = stub->Compile(&context, request, &facts);
+  if (!status.ok())
+    return absl::Status(absl::StatusCode(status.error_code()), status.error_message());
+  return facts;
+}
+
 absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& run_id,
                                      RunSink& sink) {
   worker::v1::ExecuteRequest request;

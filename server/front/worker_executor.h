@@ -65,6 +65,8 @@ class WorkerExecutor final : public Executor {
   static constexpr std::chrono::seconds kRestartWindow{60};
   static constexpr std::chrono::seconds kStartTimeout{120};
   static constexpr std::chrono::seconds kTerminateGrace{5};
+  // A compile's bound beyond the sandbox's own wall-clock limit.
+  static constexpr std::chrono::seconds kCompileTimeout{60};
 
   // Starts the supervisor, which starts the worker.
   explicit WorkerExecutor(WorkerOptions options);
@@ -85,6 +87,8 @@ class WorkerExecutor final : public Executor {
   bool Failed() const override;
   absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
                        RunSink& sink) override;
+  // Asks the worker (Worker.Compile); UNAVAILABLE while it is not ready.
+  absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request) override;
   void SetStateListener(std::function<void()> changed) override;
   void Cancel() override;
 

@@ -6,7 +6,17 @@
 
 namespace kbench::server {
 
-LocalExecutor::LocalExecutor(std::unique_ptr<Device> device) : device_(std::move(device)) {}
+namespace {
+
+compile::CompilerOptions WithArch(compile::CompilerOptions options, const Device& device) {
+  if (options.arch.empty()) options.arch = compile::ArchOf(device.Info());
+  return options;
+}
+
+}  // namespace
+
+LocalExecutor::LocalExecutor(std::unique_ptr<Device> device, compile::CompilerOptions compile)
+    : device_(std::move(device)), compiler_(WithArch(std::move(compile), *device_)) {}
 
 v1::DeviceInfo LocalExecutor::Info() const {
   v1::DeviceInfo info = device_->Info();
@@ -24,6 +34,11 @@ absl::Status LocalExecutor::Execute(const AdmittedRun& run, const std::string& r
   absl::Status status = RunJob(*device_, run, run_id, sink);
   if (was_healthy && !device_->Healthy() && changed_) changed_();
   return status;
+}
+
+absl::StatusOr<v1::CompileFacts> LocalExecutor::Compile(
+    const v1::CompileKernelRequest& request) {
+  return compiler_.Compile(request);
 }
 
 void LocalExecutor::SetStateListener(std::function<void()> changed) {

@@ -7,6 +7,7 @@
 
 #include <memory>
 
+#include "server/worker/compile/kernel_compiler.h"
 #include "server/worker/device.h"
 #include "server/run/executor.h"
 
@@ -14,13 +15,17 @@ namespace kbench::server {
 
 class LocalExecutor final : public Executor {
  public:
-  explicit LocalExecutor(std::unique_ptr<Device> device);
+  // Kernels are compiled with `compile` (its arch, when empty, the
+  // device's: compile::ArchOf).
+  explicit LocalExecutor(std::unique_ptr<Device> device,
+                         compile::CompilerOptions compile = {});
 
   v1::DeviceInfo Info() const override;
   bool Ready() const override;
   bool Failed() const override;
   absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
                        RunSink& sink) override;
+  absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request) override;
   void SetStateListener(std::function<void()> changed) override;
 
   Device& device() { return *device_; }
@@ -28,6 +33,7 @@ class LocalExecutor final : public Executor {
  private:
   std::unique_ptr<Device> device_;
   std::function<void()> changed_;
+  compile::KernelCompiler compiler_;
 };
 
 }  // namespace kbench::server

@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "server/common/log.h"
+#include "server/common/status_mapping.h"
+#include "server/run/kernel_includes.h"
 #include "server/run/validation.h"
 #include "server/worker/fault_injector.h"
 
@@ -35,6 +37,25 @@ WorkerService::~WorkerService() {
   }
   cv_.notify_all();
   run_thread_.join();
+}
+
+grpc::ServerUnaryReactor* WorkerService::Compile(grpc::CallbackServerContext* context,
+                                                 const kbench::v1::CompileKernelRequest* request,
+                                                 kbench::v1::CompileFacts* response) {
+  auto* reactor = context->DefaultReactor();
+  if (request->kernel().language() == kbench::v1::KERNEL_LANGUAGE_CUDA_CPP)
+    if (absl::Status s = server::CheckKernelIncludes("kernel.source", request->kernel().source());
+        !s.ok()) {
+      reactor->Finish(server::ToGrpcStatus(s));
+      return reactor;
+    }
+  absl::Status queued = compiles_.Submit([this, reactor, request, response] {
+    absl::StatusOr<kbench::v1::CompileFacts> facts = executor_.Compile(*request);
+    if (facts.ok()) *response = *std::move(facts);
+    reactor->Finish(server::ToGrpcStatus(facts.status()));
+  });
+  if (!queued.ok()) reactor->Finish(server::ToGrpcStatus(queued));
+  return reactor;
 }
 
 grpc::ServerUnaryReactor* WorkerService::Describe(grpc::CallbackServerContext* context,

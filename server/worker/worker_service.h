@@ -3,7 +3,9 @@
 // the executor, Execute admits the resolved request again (a request the
 // front admitted passes unchanged) and queues the run for the run thread,
 // which runs one run at a time through the LocalExecutor (runner.h) and
-// ends each stream with a RunEnd.
+// ends each stream with a RunEnd. Compile checks the kernel's #includes
+// again (the sandbox's first line of defence must not rest on the front
+// alone) and compiles on a small pool of threads.
 //
 // After a run that left the device unusable (a sticky CUDA error), the run
 // thread waits for that run's stream to be done and calls device_lost: the
@@ -28,6 +30,7 @@
 #include <thread>
 
 #include "kbench/worker/v1/worker.grpc.pb.h"
+#include "server/common/task_pool.h"
 #include "server/worker/local_executor.h"
 #include "server/run/run_plan.h"
 #include "server/worker/execute_stream.h"
@@ -51,6 +54,14 @@ class WorkerService final : public v1::Worker::CallbackService {
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
                                    const v1::CancelRequest* request,
                                    v1::CancelResponse* response) override;
+  // Compiles on one of kCompileThreads threads of its own, beside any run
+  // (a compile never touches the device).
+  grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
+                                    const kbench::v1::CompileKernelRequest* request,
+                                    kbench::v1::CompileFacts* response) override;
+
+  static constexpr size_t kCompileThreads = 2;
+  static constexpr size_t kMaxQueuedCompiles = 16;
 
  private:
   struct QueuedRun {
@@ -76,6 +87,8 @@ class WorkerService final : public v1::Worker::CallbackService {
   std::shared_ptr<ExecuteStream> running_stream_;
   bool stopping_ = false;
   std::thread run_thread_;
+  // Declared last: destroyed first, finishing the compiles it holds.
+  server::TaskPool compiles_{kCompileThreads, kMaxQueuedCompiles};
 };
 
 }  // namespace kbench::worker

@@ -1,0 +1,40 @@
+// The worker's cache of compile results, so that a resubmitted kernel skips
+// the compile: bounded, least recently used out first. Keyed by a SHA-256
+// over everything that decides a result (kernel_compiler.cc CacheKey: the
+// source, its name, language, entry, options, the op, dtype and the
+// architecture). Results that say something about the kernel are kept,
+// refusals included (a compile error comes back as fast as a success);
+// failures of the sandbox itself are not.
+//
+// Threading: any thread.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "kbench/v1/kbench.pb.h"
+
+namespace kbench::compile {
+
+class CompileCache {
+ public:
+  explicit CompileCache(size_t capacity) : capacity_(capacity) {}
+
+  std::optional<absl::StatusOr<v1::CompileFacts>> Find(const std::string& key);
+  void Put(const std::string& key, absl::StatusOr<v1::CompileFacts> result);
+
+ private:
+  using Entry = std::pair<std::string, absl::StatusOr<v1::CompileFacts>>;
+  const size_t capacity_;
+  std::mutex mu_;
+  std::list<Entry> entries_;  // most recently used first
+  std::unordered_map<std::string, std::list<Entry>::iterator> index_;
+};
+
+}  // namespace kbench::compile

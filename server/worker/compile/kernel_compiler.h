@@ -1,0 +1,66 @@
+// The worker's compiler of learners' kernels: a request the front admitted
+// (server/run/kernel_admission.h CheckCompileRequest) becomes a job for the
+// sandbox (compile_sandbox.h: NVRTC, then nvJitLink, in a kbench-compile
+// child), whose PTX is checked against the op's ABI (ptx_abi.h) and whose
+// linker info gives the facts (link_info.h). Results are cached
+// (compile_cache.h). The CUDA C++ compiled is the op's prelude for the dtype
+// (proto/ops/kernel_abi.h KernelPrelude), a #line 1 "<name>" directive, then
+// the learner's source, so the compiler's messages point into the
+// learner's file.
+//
+// Threading: Compile from any thread; compiles run side by side (the
+// caller bounds how many).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kbench/v1/kbench.pb.h"
+#include "server/worker/compile/compile_cache.h"
+#include "server/worker/compile/compile_sandbox.h"
+
+namespace kbench::compile {
+
+// The largest compiler log returned, in a result or an error.
+inline constexpr size_t kMaxCompileLogBytes = 64 * 1024;
+
+struct CompilerOptions {
+  // The kbench-compile binary; empty: DefaultCompileHelper().
+  std::string helper;
+  // The target, e.g. "sm_90a"; empty: sm_90a.
+  std::string arch;
+  SandboxLimits limits;
+  size_t cache_entries = 64;
+};
+
+// kbench-compile beside this program (/proc/self/exe), where the build puts
+// it next to kbench-worker.
+std::string DefaultCompileHelper();
+
+// The architecture kernels are compiled for on `device`: sm_90a for
+// compute capability 9.0 (so wgmma is available) and for a CPU device (the
+// H200's, as a compile-only target); sm_XY otherwise.
+std::string ArchOf(const v1::DeviceInfo& device);
+
+class KernelCompiler {
+ public:
+  explicit KernelCompiler(CompilerOptions options);
+
+  // The facts of the compiled kernel; INVALID_ARGUMENT with the compiler's
+  // log (at most kMaxCompileLogBytes) for a compile error, saying what was
+  // expected for an ABI mismatch, or naming the sandbox limit passed;
+  // FAILED_PRECONDITION when the build has no compile helper (no CUDA
+  // toolkit) or it is missing.
+  absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request);
+
+  const std::string& arch() const { return options_.arch; }
+
+ private:
+  absl::StatusOr<v1::CompileFacts> CompileUncached(const v1::CompileKernelRequest& request);
+
+  const CompilerOptions options_;
+  CompileCache cache_;
+};
+
+}  // namespace kbench::compile

@@ -1,0 +1,228 @@
+// The compile path of learners' kernels without a GPU
+// (server/worker/compile/kernel_compiler.h): NVRTC and nvJitLink in the
+// kbench-compile sandbox, the ABI check from the PTX, the facts, the cache,
+// compile errors with their log, and the sandbox's limits. Every starter
+// kernel under docs/examples/kernels/ compiles for each dtype its op takes;
+// the times printed are those docs/KERNELS.md quotes.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "kernels/dtype.h"
+#include "proto/ops/dtypes.h"
+#include "proto/ops/kernel_abi.h"
+#include "server/worker/compile/kernel_compiler.h"
+
+namespace kbench::compile {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+CompilerOptions Options() {
+  CompilerOptions options;
+  options.helper = KBENCH_COMPILE_HELPER;
+  return options;
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+v1::CompileKernelRequest Request(std::string source, std::string entry = "my_add",
+                                 std::string op = "vector_add") {
+  v1::CompileKernelRequest r;
+  r.set_op(std::move(op));
+  v1::KernelSource& k = *r.mutable_kernel();
+  k.set_name("my_add.cu");
+  k.set_language(v1::KERNEL_LANGUAGE_CUDA_CPP);
+  k.set_source(std::move(source));
+  k.set_entry(std::move(entry));
+  return r;
+}
+
+constexpr char kAdd[] =
+    "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+    "                                    long long n) {\n"
+    "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+    "  if (i < n) c[i] = a[i] + b[i];\n"
+    "}\n";
+
+TEST(KernelCompile, EveryStarterCompilesForEachDtypeOfItsOp) {
+  KernelCompiler compiler(Options());
+  int compiled = 0;
+  for (const auto& file :
+       std::filesystem::directory_iterator(KBENCH_SOURCE_DIR "/docs/examples/kernels")) {
+    if (file.path().extension() != ".cu") continue;
+    const std::string stem = file.path().stem().string();
+    const std::string op = stem.rfind("vector_add", 0) == 0 ? "vector_add" : "attention";
+    const ops::KernelAbi* abi = ops::AbiOf(op);
+    ASSERT_NE(abi, nullptr);
+    for (kernels::DType dtype : abi->dtypes) {
+      v1::CompileKernelRequest request = Request(ReadFile(file.path()), stem, op);
+      request.mutable_kernel()->set_name(file.path().filename().string());
+      request.set_dtype(ops::ToProto(dtype));
+      absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
+      ASSERT_TRUE(facts.ok()) << stem << " " << kernels::DTypeName(dtype) << ": "
+                              << facts.status();
+      EXPECT_EQ(facts->arch(), "sm_90a");
+      EXPECT_EQ(facts->entry(), stem);
+      EXPECT_GT(facts->registers_per_thread(), 0u) << stem;
+      EXPECT_EQ(facts->spill_store_bytes(), 0u) << stem;
+      EXPECT_FALSE(facts->cached());
+      EXPECT_EQ(facts->source_sha256().size(), 64u);
+      std::cout << "compile time: " << file.path().filename().string() << " "
+                << kernels::DTypeName(dtype) << " " << facts->compile_ms() << " ms, "
+                << facts->registers_per_thread() << " registers" << std::endl;
+      ++compiled;
+    }
+  }
+  EXPECT_EQ(compiled, 2 + 2 * 3);  // vector add: fp32; attention: three dtypes
+}
+
+TEST(KernelCompile, AResubmitIsServedFromTheCache) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> first = compiler.Compile(Request(kAdd));
+  ASSERT_TRUE(first.ok()) << first.status();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<v1::CompileFacts> again = compiler.Compile(Request(kAdd));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->cached());
+  EXPECT_EQ(again->registers_per_thread(), first->registers_per_thread());
+  EXPECT_LT(ms, 50);
+  std::cout << "compile time: cached resubmit " << ms << " ms (first " << first->compile_ms()
+            << " ms)" << std::endl;
+  v1::CompileKernelRequest changed = Request(kAdd);
+  changed.mutable_kernel()->add_options("-O1");
+  absl::StatusOr<v1::CompileFacts> other = compiler.Compile(changed);
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_FALSE(other->cached());
+}
+
+TEST(KernelCompile, ACompileErrorComesBackWithTheLogNamingTheFileAndLine) {
+  KernelCompiler compiler(Options());
+  const std::string source =
+      "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) {\n"
+      "  c[0] = x;\n"
+      "}\n";
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(source));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(),
+              AllOf(HasSubstr("my_add.cu: compile failed\n"),
+                    HasSubstr("my_add.cu(3): error: identifier \"x\" is undefined")));
+  // Refusals are cached too: the same mistake comes back at once.
+  absl::StatusOr<v1::CompileFacts> again = compiler.Compile(Request(source));
+  EXPECT_EQ(again.status(), facts.status());
+}
+
+TEST(KernelCompile, AWrongEntryNameListsTheModulesKernels) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(kAdd, "add"));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(),
+              AllOf(HasSubstr("no kernel named 'add'"), HasSubstr("its kernels: my_add")));
+}
+
+TEST(KernelCompile, AMangledNameSaysToDeclareTheKernelExternC) {
+  KernelCompiler compiler(Options());
+  std::string source = kAdd;
+  source.erase(0, std::string("extern \"C\" ").size());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(source));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_THAT(facts.status().message(), AllOf(HasSubstr("_Z6my_add"), HasSubstr("extern \"C\"")));
+}
+
+TEST(KernelCompile, AWrongParameterListSaysWhatTheOpExpects) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(
+      "extern \"C\" __global__ void my_add(const kbench_t* a, kbench_t* c, int n) {}\n"));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(),
+              AllOf(HasSubstr("'my_add' takes 3 parameters (8, 8, 4 bytes)"),
+                    HasSubstr("vector_add kernels take 4 parameters (8, 8, 8, 8 bytes)"),
+                    HasSubstr("long long n")));
+  // Attention's causal is an int: a bool (1 byte) is a mismatch.
+  facts = compiler.Compile(Request(
+      "extern \"C\" __global__ void att(const kbench_t* q, const kbench_t* k, const kbench_t* v,\n"
+      "  kbench_t* o, int B, int H, int N, int d, float scale, bool causal) {}\n",
+      "att", "attention"));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_THAT(facts.status().message(), HasSubstr("4, 4, 4, 4, 4, 1 bytes"));
+}
+
+TEST(KernelCompile, PtxIsLinkedForTheArchitectureAndChecked) {
+  KernelCompiler compiler(Options());
+  v1::CompileKernelRequest request = Request(
+      ".version 9.0\n.target sm_90a\n.address_size 64\n"
+      "// .entry commented_out(.param .u64 x)\n"
+      ".visible .entry ptx_add(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 n)\n"
+      "{\n  ret;\n}\n",
+      "ptx_add");
+  request.mutable_kernel()->set_language(v1::KERNEL_LANGUAGE_PTX);
+  request.mutable_kernel()->set_name("my_add.ptx");
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  EXPECT_EQ(facts->entry(), "ptx_add");
+  request.mutable_kernel()->set_source("this is not PTX\n");
+  facts = compiler.Compile(request);
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(), HasSubstr("my_add.ptx: compile failed"));
+}
+
+TEST(KernelCompile, StaticSharedMemoryAndSpillsAreReported) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(
+      "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) {\n"
+      "  __shared__ float tile[1024];\n"
+      "  tile[threadIdx.x] = a[threadIdx.x];\n"
+      "  __syncthreads();\n"
+      "  c[threadIdx.x] = tile[1023 - threadIdx.x] + b[threadIdx.x];\n"
+      "}\n"));
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  EXPECT_EQ(facts->static_shared_memory_bytes(), 4096u);
+}
+
+TEST(KernelCompile, ACompileThatExplodesIsStoppedByTheCpuLimit) {
+  CompilerOptions options = Options();
+  options.limits.cpu_seconds = 2;
+  options.limits.wall_seconds = 30;
+  KernelCompiler compiler(options);
+  // 90 * 90 distinct instantiations, each calling two others: inlined, the
+  // call tree has C(180, 90) leaves. Too shallow for the front end's
+  // recursion limit, so only the sandbox's CPU limit stops it.
+  const std::string source =
+      "template <int I, int J> struct G {\n"
+      "  __device__ static long v(long x) { return G<I - 1, J>::v(x) + G<I, J - 1>::v(x + 1); }\n"
+      "};\n"
+      "template <int J> struct G<0, J> { __device__ static long v(long x) { return x + J; } };\n"
+      "template <int I> struct G<I, 0> { __device__ static long v(long x) { return x * I; } };\n"
+      "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) { c[0] = G<90, 90>::v(n); }\n";
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(source));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(), HasSubstr("compile stopped"));
+  EXPECT_LT(seconds, 30);
+  std::cout << "exploding template: " << facts.status().message() << " after " << seconds
+            << " s" << std::endl;
+}
+
+}  // namespace
+}  // namespace kbench::compile
