@@ -7,6 +7,7 @@
 
 #include "auth_command.h"
 #include "command_line.h"
+#include "compile_command.h"
 #include "credentials.h"
 #include "csv_format.h"
 #include "exit_codes.h"
@@ -124,6 +125,8 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
     code = RunAuthCommand(line.options, call, watcher, *auth);
   } else if (const auto* sweep = std::get_if<SweepCommand>(&line.command)) {
     code = RunSweep(line.options, call, watcher, *sweep);
+  } else if (const auto* compile = std::get_if<CompileCommand>(&line.command)) {
+    code = RunCompileCommand(line.options, call, watcher, *compile);
   } else if (const auto* quota = std::get_if<QuotaCommand>(&line.command)) {
     code = RunQuotaCommand(line.options, call, watcher, *quota);
   } else {

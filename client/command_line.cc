@@ -10,6 +10,7 @@
 
 #include "flag_errors.h"
 #include "flag_values.h"
+#include "kernel_file.h"
 #include "problem_fields.h"
 #include "proto/ops/registry.h"
 #include "timing_flags.h"
@@ -91,6 +92,7 @@ struct RunFlags {
   uint64_t seed = 0;
   std::string label;
   v1::Fault fault = v1::FAULT_NONE;
+  KernelFlags kernels;
 };
 
 void AddRunFlags(CLI::App& command, RunFlags& flags,
@@ -143,6 +145,7 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
           "with --enable-fault-injection")
       ->type_name("FAULT")
       ->group("Testing");
+  AddKernelFlags(command, flags.kernels, /*kernel_option=*/true);
 }
 
 // The flags of `op`'s problem fields on `command`, each setting its field in
@@ -196,6 +199,8 @@ void ApplyRunFlags(const RunFlags& flags, v1::RunRequest& request) {
   request.set_seed(flags.seed);
   request.set_label(flags.label);
   request.set_fault(flags.fault);
+  for (const std::string& file : flags.kernels.files)
+    *request.add_kernels() = ValueOrThrow(ReadKernelFile(file, flags.kernels), "--kernel");
 }
 
 }  // namespace
@@ -284,11 +289,13 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "ceilings, each op with its variants and their dtypes, limits, default "
       "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
-  subcommand_names += "info, runs, show, export, sweep, quota, login, invite, whoami";
+  subcommand_names +=
+      "info, runs, show, export, sweep, quota, login, invite, whoami, compile";
   HistoryCommandLine history(app);
   AuthCommandLine auth(app);
   SweepCommandLine sweep(app);
   QuotaCommandLine quota(app);
+  CompileCommandLine compile(app);
 
   app.footer(TopFooter() + "\n" + kExitCodesHelp);
 
@@ -312,11 +319,6 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
                         : csv ? OutputFormat::kCsv
                               : OutputFormat::kTable;
   line.command = InfoCommand{};
-  for (size_t i = 0; i < run_commands.size(); ++i) {
-    if (!run_commands[i]->parsed()) continue;
-    ApplyRunFlags(run_flags, requests[i]);
-    line.command = std::move(requests[i]);
-  }
   if (std::optional<HistoryCommand> command = history.Parsed()) {
     line.command = *std::move(command);
   }
@@ -324,6 +326,14 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
     line.command = *std::move(command);
   }
   try {
+    for (size_t i = 0; i < run_commands.size(); ++i) {
+      if (!run_commands[i]->parsed()) continue;
+      ApplyRunFlags(run_flags, requests[i]);
+      line.command = std::move(requests[i]);
+    }
+    if (std::optional<CompileCommand> command = compile.Parsed()) {
+      line.command = *std::move(command);
+    }
     if (std::optional<SweepCommand> command = sweep.Parsed()) {
       line.command = *std::move(command);
     }

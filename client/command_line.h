@@ -3,8 +3,8 @@
 // registry (proto/ops/registry.h), named for the op with '-' for '_'
 // (vector-add, attention), whose flags are the op's problem fields; `info`;
 // the history commands (runs, show, export: history_command_line.h);
-// `sweep` (sweep_command_line.h); and login, invite, whoami
-// (auth_command_line.h).
+// `sweep` (sweep_command_line.h); login, invite, whoami
+// (auth_command_line.h); and `compile` (compile_command_line.h).
 #ifndef KBENCH_CLIENT_COMMAND_LINE_H_
 #define KBENCH_CLIENT_COMMAND_LINE_H_
 
@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "auth_command_line.h"
+#include "compile_command_line.h"
 #include "exit_codes.h"
 #include "history_command_line.h"
 #include "kbench/v1/kbench.pb.h"
@@ -40,10 +41,10 @@ struct InfoCommand {};
 struct CommandLine {
   GlobalOptions options;
   // A run subcommand's request, its problem set (the oneof names the op);
-  // info; a history command; a sweep; a quota command; or login, invite,
-  // whoami.
+  // info; a history command; a sweep; a quota command; login, invite,
+  // whoami; or compile.
   std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
-               QuotaCommand, AuthCommand>
+               QuotaCommand, AuthCommand, CompileCommand>
       command;
 };
 
