@@ -1,6 +1,7 @@
 #include "server/run/kernel_admission.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string>
 
 #include "absl/strings/match.h"
