@@ -1,4 +1,5 @@
-// Unit tests of server/run/validation.h against the CPU backend's limits and ops:
+// Unit tests of server/run/validation.h (and the timing_resolution.h it
+// applies) against the CPU backend's limits and ops:
 // what is admitted (with defaults applied) and what is refused, with a
 // message that names the field and the limit.
 #include <gmock/gmock.h>
@@ -9,7 +10,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "server/run/legacy_requests.h"
 #include "server/run/limits.h"
+#include "server/run/timing_resolution.h"
 #include "server/run/validation.h"
 
 namespace kbench::server {

@@ -8,7 +8,7 @@
 #include "server/front/start_workers.h"
 #include "server/run/executor.h"
 #include "server/run/limits.h"
-#include "server/run/validation.h"
+#include "server/run/timing_resolution.h"
 
 namespace kbench::server {
 

@@ -15,6 +15,8 @@
 #include "server/front/run_call.h"
 #include "server/common/status_mapping.h"
 #include "server/run/kernel_admission.h"
+#include "server/run/legacy_requests.h"
+#include "server/run/timing_resolution.h"
 #include "server/run/validation.h"
 #include "server/common/version.h"
 

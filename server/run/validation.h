@@ -1,10 +1,10 @@
 // Admission: turn a request into an admitted run (problem and timing plan),
 // or refuse it with INVALID_ARGUMENT whose message names the field, the
 // limit and the value given (e.g. "seq_len must be between 1 and 8192, got
-// 0"). Generic over ops: the op of the request's problem (server/ops)
+// 0"). Generic over ops: the op of the request's problem (proto/ops)
 // checks its own fields; this file checks what every op shares (the
-// problem's presence, dtype, variants, timing, label). Pure functions of the
-// request, the limits and the backend.
+// problem's presence, dtype, variants, timing (timing_resolution.h), label
+// (utf8.h)). Pure functions of the request, the limits and the backend.
 #pragma once
 
 #include <string_view>
@@ -23,23 +23,9 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
                                   std::string_view backend,
                                   const TimingPlan& defaults);
 
-// Applies defaults to zero fields and checks each against the limits; sets
-// the run's wall-clock bound (TimingPlan.deadline_ms) from them.
-// Defaults are first clamped to the limits (an operator who lowers
-// --max-samples below the default does not make plain requests fail).
-absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
-                                          const v1::Limits& limits,
-                                          const TimingPlan& defaults);
-
 // The request as admitted, every choice explicit: seed, dtype, variants in
 // run order and every timing field. What a worker receives and the store
 // keeps; admitting it again gives the same run.
 v1::RunRequest Resolved(const AdmittedRun& run);
-
-// The RunRequest of the op-specific RPCs.
-v1::RunRequest ToRunRequest(const v1::VectorAddRequest& request);
-v1::RunRequest ToRunRequest(const v1::AttentionRequest& request);
-
-v1::TimingOptions ToProto(const TimingPlan& plan);
 
 }  // namespace kbench::server
