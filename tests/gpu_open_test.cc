@@ -18,8 +18,8 @@ TEST(OpenCudaDevice, FailsCleanlyWithoutADeviceOrOpensEveryDevice) {
   const absl::StatusOr<int> count = CudaDeviceCount();
   if (!count.ok()) {
     EXPECT_EQ(count.status().code(), absl::StatusCode::kUnavailable);
-    EXPECT_NE(count.status().message().find("no CUDA device found"),
-              absl::string_view::npos)
+    // The reason in an operator's words (gpu_diagnosis.h).
+    EXPECT_NE(count.status().message().find("no CUDA device: "), absl::string_view::npos)
         << count.status();
     const auto device = OpenCudaDevice(0);
     ASSERT_FALSE(device.ok());
