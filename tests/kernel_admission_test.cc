@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "proto/ops/registry.h"
 #include "server/run/kernel_includes.h"
+#include "server/run/legacy_requests.h"
 #include "server/run/limits.h"
 #include "server/run/validation.h"
 
