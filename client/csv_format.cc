@@ -7,6 +7,7 @@
 #include "flag_values.h"
 #include "result_text.h"
 #include "proto/ops/registry.h"
+#include "proto/text/csv_field.h"
 
 namespace kbench::client {
 namespace {
@@ -18,16 +19,6 @@ std::string Number(double value) {
 }
 
 std::string Bool(bool value) { return value ? "true" : "false"; }
-
-std::string Escape(const std::string& field) {
-  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
-  std::string quoted = "\"";
-  for (char c : field) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
 
 // The problem columns: every op's problem fields in registry order, each
 // name once.
@@ -84,7 +75,7 @@ std::string CsvLine(const std::vector<std::string>& fields) {
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) line += ',';
-    line += Escape(fields[i]);
+    line += text::CsvField(fields[i]);
   }
   return line + "\n";
 }

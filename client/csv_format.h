@@ -22,8 +22,9 @@ std::string CsvHeader();
 // The header line, then one line per variant result, each ending in '\n'.
 // Fields that do not apply are empty: a problem column of another op's
 // field (n for attention; batch ... causal for vector add); the speedup
-// fields for the baseline. Booleans are "true"/"false"; fields holding a
-// comma or a quote are quoted (RFC 4180).
+// fields for the baseline. Booleans are "true"/"false"; each field is
+// written by text::CsvField (quoted when it holds a comma or a quote, RFC
+// 4180; a quote before text a spreadsheet would run as a formula).
 std::string FormatCsv(const RunReport& report);
 
 // The header's columns that describe the run rather than a variant: run_id,

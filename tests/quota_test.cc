@@ -182,8 +182,10 @@ TEST(Quotas, RunsPerMinuteSaysWhenTheNextIsAllowed) {
   EXPECT_TRUE(server.Run("ada").ok());
   const grpc::Status refused = server.Run("ada");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_TRUE(refused.error_message() == "quota: runs 2 per minute used; resets in 60 s" ||
-              refused.error_message() == "quota: runs 2 per minute used; resets in 59 s")
+  EXPECT_TRUE(refused.error_message() ==
+                  "quota: runs 2 per minute used (refused requests count too); resets in 60 s" ||
+              refused.error_message() ==
+                  "quota: runs 2 per minute used (refused requests count too); resets in 59 s")
       << refused.error_message();
   EXPECT_TRUE(server.Run("bob").ok());
 }

@@ -1,16 +1,18 @@
-// Unit tests of server/run/utf8.h: which byte sequences are well-formed
-// UTF-8 (RFC 3629) and how a field that is not is refused.
+// Unit tests of proto/text/utf8.h (which byte sequences are well-formed
+// UTF-8, RFC 3629) and server/run/utf8.h (how a field that is not is refused).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string_view>
 
+#include "proto/text/utf8.h"
 #include "server/run/utf8.h"
 
 namespace kbench::server {
 namespace {
 
 using ::testing::HasSubstr;
+using ::kbench::text::FirstInvalidUtf8;
 
 constexpr size_t kAllWellFormed = std::string_view::npos;
 

@@ -292,7 +292,7 @@ TEST_F(Validation, RefusesAVariantNamedTwice) {
   request.add_variants("naive");
   request.add_variants("vectorized");
   request.add_variants("naive");
-  ExpectRefused(VectorAdd(request), {"variants", "'naive'", "twice"});
+  ExpectRefused(VectorAdd(request), {"variants", "\"naive\"", "twice"});
 }
 
 TEST_F(Validation, RefusesMoreVariantsThanTheLimit) {

@@ -24,17 +24,6 @@ std::string TimeText(int64_t unix_ms) {
   return absl::FormatTime("%Y-%m-%d %H:%M", absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
 }
 
-// A CSV field, quoted when it must be (RFC 4180).
-std::string CsvField(const std::string& value) {
-  if (value.find_first_of(",\"\r\n") == std::string::npos) return value;
-  std::string quoted = "\"";
-  for (char c : value) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 }  // namespace
 
 AdminCommandLine::AdminCommandLine(CLI::App& app) {
@@ -122,11 +111,7 @@ int AdminCommandLine::Run(const std::string& store_spec, std::ostream& out,
   if (!learners.ok()) return fail(learners.status());
   absl::StatusOr<std::vector<std::string>> tokens = identities.AddUsers(*learners);
   if (!tokens.ok()) return fail(tokens.status());
-  out << "name,email,token\r\n";
-  for (size_t i = 0; i < learners->size(); ++i) {
-    out << CsvField((*learners)[i].name) << "," << CsvField((*learners)[i].email) << ","
-        << (*tokens)[i] << "\r\n";
-  }
+  out << RosterTokensCsv(*learners, *tokens);
   out.flush();
   err << learners->size() << " learners added to " << cohort_
       << "; their tokens above are shown only once" << std::endl;

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "proto/text/csv_field.h"
 
 namespace kbench::server {
 
@@ -39,6 +40,16 @@ absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
     users.push_back(store::NewUser{fields[0], auth::Role::kLearner, cohort, email});
   }
   return users;
+}
+
+std::string RosterTokensCsv(const std::vector<store::NewUser>& learners,
+                            const std::vector<std::string>& tokens) {
+  std::string csv = "name,email,token\r\n";
+  for (size_t i = 0; i < learners.size() && i < tokens.size(); ++i) {
+    absl::StrAppend(&csv, text::CsvField(learners[i].name), ",",
+                    text::CsvField(learners[i].email), ",", text::CsvField(tokens[i]), "\r\n");
+  }
+  return csv;
 }
 
 }  // namespace kbench::server

@@ -1,6 +1,8 @@
 // A roster CSV, one learner a line: `name[,email]`. A first line whose
 // name is "name" is a header and is skipped, and so are blank lines;
 // spaces around fields are trimmed. At most store::kMaxRosterUsers learners.
+// And the CSV `kbench-server admin import-roster` prints of the learners it
+// added, with their tokens.
 #pragma once
 
 #include <istream>
@@ -17,5 +19,12 @@ namespace kbench::server {
 // many lines).
 absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
                                                         const std::string& cohort);
+
+// "name,email,token", then a line for each of `learners` with its token
+// (tokens[i] is learners[i]'s), lines ending in CRLF, each field written by
+// text::CsvField: an email a spreadsheet would run as a formula opens as
+// text.
+std::string RosterTokensCsv(const std::vector<store::NewUser>& learners,
+                            const std::vector<std::string>& tokens);
 
 }  // namespace kbench::server

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "server/common/echo.h"
 #include "server/common/status_mapping.h"
 #include "server/store/unix_time.h"
 
@@ -96,8 +97,8 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
       reactor->Finish(grpc::Status(
           grpc::StatusCode::PERMISSION_DENIED,
           absl::StrCat("cohort: ", std::string(RoleWithArticle(who->role)),
-                       " may not invite to \"", request->cohort(),
-                       "\" (an instructor invites to their own cohort, an admin to any)")));
+                       " may not invite to ", Echo(request->cohort()),
+                       " (an instructor invites to their own cohort, an admin to any)")));
       return;
     }
     const int64_t expires = store::NowUnixMs() + int64_t{hours} * 3600 * 1000;

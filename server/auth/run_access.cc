@@ -1,6 +1,7 @@
 #include "server/auth/run_access.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/common/echo.h"
 
 namespace kbench::server::auth {
 
@@ -13,15 +14,15 @@ absl::StatusOr<v1::ListRunsRequest> ScopeToCaller(const Principal& who,
       if (!request.cohort().empty() && request.cohort() != who.cohort) {
         return absl::PermissionDeniedError(absl::StrCat(
             "cohort: an instructor sees the runs of their own cohort (", who.cohort,
-            ") only, not of \"", request.cohort(), "\""));
+            ") only, not of ", Echo(request.cohort())));
       }
       request.set_cohort(who.cohort);
       return request;
     case Role::kLearner:
       if (!request.user().empty() && request.user() != who.user) {
         return absl::PermissionDeniedError(absl::StrCat(
-            "user: a learner sees their own runs (", who.user, ") only, not \"",
-            request.user(), "\"'s"));
+            "user: a learner sees their own runs (", who.user, ") only, not those of ",
+            Echo(request.user())));
       }
       if (!request.cohort().empty()) {
         return absl::PermissionDeniedError(

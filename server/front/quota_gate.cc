@@ -75,7 +75,7 @@ absl::StatusOr<v1::QuotaUsage> QuotaGate::UsageOf(const std::string& user,
   usage.set_queued_runs(it->second.waiting);
   usage.set_open_streams(it->second.open);
   usage.set_runs_last_minute(uint32_t(std::count_if(
-      it->second.admitted_unix_ms.begin(), it->second.admitted_unix_ms.end(),
+      it->second.requested_unix_ms.begin(), it->second.requested_unix_ms.end(),
       [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
   return usage;
 }
@@ -95,6 +95,21 @@ absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_se
                                 WaitText(used->oldest_end_unix_ms + window_ms - now_unix_ms)));
 }
 
+absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
+  const uint32_t limit = QuotasOf(run.principal).runs_per_minute();
+  if (limit == 0) return absl::OkStatus();
+  std::lock_guard lock(mu_);
+  std::deque<int64_t>& requested = usage_[run.principal.user].requested_unix_ms;
+  while (!requested.empty() && requested.front() <= run.unix_ms - kMinuteMs)
+    requested.pop_front();
+  if (requested.size() >= limit)
+    return OverQuota(absl::StrCat("runs ", limit,
+                                  " per minute used (refused requests count too); resets in ",
+                                  WaitText(requested.front() + kMinuteMs - run.unix_ms)));
+  requested.push_back(run.unix_ms);
+  return absl::OkStatus();
+}
+
 absl::Status QuotaGate::Admit(const RunAdmission& run) {
   const v1::QuotaLimits quotas = QuotasOf(run.principal);
   const std::string& user = run.principal.user;
@@ -104,9 +119,6 @@ absl::Status QuotaGate::Admit(const RunAdmission& run) {
                                          "day", run.unix_ms));
   std::lock_guard lock(mu_);
   Usage& usage = usage_[user];
-  while (!usage.admitted_unix_ms.empty() &&
-         usage.admitted_unix_ms.front() <= run.unix_ms - kMinuteMs)
-    usage.admitted_unix_ms.pop_front();
   if (quotas.queued_runs() > 0 && usage.waiting >= quotas.queued_runs())
     return OverQuota(absl::StrCat("queued runs ", quotas.queued_runs(),
                                   " at once per learner used; resets when one of your "
@@ -115,13 +127,8 @@ absl::Status QuotaGate::Admit(const RunAdmission& run) {
     return OverQuota(absl::StrCat("open run streams ", quotas.open_streams(),
                                   " at once per learner used; resets when one of your "
                                   "runs ends"));
-  if (quotas.runs_per_minute() > 0 && usage.admitted_unix_ms.size() >= quotas.runs_per_minute())
-    return OverQuota(absl::StrCat(
-        "runs ", quotas.runs_per_minute(), " per minute used; resets in ",
-        WaitText(usage.admitted_unix_ms.front() + kMinuteMs - run.unix_ms)));
   ++usage.waiting;
   ++usage.open;
-  usage.admitted_unix_ms.push_back(run.unix_ms);
   open_[run.run_id] = {user, false};
   return absl::OkStatus();
 }

@@ -1,7 +1,7 @@
 // Per-learner quotas (kbench/v1/quota.proto), enforced at admission: a
 // learner's quotas are the defaults with their cohort's overrides. Runs
-// waiting at once, run streams open at once, runs per minute, and device
-// time per hour and per day. A run over a quota is refused with
+// waiting at once, run streams open at once, runs per minute (requests,
+// refused ones included), and device time per hour and per day. A run over a quota is refused with
 // RESOURCE_EXHAUSTED naming the quota, its limit and when it frees up, e.g.
 // "quota: device time 600 s per hour used (612 s); resets in 14 min".
 // Only learners have quotas: instructors, admins and the anonymous caller
@@ -58,10 +58,19 @@ class QuotaGate final : public RunObserver {
   // query (call it off gRPC's threads).
   absl::StatusOr<v1::QuotaUsage> UsageOf(const std::string& user, int64_t now_unix_ms) const;
 
+  // Counts a request of `run`'s user (its principal and unix_ms set)
+  // toward runs_per_minute, before it is checked: a request that is then
+  // refused (a bad request, another quota) counts as well, so that a
+  // learner's flood of bad requests is itself refused. RESOURCE_EXHAUSTED
+  // naming the quota once the minute's requests reach it; that request is
+  // not counted.
+  absl::Status CountRequest(const RunAdmission& run);
+
   // Admits `run` (its principal, run_id and unix_ms set) within its user's
-  // quotas and counts it as waiting and open from now on; or refuses it
-  // with RESOURCE_EXHAUSTED naming the first quota it is over. UNAVAILABLE
-  // when the store cannot tell the device time used.
+  // quotas but runs_per_minute (CountRequest) and counts it as waiting and
+  // open from now on; or refuses it with RESOURCE_EXHAUSTED naming the
+  // first quota it is over. UNAVAILABLE when the store cannot tell the
+  // device time used.
   absl::Status Admit(const RunAdmission& run);
 
   // RunObserver: a run that starts no longer waits; one that ends is no
@@ -77,7 +86,7 @@ class QuotaGate final : public RunObserver {
   struct Usage {
     uint32_t waiting = 0;
     uint32_t open = 0;
-    std::deque<int64_t> admitted_unix_ms;  // the last minute's runs
+    std::deque<int64_t> requested_unix_ms;  // the last minute's requests
   };
   absl::Status CheckDeviceTime(const std::string& user, double limit_seconds,
                                int64_t window_ms, const char* per, int64_t now_unix_ms) const;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "server/common/echo.h"
 #include "server/front/quota_limits.h"
 #include "server/common/status_mapping.h"
 
@@ -24,7 +25,8 @@ absl::Status MayManage(const auth::Principal& caller, const std::string& cohort)
       (caller.AtLeast(auth::Role::kInstructor) && caller.cohort == cohort))
     return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
-      "cohort: only the instructor of cohort \"", cohort, "\" or an admin may manage its quotas"));
+      "cohort: only the instructor of cohort ", Echo(cohort),
+      " or an admin may manage its quotas"));
 }
 
 absl::Status CheckCohort(const std::string& cohort) {

@@ -17,6 +17,7 @@
 #include "server/run/kernel_admission.h"
 #include "server/run/legacy_requests.h"
 #include "server/run/timing_resolution.h"
+#include "server/run/refused_request.h"
 #include "server/run/validation.h"
 #include "server/common/version.h"
 
@@ -90,8 +91,17 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   // An unauthenticated call is not recorded: it has no one to record it for.
   if (!principal.ok()) return new RefusedStream(principal.status());
   admission.principal = *principal;
+  // Refused requests count too, so that a flood of them is refused as well;
+  // one over the rate is not recorded, so what a flood writes to the store
+  // is bounded by the rate.
+  if (options_.quotas)
+    if (absl::Status within = options_.quotas->CountRequest(admission); !within.ok())
+      return new RefusedStream(within);
 
   auto refuse = [&](const absl::Status& why) {
+    KeptRequest kept = KeepRefused(admission.request, options_.limits);
+    admission.request = std::move(kept.request);
+    admission.sanitized = kept.sanitized;
     for (RunObserver* o : observers_) o->OnRefused(admission, why);
     return new RefusedStream(why);
   };

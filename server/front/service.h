@@ -4,7 +4,9 @@
 // and a run id, and hands the run to the scheduler; a device's executor
 // produces the events. Bad requests end at once with INVALID_ARGUMENT naming
 // the field and the limit; runs over a learner's quota with
-// RESOURCE_EXHAUSTED (quota_gate.h). RunVectorAdd and RunAttention are Run
+// RESOURCE_EXHAUSTED (quota_gate.h). A refused request reaches the
+// observers (the store) bounded (refused_request.h), and not at all when
+// it is over its learner's runs per minute. RunVectorAdd and RunAttention are Run
 // with the op's problem. Each client may hold Limits.max_streams_per_client
 // Run streams open (client_streams.h); a stream whose client stops reading
 // for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
@@ -40,8 +42,10 @@ struct ServiceOptions {
   // Who the callers are; null: a server without identities (every caller is
   // auth::LocalPrincipal()). Must outlive the service.
   const auth::Authenticator* authenticator = nullptr;
-  // Per-learner quotas, checked after validation; it also observes every
-  // run it admitted. Null: no quotas. Must outlive the service.
+  // Per-learner quotas: every request counts toward the runs per minute
+  // before it is checked (refused ones too); the others are checked after
+  // validation. It also observes every run it admitted. Null: no quotas.
+  // Must outlive the service.
   QuotaGate* quotas = nullptr;
 };
 

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/common/echo.h"
 
 namespace kbench::server::http {
 
@@ -67,7 +68,7 @@ absl::StatusOr<std::optional<int64_t>> ApiParams::Integer(const std::string& nam
   const std::string text = Optional(name);
   int64_t value = 0;
   if (!absl::SimpleAtoi(text, &value) || value < min || value > max) {
-    return BadParameter(name, absl::StrCat("\"", text, "\" is not a whole number from ", min,
+    return BadParameter(name, absl::StrCat(Echo(text), " is not a whole number from ", min,
                                            " to ", max));
   }
   return value;
@@ -77,7 +78,7 @@ absl::StatusOr<bool> ApiParams::WantsCsv() const {
   const std::string format = Optional("format");
   if (format.empty() || format == "json") return false;
   if (format == "csv") return true;
-  return BadParameter("format", absl::StrCat("\"", format, "\" is neither json nor csv"));
+  return BadParameter("format", absl::StrCat(Echo(format), " is neither json nor csv"));
 }
 
 }  // namespace kbench::server::http

@@ -13,6 +13,7 @@
 #include "google/protobuf/descriptor.h"
 #include "nlohmann/json.hpp"
 #include "server/auth/run_access.h"
+#include "server/common/echo.h"
 #include "server/http/api_params.h"
 #include "server/http/assignment_tables.h"
 #include "server/http/history_tables.h"
@@ -37,10 +38,13 @@ struct TableReply {
 using TableEndpoint =
     std::function<absl::StatusOr<TableReply>(const ApiParams&, const auth::Principal&)>;
 
+// Text that is not UTF-8 is written with U+FFFD in its place: a cell that
+// cannot be encoded never turns the whole reply into an error.
 void ReplyJson(httplib::Response& response, int status, const nlohmann::json& body) {
   response.status = status;
   response.set_header("Cache-Control", "no-store");
-  response.set_content(body.dump(), "application/json");
+  response.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                       "application/json");
 }
 
 void ReplyError(httplib::Response& response, const absl::Status& error) {
@@ -125,7 +129,7 @@ absl::StatusOr<v1::ListRunsRequest> RunsFilter(const ApiParams& params) {
         const auto value = static_cast<v1::RunStatus>(statuses.value(i)->number());
         if (value != v1::RUN_STATUS_UNSPECIFIED) names.push_back(RunStatusName(value));
       }
-      return BadParameter("status", absl::StrCat("\"", status, "\" is not one of ",
+      return BadParameter("status", absl::StrCat(Echo(status), " is not one of ",
                                                  absl::StrJoin(names, ", ")));
     }
     filter.set_status(*parsed);
@@ -245,7 +249,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
   });
   server.Get(R"(/api/.*)", [](const httplib::Request& request, httplib::Response& response) {
     ReplyError(response, absl::NotFoundError(absl::StrCat(
-                             "no endpoint ", request.path, "; see docs/API.md")));
+                             "no endpoint ", Echo(request.path), "; see docs/API.md")));
   });
 }
 

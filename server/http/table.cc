@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_replace.h"
+#include "proto/text/csv_field.h"
 
 namespace kbench::server::http {
 namespace {
@@ -26,11 +26,6 @@ nlohmann::json CellJson(const Cell& cell) {
       cell);
 }
 
-std::string CsvField(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  return absl::StrCat("\"", absl::StrReplaceAll(text, {{"\"", "\"\""}}), "\"");
-}
-
 std::string CellCsv(const Cell& cell) {
   return std::visit(
       [](const auto& value) -> std::string {
@@ -38,7 +33,7 @@ std::string CellCsv(const Cell& cell) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return "";
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return CsvField(value);
+          return text::CsvField(value);
         } else if constexpr (std::is_same_v<T, double>) {
           return absl::StrFormat("%.9g", value);
         } else if constexpr (std::is_same_v<T, bool>) {
@@ -68,7 +63,7 @@ std::string ToCsv(const Table& table) {
   std::string csv = absl::StrCat(
       absl::StrJoin(table.columns, ",",
                     [](std::string* out, const std::string& name) {
-                      out->append(CsvField(name));
+                      out->append(text::CsvField(name));
                     }),
       "\r\n");
   for (const std::vector<Cell>& row : table.rows) {

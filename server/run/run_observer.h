@@ -36,9 +36,12 @@ struct RunAdmission {
   // "vector_add", "attention", ...; empty when the request named no op.
   std::string op;
   // As admitted: the seed filled in, the timing options resolved to the
-  // values the run uses (every default applied). For a refused request, as
-  // received.
+  // values the run uses (every default applied). For a refused request,
+  // what refused_request.h keeps of it.
   v1::RunRequest request;
+  // Set when `request` is not all the client sent (a refused request whose
+  // text was cut or made valid UTF-8, or that held unknown fields).
+  bool sanitized = false;
   // Milliseconds since the Unix epoch.
   int64_t unix_ms = 0;
 };

@@ -1,19 +1,14 @@
-// Well-formed UTF-8 text (RFC 3629: no overlong forms, no surrogates,
-// nothing above U+10FFFF), as protobuf's string fields must hold: a request
-// field that is not is refused before protobuf's parser would log it.
+// Admission's UTF-8 check: a request field that is not well-formed UTF-8
+// (proto/text/utf8.h says what that is) is refused by name before
+// protobuf's parser would log it.
 #pragma once
 
-#include <cstddef>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 
 namespace kbench::server {
-
-// The offset of the first byte of `text` that does not start a well-formed
-// UTF-8 sequence, or npos when all of it is well formed.
-size_t FirstInvalidUtf8(std::string_view text);
 
 // INVALID_ARGUMENT naming `field` and the first bad byte (offset and value)
 // unless `text` is well-formed UTF-8.

@@ -14,6 +14,7 @@
 #include "kernels/common/status_macros.h"
 #include "server/run/timing_resolution.h"
 #include "server/run/utf8.h"
+#include "server/common/echo.h"
 
 namespace kbench::server {
 namespace {
@@ -47,11 +48,11 @@ absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(
     const ops::VariantSpec* spec = op.FindVariant(names[i]);
     if (spec == nullptr || spec->On(backend) == nullptr)
       return absl::InvalidArgumentError(absl::StrCat(
-          "variants: unknown ", std::string(op.name()), " variant '", names[i],
-          "'; supported: ", absl::StrJoin(offered, ", ")));
+          "variants: unknown ", std::string(op.name()), " variant ", Echo(names[i]),
+          "; supported: ", absl::StrJoin(offered, ", ")));
     if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end())
       return absl::InvalidArgumentError(
-          absl::StrCat("variants: '", names[i], "' is named twice"));
+          absl::StrCat("variants: ", Echo(names[i]), " is named twice"));
     chosen.push_back(spec);
   }
   return chosen;
@@ -112,6 +113,8 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
   AdmittedRun run;
   run.problem.op = op;
   run.problem.request = request;
+  // Fields this server does not know go no further (the worker, the store).
+  run.problem.request.DiscardUnknownFields();
   run.problem.dtype = ops::FromProto(request.dtype());
   for (const ops::VariantSpec* v : variants) run.problem.variants.push_back(v->id);
   run.plan = plan;

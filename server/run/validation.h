@@ -17,7 +17,8 @@ namespace kbench::server {
 
 // `backend` is the backend of the server's devices ("cpu", "cuda"): what
 // runs is read off the op's variant table for it. The admitted request has
-// the request's seed (0 until the service picks one).
+// the request's seed (0 until the service picks one), and none of the
+// fields this server does not know.
 absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
                                   const v1::Limits& limits,
                                   std::string_view backend,

@@ -5,8 +5,9 @@
 #include <variant>
 
 #include "absl/strings/str_cat.h"
-#include "server/identity/secret.h"
 #include "kernels/common/status_macros.h"
+#include "server/common/echo.h"
+#include "server/identity/secret.h"
 #include "server/store/migrations.h"
 #include "server/store/unix_time.h"
 
@@ -58,15 +59,14 @@ absl::Status CheckNewUser(const NewUser& user) {
 absl::Status CheckName(const std::string& field, const std::string& name) {
   if (name.empty() || name.size() > kMaxNameLength) {
     return absl::InvalidArgumentError(absl::StrCat(
-        field, ": \"", name.substr(0, kMaxNameLength), "\" must be 1 to ", kMaxNameLength,
-        " characters"));
+        field, ": ", Echo(name), " must be 1 to ", kMaxNameLength, " characters"));
   }
   for (char c : name) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
                     (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (!ok) {
       return absl::InvalidArgumentError(absl::StrCat(
-          field, ": \"", name, "\" may hold only letters, digits, '.', '_' and '-'"));
+          field, ": ", Echo(name), " may hold only letters, digits, '.', '_' and '-'"));
     }
   }
   return absl::OkStatus();

@@ -32,6 +32,7 @@
 #include "google/protobuf/repeated_field.h"
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/quota.pb.h"
+#include "server/common/echo.h"
 
 namespace kbench::server::store {
 
@@ -64,7 +65,7 @@ enum class Samples { kOmit, kInclude };
 // its caller may not read with the same status, so that others' run ids
 // cannot be told from unknown ones.
 inline absl::Status RunNotFoundError(const std::string& run_id) {
-  return absl::NotFoundError(absl::StrCat("no run \"", run_id, "\" in the store"));
+  return absl::NotFoundError(absl::StrCat("no run ", Echo(run_id), " in the store"));
 }
 
 class RunStore {
@@ -79,6 +80,9 @@ class RunStore {
   // Records a run at admission: its run_id, user, peer, label, op, request,
   // accepted_unix_ms, and status QUEUED, or REFUSED with its error. Any
   // other field the record carries (samples included) is stored too.
+  // INVALID_ARGUMENT naming the field for text (run_id, user, peer, label,
+  // op, error) that is not UTF-8: nothing is stored that a reader could
+  // not parse.
   virtual absl::Status Accept(const v1::RunRecord& record) = 0;
 
   // A device took the run: status RUNNING, its device, its Started event and
@@ -89,7 +93,8 @@ class RunStore {
                              const v1::Started& started, int64_t unix_ms) = 0;
 
   // The run ended: its final status, error, results, summary, samples and
-  // ended_unix_ms, written in one transaction.
+  // ended_unix_ms, written in one transaction; INVALID_ARGUMENT for an
+  // error that is not UTF-8.
   virtual absl::Status Finish(const std::string& run_id,
                               const RunOutcome& outcome) = 0;
 
@@ -97,7 +102,9 @@ class RunStore {
   virtual absl::StatusOr<int64_t> MarkInFlightInterrupted() = 0;
 
   // One page of the runs matching the request's filters, newest first (see
-  // ListRunsRequest in kbench/v1/history.proto).
+  // ListRunsRequest in kbench/v1/history.proto). Every record read can be
+  // sent whatever its row holds (RunRecord.sanitized): one bad row never
+  // fails a page, here or in Get.
   virtual absl::StatusOr<v1::ListRunsResponse> List(
       const v1::ListRunsRequest& request, Samples samples) = 0;
 

@@ -1,10 +1,14 @@
 #include "server/store/sql_run_store.h"
 
+#include <cstdint>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
+#include "proto/text/utf8.h"
+#include "server/common/echo.h"
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
 #include "server/store/unix_time.h"
@@ -20,25 +24,46 @@ SqlBytes Serialized(const google::protobuf::Message& message) {
   return SqlBytes{message.SerializeAsString()};
 }
 
+// INVALID_ARGUMENT naming `field` unless `value` is UTF-8: a record's text
+// goes into `string` fields, which a reader cannot parse otherwise.
+absl::Status CheckText(const char* field, const std::string& value) {
+  if (text::FirstInvalidUtf8(value) == std::string_view::npos) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(field, ": not valid UTF-8 text"));
+}
+
 // A row of kColumns to its record: the parts merged, then the columns.
-absl::StatusOr<v1::RunRecord> RecordFromRow(const SqlRow& row) {
+// Whatever a row holds, its record can be sent: text that is not UTF-8 (a
+// row an older server wrote) is made valid, and a part that does not parse
+// is left out; either marks the record sanitized. One bad row never fails
+// a page.
+v1::RunRecord RecordFromRow(const SqlRow& row) {
   v1::RunRecord record;
+  bool sanitized = false;
   for (int i = 10; i <= 12; ++i) {
-    if (!record.MergeFromString(std::get<SqlBytes>(row[i]).data)) {
-      return absl::DataLossError(absl::StrCat(
-          "run ", std::get<std::string>(row[0]), ": a stored part does not parse"));
+    v1::RunRecord part;
+    if (part.ParseFromString(std::get<SqlBytes>(row[i]).data)) {
+      record.MergeFrom(part);
+    } else {
+      sanitized = true;
     }
   }
-  record.set_run_id(std::get<std::string>(row[0]));
-  record.set_user(std::get<std::string>(row[1]));
-  record.set_peer(std::get<std::string>(row[2]));
-  record.set_label(std::get<std::string>(row[3]));
-  record.set_op(std::get<std::string>(row[4]));
+  const auto valid_text = [&](int column) {
+    const std::string& stored = std::get<std::string>(row[column]);
+    std::string valid = text::ValidUtf8Prefix(stored, SIZE_MAX);
+    if (valid != stored) sanitized = true;
+    return valid;
+  };
+  record.set_run_id(valid_text(0));
+  record.set_user(valid_text(1));
+  record.set_peer(valid_text(2));
+  record.set_label(valid_text(3));
+  record.set_op(valid_text(4));
   record.set_status(static_cast<v1::RunStatus>(std::get<int64_t>(row[5])));
-  record.set_error(std::get<std::string>(row[6]));
+  record.set_error(valid_text(6));
   record.set_accepted_unix_ms(std::get<int64_t>(row[7]));
   record.set_started_unix_ms(std::get<int64_t>(row[8]));
   record.set_ended_unix_ms(std::get<int64_t>(row[9]));
+  if (sanitized) record.set_sanitized(true);
   return record;
 }
 
@@ -69,6 +94,12 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
   if (record.samples_size() != 0) {
     return absl::InvalidArgumentError("samples: written by Finish, not Accept");
   }
+  KBENCH_RETURN_IF_ERROR(CheckText("run_id", record.run_id()));
+  KBENCH_RETURN_IF_ERROR(CheckText("user", record.user()));
+  KBENCH_RETURN_IF_ERROR(CheckText("peer", record.peer()));
+  KBENCH_RETURN_IF_ERROR(CheckText("label", record.label()));
+  KBENCH_RETURN_IF_ERROR(CheckText("op", record.op()));
+  KBENCH_RETURN_IF_ERROR(CheckText("error", record.error()));
   // The columns are stored once, as columns.
   v1::RunRecord admission = record;
   admission.clear_run_id();
@@ -93,7 +124,7 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
            record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission)}));
   if (inserted == 0) {
     return absl::AlreadyExistsError(
-        absl::StrCat("run \"", record.run_id(), "\" is already stored"));
+        absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
   }
   return absl::OkStatus();
 }
@@ -121,6 +152,7 @@ absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& ou
         "status: a run finishes OK, FAILED_VERIFICATION, CANCELLED or ERROR, not ",
         v1::RunStatus_Name(outcome.status)));
   }
+  KBENCH_RETURN_IF_ERROR(CheckText("error", outcome.error));
   v1::RunRecord end;
   *end.mutable_results() = outcome.results;
   if (outcome.summary) *end.mutable_summary() = *outcome.summary;
@@ -169,7 +201,7 @@ absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest
                        query.params));
   v1::ListRunsResponse response;
   for (size_t i = 0; i < rows.size() && i < query.page_size; ++i) {
-    KBENCH_ASSIGN_OR_RETURN(*response.add_runs(), RecordFromRow(rows[i]));
+    *response.add_runs() = RecordFromRow(rows[i]);
     if (samples == Samples::kInclude) {
       KBENCH_RETURN_IF_ERROR(ReadSamples(*response.mutable_runs()->rbegin()));
     }
@@ -190,7 +222,7 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   if (rows.empty()) {
     return RunNotFoundError(run_id);
   }
-  KBENCH_ASSIGN_OR_RETURN(v1::RunRecord record, RecordFromRow(rows[0]));
+  v1::RunRecord record = RecordFromRow(rows[0]);
   KBENCH_RETURN_IF_ERROR(ReadSamples(record));
   return record;
 }
@@ -247,7 +279,7 @@ absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
     return RunNotFoundError(run_id);
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "run \"", run_id, "\" has already ended: ",
+      "run ", Echo(run_id), " has already ended: ",
       v1::RunStatus_Name(static_cast<v1::RunStatus>(std::get<int64_t>(rows[0][0])))));
 }
 

@@ -4,6 +4,9 @@
 // -> Start again with it, OnEnded -> Finish. Samples, variant results and
 // the summary are collected in memory and written once, by Finish, with the
 // final status of server/run/run_status.h (ERROR with the status's message).
+// A status's message is stored as valid UTF-8 of at most kMaxErrorBytes
+// (text::ValidUtf8Prefix), and a refusal is recorded as the front kept it
+// (RunAdmission.sanitized marks the record).
 //
 // Writes run on the recorder's own StoreThread, in the order of the calls,
 // so no observer call waits on the database. A store error is logged and
@@ -11,6 +14,7 @@
 // queued write. The store must outlive the recorder.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -23,6 +27,9 @@
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {
+
+// The most bytes of a run's error message that are stored.
+inline constexpr size_t kMaxErrorBytes = 4096;
 
 class StoreRecorder final : public RunObserver {
  public:
