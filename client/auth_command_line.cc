@@ -37,9 +37,9 @@ AuthCommandLine::AuthCommandLine(CLI::App& app) {
   invite_
       ->add_option_function<uint32_t>(
           "--uses", [this](uint32_t uses) { invite_command_.request.set_uses(uses); },
-          "How many learners may use the code (default 1, at most 1000)")
+          "How many learners may use the code (default 1; the server's limit is 200)")
       ->type_name("N")
-      ->check(CLI::Range(1, 1000));
+      ->check(CLI::PositiveNumber);
   invite_
       ->add_option_function<uint32_t>(
           "--expires-hours",

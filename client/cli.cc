@@ -112,7 +112,9 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
     return static_cast<int>(ExitCode::kBadArguments);
   }
   call.token = *std::move(token);
-  if (absl::Status transport = CheckTransport(call); !transport.ok()) {
+  const auto* auth = std::get_if<AuthCommand>(&line.command);
+  const bool login = auth != nullptr && std::holds_alternative<LoginCommand>(*auth);
+  if (absl::Status transport = CheckTransport(call, login); !transport.ok()) {
     std::cerr << "kbench: " << transport.message() << std::endl;
     return static_cast<int>(ExitCode::kBadArguments);
   }
@@ -121,7 +123,7 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
     code = RunBenchmarkCommand(line.options, call, watcher, *request);
   } else if (const auto* history = std::get_if<HistoryCommand>(&line.command)) {
     code = RunHistoryCommand(line.options, call, watcher, *history);
-  } else if (const auto* auth = std::get_if<AuthCommand>(&line.command)) {
+  } else if (auth != nullptr) {
     code = RunAuthCommand(line.options, call, watcher, *auth);
   } else if (const auto* sweep = std::get_if<SweepCommand>(&line.command)) {
     code = RunSweep(line.options, call, watcher, *sweep);

@@ -3,6 +3,9 @@
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -28,24 +31,45 @@ constexpr std::chrono::milliseconds kTlsProbeTimeout(1000);
 }  // namespace
 
 bool IsLoopbackServer(const std::string& server) {
-  if (absl::StartsWith(server, "unix:")) return true;
-  std::string host = server.substr(0, server.rfind(':'));
-  if (absl::StartsWith(host, "ipv4:") || absl::StartsWith(host, "ipv6:")) {
-    host = host.substr(5);
+  if (absl::StartsWith(server, "unix:") || absl::StartsWith(server, "unix-abstract:")) {
+    return true;
   }
-  return host == "localhost" || host == "[::1]" || absl::StartsWith(host, "127.");
+  std::string target = server;
+  for (const char* scheme : {"ipv4:", "ipv6:"}) {
+    if (absl::StartsWith(target, scheme)) target = target.substr(5);
+  }
+  if (absl::StartsWith(target, "dns:")) {
+    target = target.substr(4);
+    if (absl::StartsWith(target, "//")) {  // dns://AUTHORITY/HOST:PORT
+      const size_t slash = target.find('/', 2);
+      target = slash == std::string::npos ? "" : target.substr(slash + 1);
+    }
+  }
+  std::string host = target;
+  if (absl::StartsWith(target, "[")) {
+    host = target.substr(1, target.find(']') - 1);
+  } else if (std::count(target.begin(), target.end(), ':') == 1) {
+    host = target.substr(0, target.find(':'));
+  }
+  if (host == "localhost") return true;
+  in_addr v4;
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6;
+  if (inet_pton(AF_INET6, host.c_str(), &v6) == 1) return IN6_IS_ADDR_LOOPBACK(&v6);
+  return false;
 }
 
-absl::Status CheckTransport(const CallOptions& options) {
+absl::Status CheckTransport(const CallOptions& options, bool login) {
   if (!options.ca_file.empty() && !std::ifstream(options.ca_file)) {
     return absl::NotFoundError(absl::StrCat("--ca: cannot read ", options.ca_file));
   }
-  if (options.token.empty() || options.tls || options.insecure_token ||
+  if ((options.token.empty() && !login) || options.tls || options.insecure_token ||
       IsLoopbackServer(options.server)) {
     return absl::OkStatus();
   }
   return absl::FailedPreconditionError(absl::StrCat(
-      "will not send your token in clear text to ", options.server,
+      "will not send ", login ? "your invite code (and receive your token)" : "your token",
+      " in clear text to ", options.server,
       " (anyone on the network could read it and act as you): give --tls (and --ca FILE "
       "for a private CA), or --insecure-token to send it anyway"));
 }

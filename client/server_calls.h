@@ -32,19 +32,24 @@ struct CallOptions {
   // empty: the system's roots).
   bool tls = false;
   std::string ca_file;
-  // Send the token even in clear text to a server that is not loopback.
+  // Send the token (or login's invite code) even in clear text to a server
+  // that is not loopback.
   bool insecure_token = false;
 };
 
-// Whether the server address is this machine: 127.x, localhost, [::1], or
-// a unix: socket.
+// Whether the server, a gRPC target (HOST:PORT, dns:///HOST:PORT,
+// ipv4:ADDR:PORT, ipv6:[ADDR]:PORT, unix:PATH), is this machine: an address
+// in 127.0.0.0/8 or ::1, exactly "localhost", or a unix socket. Anything
+// else is not, "127.0.0.1.nip.io" included (a name may resolve anywhere).
 bool IsLoopbackServer(const std::string& server);
 
-// OK unless `options` would send a token in clear text (no TLS) to a
+// OK unless `options` would send a secret in clear text (no TLS) to a
 // server that is not loopback without insecure_token: then
-// FAILED_PRECONDITION saying why and what to do. Also an unreadable
+// FAILED_PRECONDITION saying why and what to do. The secret is the token,
+// or with `login` (the call sends an invite code and receives a new
+// token) that exchange, with or without a token. Also an unreadable
 // ca_file.
-absl::Status CheckTransport(const CallOptions& options);
+absl::Status CheckTransport(const CallOptions& options, bool login);
 
 // How a call ended, and how far it got (for DescribeRpcFailure).
 struct CallResult {

@@ -33,7 +33,8 @@ TEST(StoreRestart, RunsSurviveAKillAndTheRunInFlightIsInterrupted) {
   const std::string store = dir + "/runs.sqlite";
   std::string in_flight;
   {
-    ServerUnderTest server({"--backend", "cpu", "--store", store});
+    // --auth off: --auth auto does not create a --store that is not there.
+    ServerUnderTest server({"--backend", "cpu", "--store", store, "--auth", "off"});
     ASSERT_FALSE(server.address().empty()) << server.process().err();
     auto stub = server.Stub();
     for (const char* label : {"lab 1", "lab 2"}) {

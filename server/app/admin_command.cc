@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "server/app/roster.h"
 #include "server/store/identity_store.h"
+#include "server/store/unix_time.h"
 
 namespace kbench::server {
 namespace {
@@ -43,7 +44,10 @@ AdminCommandLine::AdminCommandLine(CLI::App& app) {
       ->capture_default_str();
   add_user_->add_option("--cohort", cohort_, "The user's cohort (learners and instructors)");
   add_user_->add_option("--email", email_, "The user's email (optional)");
-  revoke_ = admin_->add_subcommand("revoke", "Revoke a user's token (it stops working at once)");
+  revoke_ = admin_->add_subcommand(
+      "revoke",
+      "Revoke a user's token: a running server sees it within a quarter second and ends "
+      "their queued and running runs; the invite codes they made are deleted");
   revoke_->add_option("name", name_, "User name")->required();
   list_users_ = admin_->add_subcommand("list-users", "List the users");
   import_roster_ = admin_->add_subcommand(
@@ -52,7 +56,15 @@ AdminCommandLine::AdminCommandLine(CLI::App& app) {
       "and print name,email,token for each as CSV on stdout");
   import_roster_->add_option("--cohort", cohort_, "The learners' cohort")->required();
   import_roster_->add_option("file", roster_path_, "The roster CSV ('-': stdin)")->required();
-  for (CLI::App* command : {add_cohort_, add_user_, revoke_, list_users_, import_roster_}) {
+  list_invites_ = admin_->add_subcommand(
+      "list-invites", "List the invite codes that can still be redeemed (by id, not code)");
+  list_invites_->add_option("--cohort", cohort_, "Only this cohort's invites");
+  revoke_invite_ = admin_->add_subcommand("revoke-invite",
+                                          "Revoke an invite code: it stops working at once");
+  revoke_invite_->add_option("id", invite_id_, "The invite's ID (from list-invites)")
+      ->required();
+  for (CLI::App* command : {add_cohort_, add_user_, revoke_, list_users_, import_roster_,
+                            list_invites_, revoke_invite_}) {
     command->fallthrough();
   }
 }
@@ -98,6 +110,25 @@ int AdminCommandLine::Run(const std::string& store_spec, std::ostream& out,
                              TimeText(user.created_unix_ms), TimeText(user.revoked_unix_ms),
                              user.email);
     }
+    return 0;
+  }
+  if (list_invites_->parsed()) {
+    absl::StatusOr<std::vector<store::InviteRecord>> invites =
+        identities.ListInvites(cohort_, store::NowUnixMs());
+    if (!invites.ok()) return fail(invites.status());
+    out << absl::StrFormat("%-12s %-16s %-24s %9s %-16s %s\n", "ID", "COHORT", "CREATED BY",
+                           "USES LEFT", "EXPIRES", "CREATED");
+    for (const store::InviteRecord& invite : *invites) {
+      out << absl::StrFormat("%-12s %-16s %-24s %9d %-16s %s\n", invite.id, invite.cohort,
+                             invite.created_by, invite.uses_left,
+                             TimeText(invite.expires_unix_ms), TimeText(invite.created_unix_ms));
+    }
+    return 0;
+  }
+  if (revoke_invite_->parsed()) {
+    if (absl::Status revoked = identities.RevokeInvite(invite_id_); !revoked.ok())
+      return fail(revoked);
+    err << "invite " << invite_id_ << " is revoked" << std::endl;
     return 0;
   }
   // import-roster

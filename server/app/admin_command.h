@@ -4,8 +4,14 @@
 //   add-cohort COHORT
 //   add-user NAME --role learner|instructor|admin [--cohort C] [--email E]
 //       prints the user's token on stdout, once (only its hash is kept)
-//   revoke NAME          the user's token stops working at once
+//   revoke NAME          the user's token stops working (a running server
+//                        sees it within kRevocationPoll and ends their
+//                        runs) and their invite codes are deleted
 //   list-users           name, role, cohort, email, created, revoked (a table)
+//   list-invites [--cohort C]
+//                        the invites that can still be redeemed: id, cohort,
+//                        creator, uses left, expiry (a table)
+//   revoke-invite ID     the invite's code stops working
 //   import-roster --cohort C FILE
 //       adds FILE's learners (roster.h), all or none, and prints each one's
 //       token as CSV on stdout: name,email,token
@@ -37,11 +43,14 @@ class AdminCommandLine {
   CLI::App* revoke_ = nullptr;
   CLI::App* list_users_ = nullptr;
   CLI::App* import_roster_ = nullptr;
+  CLI::App* list_invites_ = nullptr;
+  CLI::App* revoke_invite_ = nullptr;
   std::string name_;
   std::string role_ = "learner";
   std::string cohort_;
   std::string email_;
   std::string roster_path_;
+  std::string invite_id_;
 };
 
 }  // namespace kbench::server

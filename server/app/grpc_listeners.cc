@@ -13,6 +13,7 @@
 #include "grpcpp/impl/server_builder_option.h"
 #include "grpcpp/impl/server_builder_plugin.h"
 #include "kernels/common/status_macros.h"
+#include "server/app/grpc_limits.h"
 
 namespace kbench::server {
 namespace {
@@ -79,6 +80,7 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
   }
   GrpcListeners listeners;
   grpc::ServerBuilder builder;
+  ApplyGrpcLimits(builder);
   builder.AddListeningPort(flags.listen, credentials, &listeners.port);
   if (!flags.enable_reflection) builder.SetOption(std::make_unique<WithoutReflection>());
   services.RegisterOn(builder);
@@ -93,6 +95,7 @@ absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
   // a callback one (the builder needs a service of some kind).
   listeners.health_other_methods = std::make_unique<grpc::CallbackGenericService>();
   health_builder.RegisterCallbackGenericService(listeners.health_other_methods.get());
+  ApplyGrpcLimits(health_builder);
   int health_port = 0;
   health_builder.AddListeningPort(flags.health_listen, grpc::InsecureServerCredentials(),
                                   &health_port);

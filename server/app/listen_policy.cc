@@ -21,14 +21,25 @@ bool IsLoopbackListenAddress(const std::string& address) {
 }
 
 absl::Status CheckListenAddress(const std::string& flag, const std::string& address,
-                                bool authentication, bool insecure) {
-  if (authentication || insecure || IsLoopbackListenAddress(address)) return absl::OkStatus();
-  return absl::FailedPreconditionError(absl::StrCat(
-      flag, " ", address,
-      ": a server without authentication serves this machine only (127.0.0.1, "
-      "localhost, [::1]), since anyone who reaches it could run on its devices and "
-      "read every run; add users (kbench-server admin add-user: authentication then "
-      "turns on), or give --insecure to serve the network without authentication"));
+                                const ListenPolicy& policy) {
+  if (IsLoopbackListenAddress(address)) return absl::OkStatus();
+  if (!policy.authentication && !policy.insecure) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        flag, " ", address,
+        ": a server without authentication serves this machine only (127.0.0.1, "
+        "localhost, [::1]), since anyone who reaches it could run on its devices and "
+        "read every run; add users (kbench-server admin add-user: authentication then "
+        "turns on), or give --insecure to serve the network without authentication"));
+  }
+  if (policy.authentication && !policy.tls && !policy.allow_plaintext_tokens) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        flag, " ", address,
+        ": with authentication every call carries a bearer token (and login hands out "
+        "new ones), which in plain text anyone on the network path could read and use; "
+        "give --tls-cert and --tls-key, or --allow-plaintext-tokens where the network "
+        "itself is trusted (or encrypted, e.g. a VPN or a TLS-terminating proxy)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::server

@@ -13,9 +13,13 @@
 // become interrupted. The run history (RunHistory), the dashboard, its
 // JSON API and the Prometheus metrics (--http) read it.
 // Identities live in the same store (`kbench-server admin`, admin_command.h).
-// --auth auto (the default) authenticates callers when the store has any
-// active user; without authentication the server listens on loopback only
-// unless --insecure (listen_policy.h). The mode is logged at start-up.
+// --auth auto (the default) authenticates callers when the store has ever
+// had a user (auth_mode.h); without authentication the server listens on
+// loopback only unless --insecure, with it on loopback or with TLS unless
+// --allow-plaintext-tokens (listen_policy.h). The mode is logged at
+// start-up. A user revoked while the server runs (`kbench-server admin
+// revoke`) is seen within kRevocationPoll: their tokens stop working and
+// their queued and running runs end (revocation_watch.h).
 // SIGINT or SIGTERM drains: new runs are refused with UNAVAILABLE, health
 // turns NOT_SERVING, running and waiting runs get --shutdown-grace seconds
 // to end, then are cancelled; then the workers get SIGTERM (SIGKILL if they
@@ -65,6 +69,7 @@ int Main(int argc, char** argv) {
   ProbeCommandLine probe(app);
   CLI11_PARSE(app, argc, argv);
   if (probe.parsed()) return probe.Run(std::cout, std::cerr);
+  flags.store_given = !flags.store.empty();
   if (flags.store.empty()) flags.store = DefaultStorePath();
   if (admin.parsed()) return admin.Run(flags.store, std::cout, std::cerr);
 

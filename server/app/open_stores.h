@@ -1,7 +1,9 @@
 // The server's store and who its callers are: opens the identity and run
-// stores that --store names, decides whether callers authenticate (--auth:
-// on, off, or auto = on when the store has any active user), and refuses a
-// --listen or --http address the listen policy forbids (listen_policy.h).
+// stores that --store names (auto creates none: auth_mode.h), decides
+// whether callers authenticate (--auth: on, off, or auto = on when the
+// store has ever had a user), and refuses a --listen or --http address the
+// listen policy forbids (listen_policy.h: loopback, or TLS with
+// authentication).
 // Runs an earlier server left in flight become interrupted. Logs the auth
 // mode and the store.
 #pragma once

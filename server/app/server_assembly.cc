@@ -27,6 +27,16 @@ absl::StatusOr<std::unique_ptr<AssembledServer>> AssembledServer::Start(
                           }));
   KBENCH_ASSIGN_OR_RETURN(server->services_,
                           FrontServices::Create(flags, server->stores_, server->started_));
+  if (auth::TokenAuthenticator* authenticator = server->stores_.authenticator.get()) {
+    KernelBenchService& runs = server->services_->runs();
+    server->revocations_ = std::make_unique<auth::RevocationWatch>(
+        *server->stores_.identities, [authenticator, &runs](const std::string& user) {
+          authenticator->Forget(user);
+          runs.CancelRunsOf(user, absl::UnauthenticatedError(absl::StrCat(
+                                      "the token of ", user,
+                                      " was revoked: their runs are cancelled")));
+        });
+  }
   KBENCH_ASSIGN_OR_RETURN(server->dashboard_,
                           StartDashboard(flags, server->stores_, *server->services_));
   KBENCH_ASSIGN_OR_RETURN(server->listeners_,

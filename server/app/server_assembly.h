@@ -1,6 +1,7 @@
 // kbench-server assembled: the store and who its callers are
 // (open_stores.h), the workers behind the scheduler (start_scheduler.h),
-// the gRPC services (front_services.h), the dashboard (start_dashboard.h)
+// the gRPC services (front_services.h), the watch that ends a revoked
+// user's runs (revocation_watch.h), the dashboard (start_dashboard.h)
 // and the gRPC servers (grpc_listeners.h), started in that order; and the
 // drain that ends them.
 #pragma once
@@ -13,6 +14,7 @@
 #include "server/app/open_stores.h"
 #include "server/app/server_flags.h"
 #include "server/app/start_scheduler.h"
+#include "server/auth/revocation_watch.h"
 #include "server/http/dashboard_server.h"
 
 namespace kbench::server {
@@ -42,6 +44,8 @@ class AssembledServer {
   OpenedStores stores_;
   StartedScheduler started_;
   std::unique_ptr<FrontServices> services_;
+  // After services_, so it stops before they go.
+  std::unique_ptr<auth::RevocationWatch> revocations_;
   std::unique_ptr<http::DashboardServer> dashboard_;
   GrpcListeners listeners_;
 };

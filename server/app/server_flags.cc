@@ -63,12 +63,18 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                "to anyone who connects; never on --health-listen)");
   app.add_option("--auth", flags.auth,
                  "Authenticate callers by their token: on, off, or auto (on when the "
-                 "store has any active user; add users with `kbench-server admin`)")
+                 "store has ever had a user, revoked ones included; add users with "
+                 "`kbench-server admin`). auto does not create a --store that does not "
+                 "exist")
       ->check(CLI::IsMember({"auto", "on", "off"}))
       ->capture_default_str();
   app.add_flag("--insecure", flags.insecure,
                "Allow a non-loopback --listen or --http without authentication "
                "(anyone who reaches the server may run and read every run)");
+  app.add_flag("--allow-plaintext-tokens", flags.allow_plaintext_tokens,
+               "Allow a non-loopback --listen or --http with authentication but without "
+               "TLS (bearer tokens and invite codes then cross the network in plain text: "
+               "only for a network that is trusted or encrypted by other means)");
   CLI::Option* tls_cert = app.add_option(
       "--tls-cert", flags.tls_cert,
       "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "

@@ -22,6 +22,8 @@ struct ServerFlags {
   std::string health_listen = "off";
   // Empty until parsed: then DefaultStorePath() unless --store was given.
   std::string store;
+  // Whether --store was given (auth_mode.h: auto creates no store it names).
+  bool store_given = false;
   std::string http = kDefaultHttp;
   std::string auth = "auto";  // auto, on or off
   std::string tls_cert;       // empty: plain text
@@ -35,6 +37,7 @@ struct ServerFlags {
   // --bootstrap-admin: the first admin of a store that never had a user.
   std::string bootstrap_admin;
   std::string bootstrap_admin_token_file;
+  bool allow_plaintext_tokens = false;
   // Its worker_binary stays empty: --worker-binary is `worker_binary`.
   WorkersConfig workers;
   std::string worker_binary;  // empty: the one beside kbench-server

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/common/echo.h"
 #include "server/common/status_mapping.h"
+#include "server/identity/secret.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::auth {
@@ -30,7 +31,9 @@ v1::Identity ToIdentity(const Principal& principal, bool authentication) {
 }
 
 AuthService::AuthService(store::IdentityStore& identities, const Authenticator* authenticator)
-    : identities_(identities), authenticator_(authenticator) {}
+    : identities_(identities),
+      authenticator_(authenticator),
+      login_failures_("failed logins", kLoginFailureBurst, kLoginFailureRefill) {}
 
 grpc::ServerUnaryReactor* AuthService::Login(grpc::CallbackServerContext* context,
                                              const v1::LoginRequest* request,
@@ -44,10 +47,25 @@ grpc::ServerUnaryReactor* AuthService::Login(grpc::CallbackServerContext* contex
     reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "invite_code: empty"));
     return reactor;
   }
-  thread_.Post([this, reactor, request, response] {
+  const std::string address = FailureLimiter::AddressOf(context->peer());
+  if (absl::Status allowed = login_failures_.Check(address, FailureLimiter::Clock::now());
+      !allowed.ok()) {
+    reactor->Finish(ToGrpcStatus(allowed));
+    return reactor;
+  }
+  if (!LooksLikeSecret(request->invite_code(), kInvitePrefix)) {
+    login_failures_.Failed(address, FailureLimiter::Clock::now());
+    reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
+                                 "invite: not an invite code of this server (ask your "
+                                 "instructor for one)"));
+    return reactor;
+  }
+  thread_.Post([this, reactor, request, response, address] {
     absl::StatusOr<std::string> token =
         identities_.RedeemInvite(request->invite_code(), request->name(), store::NowUnixMs());
     if (!token.ok()) {
+      if (absl::IsPermissionDenied(token.status()))
+        login_failures_.Failed(address, FailureLimiter::Clock::now());
       reactor->Finish(ToGrpcStatus(token.status()));
       return;
     }

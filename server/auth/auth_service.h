@@ -4,6 +4,10 @@
 // block, so they run on the service's own StoreThread, never on a gRPC
 // thread (authentication included).
 //
+// Login is limited per client address (failure_limiter.h): past
+// kLoginFailureBurst failed logins (an unknown, malformed, expired or used-up
+// code) the address is refused with RESOURCE_EXHAUSTED until it has waited.
+//
 // On a server without authentication (authenticator null) WhoAmI answers
 // the anonymous local caller and Login and CreateInvite are
 // FAILED_PRECONDITION saying so.
@@ -14,6 +18,7 @@
 
 #include "kbench/v1/auth.grpc.pb.h"
 #include "server/auth/authenticator.h"
+#include "server/auth/failure_limiter.h"
 #include "server/store/identity_store.h"
 #include "server/store/store_thread.h"
 
@@ -39,6 +44,7 @@ class AuthService final : public v1::Auth::CallbackService {
  private:
   store::IdentityStore& identities_;
   const Authenticator* const authenticator_;
+  FailureLimiter login_failures_;
   store::StoreThread thread_;  // last: destroyed first, finishing queued calls
 };
 

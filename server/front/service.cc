@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -141,14 +142,24 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
       std::chrono::duration<double>(options_.limits.max_reader_stall_seconds()));
   auto* reactor = new RunReactor(call);
   reader_watch_.Watch(call);
+  std::optional<absl::Status> revoked;
   {
     std::lock_guard lock(calls_mu_);
-    std::erase_if(calls_, [](const std::weak_ptr<RunCall>& c) { return c.expired(); });
-    calls_.push_back(call);
+    // Closes the race where the caller's token was checked just before its
+    // revocation and the run arrives here just after CancelRunsOf looked.
+    if (const auto found = revoked_.find(admission.principal.user); found != revoked_.end()) {
+      revoked = found->second;
+    } else {
+      std::erase_if(calls_, [](const std::weak_ptr<RunCall>& c) { return c.expired(); });
+      calls_.push_back(call);
+    }
   }
   for (RunObserver* o : observers_) o->OnAccepted(admission);
-  if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok())
+  if (revoked) {
+    call->Finish(*revoked);
+  } else if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok()) {
     call->Finish(submitted);
+  }
   return reactor;
 }
 
@@ -177,6 +188,18 @@ void KernelBenchService::CancelRuns(const absl::Status& why) {
   }
   for (const std::weak_ptr<RunCall>& weak : calls)
     if (std::shared_ptr<RunCall> call = weak.lock()) call->ServerCancelled(why);
+}
+
+void KernelBenchService::CancelRunsOf(const std::string& user, const absl::Status& why) {
+  std::vector<std::shared_ptr<RunCall>> theirs;
+  {
+    std::lock_guard lock(calls_mu_);
+    revoked_.emplace(user, why);
+    for (const std::weak_ptr<RunCall>& weak : calls_)
+      if (std::shared_ptr<RunCall> call = weak.lock(); call && call->principal().user == user)
+        theirs.push_back(std::move(call));
+  }
+  for (const std::shared_ptr<RunCall>& call : theirs) call->ServerCancelled(why);
 }
 
 v1::ServerInfo KernelBenchService::Info() const {

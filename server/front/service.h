@@ -15,6 +15,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -89,6 +90,11 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   static constexpr size_t kMaxQueuedCompiles = 32;
   void CancelRuns(const absl::Status& why);
 
+  // Ends every admitted run of `user` with `why`: a waiting one leaves the
+  // queue without starting, a running one is stopped, and their streams
+  // end with `why` at once. For a revoked user (revocation_watch.h).
+  void CancelRunsOf(const std::string& user, const absl::Status& why);
+
  private:
   grpc::ServerWriteReactor<v1::RunEvent>* Start(grpc::CallbackServerContext* context,
                                                 const v1::RunRequest& request);
@@ -99,11 +105,14 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   const std::vector<RunObserver*> observers_;
   ClientStreams streams_;
   std::atomic<bool> draining_{false};
-  // Every admitted run whose RPC is not done, for CancelRuns.
+  // Every admitted run whose RPC is not done, for CancelRuns and
+  // CancelRunsOf.
   std::mutex calls_mu_;
   std::vector<std::weak_ptr<RunCall>> calls_;
   // Compiles waiting for, or on, a device's executor.
   TaskPool compiles_{kCompileThreads, kMaxQueuedCompiles};
+  // The users CancelRunsOf ended, and why: their later runs end so too.
+  std::map<std::string, absl::Status> revoked_;
   // Declared last: its thread stops first.
   ReaderWatch reader_watch_;
 };

@@ -18,6 +18,19 @@ absl::StatusOr<std::string> NewSecret(std::string_view prefix) {
                           reinterpret_cast<const char*>(bytes), sizeof bytes)));
 }
 
+bool LooksLikeSecret(std::string_view secret, std::string_view prefix) {
+  // 32 bytes are 43 base64 characters without padding.
+  constexpr size_t kEncodedLength = 43;
+  if (secret.size() != prefix.size() + kEncodedLength || secret.substr(0, prefix.size()) != prefix)
+    return false;
+  for (char c : secret.substr(prefix.size())) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                    (c >= '0' && c <= '9') || c == '-' || c == '_';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 std::string SecretHash(std::string_view secret) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest);

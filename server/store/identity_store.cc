@@ -14,9 +14,6 @@
 namespace kbench::server::store {
 namespace {
 
-constexpr char kTokenPrefix[] = "kbt_";
-constexpr char kInvitePrefix[] = "kbi_";
-
 constexpr char kUserColumns[] =
     "name, cohort, role, email, created_unix_ms, revoked_unix_ms";
 
@@ -70,6 +67,14 @@ absl::Status CheckName(const std::string& field, const std::string& name) {
     }
   }
   return absl::OkStatus();
+}
+
+bool CouldBeToken(std::string_view token) {
+  if (auth::LooksLikeSecret(token, auth::kTokenPrefix)) return true;
+  if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) return false;
+  for (const char c : token)
+    if (c <= ' ' || c > '~') return false;
+  return true;
 }
 
 IdentityStore::IdentityStore(std::unique_ptr<SqlDatabase> database)
@@ -129,7 +134,7 @@ absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
       return absl::AlreadyExistsError(
           absl::StrCat("user \"", user.name, "\" is given more than once"));
     }
-    KBENCH_ASSIGN_OR_RETURN(tokens.emplace_back(), auth::NewSecret(kTokenPrefix));
+    KBENCH_ASSIGN_OR_RETURN(tokens.emplace_back(), auth::NewSecret(auth::kTokenPrefix));
   }
   const int64_t now = NowUnixMs();
   std::lock_guard lock(mu_);
@@ -146,10 +151,11 @@ absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
                                                     const std::string& token) {
   const NewUser admin{name, auth::Role::kAdmin, "", ""};
   KBENCH_RETURN_IF_ERROR(CheckNewUser(admin));
-  if (token.size() < kMinBootstrapTokenLength) {
+  if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bootstrap token: ", token.size(), " characters is under the minimum of ",
-                     kMinBootstrapTokenLength, " (make one with `openssl rand -hex 32`)"));
+        absl::StrCat("bootstrap token: ", token.size(), " characters is not within ",
+                     kMinBootstrapTokenLength, "..", kMaxTokenLength,
+                     " (make one with `openssl rand -hex 32`)"));
   }
   for (const char c : token) {
     if (c <= ' ' || c > '~') {
@@ -172,16 +178,33 @@ absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
 
 absl::Status IdentityStore::Revoke(const std::string& name) {
   std::lock_guard lock(mu_);
+  return database_->InTransaction([&]() -> absl::Status {
+    KBENCH_ASSIGN_OR_RETURN(
+        int64_t updated,
+        database_->Execute(
+            "UPDATE users SET revoked_unix_ms = ? WHERE name = ? AND revoked_unix_ms = 0",
+            {NowUnixMs(), name}));
+    if (updated == 1) {
+      // An instructor's codes would otherwise go on adding learners to a
+      // cohort they no longer teach.
+      return database_->Execute("DELETE FROM invites WHERE created_by = ?", {name}).status();
+    }
+    KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                            database_->Query("SELECT 1 FROM users WHERE name = ?", {name}));
+    if (rows.empty()) return absl::NotFoundError(absl::StrCat("no user \"", name, "\""));
+    return absl::FailedPreconditionError(
+        absl::StrCat("user \"", name, "\" is already revoked"));
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> IdentityStore::RevokedUsers() {
+  std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(
-      int64_t updated,
-      database_->Execute(
-          "UPDATE users SET revoked_unix_ms = ? WHERE name = ? AND revoked_unix_ms = 0",
-          {NowUnixMs(), name}));
-  if (updated == 1) return absl::OkStatus();
-  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
-                          database_->Query("SELECT 1 FROM users WHERE name = ?", {name}));
-  if (rows.empty()) return absl::NotFoundError(absl::StrCat("no user \"", name, "\""));
-  return absl::FailedPreconditionError(absl::StrCat("user \"", name, "\" is already revoked"));
+      std::vector<SqlRow> rows,
+      database_->Query("SELECT name FROM users WHERE revoked_unix_ms != 0", {}));
+  std::vector<std::string> names;
+  for (const SqlRow& row : rows) names.push_back(std::get<std::string>(row[0]));
+  return names;
 }
 
 absl::StatusOr<std::vector<UserRecord>> IdentityStore::ListUsers() {
@@ -200,6 +223,13 @@ absl::StatusOr<int64_t> IdentityStore::CountActiveUsers() {
       std::vector<SqlRow> rows,
       database_->Query("SELECT COUNT(*) FROM users WHERE revoked_unix_ms = 0", {}));
   return std::get<int64_t>(rows[0][0]);
+}
+
+absl::StatusOr<bool> IdentityStore::HadUsers() {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                          database_->Query("SELECT 1 FROM users LIMIT 1", {}));
+  return !rows.empty();
 }
 
 absl::StatusOr<auth::Principal> IdentityStore::FindByToken(const std::string& token) {
@@ -234,7 +264,7 @@ absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohor
     return absl::InvalidArgumentError(
         absl::StrCat("uses: ", uses, " is not within 1..", kMaxInviteUses));
   }
-  KBENCH_ASSIGN_OR_RETURN(std::string code, auth::NewSecret(kInvitePrefix));
+  KBENCH_ASSIGN_OR_RETURN(std::string code, auth::NewSecret(auth::kInvitePrefix));
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                           database_->Query("SELECT 1 FROM cohorts WHERE name = ?", {cohort}));
@@ -249,34 +279,80 @@ absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohor
   return code;
 }
 
+absl::StatusOr<std::vector<InviteRecord>> IdentityStore::ListInvites(const std::string& cohort,
+                                                                     int64_t now_unix_ms) {
+  std::string sql =
+      "SELECT code_sha256, cohort, created_by, uses_left, expires_unix_ms, created_unix_ms "
+      "FROM invites WHERE uses_left > 0 AND expires_unix_ms > ?";
+  std::vector<SqlValue> params = {now_unix_ms};
+  if (!cohort.empty()) {
+    sql += " AND cohort = ?";
+    params.push_back(cohort);
+  }
+  sql += " ORDER BY created_unix_ms DESC, code_sha256";
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows, database_->Query(sql, params));
+  std::vector<InviteRecord> invites;
+  for (const SqlRow& row : rows) {
+    invites.push_back({std::get<std::string>(row[0]).substr(0, kInviteIdLength),
+                       std::get<std::string>(row[1]), std::get<std::string>(row[2]),
+                       std::get<int64_t>(row[3]), std::get<int64_t>(row[4]),
+                       std::get<int64_t>(row[5])});
+  }
+  return invites;
+}
+
+absl::Status IdentityStore::RevokeInvite(const std::string& id) {
+  if (id.size() != kInviteIdLength ||
+      id.find_first_not_of("0123456789abcdef") != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "invite id: \"", id.substr(0, kInviteIdLength + 1), "\" is not ", kInviteIdLength,
+        " lowercase hex digits (the ID column of the invite list)"));
+  }
+  std::lock_guard lock(mu_);
+  // The prefix is hex only (checked above), so LIKE sees no wildcard in it.
+  KBENCH_ASSIGN_OR_RETURN(
+      int64_t deleted,
+      database_->Execute("DELETE FROM invites WHERE code_sha256 LIKE ?", {id + "%"}));
+  if (deleted == 0) return absl::NotFoundError(absl::StrCat("no invite ", id));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
                                                         const std::string& name,
                                                         int64_t now_unix_ms) {
   KBENCH_RETURN_IF_ERROR(CheckName("name", name));
-  KBENCH_ASSIGN_OR_RETURN(std::string token, auth::NewSecret(kTokenPrefix));
+  KBENCH_ASSIGN_OR_RETURN(std::string token, auth::NewSecret(auth::kTokenPrefix));
   std::lock_guard lock(mu_);
   const std::string code_hash = auth::SecretHash(code);
   KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
     // Taking a use first, conditionally, keeps two logins at once from
     // both taking the last one (PostgreSQL re-checks the row it waited for).
+    // A code whose creator was revoked is dead even where it was made
+    // before Revoke deleted a revoked user's codes.
     KBENCH_ASSIGN_OR_RETURN(
         int64_t taken,
         database_->Execute("UPDATE invites SET uses_left = uses_left - 1 WHERE code_sha256 = ? "
-                           "AND uses_left > 0 AND expires_unix_ms > ?",
+                           "AND uses_left > 0 AND expires_unix_ms > ? AND created_by IN "
+                           "(SELECT name FROM users WHERE revoked_unix_ms = 0)",
                            {code_hash, now_unix_ms}));
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
-        database_->Query("SELECT cohort, uses_left FROM invites WHERE code_sha256 = ?",
+        database_->Query("SELECT cohort, uses_left, expires_unix_ms FROM invites "
+                         "WHERE code_sha256 = ?",
                          {code_hash}));
     if (rows.empty()) {
       return absl::PermissionDeniedError(
-          "invite: not an invite code of this server (ask your instructor for one)");
+          "invite: not an invite code of this server, or one that was revoked (ask your "
+          "instructor for one)");
     }
     if (taken == 0) {
-      return absl::PermissionDeniedError(
-          std::get<int64_t>(rows[0][1]) <= 0
-              ? "invite: this code has been used up (ask your instructor for a new one)"
-              : "invite: this code has expired (ask your instructor for a new one)");
+      const char* why = std::get<int64_t>(rows[0][1]) <= 0 ? "has been used up"
+                        : std::get<int64_t>(rows[0][2]) <= now_unix_ms
+                            ? "has expired"
+                            : "was made by a user whose access was revoked";
+      return absl::PermissionDeniedError(absl::StrCat(
+          "invite: this code ", why, " (ask your instructor for a new one)"));
     }
     return InsertUser(NewUser{name, auth::Role::kLearner, std::get<std::string>(rows[0][0]), ""},
                       token, now_unix_ms);
