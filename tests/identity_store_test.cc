@@ -126,6 +126,29 @@ TEST_P(IdentityStoreTest, AnInviteMakesLearnersInItsCohortUntilUsedUp) {
   EXPECT_TRUE(absl::IsPermissionDenied(store_->RedeemInvite("kbi_nope", "cy", Now()).status()));
 }
 
+TEST_P(IdentityStoreTest, InvitesAreListedByIdRevocableAndDieWithTheirCreator) {
+  AddUser("grace", Role::kInstructor, "fall24");
+  absl::StatusOr<std::string> first = store_->CreateInvite("fall24", 3, NowPlusHours(1), "grace");
+  absl::StatusOr<std::string> second = store_->CreateInvite("fall24", 3, NowPlusHours(1), "grace");
+  ASSERT_TRUE(first.ok() && second.ok());
+  absl::StatusOr<std::vector<InviteRecord>> invites = store_->ListInvites("fall24", Now());
+  ASSERT_TRUE(invites.ok()) << invites.status();
+  ASSERT_EQ(invites->size(), 2u);
+  EXPECT_EQ((*invites)[0].created_by, "grace");
+  EXPECT_EQ((*invites)[0].uses_left, 3);
+  EXPECT_TRUE(store_->ListInvites("spring25", Now())->empty());
+  const std::string first_id = auth::SecretHash(*first).substr(0, kInviteIdLength);
+  ASSERT_TRUE(store_->RevokeInvite(first_id).ok());
+  EXPECT_TRUE(absl::IsNotFound(store_->RevokeInvite(first_id)));
+  EXPECT_TRUE(absl::IsInvalidArgument(store_->RevokeInvite("%")));
+  EXPECT_TRUE(absl::IsPermissionDenied(store_->RedeemInvite(*first, "ada", Now()).status()));
+  ASSERT_TRUE(store_->Revoke("grace").ok());
+  EXPECT_TRUE(store_->ListInvites("", Now())->empty());
+  EXPECT_TRUE(absl::IsPermissionDenied(store_->RedeemInvite(*second, "ada", Now()).status()));
+  EXPECT_TRUE(*store_->HadUsers());
+  EXPECT_EQ(*store_->RevokedUsers(), std::vector<std::string>{"grace"});
+}
+
 TEST_P(IdentityStoreTest, AnExpiredInviteIsRefused) {
   absl::StatusOr<std::string> code = store_->CreateInvite("fall24", 5, Now() + 1000, "grace");
   ASSERT_TRUE(code.ok());

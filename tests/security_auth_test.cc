@@ -128,14 +128,16 @@ TEST_F(SecurityAuth, RevocationEndsTheRunningAndTheQueuedRunsOfTheUser) {
   };
   Stream running;
   Stream queued;
+  // One after the other, so that the first is the one that runs: a minute
+  // (the longest budget) of 1 Mi elements, whose 100,000 samples (the most
+  // a run takes) take longer still, so it outlasts the revocation on a
+  // loaded machine too.
   for (Stream* stream : {&running, &queued}) {
     stream->context.AddMetadata("authorization", "Bearer " + ada_);
-    // 1 Mi elements: 100,000 samples (the most a run takes) outlast the
-    // test.
-    stream->reader = stub->Run(&stream->context, VectorAdd(1 << 20, 20000));
+    stream->reader = stub->Run(&stream->context, VectorAdd(1 << 20, 60000));
+    ASSERT_TRUE(stream->ReadUntil(stream == &running ? &v1::RunEvent::has_samples
+                                                     : &v1::RunEvent::has_queued));
   }
-  ASSERT_TRUE(running.ReadUntil(&v1::RunEvent::has_samples));
-  ASSERT_TRUE(queued.ReadUntil(&v1::RunEvent::has_queued));
 
   ASSERT_EQ(Admin({"revoke", "ada"}).exit_code, 0);
   const auto revoked = std::chrono::steady_clock::now();

@@ -333,8 +333,8 @@ absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
     KBENCH_ASSIGN_OR_RETURN(
         int64_t taken,
         database_->Execute("UPDATE invites SET uses_left = uses_left - 1 WHERE code_sha256 = ? "
-                           "AND uses_left > 0 AND expires_unix_ms > ? AND created_by IN "
-                           "(SELECT name FROM users WHERE revoked_unix_ms = 0)",
+                           "AND uses_left > 0 AND expires_unix_ms > ? AND created_by NOT IN "
+                           "(SELECT name FROM users WHERE revoked_unix_ms != 0)",
                            {code_hash, now_unix_ms}));
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
