@@ -153,8 +153,11 @@ absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
   KBENCH_RETURN_IF_ERROR(CheckNewUser(admin));
   if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bootstrap token: ", token.size(), " characters is not within ",
-                     kMinBootstrapTokenLength, "..", kMaxTokenLength,
+        absl::StrCat("bootstrap token: ", token.size(), " characters is ",
+                     token.size() < kMinBootstrapTokenLength ? "under the minimum of "
+                                                             : "over the maximum of ",
+                     token.size() < kMinBootstrapTokenLength ? kMinBootstrapTokenLength
+                                                             : kMaxTokenLength,
                      " (make one with `openssl rand -hex 32`)"));
   }
   for (const char c : token) {
