@@ -120,7 +120,7 @@ device() {
   local backend=${KBENCH_BACKEND:-cuda}
   note "kbench-server --backend $backend"
   .gpu/kbench-server --backend "$backend" --listen 127.0.0.1:0 --http off \
-    --store "$raw/store.sqlite" --enable-fault-injection \
+    --store "$raw/store.sqlite" --auth off --enable-fault-injection \
     >"$raw/server.out" 2>"$raw/server.err" &
   local server_pid=$!
   local port=""
@@ -227,7 +227,7 @@ multi() {
   export LD_LIBRARY_PATH="$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   nvidia-smi -L >"$out/gpus.txt"
   .gpu/kbench-server --backend cuda --devices all --listen 127.0.0.1:0 --http off \
-    --store "$out/store.sqlite" >"$out/server.out" 2>"$out/server.err" &
+    --store "$out/store.sqlite" --auth off >"$out/server.out" 2>"$out/server.err" &
   local server_pid=$! port=""
   for _ in $(seq 1 240); do
     port=$(sed -n 's/^kbench-server listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$out/server.out")

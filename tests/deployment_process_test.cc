@@ -119,7 +119,7 @@ TEST(Deployment, AGpuServerWithoutAGpuRefusesToStartNamingTheReason) {
   const std::string dir = mkdtemp(pattern);
   const testing::ProcessResult result =
       RunProcess({KBENCH_SERVER_BIN, "--backend", "cuda", "--listen", "127.0.0.1:0", "--http",
-                  "off", "--store", dir + "/runs.sqlite"},
+                  "off", "--store", dir + "/runs.sqlite", "--auth", "off"},
                  90s);
   std::filesystem::remove_all(dir);
   EXPECT_EQ(result.exit_code, 1) << result.err;
