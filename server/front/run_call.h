@@ -10,22 +10,22 @@
 // (run_observer.h: the store, the metrics) see every event the runner
 // produced, uncoalesced.
 //
-// Lifetime: RunReactor is owned by gRPC and holds a shared_ptr to RunCall;
-// the scheduler holds another while the run waits or runs. After OnDone the
-// reactor is gone and RunCall stops writing, but observers still see the
-// run to its end. The stream's slot of ClientStreams is released at OnDone.
+// The stream is written by a StreamWriter (server/common/stream_writer.h).
+// Lifetime: its reactor (NewReactor) is owned by gRPC and holds a
+// shared_ptr to RunCall; the scheduler holds another while the run waits or
+// runs. After OnDone RunCall stops writing, but observers still see the run
+// to its end. The stream's slot of ClientStreams is released at OnDone.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
+#include "server/common/stream_writer.h"
 #include "server/identity/principal.h"
 #include "server/front/client_streams.h"
 #include "server/front/event_buffer.h"
@@ -37,15 +37,19 @@
 
 namespace kbench::server {
 
-class RunReactor;
-
-class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
+class RunCall final : public Job,
+                      public RunSink,
+                      public ReaderWatch::Watched,
+                      private StreamWriter<v1::RunEvent, EventBuffer> {
  public:
   // `stream_slot` is held until the RPC is done; `reader_stall` is
   // Limits.max_reader_stall_seconds.
   RunCall(std::string run_id, auth::Principal principal, std::string description,
           AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers,
           ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
+
+  // The reactor of `call`'s RPC, for the service to return.
+  static grpc::ServerWriteReactor<v1::RunEvent>* NewReactor(std::shared_ptr<RunCall> call);
 
   const std::string& run_id() const { return run_id_; }
   // Who asked for the run.
@@ -73,15 +77,15 @@ class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
   // `why` once what waits is written.
   void ServerCancelled(const absl::Status& why);
 
-  // From the reactor.
-  void Attach(RunReactor* reactor);
-  void WriteDone(bool ok);
-  void ClientCancelled();
-  void Detach();
-
  private:
-  // Starts the next write, or the finish once nothing is left; unlocks.
-  void Pump(std::unique_lock<std::mutex>& lock);
+  using Writer = StreamWriter<v1::RunEvent, EventBuffer>;
+
+  // Writer: the client went away (a failed write: the run stops when it
+  // next checks; a cancel: the run ends CANCELLED), or the RPC is done.
+  void OnWriteFailed() override;
+  void OnCancel() override;
+  void OnDone() override;
+
   // Stops the run (the device moves on) and drops what waits for the client.
   void StopRun();
 
@@ -93,28 +97,7 @@ class RunCall final : public Job, public RunSink, public ReaderWatch::Watched {
   const std::vector<RunObserver*> observers_;
   const std::chrono::duration<double> reader_stall_;
   std::atomic<bool> cancelled_{false};
-
-  std::mutex mu_;
-  ClientStreams::Slot stream_slot_;
-  RunReactor* reactor_ = nullptr;
-  EventBuffer pending_;
-  v1::RunEvent current_;  // the event being written
-  bool write_in_flight_ = false;
-  ReaderWatch::Clock::time_point write_started_;
-  std::optional<grpc::Status> finish_;
-  absl::Status ended_;  // the first Finish's status, as observers saw it
-  bool finish_sent_ = false;
-};
-
-class RunReactor final : public grpc::ServerWriteReactor<v1::RunEvent> {
- public:
-  explicit RunReactor(std::shared_ptr<RunCall> call);
-  void OnWriteDone(bool ok) override { call_->WriteDone(ok); }
-  void OnCancel() override { call_->ClientCancelled(); }
-  void OnDone() override;
-
- private:
-  std::shared_ptr<RunCall> call_;
+  ClientStreams::Slot stream_slot_;  // released at OnDone
 };
 
 }  // namespace kbench::server

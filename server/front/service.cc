@@ -140,7 +140,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
       admission.run_id, admission.principal, std::move(description), *std::move(admitted),
       scheduler_, observers_, *std::move(slot),
       std::chrono::duration<double>(options_.limits.max_reader_stall_seconds()));
-  auto* reactor = new RunReactor(call);
+  auto* reactor = RunCall::NewReactor(call);
   reader_watch_.Watch(call);
   std::optional<absl::Status> revoked;
   {

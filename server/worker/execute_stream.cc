@@ -18,6 +18,12 @@ v1::Progress::Step ToProto(server::RunStep step) {
 
 }  // namespace
 
+grpc::ServerWriteReactor<v1::WorkerEvent>* ExecuteStream::NewReactor(
+    std::shared_ptr<ExecuteStream> stream) {
+  StreamWriter* writer = stream.get();  // a private base: converted here, where it is accessible
+  return StreamWriter::NewReactor(std::shared_ptr<StreamWriter>(std::move(stream), writer));
+}
+
 void ExecuteStream::Emit(kbench::v1::RunEvent event) {
   v1::WorkerEvent worker_event;
   *worker_event.mutable_event() = std::move(event);
@@ -40,85 +46,23 @@ void ExecuteStream::End(const absl::Status& status, bool device_lost) {
   end->set_code(int(status.code()));
   end->set_message(std::string(status.message()));
   end->set_device_lost(device_lost);
-  std::unique_lock lock(mu_);
-  if (finish_) return;
-  pending_.push_back(std::move(event));
-  finish_ = grpc::Status::OK;
-  Pump(lock);
-}
-
-bool ExecuteStream::WaitDone(std::chrono::milliseconds timeout) {
-  std::unique_lock lock(mu_);
-  return done_cv_.wait_for(lock, timeout, [&] { return done_; });
+  if (Write(std::move(event))) Finish(absl::OkStatus());
 }
 
 void ExecuteStream::Push(v1::WorkerEvent event) {
   last_queued_ = std::chrono::steady_clock::now();
-  std::unique_lock lock(mu_);
-  if (finish_ || reactor_ == nullptr) return;
-  pending_.push_back(std::move(event));
-  Pump(lock);
+  Write(std::move(event));
 }
 
-void ExecuteStream::Attach(ExecuteReactor* reactor) {
-  std::lock_guard lock(mu_);
-  reactor_ = reactor;
-}
-
-void ExecuteStream::WriteDone(bool ok) {
-  std::unique_lock lock(mu_);
-  write_in_flight_ = false;
-  if (!ok) {  // the stream broke: the front is gone or cancelled
-    cancelled_ = true;
-    pending_.clear();
-    if (!finish_) finish_ = grpc::Status(grpc::StatusCode::CANCELLED, "the front went away");
-  }
-  Pump(lock);
-}
-
-void ExecuteStream::FrontCancelled() {
+void ExecuteStream::OnWriteFailed() {
   cancelled_ = true;
-  std::unique_lock lock(mu_);
-  pending_.clear();
-  if (!finish_) finish_ = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the front");
-  Pump(lock);
+  Finish(absl::CancelledError("the front went away"));
 }
 
-void ExecuteStream::Detach() {
-  std::lock_guard lock(mu_);
-  reactor_ = nullptr;
-  done_ = true;
-  done_cv_.notify_all();
-}
-
-void ExecuteStream::Pump(std::unique_lock<std::mutex>& lock) {
-  if (write_in_flight_ || finish_sent_ || reactor_ == nullptr) return;
-  ExecuteReactor* reactor = reactor_;
-  if (!pending_.empty()) {
-    current_ = std::move(pending_.front());
-    pending_.pop_front();
-    write_in_flight_ = true;
-    lock.unlock();
-    // Safe unlocked: OnDone cannot come before Finish, and Finish waits for
-    // this write.
-    reactor->StartWrite(&current_);
-    return;
-  }
-  if (!finish_) return;
-  finish_sent_ = true;
-  const grpc::Status status = *finish_;
-  lock.unlock();
-  reactor->Finish(status);
-}
-
-ExecuteReactor::ExecuteReactor(std::shared_ptr<ExecuteStream> stream)
-    : stream_(std::move(stream)) {
-  stream_->Attach(this);
-}
-
-void ExecuteReactor::OnDone() {
-  stream_->Detach();
-  delete this;
+void ExecuteStream::OnCancel() {
+  cancelled_ = true;
+  Drop();
+  Finish(absl::CancelledError("cancelled by the front"));
 }
 
 }  // namespace kbench::worker

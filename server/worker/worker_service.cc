@@ -72,7 +72,7 @@ grpc::ServerUnaryReactor* WorkerService::Describe(grpc::CallbackServerContext* c
 grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
     grpc::CallbackServerContext*, const v1::ExecuteRequest* request) {
   auto stream = std::make_shared<ExecuteStream>();
-  auto* reactor = new ExecuteReactor(stream);
+  auto* reactor = ExecuteStream::NewReactor(stream);
   if (request->request().fault() != kbench::v1::FAULT_NONE && !enable_fault_injection_) {
     stream->End(absl::PermissionDeniedError(
                     "fault: this worker runs without --enable-fault-injection"),
