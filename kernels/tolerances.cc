@@ -1,106 +1,17 @@
-// The derivations. Notation: u = 2^-24, the fp32 unit roundoff (every
-// kernel accumulates in fp32); u_t, the unit roundoff of the run's dtype
-// (fp32 2^-24 = 6.0e-8, fp16 2^-11 = 4.9e-4, bf16 2^-8 = 3.9e-3).
-//
-// Facts the bounds rest on:
-//   - Inputs are rounded to the dtype before any reference sees them
-//     (reference.h, seeded_input.h), so input rounding is not an error: the
-//     exact result is that of the rounded inputs.
-//   - A sum of n rounded terms is off by at most (n u) * sum |terms| in the
-//     worst case, and by lambda sqrt(n) u * sum |terms| with probability
-//     near 1 for lambda of a few (Higham and Mary, "A new approach to
-//     probabilistic rounding error analysis", SIAM J. Sci. Comput. 2019).
-//     The worst case at n = 65536 is 400x the errors seen, so the
-//     probabilistic bound is used, with lambda = 4.
 #include "kernels/tolerances.h"
 
-#include <cmath>
-
 namespace kbench::kernels {
-namespace {
 
-constexpr double kU = 0x1p-24;
-constexpr double kLambda = 4;
-
-Tolerance Sum(const Tolerance& a, const Tolerance& b) {
-  return {{a.element.atol + b.element.atol, a.element.rtol + b.element.rtol},
-          a.rel_l2 + b.rel_l2};
-}
-
-// Vector add: the exact sum of two rounded inputs, rounded once to the
-// output's dtype: |out - x| <= u_t |x| (rtol = u_t); a result below the
-// smallest normal is rounded with the subnormal spacing or flushed to zero
-// (atol = that smallest normal). The relative L2 error of roundings each
-// at most u_t relative is at most u_t.
 Tolerance OneRounding(DType dtype) {
   const DTypeInfo& t = InfoOf(dtype);
   return {{t.min_normal, t.unit_roundoff}, t.unit_roundoff};
 }
 
-// Attention, one output element O = sum_j p_j v_j with sum_j p_j = 1 and
-// |v_j| < 1, so sum_j p_j |v_j| < 1 bounds every absolute term below.
-//   score s_j = (q . k_j) / sqrt(d): d products of |q|, |k| < 1 summed in
-//     fp32: lambda sqrt(d) u * d, times 1/sqrt(d): abs error lambda d u.
-//     exp turns an absolute error of s into the same relative error of p.
-//   max subtraction, exp (CUDA's fp32 fused kernel uses ex2.approx, at most
-//     2 ulp, after a rounded multiply by log2 e) and the division by the
-//     row sum: 5 u relative per p_j.
-//   the row sum of seq_len terms and, in fused kernels, the rescaling of
-//     the accumulator by exp(m_old - m_new) once per key tile (at most
-//     seq_len times): lambda sqrt(N) u each, 2 lambda sqrt(N) u in all.
-//   P V: a sum of N terms: lambda sqrt(N) u * sum p |v|.
-//   16-bit only: P is rounded to the dtype before P V (u_t relative per
-//     p_j: u_t * sum p |v| at most), and O is rounded to the dtype (u_t |O|,
-//     fp32 outputs: u |O|).
-// So atol = lambda d u + 5 u + 3 lambda sqrt(N) u (+ u_t for 16-bit P) and
-// rtol = u_t. At d = 64, N = 4096: fp32 atol 6.1e-5 (outputs are ~1e-2),
-// fp16 atol 5.5e-4, bf16 3.97e-3.
-//
-// Relative L2 (the statistical check that catches a small error spread
-// over every element, which no per-element bound can): rounding errors are
-// near uniform, RMS u_t / sqrt(3) relative. O and P rounding at 16 bits:
-// two such, sqrt(2/3) u_t = 0.82 u_t (the fp16 error observed on an H200 is
-// 3e-4 = 0.6 u_t); fp32 accumulation: lambda (sqrt(N) + sqrt(d)) u. So
-// rel_l2 = 2 u_t + lambda (sqrt(N) + sqrt(d)) u: fp16 1.0e-3 at N = 4096,
-// 2.4x the expected RMS (the old 1e-2 was 30x it, and passed a 2% error in
-// the softmax scale); fp32 1.7e-5.
-//
-// CUDA's fused fp32 runs on the fp16 tensor cores in 3xFP16
-// (attention_fused_mma.cu, attention_ptx.cuh's SplitHalves): each operand
-// is held to 2^-22 of itself (2^-25 absolute below fp16's normal range), so
-// a product is off by about 3 2^-22 of itself (12 u, with the dropped h1 h1
-// term), and sums inside the tensor cores truncate. The bound above is not
-// re-derived for that: at 12 u a product, random in sign, the score error
-// stays below lambda d u for every head_dim the kernel runs (d >= 32), and
-// the kernel keeps its truncating chains short (a tile's small products
-// apart, P V 32 keys at a time, added in fp32). Measured over the
-// H200 benchmark grid and low-parallelism shapes (docs/perf/data), its
-// relative L2 errors are 1.7e-8 to 5.0e-7 (the 3xTF32 kernel it replaced:
-// 2e-8 to 7e-7), at least 10x inside rel_l2.
-Tolerance AttentionBound(DType output, bool rounds_p, const AttentionShape& shape) {
-  const double d = double(shape.head_dim), n = double(shape.seq_len);
-  const double u_t = InfoOf(output).unit_roundoff;
-  const double fp32 = kLambda * d * kU + 5 * kU + 3 * kLambda * std::sqrt(n) * kU;
-  return {{fp32 + (rounds_p ? u_t : 0), u_t},
-          2 * u_t + kLambda * (std::sqrt(n) + std::sqrt(d)) * kU};
-}
-
-}  // namespace
-
-OpTolerances VectorAddTolerances(DType dtype) {
-  OpTolerances t;
-  t.variant = OneRounding(dtype);
-  t.reference = OneRounding(DType::kFp32);
-  t.against_reference = Sum(t.variant, t.reference);
-  return t;
-}
-
-OpTolerances AttentionTolerances(DType dtype, const AttentionShape& shape) {
-  OpTolerances t;
-  t.variant = AttentionBound(dtype, /*rounds_p=*/dtype != DType::kFp32, shape);
-  t.reference = AttentionBound(DType::kFp32, /*rounds_p=*/false, shape);
-  t.against_reference = Sum(t.variant, t.reference);
-  return t;
+OpTolerances WithAgainstReference(const Tolerance& variant, const Tolerance& reference) {
+  return {variant, reference,
+          {{variant.element.atol + reference.element.atol,
+            variant.element.rtol + reference.element.rtol},
+           variant.rel_l2 + reference.rel_l2}};
 }
 
 }  // namespace kbench::kernels

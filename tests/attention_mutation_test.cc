@@ -16,11 +16,11 @@
 #include <vector>
 
 #include "kernels/attention/cpu_attention.h"
+#include "kernels/attention/simple_reference.h"
 #include "kernels/dtype.h"
 #include "kernels/seeded_input.h"
-#include "kernels/simple_reference.h"
-#include "server/worker/backends/cpu/cpu_workload.h"
 #include "proto/ops/attention/attention_op.h"
+#include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/runner.h"
 #include "tests/recording_sink.h"
 

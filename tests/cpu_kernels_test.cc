@@ -18,12 +18,15 @@
 
 #include "kernels/attention/attention_shape.h"
 #include "kernels/attention/cpu_attention.h"
-#include "kernels/vector_add/cpu_vector_add.h"
+#include "kernels/attention/reference.h"
+#include "kernels/attention/simple_reference.h"
+#include "kernels/attention/tolerances.h"
 #include "kernels/dtype.h"
-#include "kernels/reference.h"
 #include "kernels/seeded_input.h"
-#include "kernels/simple_reference.h"
-#include "kernels/tolerances.h"
+#include "kernels/vector_add/cpu_vector_add.h"
+#include "kernels/vector_add/reference.h"
+#include "kernels/vector_add/simple_reference.h"
+#include "kernels/vector_add/tolerances.h"
 #include "kernels/verify.h"
 
 namespace kbench::kernels {

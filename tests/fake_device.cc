@@ -8,9 +8,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
-#include "kernels/reference.h"
 #include "kernels/seeded_input.h"
-#include "kernels/simple_reference.h"
+#include "kernels/vector_add/reference.h"
+#include "kernels/vector_add/simple_reference.h"
 
 namespace kbench::testing {
 

@@ -1,7 +1,7 @@
 // Attention on a CUDA device as a specification. The kernels alone
 // (kernels/cuda/attention/attention.h): every variant x dtype x causal x head_dim
-// matches the double reference (kernels/reference.h) within the variant
-// tolerance of kernels/tolerances.h, on shapes whose N is not a multiple of
+// matches the double reference (kernels/attention/reference.h) within the variant
+// tolerance of kernels/attention/tolerances.h, on shapes whose N is not a multiple of
 // any tile, with batch * heads above the H200's 132 SMs, and long rows that
 // take the softmax's streaming path; every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
@@ -42,24 +42,24 @@
 #include <vector>
 
 #include "kernels/attention/attention_shape.h"
+#include "kernels/attention/reference.h"
+#include "kernels/attention/tolerances.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/seeded_fill.h"
-#include "kernels/dtype.h"
-#include "kernels/reference.h"
-#include "kernels/tolerances.h"
-#include "kernels/verify.h"
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "kernels/cuda_runtime/cublas_handle.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/stream.h"
+#include "kernels/dtype.h"
+#include "kernels/verify.h"
 #include "proto/ops/attention/attention_op.h"
 #include "proto/ops/registry.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/runner.h"
-#include "kernels/common/status_macros.h"
 #include "tests/cuda_device_test.h"
 #include "tests/recording_sink.h"
 
@@ -913,9 +913,9 @@ class CudaAttentionDeviceDtypes
     : public CudaAttentionDevice,
       public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
 
-// The device reference (kernels/cuda/reference_kernels.h) against the
+// The device reference (kernels/cuda/attention/reference_kernel.h) against the
 // double reference, on rows sampled over every batch-head, within the
-// reference's own tolerance (kernels/tolerances.h): the verifier's yardstick
+// reference's own tolerance (kernels/attention/tolerances.h): the verifier's yardstick
 // is itself right. Long rows too (N = 4100: several key tiles).
 TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
   const auto [dtype, causal] = GetParam();

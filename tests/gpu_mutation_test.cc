@@ -1,7 +1,7 @@
 // Mutation tests on the GPU: broken attention kernels that exist only here
 // (gpu_mutation_kernels.cuh), each checked the way the CUDA backend checks a
 // variant: every element against the device reference kernel
-// (kernels/cuda/reference_kernels.h) with the comparison kernel, held to
+// (kernels/cuda/attention/reference_kernel.h) with the comparison kernel, held to
 // the op's tolerances against the reference. The correct kernel must pass
 // and each mutation must fail; so must the output of a previous run (other
 // inputs) left in place. Skips where no CUDA device is present.
@@ -10,15 +10,16 @@
 #include <string>
 #include <vector>
 
+#include "kernels/attention/tolerances.h"
+#include "kernels/cuda/attention/reference_kernel.h"
+#include "kernels/cuda/comparison_kernel.h"
 #include "kernels/cuda/comparison_partials.h"
-#include "kernels/cuda/reference_kernels.h"
 #include "kernels/cuda/seeded_fill.h"
-#include "kernels/tolerances.h"
-#include "kernels/verify.h"
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/stream.h"
+#include "kernels/verify.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 #include "tests/gpu_mutation_kernels.cuh"
 
 namespace kbench::testing {

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "server/worker/backends/cuda/cuda_device.h"
+#include "proto/ops/backends.h"
 #include "proto/ops/registry.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "server/worker/backends/cuda/cuda_workloads.h"
 
 namespace kbench::server {
 namespace {
@@ -63,6 +65,19 @@ TEST(CudaOffers, VectorAddNaiveAndVectorizedInFp32AndAttention) {
   EXPECT_EQ(ops[0].dtypes(0), v1::DTYPE_FP32);
   // Attention's entry is specified in gpu_attention_test.cc.
   EXPECT_EQ(ops[1].op(), "attention");
+}
+
+TEST(CudaOpWorkloads, RegistersEveryOpThatOffersCudaVariantsOnce) {
+  // Host only: each op's folder registers its CUDA workload.
+  for (const ops::Op* op : ops::AllOps()) {
+    bool offered = false;
+    for (const ops::VariantSpec& variant : op->variants())
+      offered |= variant.On(ops::kCudaBackend) != nullptr;
+    int registered = 0;
+    for (const cuda_backend::CudaOpWorkload& workload : cuda_backend::CudaOpWorkloads())
+      registered += workload.op == op && workload.prepare != nullptr;
+    EXPECT_EQ(registered, offered ? 1 : 0) << op->name();
+  }
 }
 
 }  // namespace

@@ -17,17 +17,17 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda/vector_add/vector_add.h"
-#include "kernels/dtype.h"
-#include "kernels/reference.h"
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/l2_flusher.h"
 #include "kernels/cuda_runtime/sample_timer.h"
 #include "kernels/cuda_runtime/stream.h"
-#include "kernels/common/status_macros.h"
+#include "kernels/dtype.h"
+#include "kernels/vector_add/reference.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 
 namespace kbench::cuda {
 namespace {

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "kernels/dtype.h"
-#include "kernels/reference.h"
-#include "kernels/tolerances.h"
+#include "kernels/vector_add/reference.h"
+#include "kernels/vector_add/tolerances.h"
 #include "kernels/verify.h"
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "proto/ops/vector_add/vector_add_op.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {

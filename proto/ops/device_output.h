@@ -27,7 +27,7 @@ class DeviceOutput {
   // reference, on the device, and returns the reduction (kernels/verify.h:
   // the same fields, by the same rules, as kernels::Comparison::Add over
   // every index in order). The device reference is the op's independent
-  // simple reference (kernels/simple_reference.h: fp32 accumulation, no
+  // simple reference (kernels/<op>/simple_reference.h: fp32 accumulation, no
   // code shared with the variants) on the workload's inputs, as fp32;
   // computed on the first call of this or Read(kReference), once per
   // workload. Fails only for a device error.

@@ -1,8 +1,8 @@
 // An op is a unit: this interface is everything kbench knows about one kind
 // of problem (vector add, attention, ...), declared in one file per op
-// (vector_add_op.cc, attention_op.cc) and listed once in registry.cc. The
-// service, admission, the runner and the client's table, CSV and JSON
-// writers loop over the registry; none of them names an op.
+// (<op>/<op>_op.cc, e.g. attention/attention_op.cc) and listed once in
+// registry.cc. The service, admission, the runner and the client's table,
+// CSV and JSON writers loop over the registry; none of them names an op.
 //
 // What an op declares:
 //   - its problem: the RunRequest oneof case and the fields of its problem
@@ -84,7 +84,7 @@ class Verifier {
   // device reference (DeviceOutput::CompareWithReference), and sampled rows
   // or elements of the output and of the device reference against the
   // double-precision host reference, with the op's tolerances
-  // (kernels/tolerances.h). A failed check is a Verification with passed =
+  // (kernels/<op>/tolerances.h). A failed check is a Verification with passed =
   // false; an error is the device's.
   virtual absl::StatusOr<v1::Verification> Check(DeviceOutput& output) = 0;
 };

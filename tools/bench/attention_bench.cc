@@ -6,7 +6,8 @@
 //   1. runs it once on a poisoned output and checks it with the attention
 //      op's verifier, as the runner's step 2 does (proto/ops/attention/attention_op.h:
 //      every element against the device reference, sampled rows against the
-//      double reference, within kernels/tolerances.h's AttentionTolerances);
+//      double reference, within kernels/attention/tolerances.h's
+//      AttentionTolerances);
 //   2. unless --once, times it with the workload's cold samples
 //      (cuda::SampleTimer::Cold: the L2 flushed, CUDA events around the
 //      kernels only) over the budget of triton.testing.do_bench (the peers'

@@ -8,7 +8,7 @@
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
-#include "kernels/cuda/reference_kernels.h"
+#include "kernels/cuda/attention/reference_kernel.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 

@@ -15,7 +15,7 @@
 //          When batch * heads * ceil(seq_len / query rows) blocks do not
 //          fill the SMs, the keys are split over blocks with a combine
 //          kernel after (attention_split_kv.h); PlanAttentionFused says how.
-// Tolerances: kernels/tolerances.h.
+// Tolerances: kernels/attention/tolerances.h.
 //
 // Contract: every pointer is device memory from cudaMalloc (256-byte
 // aligned); a launcher enqueues on `stream`, does not wait, and returns the

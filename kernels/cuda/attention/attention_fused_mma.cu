@@ -37,9 +37,9 @@
 //   - Split-KV (attention_split_kv.h): with splits > 1 a block walks only
 //     its split's share of the key tiles and writes fp32 partials (O over
 //     its own row sum, and the row's lse) for the combine kernel.
-// Tolerances: kernels/tolerances.h (fp32 outputs of 3xFP16 measured at a
-// relative L2 error of 1.7e-8 to 5.0e-7 on the H200, well inside fp32's
-// bound).
+// Tolerances: kernels/attention/tolerances.h (fp32 outputs of 3xFP16
+// measured at a relative L2 error of 1.7e-8 to 5.0e-7 on the H200, well
+// inside fp32's bound).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 

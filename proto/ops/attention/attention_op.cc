@@ -8,7 +8,7 @@
 //             (per-row two-pass softmax, fp32), and rows of O and of that
 //             reference against the double-precision reference from the
 //             seed (every row of small problems; of large ones a seeded
-//             sample over all batch-heads, kernels/reference.h). Tolerances
+//             sample over all batch-heads, kernels/attention/reference.h). Tolerances
 //             from kernels/tolerances.cc, per dtype, d and N: fp32 at d = 64,
 //             N = 4096: |err| <= 6.1e-5 + 6e-8 |ref|, rel L2 1.7e-5 (fp32
 //             accumulation over d and N, lambda sqrt(n) u); fp16 5.5e-4 +
@@ -25,8 +25,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/attention/attention_head_dims.h"
-#include "kernels/reference.h"
-#include "kernels/tolerances.h"
+#include "kernels/attention/reference.h"
+#include "kernels/attention/tolerances.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {

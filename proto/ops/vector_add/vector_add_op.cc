@@ -15,9 +15,9 @@
 #include "proto/ops/vector_add/vector_add_op.h"
 
 #include "absl/strings/str_cat.h"
-#include "kernels/reference.h"
 #include "kernels/seeded_input.h"
-#include "kernels/tolerances.h"
+#include "kernels/vector_add/reference.h"
+#include "kernels/vector_add/tolerances.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {

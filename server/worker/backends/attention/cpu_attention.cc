@@ -1,17 +1,19 @@
 // Attention on the CPU: the kernels of kernels/attention/cpu_attention.h on seeded
 // fp32 Q, K, V; the naive variant's score matrix is allocated only when it
-// runs. The device reference is kernels/simple_reference.h's.
+// runs. The device reference is kernels/attention/simple_reference.h's.
+#include "server/worker/backends/attention/cpu_attention.h"
+
 #include <algorithm>
 #include <utility>
 #include <vector>
 
 #include "kernels/attention/cpu_attention.h"
+#include "kernels/attention/simple_reference.h"
 #include "kernels/seeded_input.h"
-#include "kernels/simple_reference.h"
-#include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
 #include "kernels/common/status_macros.h"
 #include "proto/ops/attention/attention_op.h"
+#include "server/worker/backends/cpu/cpu_workload.h"
 
 namespace kbench::server::cpu {
 namespace {
@@ -49,10 +51,7 @@ class CpuAttention final : public CpuWorkload {
   HostBuffer q_, k_, v_, scores_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Workload>> MakeCpuAttention(const Problem& problem,
-                                                           const GoOn& go_on) {
+absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const GoOn& go_on) {
   using kernels::InputStream;
   const uint64_t seed = problem.request.seed();
   const size_t count = size_t(ops::ShapeOf(problem.request.attention()).TensorElements());
@@ -62,5 +61,9 @@ absl::StatusOr<std::unique_ptr<Workload>> MakeCpuAttention(const Problem& proble
   KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kV, v, go_on));
   return std::make_unique<CpuAttention>(problem, std::move(q), std::move(k), std::move(v));
 }
+
+}  // namespace
+
+CpuOpWorkload CpuAttentionWorkload() { return {&ops::AttentionOp(), &Prepare}; }
 
 }  // namespace kbench::server::cpu

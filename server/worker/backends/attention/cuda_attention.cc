@@ -8,7 +8,9 @@
 //          blocks, and an fp32 workspace for the partials, when the shape's
 //          query blocks do not fill the SMs, or its last round balanced over
 //          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused);
-// and the device reference of kernels/cuda/reference_kernels.h.
+// and the device reference of kernels/cuda/attention/reference_kernel.h.
+#include "server/worker/backends/attention/cuda_attention.h"
+
 #include <limits>
 #include <string>
 #include <utility>
@@ -16,18 +18,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
-#include "kernels/cuda/reference_kernels.h"
+#include "kernels/cuda/attention/reference_kernel.h"
 #include "kernels/cuda/seeded_fill.h"
-#include "kernels/dtype.h"
-#include "server/worker/backends/cuda/cuda_workload.h"
-#include "server/worker/backends/cuda/cuda_workloads.h"
 #include "kernels/cuda_runtime/cublas_handle.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
+#include "kernels/dtype.h"
 #include "proto/ops/attention/attention_op.h"
-#include "kernels/common/status_macros.h"
+#include "server/worker/backends/cuda/cuda_workload.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
@@ -96,10 +97,8 @@ class CudaAttention final : public CudaWorkload {
   cuda::CublasHandle cublas_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
-    std::shared_ptr<DeviceContext> context, const Problem& problem) {
+absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<DeviceContext> context,
+                                                  const Problem& problem) {
   const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
   const uint64_t seed = problem.request.seed();
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
@@ -188,5 +187,9 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaAttention(
       std::move(fused_plan), std::move(fused_workspace), std::move(cublas),
       std::move(timer));
 }
+
+}  // namespace
+
+CudaOpWorkload CudaAttentionWorkload() { return {&ops::AttentionOp(), &Prepare}; }
 
 }  // namespace kbench::server::cuda_backend

@@ -1,5 +1,5 @@
 // What every CPU workload shares: a float output, poisoned with NaN; the
-// op's device reference (kernels/simple_reference.h), computed on first use
+// op's device reference (kernels/<op>/simple_reference.h), computed on first use
 // and compared with the output element by element; and a sample timed with
 // the host's steady clock around one call of the variant on the calling
 // thread. A subclass writes RunVariant and RunReference for its op; its

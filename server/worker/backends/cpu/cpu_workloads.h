@@ -1,15 +1,29 @@
-// The CPU backend's workloads, one factory per op (the op's name is the
-// key). Adding an op to the CPU backend: write its workload file (which
-// defines the factory) and add it to the table in cpu_workloads.cc.
+// The CPU backend's workloads, one per op, keyed by the op itself. Each
+// op's folder registers its workload (server/worker/backends/<op>/
+// cpu_<op>.h) and cpu_workloads.cc lists those registrations; adding an op
+// to the CPU backend is its two files there and one line in the list.
 #pragma once
 
 #include <memory>
-#include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/ops/op.h"
 #include "server/worker/device.h"
 
 namespace kbench::server::cpu {
+
+// One op's CPU workload.
+struct CpuOpWorkload {
+  const ops::Op* op = nullptr;
+  // The workload of a problem of `op`, inputs filled from the seed (asking
+  // `go_on` between chunks, Device::Prepare).
+  absl::StatusOr<std::unique_ptr<Workload>> (*prepare)(const Problem& problem,
+                                                       const GoOn& go_on) = nullptr;
+};
+
+// Every op the CPU backend runs.
+const std::vector<CpuOpWorkload>& CpuOpWorkloads();
 
 // The workload of `problem`'s op, inputs filled from the seed (asking
 // `go_on` between chunks, Device::Prepare); INVALID_ARGUMENT for an op this

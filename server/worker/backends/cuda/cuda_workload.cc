@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cuda/comparison_partials.h"
-#include "kernels/cuda/reference_kernels.h"
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda/comparison_kernel.h"
+#include "kernels/cuda/comparison_partials.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::server::cuda_backend {
 

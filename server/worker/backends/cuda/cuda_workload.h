@@ -3,8 +3,8 @@
 // on first use), the device context and the sample timer, and implements
 // the Workload contract (server/worker/device.h, proto/ops/device_output.h)
 // around two hooks a subclass writes for its op: enqueue one run of a
-// variant, and enqueue the op's reference kernel (kernels/cuda/
-// reference_kernels.h), each on a stream without waiting.
+// variant, and enqueue the op's reference kernel (kernels/cuda/<op>/
+// reference_kernel.h), each on a stream without waiting.
 //   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16.
 //   Run: Enqueue, then wait for the stream.
 //   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.

@@ -1,20 +1,35 @@
-// The CUDA backend's workloads, one factory per op (the op's name is the
-// key). Adding an op to the CUDA backend: write its workload file and add
-// it to the table in cuda_workloads.cc. Call with the device entered
-// (DeviceContext::Enter).
+// The CUDA backend's workloads, one per op, keyed by the op itself. Each
+// op's folder registers its workload (server/worker/backends/<op>/
+// cuda_<op>.h) and cuda_workloads.cc lists those registrations; adding an
+// op to the CUDA backend is its two files there and one line in the list.
+// Call with the device entered (DeviceContext::Enter).
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "proto/ops/op.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/device.h"
 
 namespace kbench::server::cuda_backend {
 
-// The workload of `problem`'s op, inputs filled from the seed on the
-// device; INVALID_ARGUMENT for an op this backend does not run,
-// RESOURCE_EXHAUSTED (naming the bytes) when the device lacks the memory.
+// One op's CUDA workload.
+struct CudaOpWorkload {
+  const ops::Op* op = nullptr;
+  // The workload of a problem of `op`, inputs filled from the seed on the
+  // device; RESOURCE_EXHAUSTED (naming the bytes) when the device lacks the
+  // memory.
+  absl::StatusOr<std::unique_ptr<Workload>> (*prepare)(
+      std::shared_ptr<DeviceContext> context, const Problem& problem) = nullptr;
+};
+
+// Every op the CUDA backend runs.
+const std::vector<CudaOpWorkload>& CudaOpWorkloads();
+
+// The workload of `problem`'s op; INVALID_ARGUMENT for an op this backend
+// does not run.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaWorkload(
     std::shared_ptr<DeviceContext> context, const Problem& problem);
 

@@ -1,15 +1,16 @@
 // Vector add on the CPU: the kernels of kernels/vector_add/cpu_vector_add.h on seeded
-// fp32 inputs; the device reference is kernels/simple_reference.h's.
+// fp32 inputs; the device reference is kernels/vector_add/simple_reference.h's.
+#include "server/worker/backends/vector_add/cpu_vector_add.h"
+
 #include <utility>
 #include <vector>
 
-#include "kernels/vector_add/cpu_vector_add.h"
 #include "kernels/seeded_input.h"
-#include "kernels/simple_reference.h"
-#include "server/worker/backends/cpu/cpu_workload.h"
-#include "server/worker/backends/cpu/cpu_workloads.h"
+#include "kernels/vector_add/cpu_vector_add.h"
+#include "kernels/vector_add/simple_reference.h"
 #include "kernels/common/status_macros.h"
 #include "proto/ops/vector_add/vector_add_op.h"
+#include "server/worker/backends/cpu/cpu_workload.h"
 
 namespace kbench::server::cpu {
 namespace {
@@ -38,10 +39,7 @@ class CpuVectorAdd final : public CpuWorkload {
   const std::vector<int> variants_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Workload>> MakeCpuVectorAdd(const Problem& problem,
-                                                           const GoOn& go_on) {
+absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const GoOn& go_on) {
   using kernels::InputStream;
   const uint64_t seed = problem.request.seed();
   HostBuffer a(problem.request.vector_add().n()), b(a.size());
@@ -49,5 +47,9 @@ absl::StatusOr<std::unique_ptr<Workload>> MakeCpuVectorAdd(const Problem& proble
   KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kB, b, go_on));
   return std::make_unique<CpuVectorAdd>(problem, std::move(a), std::move(b));
 }
+
+}  // namespace
+
+CpuOpWorkload CpuVectorAddWorkload() { return {&ops::VectorAddOp(), &Prepare}; }
 
 }  // namespace kbench::server::cpu

@@ -1,22 +1,23 @@
 // The CUDA workload of vector add (kernels/cuda/vector_add/vector_add.h): a and b
 // made on the device from the seed, the variants naive and vectorized by
 // their ids (proto/ops/vector_add/vector_add_op.h), fp32.
+#include "server/worker/backends/vector_add/cuda_vector_add.h"
+
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "kernels/cuda/reference_kernels.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/seeded_fill.h"
+#include "kernels/cuda/vector_add/reference_kernel.h"
 #include "kernels/cuda/vector_add/vector_add.h"
-#include "server/worker/backends/cuda/cuda_workload.h"
-#include "server/worker/backends/cuda/cuda_workloads.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
 #include "proto/ops/vector_add/vector_add_op.h"
-#include "kernels/common/status_macros.h"
+#include "server/worker/backends/cuda/cuda_workload.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
@@ -60,10 +61,8 @@ class CudaVectorAdd final : public CudaWorkload {
   cuda::DeviceBuffer a_, b_;
 };
 
-}  // namespace
-
-absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaVectorAdd(
-    std::shared_ptr<DeviceContext> context, const Problem& problem) {
+absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<DeviceContext> context,
+                                                  const Problem& problem) {
   const int64_t n = int64_t(problem.request.vector_add().n());
   const uint64_t seed = problem.request.seed();
   if (problem.dtype != kernels::DType::kFp32)
@@ -95,5 +94,9 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaVectorAdd(
       std::move(context), n, problem.variants, std::move(a),
       std::move(b), std::move(c), std::move(timer));
 }
+
+}  // namespace
+
+CudaOpWorkload CudaVectorAddWorkload() { return {&ops::VectorAddOp(), &Prepare}; }
 
 }  // namespace kbench::server::cuda_backend

@@ -1,4 +1,4 @@
-#include "kernels/reference.h"
+#include "kernels/attention/reference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +9,6 @@
 #include "kernels/seeded_input.h"
 
 namespace kbench::kernels {
-
-double VectorAddReference(uint64_t seed, DType dtype, uint64_t i) {
-  return double(RoundTo(dtype, SeededValue(seed, InputStream::kA, i))) +
-         double(RoundTo(dtype, SeededValue(seed, InputStream::kB, i)));
-}
 
 namespace {
 

@@ -1,13 +1,9 @@
-#include "kernels/simple_reference.h"
+#include "kernels/attention/simple_reference.h"
 
 #include <cmath>
 #include <vector>
 
 namespace kbench::kernels {
-
-void VectorAddSimpleReference(const float* a, const float* b, float* c, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
-}
 
 void AttentionSimpleReference(const AttentionShape& shape, const float* q,
                               const float* k, const float* v, float* o) {

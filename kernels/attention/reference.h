@@ -1,7 +1,7 @@
-// Double-precision references, computed from the seed rather than from any
-// backend's buffers, so they are independent of the code under test. Inputs
-// are rounded to the problem's dtype first (what the kernel reads), then
-// promoted to double.
+// The double-precision reference of attention, computed from the seed
+// rather than from any backend's buffers, so it is independent of the code
+// under test, and the rows it is checked on. Inputs are rounded to the
+// problem's dtype first (what the kernel reads), then promoted to double.
 #pragma once
 
 #include <cstdint>
@@ -11,9 +11,6 @@
 #include "kernels/dtype.h"
 
 namespace kbench::kernels {
-
-// Reference of element i of c = a + b.
-double VectorAddReference(uint64_t seed, DType dtype, uint64_t i);
 
 // One row of O: query `row` of batch-head `batch_head`.
 struct AttentionRow {

@@ -1,0 +1,46 @@
+// The CPU backend's workloads (server/worker/backends/cpu/cpu_workloads.h):
+// one registered by each op's folder for every op that offers CPU variants,
+// found by the op itself, never by its name.
+#include <gtest/gtest.h>
+
+#include "proto/ops/backends.h"
+#include "proto/ops/registry.h"
+#include "server/worker/backends/cpu/cpu_workloads.h"
+#include "tests/fake_op.h"
+
+namespace kbench::server::cpu {
+namespace {
+
+TEST(CpuOpWorkloads, RegistersEveryOpThatOffersCpuVariantsOnce) {
+  for (const ops::Op* op : ops::AllOps()) {
+    bool offered = false;
+    for (const ops::VariantSpec& variant : op->variants())
+      offered |= variant.On(ops::kCpuBackend) != nullptr;
+    int registered = 0;
+    for (const CpuOpWorkload& workload : CpuOpWorkloads())
+      registered += workload.op == op && workload.prepare != nullptr;
+    EXPECT_EQ(registered, offered ? 1 : 0) << op->name();
+  }
+  EXPECT_EQ(CpuOpWorkloads().size(), ops::AllOps().size());
+}
+
+TEST(CpuOpWorkloads, PreparesAProblemOfARegisteredOp) {
+  const testing::FakeOp fake({"naive"});
+  AdmittedRun run = fake.Run({"naive"}, 1000, TimingPlan{});
+  run.problem.op = ops::FindOp("vector_add");
+  EXPECT_TRUE(PrepareCpuWorkload(run.problem).ok());
+}
+
+TEST(CpuOpWorkloads, RefusesAnOpItDoesNotRunEvenUnderARegisteredOpsName) {
+  // The fake op calls itself vector_add; a table keyed by names took it for
+  // the real one.
+  const testing::FakeOp fake({"naive"});
+  const absl::StatusOr<std::unique_ptr<Workload>> workload =
+      PrepareCpuWorkload(fake.Run({"naive"}, 1000, TimingPlan{}).problem);
+  ASSERT_FALSE(workload.ok());
+  EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(workload.status().message(), "vector_add does not run on the CPU backend");
+}
+
+}  // namespace
+}  // namespace kbench::server::cpu
