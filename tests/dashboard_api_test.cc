@@ -84,7 +84,7 @@ TEST_F(DashboardApiTest, BestResultIsTheFastestVerifiedOnePerLearnerAndVariant) 
   ASSERT_EQ(bob.size(), 1u);
   EXPECT_EQ(bob[0]["run_id"], "b1");
   EXPECT_DOUBLE_EQ(bob[0]["median_ms"].get<double>(), 4.2);
-  EXPECT_EQ(fused[0]["problem"], "B=2 H=4 N=1000 d=64 causal");
+  EXPECT_EQ(fused[0]["problem"], "batch=2 heads=4 seq_len=1000 head_dim=64 causal");
   EXPECT_EQ(fused[0]["dtype"], "bf16");
   EXPECT_EQ(fused[0]["unit"], "TFLOP/s");
   // 1.024 GFLOP in 0.9 ms against TestDevice's 612.25 TFLOP/s.
@@ -148,7 +148,8 @@ TEST_F(DashboardApiTest, CsvHasTheHeaderAndTheRowsOfTheJson) {
             "learner,op,problem,dtype,variant,median_ms,throughput,unit,percent_of_ceiling,"
             "samples,attempts,run_id,accepted_unix_ms");
   EXPECT_THAT(lines, ::testing::Contains(HasSubstr(
-                         "ada,attention,B=2 H=4 N=1000 d=64 causal,bf16,fused,0.9,")));
+                         "ada,attention,batch=2 heads=4 seq_len=1000 head_dim=64 causal,"
+                         "bf16,fused,0.9,")));
   EXPECT_THAT(lines, ::testing::Contains(::testing::EndsWith(",a2,1700000060000")));
 }
 

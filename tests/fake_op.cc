@@ -6,7 +6,7 @@ namespace kbench::testing {
 
 FakeOp::FakeOp(std::vector<std::string> variant_names) {
   for (size_t i = 0; i < variant_names.size(); ++i)
-    variants_.push_back({int(i), variant_names[i], "fake", {{"cpu", {kernels::DType::kFp32}, {}}}});
+    variants_.push_back({variant_names[i], "fake", {{"cpu", {kernels::DType::kFp32}, {}}}, int(i)});
 }
 
 const std::vector<ops::ProblemField>& FakeOp::fields() const {

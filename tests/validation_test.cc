@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/attention/attention_head_dims.h"
 #include "server/run/legacy_requests.h"
 #include "server/run/limits.h"
 #include "server/run/timing_resolution.h"
@@ -190,6 +191,21 @@ TEST_F(Validation, RefusesHeadDimOverTheLimit) {
   ExpectRefused(Attention(request),
                 {"head_dim", absl::StrCat(limits_.max_head_dim()),
                  absl::StrCat(limits_.max_head_dim() + 1)});
+}
+
+TEST_F(Validation, CapsAnOperatorsHeadDimLimitAtWhatTheKernelsRun) {
+  // --max-head-dim 512: a head_dim over kMaxAttentionHeadDim is still
+  // refused at admission, naming the kernels' ceiling, not left to fail in
+  // the device reference after it was queued.
+  v1::Limits limits = limits_;
+  limits.set_max_head_dim(2 * kernels::kMaxAttentionHeadDim);
+  v1::AttentionRequest request = SmallAttention();
+  request.set_head_dim(kernels::kMaxAttentionHeadDim + 8);
+  ExpectRefused(Admit(ToRunRequest(request), limits, "cpu", defaults_),
+                {"head_dim", absl::StrCat(kernels::kMaxAttentionHeadDim),
+                 absl::StrCat(kernels::kMaxAttentionHeadDim + 8)});
+  request.set_head_dim(kernels::kMaxAttentionHeadDim);
+  EXPECT_TRUE(Admit(ToRunRequest(request), limits, "cpu", defaults_).ok());
 }
 
 TEST_F(Validation, RefusesZeroBatch) {

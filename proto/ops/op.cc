@@ -39,11 +39,17 @@ std::string Op::FieldText(const v1::RunRequest& request,
 }
 
 std::string Op::Describe(const v1::RunRequest& request) const {
-  std::string text(name());
+  const std::string problem = DescribeProblem(request);
+  return problem.empty() ? std::string(name()) : std::string(name()) + " " + problem;
+}
+
+std::string Op::DescribeProblem(const v1::RunRequest& request) const {
+  std::string text;
   for (const ProblemField& field : fields()) {
     const std::string value = FieldText(request, field);
     if (value == "false") continue;
-    absl::StrAppend(&text, " ", field.field, value == "true" ? "" : "=" + value);
+    absl::StrAppend(&text, text.empty() ? "" : " ", field.field,
+                    value == "true" ? "" : "=" + value);
   }
   return text;
 }

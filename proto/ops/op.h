@@ -50,7 +50,7 @@ struct ProblemField {
 
 // What one backend runs of one variant.
 struct VariantSupport {
-  std::string backend;  // "cpu" or "cuda"
+  std::string backend;  // kCpuBackend or kCudaBackend (backends.h)
   std::vector<kernels::DType> dtypes;
   // Attention only: head dims this variant runs; empty means any up to
   // Limits.max_head_dim.
@@ -58,14 +58,31 @@ struct VariantSupport {
 };
 
 struct VariantSpec {
-  int id = 0;            // index in Op::variants(); what a Workload is told
   std::string name;      // as the API names it, e.g. "fused"
   std::string summary;   // one line: what it does
   std::vector<VariantSupport> support;
+  int id = 0;            // index in Op::variants(); what a Workload is told
 
   // The support of `backend`, or nullptr when it does not run this variant.
   const VariantSupport* On(std::string_view backend) const;
 };
+
+// An op's variant table (Op::variants()) from entries keyed by the op's
+// variant enum, whose values are 0, 1, ... in the order the API lists the
+// variants: each entry lands at the position its enum value names and its
+// id is set to that position, so the enum constant a backend runs a variant
+// by is its row by construction. Every value from 0 to entries.size() - 1
+// has one entry (ops_test checks every op's table).
+template <typename VariantEnum>
+std::vector<VariantSpec> VariantTable(
+    std::vector<std::pair<VariantEnum, VariantSpec>> entries) {
+  std::vector<VariantSpec> table(entries.size());
+  for (auto& [id, spec] : entries) {
+    spec.id = int(id);
+    table.at(size_t(id)) = std::move(spec);
+  }
+  return table;
+}
 
 // The work of one run of a problem, for throughput.
 struct Work {
@@ -130,9 +147,13 @@ class Op {
   // The verifier of one run's outputs (request has its seed).
   virtual std::unique_ptr<Verifier> MakeVerifier(const v1::RunRequest& request,
                                                  kernels::DType dtype) const = 0;
-  // A short description of the problem for logs and progress, e.g.
-  // "attention B=1 H=8 N=4096 d=64 causal".
+  // A short description of the problem for logs, progress, reports and the
+  // dashboard: the op's name and DescribeProblem, e.g. "attention batch=1
+  // heads=8 seq_len=4096 head_dim=64 causal".
   std::string Describe(const v1::RunRequest& request) const;
+  // The problem's fields alone, field=value, a true bool by its name and a
+  // false one left out: "batch=1 heads=8 seq_len=4096 head_dim=64 causal".
+  std::string DescribeProblem(const v1::RunRequest& request) const;
   // The value of one problem field as text: "4096", "true".
   std::string FieldText(const v1::RunRequest& request, const ProblemField& field) const;
 

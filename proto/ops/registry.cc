@@ -25,6 +25,11 @@ const Op* OpOf(const v1::RunRequest& request) {
   return nullptr;
 }
 
+std::string DescribeProblemOf(const v1::RunRequest& request) {
+  const Op* op = OpOf(request);
+  return op == nullptr ? "" : op->DescribeProblem(request);
+}
+
 std::vector<v1::OpInfo> OffersOf(std::string_view backend) {
   std::vector<v1::OpInfo> offers;
   for (const Op* op : AllOps()) {

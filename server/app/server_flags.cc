@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "proto/ops/backends.h"
 #include "server/common/version.h"
 
 namespace kbench::server {
@@ -29,7 +30,7 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
   app.add_option("--backend", flags.workers.backend,
                  "auto (cuda when a GPU is present, else cpu), cpu or cuda; "
                  "the workers open their devices with it")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->check(CLI::IsMember(ops::BackendFlagChoices()))
       ->capture_default_str();
   app.add_option("--devices", flags.workers.devices,
                  "The devices to serve, one worker each: all, or indices such as 0,1 "

@@ -10,6 +10,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
+#include "proto/ops/registry.h"
 #include "server/http/run_fields.h"
 
 namespace kbench::server::http {
@@ -33,8 +34,8 @@ struct ResultKey {
 
   static ResultKey Of(const v1::RunRecord& run, const std::string& variant,
                       const std::string& baseline = "") {
-    return {run.op(), ProblemOf(run.request()), DTypeNameOf(run.request().dtype()), variant,
-            baseline, LearnerOf(run)};
+    return {run.op(), ops::DescribeProblemOf(run.request()),
+            DTypeNameOf(run.request().dtype()), variant, baseline, LearnerOf(run)};
   }
   // The comparable part, for ordering groups.
   auto Group() const { return std::tie(op, problem, dtype, variant, baseline); }
@@ -145,7 +146,7 @@ Table ThroughputPointsTable(const RunSet& runs) {
       if (throughput.fraction_of_ceiling() > 0) {
         ceiling = throughput.value() / throughput.fraction_of_ceiling();
       }
-      table.rows.push_back({LearnerOf(*run), run->op(), ProblemOf(run->request()),
+      table.rows.push_back({LearnerOf(*run), run->op(), ops::DescribeProblemOf(run->request()),
                             DTypeNameOf(run->request().dtype()), result.variant(), work,
                             std::string(flops ? "GFLOP" : "GB"), throughput.value(),
                             throughput.unit(), ceiling, PercentOfCeiling(throughput),
@@ -164,9 +165,10 @@ Table FailedVerificationsTable(const RunSet& runs) {
       const v1::Verification& verification = result.verification();
       if (verification.passed()) continue;
       table.rows.push_back({LearnerOf(run), run.run_id(), run.accepted_unix_ms(), run.op(),
-                            ProblemOf(run.request()), DTypeNameOf(run.request().dtype()),
-                            result.variant(), verification.max_abs_error(),
-                            verification.rel_l2_error(), verification.tolerance(),
+                            ops::DescribeProblemOf(run.request()),
+                            DTypeNameOf(run.request().dtype()), result.variant(),
+                            verification.max_abs_error(), verification.rel_l2_error(),
+                            verification.tolerance(),
                             static_cast<int64_t>(verification.non_finite()),
                             verification.method()});
     }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "proto/ops/registry.h"
 #include "server/http/run_fields.h"
 #include "server/run/run_status.h"
 
@@ -74,7 +75,7 @@ Table LearnerHistoryTable(const RunSet& runs, const std::string& learner) {
                                      run->accepted_unix_ms(),
                                      run->label(),
                                      run->op(),
-                                     ProblemOf(run->request()),
+                                     ops::DescribeProblemOf(run->request()),
                                      DTypeNameOf(run->request().dtype()),
                                      RunStatusName(run->status())};
     if (run->results().empty()) {
@@ -105,7 +106,7 @@ Table RunsTable(const v1::ListRunsResponse& page) {
                "accepted_unix_ms", "started_unix_ms", "ended_unix_ms", "device", "backend"}};
   for (const v1::RunRecord& run : page.runs()) {
     table.rows.push_back({run.run_id(), LearnerOf(run), run.label(), run.op(),
-                          ProblemOf(run.request()), DTypeNameOf(run.request().dtype()),
+                          ops::DescribeProblemOf(run.request()), DTypeNameOf(run.request().dtype()),
                           RunStatusName(run.status()), run.error(), run.accepted_unix_ms(),
                           run.started_unix_ms(), run.ended_unix_ms(), run.device().name(),
                           run.device().backend()});

@@ -2,7 +2,6 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
 
@@ -19,21 +18,6 @@ std::string LearnerOf(const std::string& user, const std::string& peer) {
     host = host.substr(0, colon);
   }
   return std::string(host);
-}
-
-std::string ProblemOf(const v1::RunRequest& request) {
-  switch (request.problem_case()) {
-    case v1::RunRequest::kVectorAdd:
-      return absl::StrCat("n=", request.vector_add().n());
-    case v1::RunRequest::kAttention: {
-      const v1::AttentionProblem& p = request.attention();
-      return absl::StrCat("B=", p.batch(), " H=", p.heads(), " N=", p.seq_len(),
-                          " d=", p.head_dim(), p.causal() ? " causal" : "");
-    }
-    case v1::RunRequest::PROBLEM_NOT_SET:
-      break;
-  }
-  return "";
 }
 
 std::string DTypeNameOf(v1::DType dtype) {

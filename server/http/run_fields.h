@@ -1,6 +1,6 @@
-// How the dashboard names what a run is about: its learner, its problem and
-// its dtype. Runs of one learner and one problem are comparable; the tables
-// group by these names.
+// How the dashboard names what a run is about: its learner and its dtype;
+// its problem is its op's (ops::DescribeProblemOf). Runs of one learner and
+// one problem are comparable; the tables group by these names.
 #pragma once
 
 #include <string>
@@ -14,10 +14,6 @@ namespace kbench::server::http {
 // "ipv6:[::1]:50312" -> "[::1]"; other peers (unix:...) as they are.
 std::string LearnerOf(const std::string& user, const std::string& peer);
 inline std::string LearnerOf(const v1::RunRecord& run) { return LearnerOf(run.user(), run.peer()); }
-
-// "n=1048576" for a vector add, "B=2 H=4 N=1000 d=64 causal" for attention,
-// "" when the request named no problem.
-std::string ProblemOf(const v1::RunRequest& request);
 
 // "fp32", "fp16" or "bf16"; an unspecified dtype is the default, fp32.
 std::string DTypeNameOf(v1::DType dtype);

@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "proto/ops/backends.h"
 #include "server/worker/backends/cpu/cpu_device.h"
 #include "server/common/log.h"
 #include "kernels/common/status_macros.h"
@@ -26,24 +27,24 @@ absl::StatusOr<uint32_t> CudaCount() {
 }  // namespace
 
 absl::StatusOr<std::string> ResolveBackend(const std::string& backend) {
-  if (backend == "cpu" || backend == "cuda") return backend;
-  if (backend != "auto")
+  if (backend == ops::kCpuBackend || backend == ops::kCudaBackend) return backend;
+  if (backend != ops::kAutoBackend)
     return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
                                       backend + "'");
   const absl::StatusOr<uint32_t> cuda = CudaCount();
-  if (cuda.ok()) return std::string("cuda");
+  if (cuda.ok()) return std::string(ops::kCudaBackend);
   Log("--backend auto: using the CPU (", cuda.status().message(), ")");
-  return std::string("cpu");
+  return std::string(ops::kCpuBackend);
 }
 
 absl::StatusOr<uint32_t> DeviceCount(const std::string& backend) {
-  if (backend == "cuda") return CudaCount();
+  if (backend == ops::kCudaBackend) return CudaCount();
   return 1u;
 }
 
 absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
                                                    uint32_t index) {
-  if (backend == "cpu") return cpu::MakeCpuDevice(index);
+  if (backend == ops::kCpuBackend) return cpu::MakeCpuDevice(index);
 #if KBENCH_HAVE_CUDA
   KBENCH_ASSIGN_OR_RETURN(const uint32_t count, CudaCount());
   if (index >= count)

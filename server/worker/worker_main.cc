@@ -30,6 +30,7 @@
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
+#include "proto/ops/backends.h"
 #include "server/worker/devices.h"
 #include "server/worker/local_executor.h"
 #include "server/common/log.h"
@@ -82,7 +83,7 @@ int Main(int argc, char** argv) {
   CLI::App app{"kbench-worker: runs the runs of one device for kbench-server, which\n"
                "starts it; not meant to be started by hand."};
   app.add_option("--backend", options.backend, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+      ->check(CLI::IsMember(ops::BackendFlagChoices()))
       ->capture_default_str();
   app.add_option("--device", options.device, "Index of the device to own")
       ->capture_default_str();

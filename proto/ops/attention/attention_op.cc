@@ -27,6 +27,7 @@
 #include "kernels/attention/attention_head_dims.h"
 #include "kernels/attention/reference.h"
 #include "kernels/attention/tolerances.h"
+#include "proto/ops/backends.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {
@@ -123,16 +124,17 @@ class Attention final : public Op {
     return examples;
   }
   const std::vector<VariantSpec>& variants() const override {
-    static const std::vector<VariantSpec> variants = {
-        {kAttentionNaive, "naive",
-         "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
-         {{"cpu", {DType::kFp32}, {}},
-          {"cuda", {DType::kFp32, DType::kFp16, DType::kBf16}, {}}}},
-        {kAttentionFused, "fused",
-         "FlashAttention-style: tiles on chip, online softmax, S never in memory",
-         {{"cpu", {DType::kFp32}, {}},
-          {"cuda", {DType::kFp32, DType::kFp16, DType::kBf16}, FusedCudaHeadDims()}}},
-    };
+    static const std::vector<VariantSpec> variants = VariantTable<AttentionVariant>({
+        {kAttentionNaive,
+         {"naive", "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
+          {{std::string(kCpuBackend), {DType::kFp32}, {}},
+           {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16}, {}}}}},
+        {kAttentionFused,
+         {"fused", "FlashAttention-style: tiles on chip, online softmax, S never in memory",
+          {{std::string(kCpuBackend), {DType::kFp32}, {}},
+           {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16},
+            FusedCudaHeadDims()}}}},
+    });
     return variants;
   }
 
@@ -144,7 +146,7 @@ class Attention final : public Op {
     limits.set_max_batch(1024);
     limits.set_max_heads(256);
     limits.set_max_seq_len(accelerator ? 65536 : 8192);
-    limits.set_max_head_dim(256);
+    limits.set_max_head_dim(kernels::kMaxAttentionHeadDim);
     uint64_t elements = uint64_t(1) << (accelerator ? 30 : 26);
     uint64_t scores = uint64_t(1) << (accelerator ? 33 : 28);
     if (device.memory_bytes() > 0) {
@@ -171,11 +173,14 @@ class Attention final : public Op {
   absl::Status CheckProblem(const v1::RunRequest& request,
                             const v1::Limits& limits) const override {
     const v1::AttentionProblem& p = request.attention();
+    // An operator's --max-head-dim cannot go past what the kernels run.
+    const uint32_t max_head_dim =
+        std::min(limits.max_head_dim(), uint32_t(kernels::kMaxAttentionHeadDim));
     for (const auto& [field, value, high] :
          {std::tuple{"batch", p.batch(), limits.max_batch()},
           std::tuple{"heads", p.heads(), limits.max_heads()},
           std::tuple{"seq_len", p.seq_len(), limits.max_seq_len()},
-          std::tuple{"head_dim", p.head_dim(), limits.max_head_dim()}}) {
+          std::tuple{"head_dim", p.head_dim(), max_head_dim}}) {
       if (absl::Status s = CheckRange(field, value, 1, high); !s.ok()) return s;
     }
     const AttentionShape shape = ShapeOf(p);

@@ -10,8 +10,10 @@ namespace kbench::ops {
 
 const Op& AttentionOp();
 
-// Variant ids (VariantSpec::id) of attention, for the backends.
-enum AttentionVariant : int { kAttentionNaive = 0, kAttentionFused = 1 };
+// Attention's variants: a value is the variant's id (VariantSpec::id), its
+// position in AttentionOp().variants(), which is built from this enum
+// (VariantTable); the backends run variants by these.
+enum AttentionVariant : int { kAttentionNaive, kAttentionFused };
 
 // The shape of an attention problem.
 kernels::AttentionShape ShapeOf(const v1::AttentionProblem& problem);

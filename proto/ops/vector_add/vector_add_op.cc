@@ -18,6 +18,7 @@
 #include "kernels/seeded_input.h"
 #include "kernels/vector_add/reference.h"
 #include "kernels/vector_add/tolerances.h"
+#include "proto/ops/backends.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {
@@ -107,13 +108,16 @@ class VectorAdd final : public Op {
     return examples;
   }
   const std::vector<VariantSpec>& variants() const override {
-    static const std::vector<VariantSpec> variants = {
-        {kVectorAddNaive, "naive", "one element per thread, grid = ceil(n / block), tail masked",
-         {{"cpu", {DType::kFp32}, {}}, {"cuda", {DType::kFp32}, {}}}},
-        {kVectorAddVectorized, "vectorized",
-         "16-byte loads and stores (float4), grid-stride, scalar tail",
-         {{"cpu", {DType::kFp32}, {}}, {"cuda", {DType::kFp32}, {}}}},
-    };
+    static const std::vector<VariantSpec> variants = VariantTable<VectorAddVariant>({
+        {kVectorAddNaive,
+         {"naive", "one element per thread, grid = ceil(n / block), tail masked",
+          {{std::string(kCpuBackend), {DType::kFp32}, {}},
+           {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
+        {kVectorAddVectorized,
+         {"vectorized", "16-byte loads and stores (float4), grid-stride, scalar tail",
+          {{std::string(kCpuBackend), {DType::kFp32}, {}},
+           {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
+    });
     return variants;
   }
 

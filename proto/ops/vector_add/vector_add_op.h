@@ -8,7 +8,9 @@ namespace kbench::ops {
 
 const Op& VectorAddOp();
 
-// Variant ids (VariantSpec::id) of vector add, for the backends.
-enum VectorAddVariant : int { kVectorAddNaive = 0, kVectorAddVectorized = 1 };
+// Vector add's variants: a value is the variant's id (VariantSpec::id),
+// its position in VectorAddOp().variants(), which is built from this enum
+// (VariantTable); the backends run variants by these.
+enum VectorAddVariant : int { kVectorAddNaive, kVectorAddVectorized };
 
 }  // namespace kbench::ops

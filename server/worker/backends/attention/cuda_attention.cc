@@ -107,12 +107,10 @@ absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<DeviceContext>
   bool naive = false, fused = false;
   for (int v : problem.variants) {
     naive |= v == ops::kAttentionNaive;
+    // A head_dim fused does not run is refused by admission (the op's
+    // variant table, from kernels/attention/attention_head_dims.h) and by
+    // the kernels' launcher, not here.
     fused |= v == ops::kAttentionFused;
-    // Admission refuses these first (the op's variant table); the kernels'
-    // dispatcher would refuse them too.
-    if (v == ops::kAttentionFused && !kernels::cuda::FusedAttentionSupports(shape.head_dim))
-      return absl::InvalidArgumentError(
-          absl::StrCat("head_dim ", shape.head_dim, " is not supported by fused on CUDA"));
   }
 
   const size_t element = size_t(kernels::DTypeBytes(problem.dtype));

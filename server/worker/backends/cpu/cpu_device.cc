@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/ops/backends.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
 
 namespace kbench::server::cpu {
@@ -52,7 +53,7 @@ double MeasureCopyBandwidthGbps() {
 class CpuDevice final : public Device {
  public:
   explicit CpuDevice(uint32_t index) {
-    info_.set_backend("cpu");
+    info_.set_backend(std::string(ops::kCpuBackend));
     info_.set_name(CpuModelName());
     info_.set_index(index);
     info_.set_memory_bytes(HostMemoryBytes());

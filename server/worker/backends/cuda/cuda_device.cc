@@ -13,6 +13,7 @@
 
 #include "server/worker/backends/cuda/gpu_diagnosis.h"
 #include "absl/strings/str_cat.h"
+#include "proto/ops/backends.h"
 #include "server/worker/backends/cuda/ceilings.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/backends/cuda/cuda_workloads.h"
@@ -174,7 +175,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   }
 
   v1::DeviceInfo info;
-  info.set_backend("cuda");
+  info.set_backend(std::string(ops::kCudaBackend));
   info.set_name(props.name);
   info.set_index(uint32_t(ordinal));
   info.set_sm_count(uint32_t(props.multiProcessorCount));

@@ -1,6 +1,6 @@
 // The CUDA backend: one Device per CUDA GPU (server/worker/device.h gives the
 // contract), opened by the worker that owns the GPU. What it runs is the
-// ops' "cuda" variant tables (server/ops); its workloads are listed in
+// ops' kCudaBackend variant tables (proto/ops); its workloads are listed in
 // cuda_workloads.cc.
 //
 // Nothing here crashes or hangs where there is no GPU or no driver: the CUDA
