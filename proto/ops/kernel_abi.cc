@@ -2,40 +2,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::ops {
-namespace {
 
 using kernels::DType;
-
-const std::vector<KernelAbi>& Abis() {
-  // Parameter sizes are those of the 64-bit ABI: pointers and long long 8
-  // bytes, int and float 4. Attention's causal is an int (0 or 1), not a
-  // bool, so that PTX written by hand has one obvious size for it.
-  static const std::vector<KernelAbi> abis = {
-      {"vector_add",
-       {{"const kbench_t* a", 8}, {"const kbench_t* b", 8}, {"kbench_t* c", 8},
-        {"long long n", 8}},
-       {"n"},
-       {DType::kFp32}},
-      {"attention",
-       {{"const kbench_t* q", 8},
-        {"const kbench_t* k", 8},
-        {"const kbench_t* v", 8},
-        {"kbench_t* o", 8},
-        {"int B", 4},
-        {"int H", 4},
-        {"int N", 4},
-        {"int d", 4},
-        {"float scale", 4},
-        {"int causal", 4}},
-       {"B", "H", "N", "d"},
-       {DType::kFp32, DType::kFp16, DType::kBf16}},
-  };
-  return abis;
-}
-
-}  // namespace
 
 std::string KernelAbi::Signature() const {
   std::vector<std::string> declarations;
@@ -50,15 +21,12 @@ bool KernelAbi::Supports(DType dtype) const {
 }
 
 const KernelAbi* AbiOf(std::string_view op) {
-  for (const KernelAbi& abi : Abis())
-    if (abi.op == op) return &abi;
-  return nullptr;
+  const Op* found = FindOp(op);
+  return found == nullptr ? nullptr : found->kernel_abi();
 }
 
 std::vector<int64_t> SizeValues(const KernelAbi& abi, const v1::RunRequest& request) {
-  if (abi.op == "vector_add") return {int64_t(request.vector_add().n())};
-  const v1::AttentionProblem& p = request.attention();
-  return {p.batch(), p.heads(), p.seq_len(), p.head_dim()};
+  return abi.size_values(request);
 }
 
 std::string KernelPrelude(DType dtype) {

@@ -1,9 +1,10 @@
-// The ABI of a learner's kernel, one per op: the parameters its entry takes
-// (in order, with their sizes in bytes as the module declares them), the
-// sizes its launch spec may name, the dtypes it may be written for, and the
-// prelude of type names the server compiles before the learner's source.
-// docs/KERNELS.md documents the same table, with starter kernels under
-// docs/examples/kernels/ that tests compile against it.
+// The ABI of a learner's kernel, one per op, declared in the op's folder
+// (proto/ops/<op>/, returned by Op::kernel_abi): the parameters its entry
+// takes (in order, with their sizes in bytes as the module declares them),
+// the sizes its launch spec may name, the dtypes it may be written for; and
+// the prelude of type names the server compiles before the learner's
+// source. docs/KERNELS.md documents the same table, with starter kernels
+// under docs/examples/kernels/ that tests compile against it.
 //
 // Immutable tables; any thread.
 #pragma once
@@ -29,13 +30,16 @@ struct KernelAbi {
   // The names a launch spec may use, in the order SizeValues gives them.
   std::vector<std::string> sizes;
   std::vector<kernels::DType> dtypes;  // the element types kernels may use
+  // The values of `sizes` for the problem of `request` (of this op).
+  std::vector<int64_t> (*size_values)(const v1::RunRequest& request) = nullptr;
 
   // "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)".
   std::string Signature() const;
   bool Supports(kernels::DType dtype) const;
 };
 
-// The ABI of the op named `op` ("vector_add", "attention"), or nullptr.
+// The ABI of the op named `op` (the registry's op's kernel_abi()), or
+// nullptr for an unknown op or one that takes no learner's kernels.
 const KernelAbi* AbiOf(std::string_view op);
 
 // The values of abi.sizes for the problem of `request` (which must be of

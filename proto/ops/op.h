@@ -35,6 +35,8 @@
 
 namespace kbench::ops {
 
+struct KernelAbi;  // kernel_abi.h
+
 // One field of an op's problem message, as the CLI offers it and the
 // reports print it. The value lives in the problem message; `field` is its
 // proto name.
@@ -145,6 +147,9 @@ class Op {
   // The work of one run.
   virtual Work WorkOf(const v1::RunRequest& request, kernels::DType dtype) const = 0;
   // The verifier of one run's outputs (request has its seed).
+  // The ABI of a learner's kernel for this op (kernel_abi.h), or nullptr
+  // when the op takes none.
+  virtual const KernelAbi* kernel_abi() const { return nullptr; }
   virtual std::unique_ptr<Verifier> MakeVerifier(const v1::RunRequest& request,
                                                  kernels::DType dtype) const = 0;
   // A short description of the problem for logs, progress, reports and the

@@ -28,6 +28,7 @@
 #include "kernels/attention/reference.h"
 #include "kernels/attention/tolerances.h"
 #include "proto/ops/backends.h"
+#include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {
@@ -224,6 +225,31 @@ class Attention final : public Op {
     return {Work::Unit::kFlops, shape.Flops(),
             shape.causal ? "FLOPs = 4 * B * H * N^2 * d / 2 (causal)"
                          : "FLOPs = 4 * B * H * N^2 * d"};
+  }
+
+  // Parameter sizes are those of the 64-bit ABI: pointers 8 bytes, int and
+  // float 4. causal is an int (0 or 1), not a bool, so that PTX written by
+  // hand has one obvious size for it.
+  const KernelAbi* kernel_abi() const override {
+    static const KernelAbi abi = {
+        "attention",
+        {{"const kbench_t* q", 8},
+         {"const kbench_t* k", 8},
+         {"const kbench_t* v", 8},
+         {"kbench_t* o", 8},
+         {"int B", 4},
+         {"int H", 4},
+         {"int N", 4},
+         {"int d", 4},
+         {"float scale", 4},
+         {"int causal", 4}},
+        {"B", "H", "N", "d"},
+        {DType::kFp32, DType::kFp16, DType::kBf16},
+        [](const v1::RunRequest& request) {
+          const v1::AttentionProblem& p = request.attention();
+          return std::vector<int64_t>{p.batch(), p.heads(), p.seq_len(), p.head_dim()};
+        }};
+    return &abi;
   }
 
   std::unique_ptr<Verifier> MakeVerifier(const v1::RunRequest& request,

@@ -19,6 +19,7 @@
 #include "kernels/vector_add/reference.h"
 #include "kernels/vector_add/tolerances.h"
 #include "proto/ops/backends.h"
+#include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
 namespace kbench::ops {
@@ -139,6 +140,21 @@ class VectorAdd final : public Op {
     const int bytes = kernels::DTypeBytes(dtype);
     return {Work::Unit::kBytes, 3.0 * double(request.vector_add().n()) * bytes,
             absl::StrCat("bytes = 3 * n * ", bytes, " (read a, read b, write c)")};
+  }
+
+  // Parameter sizes are those of the 64-bit ABI: pointers and long long 8
+  // bytes.
+  const KernelAbi* kernel_abi() const override {
+    static const KernelAbi abi = {
+        "vector_add",
+        {{"const kbench_t* a", 8}, {"const kbench_t* b", 8}, {"kbench_t* c", 8},
+         {"long long n", 8}},
+        {"n"},
+        {DType::kFp32},
+        [](const v1::RunRequest& request) {
+          return std::vector<int64_t>{int64_t(request.vector_add().n())};
+        }};
+    return &abi;
   }
 
   std::unique_ptr<Verifier> MakeVerifier(const v1::RunRequest& request,
