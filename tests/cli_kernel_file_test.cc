@@ -157,7 +157,7 @@ TEST(CompileOutput, CsvAndJsonCarryTheFacts) {
   const std::string json = FormatCompileJson(command, facts);
   EXPECT_THAT(json, HasSubstr("\"registers_per_thread\": 12"));
   EXPECT_THAT(json, HasSubstr("\"file\": \"k/my_add.cu\""));
-  EXPECT_THAT(FormatCompileTable(command, facts), HasSubstr("registers per thread       12"));
+  EXPECT_THAT(FormatCompileTable(command, facts), HasSubstr("registers per thread     12"));
 }
 
 }  // namespace

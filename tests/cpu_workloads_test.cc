@@ -11,6 +11,8 @@
 namespace kbench::server::cpu {
 namespace {
 
+absl::Status NeverCancelled() { return absl::OkStatus(); }
+
 TEST(CpuOpWorkloads, RegistersEveryOpThatOffersCpuVariantsOnce) {
   for (const ops::Op* op : ops::AllOps()) {
     bool offered = false;
@@ -28,7 +30,7 @@ TEST(CpuOpWorkloads, PreparesAProblemOfARegisteredOp) {
   const testing::FakeOp fake({"naive"});
   AdmittedRun run = fake.Run({"naive"}, 1000, TimingPlan{});
   run.problem.op = ops::FindOp("vector_add");
-  EXPECT_TRUE(PrepareCpuWorkload(run.problem).ok());
+  EXPECT_TRUE(PrepareCpuWorkload(run.problem, NeverCancelled).ok());
 }
 
 TEST(CpuOpWorkloads, RefusesAnOpItDoesNotRunEvenUnderARegisteredOpsName) {
@@ -36,7 +38,7 @@ TEST(CpuOpWorkloads, RefusesAnOpItDoesNotRunEvenUnderARegisteredOpsName) {
   // the real one.
   const testing::FakeOp fake({"naive"});
   const absl::StatusOr<std::unique_ptr<Workload>> workload =
-      PrepareCpuWorkload(fake.Run({"naive"}, 1000, TimingPlan{}).problem);
+      PrepareCpuWorkload(fake.Run({"naive"}, 1000, TimingPlan{}).problem, NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(workload.status().message(), "vector_add does not run on the CPU backend");
