@@ -87,8 +87,14 @@ TEST(SecurityEcho, HugeInputsAtEveryRpcAreEchoedBoundedAndTheConnectionGoesOn) {
     ExpectBoundedEcho(
         auth->CreateInvite(SecurityServer::As(tokens.grace).get(), request, &invite),
         grpc::StatusCode::PERMISSION_DENIED);
+    // A real invite, so that the name is what is refused (a code that is
+    // not one of this server's is refused first, echoing nothing).
+    v1::CreateInviteRequest real;
+    real.set_cohort("fall24");
+    ASSERT_TRUE(
+        auth->CreateInvite(SecurityServer::As(tokens.grace).get(), real, &invite).ok());
     v1::LoginRequest login;
-    login.set_invite_code("kbi_nothing");
+    login.set_invite_code(invite.code());
     login.set_name(kHuge);
     v1::LoginResponse token;
     ExpectBoundedEcho(auth->Login(SecurityServer::As(tokens.ada).get(), login, &token),

@@ -97,7 +97,7 @@ TEST(Service, RefusesAnUnknownVariantListingTheSupportedOnes) {
   request.add_variants("bogus");
   const Stream s = RunVectorAdd(*server.Stub(), request);
   EXPECT_EQ(s.status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(s.status.error_message().find("'bogus'"), std::string::npos);
+  EXPECT_NE(s.status.error_message().find("\"bogus\""), std::string::npos);
   EXPECT_NE(s.status.error_message().find("naive, vectorized"), std::string::npos)
       << s.status.error_message();
 }
