@@ -68,7 +68,7 @@ std::string CsvHeader() {
          "median_ci_low_ms,median_ci_high_ms,throughput,throughput_unit,"
          "fraction_of_ceiling,max_abs_error,rel_l2_error,verified,speedup,"
          "speedup_ci_low,speedup_ci_high,verdict,stop_reason,"
-         "median_ci_confidence,speedup_min_effect";
+         "median_ci_confidence,speedup_min_effect,speedup_ci_confidence,speedup_rounds";
 }
 
 std::string CsvLine(const std::vector<std::string>& fields) {
@@ -141,6 +141,8 @@ std::vector<std::vector<std::string>> CsvRows(const RunReport& report) {
     fields.emplace_back(StopReasonText(s.stop_reason()));
     fields.push_back(Number(s.median_ci_confidence()));
     fields.push_back(speedup != nullptr ? Number(speedup->min_effect()) : "");
+    fields.push_back(speedup != nullptr ? Number(speedup->ci_confidence()) : "");
+    fields.push_back(speedup != nullptr ? std::to_string(speedup->rounds()) : "");
     rows.push_back(std::move(fields));
   }
   return rows;

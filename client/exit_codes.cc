@@ -1,7 +1,10 @@
 #include "exit_codes.h"
 
 #include <cstdio>
+#include <optional>
 #include <string>
+
+#include "refusal.h"
 
 namespace kbench::client {
 
@@ -52,9 +55,24 @@ std::string DescribeRpcFailure(const grpc::Status& status,
       return "kbench: no complete answer from " + where + " within --timeout " +
              seconds + " s (raise --timeout for long runs): " + detail;
     }
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-      return "kbench: server at " + where +
-             " is too busy (queue full); try again later: " + detail;
+    case grpc::StatusCode::RESOURCE_EXHAUSTED: {
+      const std::optional<v1::Refusal> refusal = RefusalOf(status);
+      switch (refusal ? refusal->reason() : v1::Refusal::REASON_UNSPECIFIED) {
+        case v1::Refusal::REASON_QUOTA:
+          return "kbench: your own quota on " + where +
+                 " is used up (the server is not busy; `kbench quota show` shows your "
+                 "quotas): " + detail;
+        case v1::Refusal::REASON_QUEUE_FULL:
+          return "kbench: server at " + where + " is too busy (queue full); try again later: " +
+                 detail;
+        case v1::Refusal::REASON_STREAMS:
+          return "kbench: too many runs open at once from this client on " + where + ": " +
+                 detail;
+        default:
+          return "kbench: server at " + where + " refused the call for want of a resource: " +
+                 detail;
+      }
+    }
     case grpc::StatusCode::UNAUTHENTICATED:
       return "kbench: not signed in to the server at " + where + ": " + detail;
     case grpc::StatusCode::PERMISSION_DENIED:

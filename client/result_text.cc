@@ -32,9 +32,40 @@ std::string FormatThroughput(const v1::Throughput& throughput) {
 
 std::string FormatSpeedup(const v1::Speedup& speedup) {
   char text[96];
+  if (speedup.verdict() == v1::VERDICT_TOO_FEW_SAMPLES) {
+    std::snprintf(text, sizeof(text), "%.2fx, no verdict (%u rounds; needs %u)",
+                  speedup.speedup(), speedup.rounds(), speedup.verdict_min_rounds());
+    return text;
+  }
   std::snprintf(text, sizeof(text), "%.2fx [%.2f, %.2f] ", speedup.speedup(),
                 speedup.ci_low(), speedup.ci_high());
   return text + std::string(VerdictText(speedup.verdict()));
+}
+
+std::string SpeedupFootnote(const std::vector<v1::Speedup>& speedups) {
+  if (speedups.empty()) return "";
+  std::string text = "speedup: baseline median / variant median";
+  const v1::Speedup* judged = nullptr;
+  for (const v1::Speedup& s : speedups)
+    if (s.ci_confidence() > 0) {
+      judged = &s;
+      break;
+    }
+  if (judged != nullptr) {
+    text += "; interval: " + FormatSignificant(judged->ci_confidence() * 100, 3) + "%";
+    if (judged->rounds() > 0)  // runs stored before rounds were recorded have none
+      text += " bootstrap over " + std::to_string(judged->rounds()) + " rounds";
+    text += "; verdict: interval on one side of 1 and at least " +
+            FormatSignificant(judged->min_effect() * 100, 3) + "% effect";
+  }
+  for (const v1::Speedup& s : speedups)
+    if (s.verdict() == v1::VERDICT_TOO_FEW_SAMPLES) {
+      text += "; no verdict from " + std::to_string(s.rounds()) + " rounds (" +
+              std::to_string(s.verdict_min_rounds()) +
+              " needed): raise --budget-ms or --max-samples";
+      break;
+    }
+  return text;
 }
 
 std::string_view VerdictText(v1::Verdict verdict) {
@@ -45,6 +76,8 @@ std::string_view VerdictText(v1::Verdict verdict) {
       return "slower";
     case v1::VERDICT_NO_DIFFERENCE:
       return "no difference";
+    case v1::VERDICT_TOO_FEW_SAMPLES:
+      return "no verdict";
     default:
       return "-";
   }

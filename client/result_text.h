@@ -23,10 +23,17 @@ std::string FormatScientific(double value);
 // "812.3 GB/s", "12.4 TFLOP/s".
 std::string FormatThroughput(const v1::Throughput& throughput);
 
-// "2.31x [2.28, 2.35] faster".
+// "2.31x [2.28, 2.35] faster"; with too few rounds for a verdict
+// "1.06x, no verdict (2 rounds; needs 6)", without an interval.
 std::string FormatSpeedup(const v1::Speedup& speedup);
 
-// "faster", "slower", "no difference"; "-" when unspecified.
+// How the speedups of a run were judged, for under a table: "speedup:
+// baseline median / variant median; interval: 95% bootstrap over 40
+// rounds; verdict: interval on one side of 1 and at least 2% effect".
+// Empty when `speedups` is.
+std::string SpeedupFootnote(const std::vector<v1::Speedup>& speedups);
+
+// "faster", "slower", "no difference", "no verdict"; "-" when unspecified.
 std::string_view VerdictText(v1::Verdict verdict);
 
 // "converged", "time budget", "max samples"; "-" when unspecified.

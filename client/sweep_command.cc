@@ -2,14 +2,19 @@
 
 #include <unistd.h>
 
+#include <chrono>
+#include <cmath>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "csv_format.h"
+#include "interrupt_watcher.h"
+#include "refusal.h"
 #include "sweep_file.h"
 #include "sweep_progress.h"
 #include "sweep_summary.h"
@@ -116,6 +121,36 @@ PointOutcome FailedOutcome(const v1::RunRequest& point,
   return outcome;
 }
 
+// Times one point waits for a quota reset before it fails.
+constexpr int kMaxQuotaWaits = 3;
+
+// Says on stderr that the learner's own quota refused the point (`why`)
+// and sleeps `seconds`, counting down on a terminal; false when Ctrl-C
+// came first.
+bool WaitForQuota(double seconds, const std::string& why, const std::string& out_path,
+                  const InterruptWatcher& watcher, bool countdown) {
+  std::cerr << "kbench: " << why << "\nkbench: waiting " << int(std::ceil(seconds))
+            << " s for your quota to reset, then running the point again (Ctrl-C stops; "
+            << "the same command with --resume "
+            << (out_path.empty() ? "FILE (write it with --out FILE)" : out_path)
+            << " continues later)" << std::endl;
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(int64_t(seconds * 1000));
+  int shown = -1;
+  while (!watcher.interrupted()) {
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) break;
+    const int left_s = int(std::chrono::ceil<std::chrono::seconds>(left).count());
+    if (countdown && left_s != shown) {
+      std::cerr << "\r  quota resets in " << left_s << " s " << std::flush;
+      shown = left_s;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  if (countdown) std::cerr << "\r" << std::string(32, ' ') << "\r" << std::flush;
+  return !watcher.interrupted();
+}
+
 }  // namespace
 
 ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
@@ -153,10 +188,22 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
     point.set_label(output->label);
     if (progress) progress->Start(DescribePoint(point));
     RunReport report;
-    report.request = point;
-    const CallResult result = RunBenchmark(
-        call, point, watcher,
-        [&report](const v1::RunEvent& e) { RecordEvent(e, report); });
+    CallResult result;
+    // A point refused by the learner's own quota waits for its reset and
+    // runs again, up to kMaxQuotaWaits times.
+    for (int waits = 0;; ++waits) {
+      report = RunReport();
+      report.request = point;
+      result = RunBenchmark(call, point, watcher,
+                            [&report](const v1::RunEvent& e) { RecordEvent(e, report); });
+      const std::optional<double> wait = QuotaWaitSeconds(result.status);
+      if (!wait || waits == kMaxQuotaWaits || watcher.interrupted()) break;
+      if (progress) progress->Finish();
+      if (!WaitForQuota(*wait, result.status.error_message(), output->path, watcher,
+                        !options.quiet && isatty(STDERR_FILENO) == 1))
+        break;
+      if (progress) progress->Start(DescribePoint(point));
+    }
     if (watcher.interrupted()) break;
     PointOutcome outcome;
     if (result.status.ok() && report.summary) {

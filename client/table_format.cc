@@ -132,6 +132,12 @@ std::string FooterLines(const RunReport& report) {
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
   if (!configs.empty()) text += "launched: " + configs + "\n";
   for (const std::string& check : checks) text += "checked: " + check + "\n";
+  if (report.summary) {
+    const std::vector<v1::Speedup> speedups(report.summary->speedups().begin(),
+                                            report.summary->speedups().end());
+    if (const std::string note = SpeedupFootnote(speedups); !note.empty())
+      text += note + "\n";
+  }
   return text;
 }
 

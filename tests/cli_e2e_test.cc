@@ -116,7 +116,7 @@ TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {
   ASSERT_EQ(lines.size(), 3u) << run.out;
   EXPECT_EQ(lines[0].rfind("run_id,op,dtype,n,", 0), 0u);
   const size_t columns = CsvFields(lines[0]).size();
-  EXPECT_EQ(columns, 31u);
+  EXPECT_EQ(columns, 33u);
   EXPECT_EQ(CsvFields(lines[1]).size(), columns);
   EXPECT_EQ(CsvFields(lines[2]).size(), columns);
   EXPECT_EQ(CsvFields(lines[1])[9], "naive");
@@ -155,6 +155,8 @@ TEST_F(CliEndToEnd, CsvOfAttentionFillsItsColumnsAndTheNewOnes) {
   EXPECT_EQ(column("causal"), "false");
   EXPECT_EQ(column("speedup_min_effect"), "0.05");
   EXPECT_FALSE(column("median_ci_confidence").empty());
+  EXPECT_FALSE(column("speedup_rounds").empty());
+  EXPECT_FALSE(column("speedup_ci_confidence").empty());
 }
 
 TEST_F(CliEndToEnd, OverLimitSeqLenIsRefusedByTheServerWithExitCode2) {

@@ -18,6 +18,7 @@
 #include "kernels/dtype.h"
 #include "progress_reporter.h"
 #include "quota_command.h"
+#include "refusal.h"
 #include "result_text.h"
 #include "run_report.h"
 #include "proto/ops/registry.h"
@@ -460,6 +461,48 @@ TEST(DescribeRpcFailure, DoesNotAskWhetherAServerThatAnsweredIsRunning) {
   EXPECT_THAT(message, Not(HasSubstr("is kbench-server running?")));
 }
 
+grpc::Status Refusal(v1::Refusal::Reason reason, double retry_after_seconds,
+                     const std::string& message) {
+  v1::Refusal refusal;
+  refusal.set_reason(reason);
+  refusal.set_retry_after_seconds(retry_after_seconds);
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, message,
+                      refusal.SerializeAsString());
+}
+
+TEST(DescribeRpcFailure, SaysALearnersOwnQuotaIsNotABusyServer) {
+  const std::string message = DescribeRpcFailure(
+      Refusal(v1::Refusal::REASON_QUOTA, 59,
+              "quota: runs 30 per minute used (refused requests count too); resets in 59 s"),
+      "gpu:50051", 600);
+  EXPECT_THAT(message, HasSubstr("your own quota on gpu:50051 is used up"));
+  EXPECT_THAT(message, HasSubstr("resets in 59 s"));
+  EXPECT_THAT(message, Not(HasSubstr("busy (queue full)")));
+}
+
+TEST(DescribeRpcFailure, TellsAFullQueueAndTooManyStreamsApart) {
+  EXPECT_THAT(DescribeRpcFailure(Refusal(v1::Refusal::REASON_QUEUE_FULL, 0, "the queue is full"),
+                                 "gpu:50051", 600),
+              HasSubstr("is too busy (queue full)"));
+  const std::string streams = DescribeRpcFailure(
+      Refusal(v1::Refusal::REASON_STREAMS, 0,
+              "streams: ... (Limits.max_streams_per_client = 8); wait for one to end"),
+      "gpu:50051", 600);
+  EXPECT_THAT(streams, HasSubstr("too many runs open at once from this client"));
+  EXPECT_THAT(streams, HasSubstr("max_streams_per_client = 8"));
+  EXPECT_THAT(streams, Not(HasSubstr("busy")));
+}
+
+TEST(QuotaWaitSeconds, WaitsOnlyForAKnownResetOfTheLearnersOwnQuota) {
+  EXPECT_EQ(QuotaWaitSeconds(Refusal(v1::Refusal::REASON_QUOTA, 59, "q")), 59.0);
+  // A reset that waits on a run's end, or one too far away, is not waited for.
+  EXPECT_EQ(QuotaWaitSeconds(Refusal(v1::Refusal::REASON_QUOTA, 0, "q")), std::nullopt);
+  EXPECT_EQ(QuotaWaitSeconds(Refusal(v1::Refusal::REASON_QUOTA, 14 * 60, "q")), std::nullopt);
+  EXPECT_EQ(QuotaWaitSeconds(Refusal(v1::Refusal::REASON_QUEUE_FULL, 30, "q")), std::nullopt);
+  EXPECT_EQ(QuotaWaitSeconds(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "old server")),
+            std::nullopt);
+}
+
 // ---- Reports ---------------------------------------------------------------
 
 v1::RunEvent Started() {
@@ -513,6 +556,8 @@ v1::RunEvent Summary(bool all_verified) {
   speedup->set_verdict(v1::VERDICT_FASTER);
   speedup->set_min_effect(0.02);
   speedup->set_ci_confidence(0.95);
+  speedup->set_rounds(50);
+  speedup->set_verdict_min_rounds(6);
   return event;
 }
 
@@ -633,6 +678,29 @@ TEST(FormatTable, PutsEachVariantOnItsOwnRowInColumnOrder) {
                                       "2.31x [2.28, 2.35] faster"}));
 }
 
+TEST(FormatTable, StatesHowTheSpeedupWasJudgedUnderTheTable) {
+  EXPECT_THAT(FormatTable(VectorAddReport()),
+              HasSubstr("speedup: baseline median / variant median; interval: 95% bootstrap "
+                        "over 50 rounds; verdict: interval on one side of 1 and at least 2% "
+                        "effect\n"));
+}
+
+TEST(FormatTable, GivesNoVerdictOrIntervalFromTooFewRounds) {
+  RunReport report = VectorAddReport();
+  v1::Speedup* speedup = report.summary->mutable_speedups(0);
+  speedup->set_verdict(v1::VERDICT_TOO_FEW_SAMPLES);
+  speedup->set_rounds(2);
+  speedup->set_ci_confidence(0);
+  speedup->set_ci_low(2.31);
+  speedup->set_ci_high(2.31);
+  const std::string table = FormatTable(report);
+  EXPECT_EQ(TableRow(table, "vectorized").back(), "2.31x, no verdict (2 rounds; needs 6)");
+  EXPECT_THAT(table, Not(HasSubstr("faster")));
+  EXPECT_THAT(table, HasSubstr("no verdict from 2 rounds (6 needed): raise --budget-ms or "
+                               "--max-samples\n"));
+  EXPECT_THAT(table, Not(HasSubstr("interval:")));
+}
+
 TEST(FormatTable, ShowsClocksAndThrottlingWhenAvailable) {
   RunReport report = VectorAddReport();
   v1::Clocks* clocks = report.results[1].mutable_clocks();
@@ -662,14 +730,14 @@ TEST(FormatTable, ShowsADashWhenNoCeilingWasMeasured) {
   EXPECT_EQ(row[5], "-");
 }
 
-TEST(FormatCsv, KeepsTheHeaderOfEarlierVersionsAndAddsTwoColumnsAtTheEnd) {
+TEST(FormatCsv, KeepsTheHeaderOfEarlierVersionsAndAddsColumnsAtTheEnd) {
   EXPECT_EQ(CsvHeader(),
             "run_id,op,dtype,n,batch,heads,seq_len,head_dim,causal,variant,"
             "samples,median_ms,p10_ms,p90_ms,mean_ms,std_ms,median_ci_low_ms,"
             "median_ci_high_ms,throughput,throughput_unit,fraction_of_ceiling,"
             "max_abs_error,rel_l2_error,verified,speedup,speedup_ci_low,"
             "speedup_ci_high,verdict,stop_reason,median_ci_confidence,"
-            "speedup_min_effect");
+            "speedup_min_effect,speedup_ci_confidence,speedup_rounds");
 }
 
 TEST(FormatCsv, HasAProblemColumnForEveryFieldOfEveryOp) {
@@ -681,11 +749,11 @@ TEST(FormatCsv, HasAProblemColumnForEveryFieldOfEveryOp) {
   }
 }
 
-TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf31Fields) {
+TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf33Fields) {
   const std::vector<std::string> lines = Lines(FormatCsv(VectorAddReport()));
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], CsvHeader());
-  for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 31u);
+  for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 33u);
   EXPECT_EQ(lines[1].rfind("run-17,vector_add,fp32,1000,,,,,,naive,50,1.5,", 0),
             0u);
   // The baseline has no speedup; the other row has it, its verdict and the
@@ -707,7 +775,7 @@ TEST(FormatCsv, LeavesNEmptyForAttentionAndFillsTheShape) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[1].rfind("run-17,attention,fp32,,2,8,256,64,true,naive,", 0),
             0u);
-  EXPECT_EQ(FieldCount(lines[1]), 31u);
+  EXPECT_EQ(FieldCount(lines[1]), 33u);
 }
 
 TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {

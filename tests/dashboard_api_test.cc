@@ -110,6 +110,8 @@ TEST_F(DashboardApiTest, SpeedupsAreEachLearnersBestFromFullyVerifiedRuns) {
                                 std::pair<std::string, double>("bob", 2.1)));
   EXPECT_EQ(speedups["rows"][0]["verdict"], "faster");
   EXPECT_EQ(speedups["rows"][0]["baseline"], "naive");
+  EXPECT_EQ(speedups["rows"][0]["ci_confidence"], 0.95);
+  EXPECT_EQ(speedups["rows"][0]["rounds"], 40);
 }
 
 TEST_F(DashboardApiTest, FailedVerificationsAreListed) {

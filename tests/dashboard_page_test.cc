@@ -170,9 +170,12 @@ TEST_F(DashboardPageTest, AssignmentViewShowsEachLearnersBestAndTheFailures) {
     EXPECT_THAT(dom, HasSubstr(absl::StrCat(">", learner, "</a>"))) << learner;
   }
   // ada's best fused median, bob's best naive, the speedups, the failure.
-  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.9</td>"));
-  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.2</td>"));
+  // Times in the unit that reads best.
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.9 ms</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.2 ms</td>"));
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.5x</td>"));
+  EXPECT_THAT(dom, HasSubstr("Interval (confidence)"));
+  EXPECT_THAT(dom, HasSubstr("(95%)</td>"));
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.25</td>"));
   EXPECT_THAT(dom, HasSubstr("6 runs by 4 learners"));
   EXPECT_THAT(dom, HasSubstr("href=\"/api/assignment/best?label=lab1-attention&amp;format=csv\""));
@@ -183,8 +186,8 @@ TEST_F(DashboardPageTest, LearnerViewShowsTheLearnersHistory) {
   const std::string dom = LoadView("learner/ada", "learner", "learner");
   EXPECT_THAT(dom, HasSubstr("3 runs in 2 assignments"));
   EXPECT_THAT(dom, HasSubstr("<td>lab2-vector-add</td>"));
-  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">1.2</td>"));
-  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.05</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">1.2 ms</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">50 µs</td>"));
   EXPECT_THAT(dom, HasSubstr("href=\"/api/learner?learner=ada&amp;format=csv\""));
 }
 

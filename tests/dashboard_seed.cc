@@ -86,6 +86,8 @@ server::store::RunOutcome Outcome(const SeedRun& seed, const v1::DeviceInfo& dev
     speedup.set_speedup(seed.speedup);
     speedup.set_ci_low(seed.speedup * 0.95);
     speedup.set_ci_high(seed.speedup * 1.05);
+    speedup.set_ci_confidence(0.95);
+    speedup.set_rounds(40);
     speedup.set_verdict(v1::VERDICT_FASTER);
   }
   outcome.summary = summary;

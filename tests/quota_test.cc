@@ -122,9 +122,18 @@ class QuotaServer {
   std::unique_ptr<v1::KernelBench::Stub> stub_;
 };
 
+// The refusal a RESOURCE_EXHAUSTED carries in its details.
+v1::Refusal RefusalOf(const grpc::Status& status) {
+  v1::Refusal refusal;
+  EXPECT_TRUE(refusal.ParseFromString(status.error_details()));
+  return refusal;
+}
+
 void ExpectExhausted(const grpc::Status& status, const std::string& message) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
   EXPECT_EQ(status.error_message(), message);
+  // The learner's own quota, not a busy server.
+  EXPECT_EQ(RefusalOf(status).reason(), v1::Refusal::REASON_QUOTA);
 }
 
 TEST(Quotas, QueuedRunsAtOnceArePerLearner) {
@@ -187,6 +196,10 @@ TEST(Quotas, RunsPerMinuteSaysWhenTheNextIsAllowed) {
               refused.error_message() ==
                   "quota: runs 2 per minute used (refused requests count too); resets in 59 s")
       << refused.error_message();
+  // Clients wait this long before they retry.
+  EXPECT_EQ(RefusalOf(refused).reason(), v1::Refusal::REASON_QUOTA);
+  EXPECT_GT(RefusalOf(refused).retry_after_seconds(), 55);
+  EXPECT_LE(RefusalOf(refused).retry_after_seconds(), 60);
   EXPECT_TRUE(server.Run("bob").ok());
 }
 
@@ -213,8 +226,9 @@ TEST(Quotas, DeviceTimePerHourAndPerDayComeFromTheStore) {
     }
     return used;
   });
-  ExpectExhausted(server.Run("ada"),
-                  "quota: device time 600 s per hour used (612 s); resets in 14 min");
+  const grpc::Status ada = server.Run("ada");
+  ExpectExhausted(ada, "quota: device time 600 s per hour used (612 s); resets in 14 min");
+  EXPECT_NEAR(RefusalOf(ada).retry_after_seconds(), 14 * 60 - 30, 5);
   ExpectExhausted(server.Run("bob"),
                   "quota: device time 3000 s per day used (3000 s); resets in 4 h");
   // The instructor has no quota: the store is not even asked.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "server/worker/backends/cpu/cpu_device.h"
+#include "server/worker/statistics.h"
 #include "proto/ops/attention/attention_op.h"
 #include "tests/fake_device.h"
 #include "tests/fake_op.h"
@@ -91,15 +92,55 @@ TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {
 }
 
 TEST(Runner, StopsWhenEveryVariantConverged) {
+  FakeDevice device({{"naive", {2.0}}});
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"naive"}, FastPlan(), sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 1u);
+  // The jitter is 0.1%, so the RSE target of 1% is met at min_samples.
+  EXPECT_EQ(results[0].stats().samples(), 5u);
+  EXPECT_EQ(results[0].stats().stop_reason(), v1::STOP_REASON_CONVERGED);
+  EXPECT_LT(results[0].stats().rse(), 0.01);
+}
+
+TEST(Runner, SamplesTwoVariantsForTheRoundsOfAVerdictBeforeConverging) {
   FakeDevice device({{"naive", {2.0}}, {"vectorized", {1.0}}});
   RecordingSink sink;
   ASSERT_TRUE(RunFake(device, {"naive", "vectorized"}, FastPlan(), sink).ok());
   for (const auto& r : Results(sink.events())) {
-    // The jitter is 0.1%, so the RSE target of 1% is met at min_samples.
-    EXPECT_EQ(r.stats().samples(), 5u);
+    // Converged at min_samples (5), but a speedup's verdict needs 6 rounds.
+    EXPECT_EQ(r.stats().samples(), kMinSamplesFor95);
     EXPECT_EQ(r.stats().stop_reason(), v1::STOP_REASON_CONVERGED);
-    EXPECT_LT(r.stats().rse(), 0.01);
   }
+  const v1::Speedup& s = sink.events().back().summary().speedups(0);
+  EXPECT_EQ(s.rounds(), kMinSamplesFor95);
+  EXPECT_EQ(s.verdict_min_rounds(), kMinSamplesFor95);
+  EXPECT_EQ(s.ci_confidence(), 0.95);
+  EXPECT_EQ(s.verdict(), v1::VERDICT_FASTER);
+}
+
+TEST(Runner, GivesNoVerdictWhenMaxSamplesEndsSamplingBeforeAVerdictsRounds) {
+  FakeDevice device({{"slow", {4.0}}, {"fast", {1.0}}});
+  TimingPlan plan = FastPlan();
+  plan.min_samples = 2;
+  plan.max_samples = 2;
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"slow", "fast"}, plan, sink).ok());
+  const v1::Speedup& s = sink.events().back().summary().speedups(0);
+  EXPECT_EQ(s.rounds(), 2u);
+  EXPECT_EQ(s.verdict(), v1::VERDICT_TOO_FEW_SAMPLES);
+  EXPECT_EQ(s.ci_confidence(), 0.0);
+  EXPECT_NEAR(s.speedup(), 4.0, 0.01);
+}
+
+TEST(Runner, TheSpeedupIsTheRatioOfTheMediansItIsShownBeside) {
+  FakeDevice device({{"slow", {4.0}}, {"fast", {1.0}}});
+  RecordingSink sink;
+  ASSERT_TRUE(RunFake(device, {"slow", "fast"}, FastPlan(), sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_DOUBLE_EQ(sink.events().back().summary().speedups(0).speedup(),
+                   results[0].stats().median_ms() / results[1].stats().median_ms());
 }
 
 TEST(Runner, StopsAtMaxSamplesWhenTheTargetIsOutOfReach) {

@@ -193,6 +193,9 @@ TEST(Service, AFullQueueAnswersResourceExhausted) {
   const Stream refused = RunVectorAdd(*stub, LongVectorAdd());
   EXPECT_EQ(refused.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.status.error_message().find("queue is full"), std::string::npos);
+  v1::Refusal refusal;
+  ASSERT_TRUE(refusal.ParseFromString(refused.status.error_details()));
+  EXPECT_EQ(refusal.reason(), v1::Refusal::REASON_QUEUE_FULL);
   running_context.TryCancel();
   waiting_context.TryCancel();
   ReadAll(*running);

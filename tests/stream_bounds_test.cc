@@ -189,6 +189,9 @@ TEST(StreamBounds, AClientsOpenStreamsAreCountedUntilEachRpcIsDone) {
   EXPECT_NE(refused.status.error_message().find("Limits.max_streams_per_client = 2"),
             std::string::npos)
       << refused.status.error_message();
+  v1::Refusal refusal;
+  ASSERT_TRUE(refusal.ParseFromString(refused.status.error_details()));
+  EXPECT_EQ(refusal.reason(), v1::Refusal::REASON_STREAMS);
   // Once one RPC is done, its slot is free again.
   first_context.TryCancel();
   ReadAll(*first);

@@ -1,6 +1,7 @@
 #include "server/front/client_streams.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/front/refusal.h"
 
 namespace kbench::server {
 
@@ -16,10 +17,13 @@ absl::StatusOr<ClientStreams::Slot> ClientStreams::Open(const auth::Principal& p
   std::lock_guard lock(mu_);
   uint32_t& open = open_[client];
   if (open >= max_per_client_)
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "streams: ", client, " has ", open, " Run streams open, the most one client may "
-        "(Limits.max_streams_per_client = ", max_per_client_,
-        "); read or cancel one before starting another"));
+    return Refused(v1::Refusal::REASON_STREAMS,
+                   absl::StrCat("streams: ", client, " has ", open,
+                                " Run streams open, the most one client may "
+                                "(Limits.max_streams_per_client = ",
+                                max_per_client_,
+                                "); wait for one to end before starting another, or run "
+                                "them one after another (kbench sweep queues points so)"));
   ++open;
   return Slot(nullptr, [this, client](void*) {
     std::lock_guard lock(mu_);

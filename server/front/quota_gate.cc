@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/front/quota_limits.h"
+#include "server/front/refusal.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server {
@@ -14,8 +15,10 @@ constexpr int64_t kMinuteMs = 60 * 1000;
 constexpr int64_t kHourMs = 60 * kMinuteMs;
 constexpr int64_t kDayMs = 24 * kHourMs;
 
-absl::Status OverQuota(const std::string& what) {
-  return absl::ResourceExhaustedError(absl::StrCat("quota: ", what));
+// `retry_after_ms` 0 when the reset waits on an event (a run's start or end).
+absl::Status OverQuota(const std::string& what, int64_t retry_after_ms = 0) {
+  return Refused(v1::Refusal::REASON_QUOTA, absl::StrCat("quota: ", what),
+                 double(std::max<int64_t>(retry_after_ms, 0)) / 1000);
 }
 
 }  // namespace
@@ -90,9 +93,10 @@ absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_se
         "quota: the device time you used cannot be read from the results store (",
         used.status().message(), "); retry"));
   if (used->seconds < limit_seconds) return absl::OkStatus();
+  const int64_t reset_ms = used->oldest_end_unix_ms + window_ms - now_unix_ms;
   return OverQuota(absl::StrCat("device time ", QuotaText(limit_seconds), " s per ", per, " used (",
-                                int64_t(used->seconds), " s); resets in ",
-                                WaitText(used->oldest_end_unix_ms + window_ms - now_unix_ms)));
+                                int64_t(used->seconds), " s); resets in ", WaitText(reset_ms)),
+                   reset_ms);
 }
 
 absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
@@ -103,9 +107,13 @@ absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
   while (!requested.empty() && requested.front() <= run.unix_ms - kMinuteMs)
     requested.pop_front();
   if (requested.size() >= limit)
+  {
+    const int64_t reset_ms = requested.front() + kMinuteMs - run.unix_ms;
     return OverQuota(absl::StrCat("runs ", limit,
                                   " per minute used (refused requests count too); resets in ",
-                                  WaitText(requested.front() + kMinuteMs - run.unix_ms)));
+                                  WaitText(reset_ms)),
+                     reset_ms);
+  }
   requested.push_back(run.unix_ms);
   return absl::OkStatus();
 }

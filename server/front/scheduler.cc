@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/front/refusal.h"
 
 namespace kbench::server {
 
@@ -29,8 +30,8 @@ absl::Status Scheduler::Submit(std::shared_ptr<Job> job) {
     return absl::UnavailableError(
         "no device is ready on this server (its workers are starting or restarting); retry");
   if (waiting_.size() >= max_queue_)
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the queue is full (", max_queue_, " runs waiting); retry later"));
+    return Refused(v1::Refusal::REASON_QUEUE_FULL,
+                   absl::StrCat("the queue is full (", max_queue_, " runs waiting); retry later"));
   const uint64_t id = queue_.Push(job->Ticket());
   waiting_[id] = std::move(job);
   NotifyPositionsLocked();

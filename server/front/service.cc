@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "server/front/refusal.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "openssl/rand.h"
@@ -246,8 +247,8 @@ grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
         reactor->Finish(ToGrpcStatus(facts.status()));
       });
       !queued.ok())
-    return finish(absl::ResourceExhaustedError(
-        absl::StrCat("compiles: ", queued.message())));
+    return finish(Refused(v1::Refusal::REASON_COMPILES,
+                          absl::StrCat("compiles: ", queued.message())));
   return reactor;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <compare>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -11,6 +12,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/strip.h"
 #include "proto/ops/registry.h"
+#include "server/http/natural_order.h"
 #include "server/http/run_fields.h"
 
 namespace kbench::server::http {
@@ -38,9 +40,19 @@ struct ResultKey {
             DTypeNameOf(run.request().dtype()), variant, baseline, LearnerOf(run)};
   }
   // The comparable part, for ordering groups.
-  auto Group() const { return std::tie(op, problem, dtype, variant, baseline); }
   friend auto operator<=>(const ResultKey&, const ResultKey&) = default;
 };
+
+// Whether `a`'s table group (op, problem, dtype, variant, baseline) comes
+// before `b`'s, problems in their natural order (n=2000 before n=10000);
+// nullopt when they are one group.
+std::optional<bool> GroupBefore(const ResultKey& a, const ResultKey& b) {
+  if (a.op != b.op) return a.op < b.op;
+  if (a.problem != b.problem) return NaturalLess(a.problem, b.problem);
+  const auto rest = [](const ResultKey& k) { return std::tie(k.dtype, k.variant, k.baseline); };
+  if (rest(a) != rest(b)) return rest(a) < rest(b);
+  return std::nullopt;
+}
 
 Cell PercentOfCeiling(const v1::Throughput& throughput) {
   if (throughput.fraction_of_ceiling() <= 0) return std::monostate{};
@@ -77,7 +89,7 @@ Table BestResultsTable(const RunSet& runs) {
   }
   std::vector<std::pair<ResultKey, Best>> sorted(best.begin(), best.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    if (a.first.Group() != b.first.Group()) return a.first.Group() < b.first.Group();
+    if (const std::optional<bool> before = GroupBefore(a.first, b.first)) return *before;
     return a.second.result->stats().median_ms() < b.second.result->stats().median_ms();
   });
   Table table{{"learner", "op", "problem", "dtype", "variant", "median_ms", "throughput", "unit",
@@ -113,17 +125,18 @@ Table SpeedupsTable(const RunSet& runs) {
   }
   std::vector<std::pair<ResultKey, Best>> sorted(best.begin(), best.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    if (a.first.Group() != b.first.Group()) return a.first.Group() < b.first.Group();
+    if (const std::optional<bool> before = GroupBefore(a.first, b.first)) return *before;
     return a.second.speedup->speedup() > b.second.speedup->speedup();
   });
   Table table{{"learner", "op", "problem", "dtype", "variant", "baseline", "speedup", "ci_low",
-               "ci_high", "verdict", "run_id"}};
+               "ci_high", "ci_confidence", "rounds", "verdict", "run_id"}};
   table.truncated = runs.truncated;
   for (const auto& [key, entry] : sorted) {
     const v1::Speedup& speedup = *entry.speedup;
     table.rows.push_back({key.learner, key.op, key.problem, key.dtype, key.variant, key.baseline,
                           speedup.speedup(),
-                          speedup.ci_low(), speedup.ci_high(), VerdictName(speedup.verdict()),
+                          speedup.ci_low(), speedup.ci_high(), speedup.ci_confidence(),
+                          int64_t(speedup.rounds()), VerdictName(speedup.verdict()),
                           entry.run->run_id()});
   }
   return table;

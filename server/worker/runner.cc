@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "server/worker/speedup.h"
 #include "server/worker/statistics.h"
 #include "server/worker/throughput.h"
 #include "kernels/common/status_macros.h"
@@ -85,12 +86,6 @@ void Merge(const v1::Verification& later, v1::Verification& into) {
       std::max(into.elements_over_tolerance(), later.elements_over_tolerance()));
   into.set_reference_rel_l2_error(
       std::max(into.reference_rel_l2_error(), later.reference_rel_l2_error()));
-}
-
-v1::Verdict VerdictOf(const MedianInterval& m, double min_effect) {
-  if (m.low > 1 && m.median >= 1 + min_effect) return v1::VERDICT_FASTER;
-  if (m.high < 1 && m.median <= 1 / (1 + min_effect)) return v1::VERDICT_SLOWER;
-  return v1::VERDICT_NO_DIFFERENCE;
 }
 
 // Steps 2-5 of runner.h, once the workload exists.
@@ -187,6 +182,10 @@ class Measurement {
   absl::StatusOr<v1::StopReason> Sample() {
     v1::StopReason stop = v1::STOP_REASON_UNSPECIFIED;
     const auto sampling_start = Clock::now();
+    // A speedup needs kMinSamplesFor95 rounds for a verdict; max_samples
+    // and the budget still bound them.
+    const size_t min_rounds =
+        count_ > 1 ? std::max<size_t>(plan_.min_samples, kMinSamplesFor95) : plan_.min_samples;
     for (size_t round = 0;; ++round) {
       const bool first = round == 0;
       const bool last = stop != v1::STOP_REASON_UNSPECIFIED;
@@ -199,7 +198,7 @@ class Measurement {
       const double elapsed = MillisecondsSince(sampling_start);
       // One round remains after a decision, so the bounds allow for it.
       const bool converged =
-          rounds + 1 >= plan_.min_samples && elapsed >= plan_.min_time_ms &&
+          rounds + 1 >= min_rounds && elapsed >= plan_.min_time_ms &&
           std::all_of(samples_.begin(), samples_.end(), [&](const auto& s) {
             return RelativeStandardError(s) < plan_.target_rse;
           });
@@ -219,6 +218,7 @@ class Measurement {
     const v1::DeviceInfo info = device_.Info();
     const ops::Work work = problem_.op->WorkOf(problem_.request, problem_.dtype);
     bool all_verified = true;
+    std::vector<double> medians(size_t(count_), 0.0);
     for (int v = 0; v < count_; ++v) {
       // Throttled samples are left out when asked, unless all were.
       discard_[v] = plan_.discard_throttled &&
@@ -234,6 +234,7 @@ class Measurement {
       result->set_variant(problem_.VariantName(size_t(v)));
       *result->mutable_stats() = Summarize(kept);
       result->mutable_stats()->set_stop_reason(stop);
+      medians[size_t(v)] = result->stats().median_ms();
       *result->mutable_throughput() = ThroughputOf(work, result->stats().median_ms(), info,
                                                    problem_.dtype, plan_.mode);
       *result->mutable_verification() = checks_[v];
@@ -248,24 +249,31 @@ class Measurement {
     summary->set_run_id(run_id_);
     summary->set_all_verified(all_verified);
     for (int v = 1; v < count_; ++v) {
-      // Paired by round: both samples of a ratio ran back to back. Rounds
-      // with a discarded sample are left out, unless that leaves none.
-      std::vector<double> ratios, all;
-      for (size_t i = 0; i < samples_[v].size(); ++i) {
-        all.push_back(samples_[0][i] / samples_[v][i]);
-        if (Kept(0, i) && Kept(v, i)) ratios.push_back(all.back());
+      // The interval resamples rounds: both samples of a round ran back to
+      // back. Rounds with a discarded sample are left out, unless that
+      // leaves none.
+      std::vector<double> base, mine;
+      for (size_t i = 0; i < samples_[v].size(); ++i)
+        if (Kept(0, i) && Kept(v, i)) {
+          base.push_back(samples_[0][i]);
+          mine.push_back(samples_[v][i]);
+        }
+      if (base.empty()) {
+        base = samples_[0];
+        mine = samples_[v];
       }
-      if (ratios.empty()) ratios = std::move(all);
-      const MedianInterval m = MedianWithInterval(std::move(ratios));
+      const SpeedupEstimate estimate = EstimateSpeedup(medians[0], medians[size_t(v)], base, mine);
       v1::Speedup* speedup = summary->add_speedups();
       speedup->set_variant(problem_.VariantName(size_t(v)));
       speedup->set_baseline(problem_.VariantName(0));
-      speedup->set_speedup(m.median);
-      speedup->set_ci_low(m.low);
-      speedup->set_ci_high(m.high);
-      speedup->set_ci_confidence(m.confidence);
+      speedup->set_speedup(estimate.speedup);
+      speedup->set_ci_low(estimate.low);
+      speedup->set_ci_high(estimate.high);
+      speedup->set_ci_confidence(estimate.confidence);
       speedup->set_min_effect(plan_.min_effect);
-      speedup->set_verdict(VerdictOf(m, plan_.min_effect));
+      speedup->set_rounds(uint32_t(estimate.rounds));
+      speedup->set_verdict_min_rounds(uint32_t(kMinSamplesFor95));
+      speedup->set_verdict(VerdictOf(estimate, plan_.min_effect));
     }
     summary->set_wall_ms(MillisecondsSince(run_start_));
     sink_.Emit(std::move(event));

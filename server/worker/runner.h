@@ -9,13 +9,15 @@
 //   4. timed samples in rounds, variants interleaved in alternating order
 //      (A B, B A, ...), the first and last rounds re-poisoned and checked
 //      (what was timed is what was verified), until every
-//      variant has min_samples and the round has lasted min_time_ms and every
-//      variant's relative standard error is under target_rse; or the time
-//      budget or max_samples ends it first (the reason is reported);
+//      variant has min_samples (and, with more than one variant, at least
+//      kMinSamplesFor95 of statistics.h, so each speedup can have a
+//      verdict) and the round has lasted min_time_ms and every variant's
+//      relative standard error is under target_rse; or the time budget or
+//      max_samples ends it first (the reason is reported);
 //   5. one VariantResult per variant (statistics, throughput from the op's
 //      work against the device's measured ceiling of the same conditions,
 //      verification, clocks), then the Summary with each variant's speedup
-//      over the first, paired by round. Clocks are watched during each
+//      over the first and its verdict (speedup.h). Clocks are watched during each
 //      sample (Device::StartClockWatch); with TimingPlan.discard_throttled,
 //      throttled samples are counted but left out of statistics and
 //      speedups.

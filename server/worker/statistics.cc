@@ -35,7 +35,7 @@ MedianInterval MedianWithInterval(std::vector<double> samples) {
   std::sort(samples.begin(), samples.end());
   const size_t n = samples.size();
   out.median = Quantile(samples, 0.5);
-  if (n < 6) {
+  if (n < kMinSamplesFor95) {
     out.low = samples.front();
     out.high = samples.back();
     out.confidence = 1 - std::pow(0.5, double(n) - 1);

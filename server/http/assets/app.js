@@ -21,6 +21,16 @@
     if (magnitude >= 10 ** digits) return String(Math.round(value));
     return String(Number(value.toPrecision(digits)));
   };
+  // A time given in milliseconds in the unit that reads best: "301 µs",
+  // "4.42 ms", "1.2 s" (never 3.01e-4 ms).
+  kbench.ms = function (value) {
+    if (value == null || Number.isNaN(value) || typeof value !== 'number') return '';
+    const magnitude = Math.abs(value);
+    if (magnitude >= 1000) return `${kbench.num(value / 1000)} s`;
+    if (magnitude >= 1 || value === 0) return `${kbench.num(value)} ms`;
+    if (magnitude >= 1e-3) return `${kbench.num(value * 1e3)} µs`;
+    return `${kbench.num(value * 1e6)} ns`;
+  };
   kbench.time = function (unixMs) {
     if (!unixMs) return '';
     const d = new Date(unixMs);
@@ -180,7 +190,7 @@
       {key: 'learner', title: 'Learner', format: learnerLink},
       {key: 'op', title: 'Op', format: text}, {key: 'problem', title: 'Problem', format: text},
       {key: 'dtype', title: 'Dtype', format: text}, {key: 'variant', title: 'Variant', format: text},
-      {key: 'median_ms', title: 'Median ms', ...num},
+      {key: 'median_ms', title: 'Median', ...num, format: (v) => kbench.ms(v)},
       {key: 'throughput', title: 'Throughput', ...num,
        format: (v, r) => `${kbench.num(v)} ${r.unit}`},
       {key: 'percent_of_ceiling', title: '% of ceiling', ...num, format: percent},
@@ -193,8 +203,10 @@
       {key: 'variant', title: 'Variant', format: text},
       {key: 'baseline', title: 'Baseline', format: text},
       {key: 'speedup', title: 'Speedup', ...num, format: (v) => `${kbench.num(v)}x`},
-      {key: 'ci_low', title: '95% interval', ...num,
-       format: (v, r) => `${kbench.num(r.ci_low)}–${kbench.num(r.ci_high)}`},
+      {key: 'ci_low', title: 'Interval (confidence)', ...num,
+       format: (v, r) => r.ci_confidence > 0
+         ? `${kbench.num(r.ci_low)}–${kbench.num(r.ci_high)} (${Math.round(r.ci_confidence * 100)}%)`
+         : `none (${r.rounds} rounds)`},
       {key: 'verdict', title: 'Verdict', format: text},
     ], 'No speedups: no run of this assignment verified every variant.');
     renderTable($('failures-table'), urls[3], failures, [
@@ -234,7 +246,7 @@
       {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
       {key: 'status', title: 'Status', format: text},
       {key: 'variant', title: 'Variant', format: text},
-      {key: 'median_ms', title: 'Median ms', ...num},
+      {key: 'median_ms', title: 'Median', ...num, format: (v) => kbench.ms(v)},
       {key: 'throughput', title: 'Throughput', ...num,
        format: (v, r) => (v == null ? '' : `${kbench.num(v)} ${r.unit}`)},
       {key: 'percent_of_ceiling', title: '% of ceiling', ...num, format: percent},
@@ -334,10 +346,15 @@
   });
   window.addEventListener('hashchange', route);
 
+  let serverLineTimer = null;
   function start() {
-    serverLine().catch((error) => {
+    // The header's running and queued counts stay live on every view.
+    const refreshServerLine = () => serverLine().catch((error) => {
       if (!(error instanceof NeedsToken)) kbench.reportError(error.message);
     });
+    refreshServerLine();
+    clearInterval(serverLineTimer);
+    serverLineTimer = setInterval(refreshServerLine, liveRefreshMs);
     route();
   }
   start();

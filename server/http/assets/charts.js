@@ -42,8 +42,9 @@ window.kbench = window.kbench || {};
     return `${lo}–${hi}x`;
   }
 
-  // rows: /api/assignment/speedups rows; one bar series per variant and
-  // baseline, counting learners.
+  // rows: /api/assignment/speedups rows (each learner's best per problem);
+  // one bar series per variant and baseline, counting learner x problem
+  // results.
   kbench.speedupHistogram = function (canvas, rows) {
     const labels = speedupEdges.slice(0, -1).map((_, i) => binLabel(i));
     const datasets = [];
@@ -64,7 +65,7 @@ window.kbench = window.kbench || {};
         scales: {
           x: {stacked: true, title: {display: true, text: 'speedup over the baseline'}},
           y: {stacked: true, beginAtZero: true, ticks: {precision: 0},
-              title: {display: true, text: 'learners'}},
+              title: {display: true, text: 'results (learner × problem)'}},
         },
       },
     });
