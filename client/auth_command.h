@@ -2,7 +2,8 @@
 // the server's Auth service: the call, the output on stdout (the invite
 // code; whoami's identity, as text or --json), messages on stderr, and the
 // exit code (0 done; 2 refused: a bad name, code or cohort; 3 the server
-// unreachable or failing, or the token could not be saved).
+// unreachable or failing, or the token could not be saved; 4 not signed in
+// or not allowed, e.g. a learner inviting).
 #ifndef KBENCH_CLIENT_AUTH_COMMAND_H_
 #define KBENCH_CLIENT_AUTH_COMMAND_H_
 

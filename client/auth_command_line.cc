@@ -5,23 +5,40 @@ namespace kbench::client {
 AuthCommandLine::AuthCommandLine(CLI::App& app) {
   login_ = app.add_subcommand(
       "login",
-      "Join a cohort with your instructor's invite code: the server gives you a "
-      "token, saved to $XDG_CONFIG_HOME/kbench/credentials (~/.config/kbench/"
-      "credentials; mode 0600) and sent on every later call ($KBENCH_TOKEN wins "
-      "over the file)");
-  login_
-      ->add_option_function<std::string>(
-          "--invite",
-          [this](const std::string& code) { login_command_.request.set_invite_code(code); },
-          "The invite code")
-      ->type_name("CODE")
-      ->required();
-  login_
-      ->add_option_function<std::string>(
-          "--name", [this](const std::string& name) { login_command_.request.set_name(name); },
-          "Your user name: 1 to 64 letters, digits, '.', '_' or '-'")
-      ->type_name("NAME")
-      ->required();
+      "Sign in: join a cohort with your instructor's invite code (--invite, "
+      "--name), or keep a token an admin gave you (--token). The token is saved "
+      "to $XDG_CONFIG_HOME/kbench/credentials (~/.config/kbench/credentials: the "
+      "token on one line, mode 0600, in a directory of mode 0700) and sent on every "
+      "later call ($KBENCH_TOKEN wins over the file)");
+  CLI::Option* invite =
+      login_
+          ->add_option_function<std::string>(
+              "--invite",
+              [this](const std::string& code) { login_command_.request.set_invite_code(code); },
+              "The invite code")
+          ->type_name("CODE");
+  CLI::Option* name =
+      login_
+          ->add_option_function<std::string>(
+              "--name",
+              [this](const std::string& name) { login_command_.request.set_name(name); },
+              "Your user name: 1 to 64 letters, digits, '.', '_' or '-'")
+          ->type_name("NAME");
+  CLI::Option* token =
+      login_
+          ->add_option("--token", login_command_.token,
+                       "A token an admin printed (kbench-server admin add-user); '-' reads it "
+                       "from stdin, which keeps it out of the shell's history. The server "
+                       "checks it before it is saved")
+          ->type_name("TOKEN")
+          ->excludes(invite)
+          ->excludes(name);
+  invite->needs(name);
+  name->needs(invite);
+  login_->callback([invite, token] {
+    if (invite->count() == 0 && token->count() == 0)
+      throw CLI::RequiredError("--invite CODE --name NAME, or --token TOKEN");
+  });
 
   invite_ = app.add_subcommand(
       "invite",

@@ -12,8 +12,11 @@
 namespace kbench::client {
 
 // `kbench login --invite CODE --name NAME`: saves the token it gets.
+// `kbench login --token TOKEN` (a token an admin printed; "-" reads it
+// from stdin): checks it with the server, then saves it.
 struct LoginCommand {
   v1::LoginRequest request;
+  std::string token;  // empty: log in with the invite
 };
 
 // `kbench invite --cohort C [--uses N] [--expires-hours H]`.

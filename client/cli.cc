@@ -64,7 +64,7 @@ ExitCode RunBenchmarkCommand(const GlobalOptions& options,
       std::cout << FormatRunJson(report) << std::flush;
       break;
     case OutputFormat::kCsv:
-      std::cout << FormatCsv(report) << std::flush;
+      std::cout << FormatCsv(report, StdoutCsvHeader(options.csv_header)) << std::flush;
       break;
   }
   if (!AllVerified(report)) {

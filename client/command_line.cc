@@ -28,11 +28,13 @@ constexpr char kExitCodesHelp[] =
     "       (INVALID_ARGUMENT; its message names the field and the limit)\n"
     "  3    server unreachable, or it failed the call (UNAVAILABLE, INTERNAL,\n"
     "       DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED, ...)\n"
+    "  4    not signed in (no, an unknown or a revoked token) or not allowed\n"
+    "       (e.g. another learner's runs)\n"
     "  130  interrupted by Ctrl-C; the run was cancelled on the server\n";
 
 constexpr char kGlobalOptionsHelp[] =
     "Global options (before or after the subcommand; see kbench --help):\n"
-    "  --server HOST:PORT, --timeout SECONDS, --json | --csv, --quiet,\n"
+    "  --server HOST:PORT, --timeout SECONDS, --json | --csv [--no-header], --quiet,\n"
     "  --tls [--ca FILE], --insecure-token\n";
 
 constexpr char kEnvironmentHelp[] =
@@ -251,6 +253,11 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   CLI::Option* csv_flag = app.add_flag(
       "--csv", csv, "Print CSV (a header, one row per variant) instead");
   json_flag->excludes(csv_flag);
+  bool no_header = false;
+  app.add_flag("--no-header", no_header,
+               "With --csv: no header line. kbench leaves it out by itself when stdout "
+               "appends to a file that has content (kbench --csv ... >> runs.csv)")
+      ->needs(csv_flag);
   app.add_flag("--quiet", line.options.quiet, "No progress on stderr");
   CLI::Option* tls_flag = app.add_flag(
       "--tls", line.options.tls,
@@ -315,6 +322,7 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
     return app.exit(e, out, err) == 0 ? ExitCode::kOk : ExitCode::kBadArguments;
   }
 
+  line.options.csv_header = !no_header;
   line.options.format = json  ? OutputFormat::kJson
                         : csv ? OutputFormat::kCsv
                               : OutputFormat::kTable;

@@ -30,6 +30,9 @@ struct GlobalOptions {
   double timeout_s = 600;
   OutputFormat format = OutputFormat::kTable;
   bool quiet = false;
+  // CSV on stdout starts with its header (false: --no-header); it is left
+  // out anyway when stdout appends to a file with content (>> runs.csv).
+  bool csv_header = true;
   bool tls = false;             // --tls
   std::string ca_file;          // --ca FILE
   bool insecure_token = false;  // --insecure-token

@@ -1,5 +1,9 @@
 #include "csv_format.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -105,8 +109,8 @@ std::vector<std::string> SplitCsvLine(std::string_view line) {
   return fields;
 }
 
-std::string FormatCsv(const RunReport& report) {
-  std::string text = CsvHeader() + "\n";
+std::string FormatCsv(const RunReport& report, CsvHeaderLine header) {
+  std::string text = header == CsvHeaderLine::kWith ? CsvHeader() + "\n" : "";
   for (const std::vector<std::string>& row : CsvRows(report)) {
     text += CsvLine(row);
   }
@@ -146,6 +150,21 @@ std::vector<std::vector<std::string>> CsvRows(const RunReport& report) {
     rows.push_back(std::move(fields));
   }
   return rows;
+}
+
+bool WritesAfterExistingContent(int fd) {
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return false;
+  // O_APPEND writes go to the end whatever the offset says.
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags != -1 && (flags & O_APPEND) != 0) return info.st_size > 0;
+  const off_t at = lseek(fd, 0, SEEK_CUR);
+  return at > 0;
+}
+
+CsvHeaderLine StdoutCsvHeader(bool wanted) {
+  return wanted && !WritesAfterExistingContent(STDOUT_FILENO) ? CsvHeaderLine::kWith
+                                                              : CsvHeaderLine::kWithout;
 }
 
 }  // namespace kbench::client

@@ -19,13 +19,27 @@ namespace kbench::client {
 // median_ci_confidence,speedup_min_effect
 std::string CsvHeader();
 
-// The header line, then one line per variant result, each ending in '\n'.
+// Whether FormatCsv starts with the header line.
+enum class CsvHeaderLine { kWith, kWithout };
+
+// The header line (unless kWithout: for appending to a file that has one),
+// then one line per variant result, each ending in '\n'.
 // Fields that do not apply are empty: a problem column of another op's
 // field (n for attention; batch ... causal for vector add); the speedup
 // fields for the baseline. Booleans are "true"/"false"; each field is
 // written by text::CsvField (quoted when it holds a comma or a quote, RFC
 // 4180; a quote before text a spreadsheet would run as a formula).
-std::string FormatCsv(const RunReport& report);
+std::string FormatCsv(const RunReport& report,
+                      CsvHeaderLine header = CsvHeaderLine::kWith);
+
+// Whether `fd` is a regular file that already holds something before the
+// write position, as stdout is under `kbench --csv ... >> runs.csv` from
+// the second call on: its header is there already.
+bool WritesAfterExistingContent(int fd);
+
+// The header choice for CSV on stdout: kWith when `wanted` (no --no-header)
+// and stdout does not append to a file that has content already.
+CsvHeaderLine StdoutCsvHeader(bool wanted);
 
 // The header's columns that describe the run rather than a variant: run_id,
 // op, dtype and the problem columns.

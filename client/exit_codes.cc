@@ -14,6 +14,9 @@ ExitCode ExitCodeForStatus(grpc::StatusCode code) {
       return ExitCode::kOk;
     case grpc::StatusCode::INVALID_ARGUMENT:
       return ExitCode::kBadArguments;
+    case grpc::StatusCode::UNAUTHENTICATED:
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return ExitCode::kNotAllowed;
     default:
       return ExitCode::kServerError;
   }

@@ -6,8 +6,12 @@
 //        request with INVALID_ARGUMENT (its message names field and limit)
 //   3    the server could not be reached or did not complete the call:
 //        UNAVAILABLE, INTERNAL, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED or any
-//        other gRPC code
+//        other gRPC code but those of 2 and 4
+//   4    not signed in (UNAUTHENTICATED: no token, or an unknown or revoked
+//        one) or not allowed (PERMISSION_DENIED: e.g. another learner's runs)
 //   130  interrupted by Ctrl-C (SIGINT) or SIGTERM; the run was cancelled
+// Every subcommand ends with one of these (kExitCodesHelp in
+// command_line.cc prints this table for --help).
 #ifndef KBENCH_CLIENT_EXIT_CODES_H_
 #define KBENCH_CLIENT_EXIT_CODES_H_
 
@@ -23,6 +27,7 @@ enum class ExitCode : int {
   kVerificationFailed = 1,
   kBadArguments = 2,
   kServerError = 3,
+  kNotAllowed = 4,
   kInterrupted = 130,
 };
 

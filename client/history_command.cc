@@ -59,7 +59,7 @@ ExitCode Show(const GlobalOptions& options, const CallOptions& call,
       std::cout << FormatRunDetails(run);
       break;
     case OutputFormat::kCsv:
-      std::cout << FormatCsv(ReportOf(run));
+      std::cout << FormatCsv(ReportOf(run), StdoutCsvHeader(options.csv_header));
       break;
     case OutputFormat::kJson:
       std::cout << FormatRunRecordJson(run);
@@ -72,7 +72,8 @@ ExitCode Show(const GlobalOptions& options, const CallOptions& call,
 ExitCode Export(const GlobalOptions& options, const CallOptions& call,
                 InterruptWatcher& watcher, const ExportCommand& command) {
   const bool json = options.format == OutputFormat::kJson;
-  if (!json) std::cout << ExportCsvHeader() << "\n";
+  if (!json && StdoutCsvHeader(options.csv_header) == CsvHeaderLine::kWith)
+    std::cout << ExportCsvHeader() << "\n";
   const CallResult result = ExportRuns(
       call, watcher, command.filters, [json](const v1::RunRecord& run) {
         std::cout << (json ? FormatRunRecordJson(run)

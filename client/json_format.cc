@@ -31,6 +31,49 @@ void LabelsAsText(const google::protobuf::Message& message, nlohmann::json& json
   }
 }
 
+// Every 64-bit integer field of `message` is a number in `json`, not the
+// string proto3's JSON mapping makes of it (a script reads "n": 1000, not
+// "n": "1000").
+void IntegersAsNumbers(const google::protobuf::Message& message, nlohmann::json& json) {
+  using google::protobuf::FieldDescriptor;
+  const google::protobuf::Descriptor* descriptor = message.GetDescriptor();
+  const google::protobuf::Reflection* reflection = message.GetReflection();
+  for (int i = 0; i < descriptor->field_count(); ++i) {
+    const FieldDescriptor* field = descriptor->field(i);
+    if (!json.is_object() || !json.contains(field->name())) continue;
+    nlohmann::json& value = json[field->name()];
+    switch (field->cpp_type()) {
+      case FieldDescriptor::CPPTYPE_INT64:
+        if (field->is_repeated()) {
+          for (int k = 0; k < reflection->FieldSize(message, field); ++k)
+            value[size_t(k)] = reflection->GetRepeatedInt64(message, field, k);
+        } else {
+          value = reflection->GetInt64(message, field);
+        }
+        break;
+      case FieldDescriptor::CPPTYPE_UINT64:
+        if (field->is_repeated()) {
+          for (int k = 0; k < reflection->FieldSize(message, field); ++k)
+            value[size_t(k)] = reflection->GetRepeatedUInt64(message, field, k);
+        } else {
+          value = reflection->GetUInt64(message, field);
+        }
+        break;
+      case FieldDescriptor::CPPTYPE_MESSAGE:
+        if (field->is_map()) break;
+        if (field->is_repeated()) {
+          for (int k = 0; k < reflection->FieldSize(message, field) && k < int(value.size()); ++k)
+            IntegersAsNumbers(reflection->GetRepeatedMessage(message, field, k), value[size_t(k)]);
+        } else if (reflection->HasField(message, field)) {
+          IntegersAsNumbers(reflection->GetMessage(message, field), value);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+}
+
 // A label that is not UTF-8 (one the server would refuse) prints with
 // U+FFFD in place of its bad bytes rather than failing.
 std::string Dump(const nlohmann::json& json) {
@@ -47,6 +90,7 @@ nlohmann::json ProtoToJson(const google::protobuf::Message& message) {
   // Printing a message of a compiled-in type cannot fail short of a bug.
   if (!status.ok()) throw std::logic_error(status.ToString());
   nlohmann::json json = nlohmann::json::parse(text);
+  IntegersAsNumbers(message, json);
   LabelsAsText(message, json);
   return json;
 }

@@ -234,7 +234,8 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
   if (progress) progress->Finish();
 
   std::cerr << "\nsweep " << output->label << ":\n"
-            << FormatSweepSummary(outcomes, skipped);
+            << FormatSweepSummary(outcomes, skipped,
+                                  sweep.points.size() - skipped - outcomes.size());
   const std::string where = output->path.empty() ? "the output" : output->path;
   if (watcher.interrupted()) {
     std::cerr << "kbench: interrupted; the point in flight was cancelled. "

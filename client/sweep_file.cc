@@ -80,6 +80,9 @@ absl::Status ReadCsv(std::string_view text, const std::string& name,
       header = SplitCsvLine(line);
       continue;
     }
+    // `kbench --csv ... >> FILE` by a kbench before headers were left out
+    // of appends repeated the header; it is no point.
+    if (line == CsvHeader()) continue;
     const std::vector<std::string> row = SplitCsvLine(line);
     if (row.size() != header.size()) {
       return BadLine(name, line_number,

@@ -47,7 +47,7 @@ std::string OutcomeText(const PointOutcome& outcome) {
 }
 
 std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
-                               size_t skipped) {
+                               size_t skipped, size_t not_run) {
   std::vector<Row> rows = {
       {"point", "best", "median ms", "speedup", "verified"}};
   std::string failures;
@@ -82,6 +82,7 @@ std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
   if (skipped > 0) {
     text += "; " + std::to_string(skipped) + " skipped (already in the file)";
   }
+  if (not_run > 0) text += "; " + std::to_string(not_run) + " not run";
   return text + "\n";
 }
 

@@ -43,9 +43,11 @@ std::string OutcomeText(const PointOutcome& outcome);
 // The closing summary, each line ending in '\n': a table of the points this
 // sweep ran (point, best variant, its median ms, its speedup), then each
 // failure with its reason, then a count line: "12 points: 10 ok, 1 failed
-// verification, 1 failed; 4 skipped (already in the file)" ("1 point: ...").
+// verification, 1 failed; 4 skipped (already in the file); 3 not run"
+// ("1 point: ..."). `not_run`: points of the sweep that an interruption
+// or an unreachable server left out.
 std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
-                               size_t skipped);
+                               size_t skipped, size_t not_run = 0);
 
 // 0 when every point ran and verified; 3 when a point failed other than by
 // verification (refused, error, cancelled), even if another failed

@@ -132,6 +132,9 @@ std::string FooterLines(const RunReport& report) {
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
   if (!configs.empty()) text += "launched: " + configs + "\n";
   for (const std::string& check : checks) text += "checked: " + check + "\n";
+  if (report.started && report.started->backend() == "cpu")
+    text += "note: CPU timings check correctness and cost on this CPU; they say nothing about "
+            "a GPU\n";
   if (report.summary) {
     const std::vector<v1::Speedup> speedups(report.summary->speedups().begin(),
                                             report.summary->speedups().end());

@@ -80,13 +80,15 @@ TEST_F(AuthEndToEnd, InviteLoginWhoamiRunsAndRevocation) {
   EXPECT_THAT(server.process().err(), HasSubstr("auth: on"));
 
   ProcessResult anonymous = Kbench(server.address(), "", {"info"});
-  EXPECT_EQ(anonymous.exit_code, 3);
+  EXPECT_EQ(anonymous.exit_code, 4);  // not signed in
   EXPECT_THAT(anonymous.err, HasSubstr("kbench login"));
 
   ProcessResult invite = Kbench(server.address(), grace, {"invite", "--cohort", "fall24"});
   ASSERT_EQ(invite.exit_code, 0) << invite.err;
   std::string code = invite.out.substr(0, invite.out.find('\n'));
   EXPECT_THAT(code, StartsWith("kbi_"));
+  EXPECT_THAT(invite.err, HasSubstr(" UTC; learners run: kbench login"));  // when it expires
+  EXPECT_THAT(invite.err, HasSubstr("valid until 20"));
 
   ProcessResult login =
       Kbench(server.address(), "", {"login", "--invite", code, "--name", "ada"});
@@ -119,7 +121,7 @@ TEST_F(AuthEndToEnd, InviteLoginWhoamiRunsAndRevocation) {
   EXPECT_THAT(as_grace.out, HasSubstr("grace (instructor of cohort fall24)"));
 
   ProcessResult learner_invites = Kbench(server.address(), "", {"invite", "--cohort", "fall24"});
-  EXPECT_EQ(learner_invites.exit_code, 2);
+  EXPECT_EQ(learner_invites.exit_code, 4);  // not allowed
   EXPECT_THAT(learner_invites.err, HasSubstr("not allowed"));
 
   ASSERT_EQ(Admin({"revoke", "ada"}).exit_code, 0);
@@ -127,9 +129,37 @@ TEST_F(AuthEndToEnd, InviteLoginWhoamiRunsAndRevocation) {
   // server/auth/revocation_watch.h); until then ada's token is cached.
   std::this_thread::sleep_for(1s);
   ProcessResult revoked = Kbench(server.address(), "", {"whoami"});
-  EXPECT_EQ(revoked.exit_code, 3);
+  EXPECT_EQ(revoked.exit_code, 4);
   EXPECT_THAT(revoked.err, HasSubstr("not signed in"));
   EXPECT_THAT(revoked.err, HasSubstr("revoked"));
+}
+
+TEST_F(AuthEndToEnd, LoginWithATokenChecksItThenSavesIt) {
+  ASSERT_EQ(Admin({"add-cohort", "fall24"}).exit_code, 0);
+  const std::string grace = AddUser("grace", "instructor", "fall24");
+  ServerUnderTest server({"--store", store_, "--backend", "cpu"});
+  ASSERT_FALSE(server.address().empty()) << server.process().err();
+  const std::string credentials = config_ + "/kbench/credentials";
+
+  ProcessResult wrong = Kbench(server.address(), "", {"login", "--token", "kbt_not-a-token"});
+  EXPECT_NE(wrong.exit_code, 0);
+  EXPECT_FALSE(std::filesystem::exists(credentials)) << "a token the server refused was saved";
+
+  ProcessResult login = Kbench(server.address(), "", {"login", "--token", grace});
+  ASSERT_EQ(login.exit_code, 0) << login.err;
+  EXPECT_THAT(login.err, HasSubstr("signed in as grace (instructor of cohort fall24)"));
+  std::ifstream file(credentials);
+  std::string saved;
+  std::getline(file, saved);
+  EXPECT_EQ(saved, grace);
+  // Later calls send it without KBENCH_TOKEN.
+  ProcessResult whoami = Kbench(server.address(), "", {"whoami"});
+  ASSERT_EQ(whoami.exit_code, 0) << whoami.err;
+  EXPECT_THAT(whoami.out, HasSubstr("grace"));
+
+  ProcessResult neither = Kbench(server.address(), "", {"login"});
+  EXPECT_EQ(neither.exit_code, 2);
+  EXPECT_THAT(neither.err, HasSubstr("--token TOKEN"));
 }
 
 TEST_F(AuthEndToEnd, TheClientKeepsATokenOffTheNetworkInClearText) {

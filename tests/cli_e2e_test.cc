@@ -5,8 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -99,7 +104,7 @@ TEST_F(CliEndToEnd, JsonHasTwoVerifiedResultsAndOneSpeedup) {
   const nlohmann::json json = nlohmann::json::parse(run.out);
   EXPECT_EQ(json["op"], "vector_add");
   EXPECT_FALSE(json["run_id"].get<std::string>().empty());
-  EXPECT_EQ(json["request"]["vector_add"]["n"], "1000");
+  EXPECT_EQ(json["request"]["vector_add"]["n"], 1000);  // a number, not a string
   ASSERT_EQ(json["results"].size(), 2u);
   for (const nlohmann::json& result : json["results"]) {
     EXPECT_EQ(result["verification"]["passed"], true) << result.dump();
@@ -107,6 +112,31 @@ TEST_F(CliEndToEnd, JsonHasTwoVerifiedResultsAndOneSpeedup) {
   ASSERT_EQ(json["summary"]["speedups"].size(), 1u);
   EXPECT_EQ(json["summary"]["speedups"][0]["variant"], "vectorized");
   EXPECT_EQ(json["summary"]["run_id"], json["run_id"]);
+}
+
+TEST_F(CliEndToEnd, CsvAppendedToAFileWritesItsHeaderOnce) {
+  char path[] = "/tmp/kbench-append-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string command = std::string(KBENCH_CLIENT_BIN) + " --server " + address() + " --csv";
+  for (const std::string& arg : VectorAdd()) command += " " + arg;
+  command += " >> " + std::string(path);
+  for (int i = 0; i < 2; ++i) {
+    const ProcessResult run = RunProcess({"/bin/sh", "-c", command}, 120s);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  std::ifstream file(path);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  std::remove(path);
+  const std::vector<std::string> lines = Lines(text);
+  ASSERT_EQ(lines.size(), 5u) << text;  // one header, two rows per call
+  EXPECT_EQ(lines[0].rfind("run_id,op,", 0), 0u);
+  for (size_t i = 1; i < lines.size(); ++i) EXPECT_NE(lines[i].rfind("run_id,", 0), 0u) << i;
+  // --no-header leaves it out of an empty file too.
+  const ProcessResult bare = Kbench(VectorAdd({"--csv", "--no-header"}));
+  ASSERT_EQ(bare.exit_code, 0) << bare.err;
+  EXPECT_EQ(Lines(bare.out).size(), 2u) << bare.out;
 }
 
 TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {

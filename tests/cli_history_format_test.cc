@@ -221,7 +221,7 @@ TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARefusalMeans) {
       "h:1", 600, CallStage::kCalling);
   EXPECT_THAT(denied, HasSubstr("not allowed: user: a learner sees their own runs"));
   EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::PERMISSION_DENIED),
-            ExitCode::kServerError);
+            ExitCode::kNotAllowed);
   EXPECT_THAT(
       DescribeHistoryFailure(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, ""),
                              "h:1", 600, CallStage::kCalling),

@@ -1,7 +1,9 @@
 // Unit tests of the kbench CLI library: flag values, the command line, exit
 // codes, and the table, CSV, JSON and progress output of hand-built events.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -403,6 +405,7 @@ TEST(ParseCommandLine, HelpTeachesExitCodesEnvironmentAndExamples) {
   EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kOk);
   EXPECT_THAT(parsed.out, HasSubstr("KBENCH_SERVER"));
   EXPECT_THAT(parsed.out, HasSubstr("130"));
+  EXPECT_THAT(parsed.out, HasSubstr("  4    not signed in"));
   EXPECT_THAT(parsed.out, HasSubstr("kbench attention --seq 4096"));
   Parsed sub = Parse({"vector-add", "--help"});
   EXPECT_THAT(sub.out, HasSubstr("--budget-ms"));
@@ -411,15 +414,17 @@ TEST(ParseCommandLine, HelpTeachesExitCodesEnvironmentAndExamples) {
 
 // ---- Exit codes ------------------------------------------------------------
 
-TEST(ExitCodeForStatus, MapsInvalidArgumentTo2AndOtherFailuresTo3) {
+TEST(ExitCodeForStatus, MapsInvalidArgumentTo2AuthTo4AndOtherFailuresTo3) {
   EXPECT_EQ(ExitCodeForStatus(grpc::StatusCode::OK), ExitCode::kOk);
   EXPECT_EQ(ExitCodeForStatus(grpc::StatusCode::INVALID_ARGUMENT),
             ExitCode::kBadArguments);
+  EXPECT_EQ(int(ExitCodeForStatus(grpc::StatusCode::UNAUTHENTICATED)), 4);
+  EXPECT_EQ(int(ExitCodeForStatus(grpc::StatusCode::PERMISSION_DENIED)), 4);
   for (grpc::StatusCode code :
        {grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::INTERNAL,
         grpc::StatusCode::DEADLINE_EXCEEDED,
         grpc::StatusCode::RESOURCE_EXHAUSTED, grpc::StatusCode::CANCELLED,
-        grpc::StatusCode::UNKNOWN, grpc::StatusCode::UNAUTHENTICATED}) {
+        grpc::StatusCode::UNKNOWN}) {
     EXPECT_EQ(ExitCodeForStatus(code), ExitCode::kServerError)
         << static_cast<int>(code);
   }
@@ -608,6 +613,7 @@ TEST(FormatTable, ShowsHeaderColumnsAndTheSpeedupVerdict) {
   EXPECT_THAT(table, HasSubstr("throughput: bytes = 3 * n * 4"));
   EXPECT_THAT(table, HasSubstr("naive converged, vectorized converged"));
   EXPECT_THAT(table, Not(HasSubstr("clocks:")));  // the CPU has none
+  EXPECT_THAT(table, HasSubstr("they say nothing about a GPU"));
 }
 
 TEST(FormatTable, ShowsTheRseOfEachVariantAndADashWhereAbsent) {
@@ -740,6 +746,36 @@ TEST(FormatCsv, KeepsTheHeaderOfEarlierVersionsAndAddsColumnsAtTheEnd) {
             "speedup_min_effect,speedup_ci_confidence,speedup_rounds");
 }
 
+TEST(FormatCsv, LeavesTheHeaderOutWhenAsked) {
+  const std::vector<std::string> lines =
+      Lines(FormatCsv(VectorAddReport(), CsvHeaderLine::kWithout));
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("run-17,vector_add,", 0), 0u);
+}
+
+TEST(WritesAfterExistingContent, IsTrueOnlyForAFileThatHoldsSomethingAlready) {
+  char path[] = "/tmp/kbench-csv-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const int empty = open(path, O_WRONLY | O_APPEND);
+  EXPECT_FALSE(WritesAfterExistingContent(empty));
+  ASSERT_EQ(write(empty, "x\n", 2), 2);
+  close(empty);
+  const int appending = open(path, O_WRONLY | O_APPEND);
+  EXPECT_TRUE(WritesAfterExistingContent(appending));  // >> runs.csv, the second time
+  close(appending);
+  const int truncated = open(path, O_WRONLY | O_TRUNC);
+  EXPECT_FALSE(WritesAfterExistingContent(truncated));  // > runs.csv
+  close(truncated);
+  unlink(path);
+  int pipe_fds[2];
+  ASSERT_EQ(pipe(pipe_fds), 0);
+  EXPECT_FALSE(WritesAfterExistingContent(pipe_fds[1]));  // | another program
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
 TEST(FormatCsv, HasAProblemColumnForEveryFieldOfEveryOp) {
   const std::string header = CsvHeader();
   for (const ops::Op* op : ops::AllOps()) {
@@ -784,7 +820,7 @@ TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
   EXPECT_EQ(json["run_id"], "run-17");
   EXPECT_EQ(json["op"], "vector_add");
   // The RunRequest; proto JSON prints a uint64 as a string.
-  EXPECT_EQ(json["request"]["vector_add"]["n"], "1000");
+  EXPECT_EQ(json["request"]["vector_add"]["n"], 1000);  // a number, not a string
   EXPECT_EQ(json["request"]["variants"][1], "vectorized");
   EXPECT_EQ(json["started"]["device"], "Test CPU");
   ASSERT_EQ(json["results"].size(), 2u);

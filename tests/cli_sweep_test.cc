@@ -369,6 +369,17 @@ TEST(ReadSweepFile, LeavesOutAPartialLastLine) {
   EXPECT_TRUE(file.Contains(points[0]));
 }
 
+TEST(ReadSweepFile, SkipsAHeaderRepeatedByAppends) {
+  const auto points = FourPoints({"naive", "fused"});
+  const std::string text =
+      CsvHeader() + "\n" + FormatSweepPoint(ReportOf(points[0], "r0"), SweepFormat::kCsv) +
+      CsvHeader() + "\n" + FormatSweepPoint(ReportOf(points[1], "r1"), SweepFormat::kCsv);
+  const absl::StatusOr<SweepFile> file = ReadSweepFile(text, SweepFormat::kCsv, "runs.csv");
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_TRUE(file->Contains(points[0]));
+  EXPECT_TRUE(file->Contains(points[1]));
+}
+
 TEST(ReadSweepFile, RefusesAnotherHeaderOrALineOfNeitherFormat) {
   EXPECT_THAT(ReadSweepFile("run_id,op\n", SweepFormat::kCsv, "old.csv")
                   .status()
@@ -446,6 +457,13 @@ TEST(FormatSweepSummary, TabulatesBestVariantsAndListsFailures) {
                               "invalid request: seq_len too large"));
   EXPECT_THAT(text, HasSubstr("2 points: 1 ok, 0 failed verification, 1 "
                               "failed; 3 skipped (already in the file)"));
+}
+
+TEST(FormatSweepSummary, SaysHowManyPointsAnInterruptionLeftOut) {
+  const auto points = FourPoints({"naive", "fused"});
+  const std::string text =
+      FormatSweepSummary({OutcomeOfReport(ReportOf(points[0], "r0"))}, 0, 3);
+  EXPECT_THAT(text, HasSubstr("1 point: 1 ok, 0 failed verification, 0 failed; 3 not run\n"));
 }
 
 TEST(FormatEta, ReadsAsSecondsMinutesOrHours) {
