@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -16,6 +17,7 @@
 #include "interrupt_watcher.h"
 #include "refusal.h"
 #include "sweep_file.h"
+#include "sweep_preflight.h"
 #include "sweep_progress.h"
 #include "sweep_summary.h"
 
@@ -39,6 +41,18 @@ struct Output {
   std::string label;
 };
 
+// Whether `path` is a file with no point in it: empty, or the CSV header
+// alone.
+bool HoldsNoPoint(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return false;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error || size > CsvHeader().size() + 1) return false;
+  std::ifstream file(path);
+  std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  return text.empty() || text == CsvHeader() + "\n";
+}
+
 // Sets up the output as RunSweep's contract says; nullopt after saying on
 // stderr why it cannot be.
 std::optional<Output> PrepareOutput(const GlobalOptions& options,
@@ -51,6 +65,10 @@ std::optional<Output> PrepareOutput(const GlobalOptions& options,
   if (sweep.resume_path.empty()) {
     output.path = sweep.out_path;
     output.done.format = wanted;
+    if (!output.path.empty() && HoldsNoPoint(output.path)) {
+      // Left by a sweep that ran nothing (refused, interrupted at once).
+      std::filesystem::remove(output.path);
+    }
     if (!output.path.empty() && std::filesystem::exists(output.path)) {
       std::cerr << "kbench: --out " << output.path
                 << " exists; continue that sweep with --resume " << output.path
@@ -155,6 +173,20 @@ bool WaitForQuota(double seconds, const std::string& why, const std::string& out
 
 ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
                   InterruptWatcher& watcher, const SweepCommand& sweep) {
+  // What the server offers decides, before anything is written, whether
+  // every point can run.
+  v1::ServerInfo info;
+  if (const CallResult fetched = FetchServerInfo(call, watcher, info); !fetched.status.ok()) {
+    if (watcher.interrupted()) return ExitCode::kInterrupted;
+    std::cerr << DescribeRpcFailure(fetched.status, options.server, options.timeout_s,
+                                    fetched.stage)
+              << std::endl;
+    return ExitCodeForStatus(fetched.status.error_code());
+  }
+  if (absl::Status possible = PreflightSweep(info, sweep.points); !possible.ok()) {
+    std::cerr << "kbench: sweep: " << possible.message() << std::endl;
+    return ExitCode::kBadArguments;
+  }
   std::optional<Output> output = PrepareOutput(options, sweep);
   if (!output) return ExitCode::kBadArguments;
   std::ofstream file;

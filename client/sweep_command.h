@@ -15,9 +15,11 @@ namespace kbench::client {
 // the server refuses, that errs or fails verification does not stop the
 // sweep; one that cannot reach the server does (every later one would fail
 // alike). An interrupt cancels the point in flight, which is not written,
-// and stops. Returns the exit code of SweepExitCode; kBadArguments when the
-// output cannot be set up (--out exists, a --resume file of another format
-// or columns, a CSV resume without --label), before anything runs;
+// and stops. First the server's ServerInfo is fetched and every point
+// checked against it (sweep_preflight.h). Returns the exit code of
+// SweepExitCode; kBadArguments when a point cannot run on the server or the
+// output cannot be set up (--out holds points, a --resume file of another
+// format or columns, a CSV resume without --label), before anything runs;
 // kServerError when the server became unreachable or the output could not
 // be written; kInterrupted after an interrupt.
 ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -206,9 +207,37 @@ TEST_F(SweepEndToEnd, AnUnreachableServerStopsTheSweepWithExitCode3) {
                   "vector-add", "--n", "1000,2000,3000"},
                  60s);
   EXPECT_EQ(run.exit_code, 3) << run.err;
-  EXPECT_THAT(run.err,
-              HasSubstr("1 point: 0 ok, 0 failed verification, 1 failed"));
-  EXPECT_THAT(run.err, HasSubstr("cannot be reached"));
+  // Asking what the server offers, before the first point, finds it gone.
+  EXPECT_THAT(run.err, HasSubstr("cannot reach server at 127.0.0.1:1"));
+}
+
+TEST_F(SweepEndToEnd, AnImpossibleSweepIsRefusedBeforeAnyPointRunsOrAFileIsWritten) {
+  // The CPU backend runs attention in fp32 only.
+  const std::string out = Path("fp16.csv");
+  ProcessResult run = RunProcess(Sweep({"attention", "--seq", "64,128,256", "--heads", "1",
+                                        "--dtype", "fp16", "--variant", "naive,fused",
+                                        "--out", out}),
+                                 120s);
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_THAT(run.err, HasSubstr("3 of the sweep's 3 points cannot run on this server"));
+  EXPECT_THAT(run.err, HasSubstr("seq_len=128"));
+  EXPECT_THAT(run.err, HasSubstr("does not run fp16"));
+  EXPECT_FALSE(std::filesystem::exists(out)) << "a header-only file was left";
+}
+
+TEST_F(SweepEndToEnd, AnOutFileWithOnlyAHeaderIsNoObstacle) {
+  const std::string out = Path("header-only.csv");
+  {
+    ProcessResult header = RunProcess(
+        {KBENCH_CLIENT_BIN, "--server", address(), "--csv", "--quiet", "vector-add", "--n", "64",
+         "--budget-ms", "30"},
+        120s);
+    ASSERT_EQ(header.exit_code, 0) << header.err;
+    std::ofstream(out) << Lines(header.out)[0] << "\n";
+  }
+  ProcessResult run = RunProcess(Sweep(VectorAdd("1000", {"--out", out})), 120s);
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_EQ(Lines(ReadFile(out)).size(), 3u) << ReadFile(out);  // the header, two rows
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "json_format.h"
 #include "proto/ops/registry.h"
 #include "sweep_file.h"
+#include "sweep_preflight.h"
 #include "sweep_progress.h"
 #include "sweep_spec.h"
 #include "sweep_spec_file.h"
@@ -464,6 +465,57 @@ TEST(FormatSweepSummary, SaysHowManyPointsAnInterruptionLeftOut) {
   const std::string text =
       FormatSweepSummary({OutcomeOfReport(ReportOf(points[0], "r0"))}, 0, 3);
   EXPECT_THAT(text, HasSubstr("1 point: 1 ok, 0 failed verification, 0 failed; 3 not run\n"));
+}
+
+// A CPU server's offer: attention with naive (fp32) and fused (fp32, head_dim 64).
+v1::ServerInfo CpuOffer() {
+  v1::ServerInfo info;
+  info.set_backend("cpu");
+  v1::OpInfo* op = info.add_ops();
+  op->set_op("attention");
+  op->add_variants("naive");
+  op->add_variants("fused");
+  op->add_dtypes(v1::DTYPE_FP32);
+  v1::VariantInfo* naive = op->add_variant_details();
+  naive->set_name("naive");
+  naive->add_dtypes(v1::DTYPE_FP32);
+  v1::VariantInfo* fused = op->add_variant_details();
+  fused->set_name("fused");
+  fused->add_dtypes(v1::DTYPE_FP32);
+  fused->add_head_dims(64);
+  return info;
+}
+
+TEST(PreflightSweep, PassesPointsTheServerOffers) {
+  EXPECT_TRUE(PreflightSweep(CpuOffer(), FourPoints({"naive", "fused"})).ok());
+  EXPECT_TRUE(PreflightSweep(CpuOffer(), FourPoints({})).ok());
+}
+
+TEST(PreflightSweep, NamesEachPointThatCannotRunAndWhy) {
+  std::vector<v1::RunRequest> points = FourPoints({"naive", "fused"});
+  points[1].set_dtype(v1::DTYPE_FP16);
+  points[2].mutable_variants()->Set(1, "flash");
+  points[3].mutable_attention()->set_head_dim(128);
+  const absl::Status status = PreflightSweep(CpuOffer(), points);
+  ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(status.message(), HasSubstr("3 of the sweep's 4 points cannot run"));
+  EXPECT_THAT(status.message(), HasSubstr("variant 'naive' does not run fp16 on this cpu server "
+                                          "(it runs fp32)"));
+  EXPECT_THAT(status.message(), HasSubstr("variant 'flash' is not one of this server's attention "
+                                          "variants (naive, fused)"));
+  EXPECT_THAT(status.message(), HasSubstr("variant 'fused' does not run head_dim 128"));
+}
+
+TEST(PreflightSweep, ListsTenPointsAndCountsTheRest) {
+  std::vector<v1::RunRequest> points;
+  for (int i = 0; i < 4; ++i)
+    for (v1::RunRequest point : FourPoints({"naive"})) {
+      point.set_dtype(v1::DTYPE_BF16);
+      points.push_back(point);
+    }
+  const absl::Status status = PreflightSweep(CpuOffer(), points);
+  EXPECT_THAT(status.message(), HasSubstr("16 of the sweep's 16 points"));
+  EXPECT_THAT(status.message(), HasSubstr("  ... and 6 more"));
 }
 
 TEST(FormatEta, ReadsAsSecondsMinutesOrHours) {

@@ -86,6 +86,18 @@ TEST_F(DashboardRolesTest, TheApiAndMetricsNeedATokenButThePageDoesNot) {
   EXPECT_EQ(Get("/", "")->status, 200);
 }
 
+TEST_F(DashboardRolesTest, LiveSaysWhoIsSignedIn) {
+  httplib::Result grace = Get("/api/live", stores_.tokens.grace);
+  ASSERT_TRUE(grace);
+  ASSERT_EQ(grace->status, 200) << grace->body;
+  EXPECT_EQ(Json::parse(grace->body)["user"], "grace");
+  EXPECT_EQ(Json::parse(grace->body)["role"], "instructor");
+  httplib::Result ada = Get("/api/live", stores_.tokens.ada);
+  ASSERT_TRUE(ada);
+  EXPECT_EQ(Json::parse(ada->body)["user"], "ada");
+  EXPECT_EQ(Json::parse(ada->body)["role"], "learner");
+}
+
 TEST_F(DashboardRolesTest, EachRoleSeesWhatItMay) {
   EXPECT_EQ(Learners("/api/runs", stores_.tokens.ada), std::set<std::string>{"ada"});
   EXPECT_EQ(Learners("/api/runs", stores_.tokens.grace), (std::set<std::string>{"ada", "bob"}));

@@ -111,6 +111,8 @@ absl::Status SeedCohort(server::store::RunStore& store) {
        {{"naive", 0.08}, {"vectorized", 0.05}}, 1.6},
       {"c2", "cyd", lab2, "vector_add", v1::RUN_STATUS_OK,
        {{"naive", 0.09}, {"vectorized", 0.06}}, 1.5},
+      // A typo's label that only a refused run carries: no assignment.
+      {"c3", "cyd", "lab1-atention", "attention", v1::RUN_STATUS_REFUSED, {}, 0},
   };
   const v1::DeviceInfo device = TestDevice();
   int64_t unix_ms = kSeedStartUnixMs;

@@ -174,7 +174,12 @@ class Generator {
     const Reflection* r = message.GetReflection();
     if (field->is_repeated()) {
       const size_t count = OneIn(4) ? 1000 : Below(4);
-      for (size_t i = 0; i < count; ++i) AddValue(message, field, depth);
+      for (size_t i = 0; i < count; ++i) {
+        AddValue(message, field, depth);
+        // Past the cut the rest would only cost the fuzzer time (a
+        // thousand 1 MiB strings are a gigabyte).
+        if (i % 16 == 15 && message.ByteSizeLong() > kMaxRequestBytes) break;
+      }
       return;
     }
     switch (field->cpp_type()) {

@@ -232,15 +232,16 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
         });
   server.Get("/api/live", [live, caller](const httplib::Request& request,
                                          httplib::Response& response) {
-    if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
-      return ReplyError(response, who.status());
-    }
+    const absl::StatusOr<auth::Principal> who = caller(request);
+    if (!who.ok()) return ReplyError(response, who.status());
     if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
       return ReplyError(response, only);
     }
     const LiveState state = live();
     ReplyJson(response, 200,
-              {{"version", state.info.version()},
+              {{"user", who->user},  // "" on a server without authentication
+               {"role", std::string(auth::RoleName(who->role))},
+               {"version", state.info.version()},
                {"backend", state.info.backend()},
                {"devices", state.info.devices_size()},
                {"running", state.info.running()},

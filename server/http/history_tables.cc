@@ -54,7 +54,14 @@ Table TallyTable(std::string name, std::string others, const std::map<std::strin
 
 Table LabelsTable(const RunSet& runs) {
   std::map<std::string, Tally> labels;
-  for (const v1::RunRecord& run : runs.runs) labels[run.label()].Count(run, LearnerOf(run));
+  // A label only refused runs carry (a typo, a sweep the server could not
+  // run) names no assignment.
+  std::set<std::string> admitted;
+  for (const v1::RunRecord& run : runs.runs) {
+    labels[run.label()].Count(run, LearnerOf(run));
+    if (run.status() != v1::RUN_STATUS_REFUSED) admitted.insert(run.label());
+  }
+  std::erase_if(labels, [&](const auto& entry) { return admitted.count(entry.first) == 0; });
   return TallyTable("label", "learners", labels, runs.truncated);
 }
 

@@ -133,47 +133,54 @@ window.kbench = window.kbench || {};
     }
   };
 
-  // rows: /api/learner rows with a result. x = time, y = % of ceiling (or
-  // throughput where no ceiling was measured) on a log scale, since one
-  // learner's assignments can sit orders of magnitude apart; one series per
-  // assignment and variant; failed verifications red.
+  // rows: /api/learner rows with a result. x = the problem, in natural
+  // order (n=2000 before n=10000), so a sweep reads against its size; y =
+  // median time on a log scale (every run has one, with or without a
+  // ceiling); one series per assignment and variant; failed verifications
+  // red. The tooltip gives % of ceiling where a ceiling exists, with a
+  // caveat above 100%. Returns whether any result was above its ceiling.
   kbench.historyChart = function (canvas, rows) {
-    const results = rows.filter((r) => r.variant);
-    const byCeiling = results.some((r) => r.percent_of_ceiling != null);
-    const value = (r) => (byCeiling ? r.percent_of_ceiling : r.throughput);
-    const point = (r) => ({x: r.accepted_unix_ms, y: value(r), row: r});
+    const results = rows.filter((r) => r.variant && r.median_ms > 0);
+    const natural = new Intl.Collator(undefined, {numeric: true});
+    const problems = [...new Set(results.map((r) => r.problem))].sort(natural.compare);
+    const point = (r) => ({x: r.problem, y: r.median_ms, row: r});
     const datasets = [];
-    const verified = results.filter((r) => r.verified && value(r) > 0);
-    for (const [series, points] of groupBy(verified, (r) => `${r.label} · ${r.variant}`)) {
+    for (const [series, points] of groupBy(results.filter((r) => r.verified),
+                                           (r) => `${r.label} · ${r.variant}`)) {
       const color = palette[datasets.length % palette.length];
-      datasets.push({label: series, showLine: true, borderWidth: 1, data: points.map(point),
+      datasets.push({label: series, showLine: false, data: points.map(point),
                      backgroundColor: color, borderColor: color});
     }
-    const failed = results.filter((r) => !r.verified && value(r) > 0);
+    const failed = results.filter((r) => !r.verified);
     if (failed.length) {
-      datasets.push({label: 'failed verification', pointStyle: 'crossRot', pointRadius: 7,
-                     data: failed.map(point), borderColor: failedColor,
+      datasets.push({label: 'failed verification', showLine: false, pointStyle: 'crossRot',
+                     pointRadius: 7, data: failed.map(point), borderColor: failedColor,
                      backgroundColor: failedColor});
     }
+    const overCeiling = results.some((r) => r.percent_of_ceiling > 100);
     draw(canvas, {
-      type: 'scatter',
-      data: {datasets},
+      type: 'line',
+      data: {labels: problems, datasets},
       options: {
         scales: {
-          x: {title: {display: true, text: 'accepted'},
-              ticks: {callback: (v) => kbench.time(v), maxTicksLimit: 6}},
-          y: {type: 'logarithmic',
-              title: {display: true, text: byCeiling ? '% of ceiling' : 'throughput'},
+          x: {type: 'category', title: {display: true, text: 'problem'}},
+          y: {type: 'logarithmic', title: {display: true, text: 'median time (ms, log)'},
               ticks: {callback: decades}},
         },
         plugins: {
           tooltip: {callbacks: {label: (item) => {
             const r = item.raw.row;
-            return `${r.label} ${r.variant} ${r.problem} ${r.dtype}: ` +
-                   `${kbench.num(r.median_ms)} ms, ${kbench.num(r.throughput)} ${r.unit}`;
+            let text = `${r.label} ${r.variant} ${r.dtype}: ${kbench.ms(r.median_ms)}, ` +
+                       `${kbench.num(r.throughput)} ${r.unit}`;
+            if (r.percent_of_ceiling != null) {
+              text += `, ${kbench.num(r.percent_of_ceiling)}% of ceiling`;
+              if (r.percent_of_ceiling > 100) text += ' (above it: see the note under the chart)';
+            }
+            return text;
           }}},
         },
       },
     });
+    return overCeiling;
   };
 })();
