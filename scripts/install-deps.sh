@@ -5,7 +5,9 @@
 #
 #   scripts/install-deps.sh          everything: build, tests (PostgreSQL 15,
 #                                    Chromium, GoogleTest, python3-yaml, the
-#                                    openssl CLI for the TLS test's certificates)
+#                                    openssl CLI for the TLS test's certificates,
+#                                    python3-grpcio and python3-protobuf for the
+#                                    Python client's test)
 #   scripts/install-deps.sh build    what the server and client build needs
 #                                    (the container images use this)
 #   scripts/install-deps.sh client   what the client-only build needs
@@ -22,6 +24,7 @@ server=(
 )
 tests=(
   ccache libgtest-dev libgmock-dev postgresql-15 chromium procps python3 python3-yaml openssl
+  python3-grpcio python3-protobuf
 )
 case "$scope" in
   client) packages=("${client[@]}") ;;

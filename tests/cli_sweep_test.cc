@@ -494,7 +494,7 @@ TEST(PreflightSweep, PassesPointsTheServerOffers) {
 TEST(PreflightSweep, NamesEachPointThatCannotRunAndWhy) {
   std::vector<v1::RunRequest> points = FourPoints({"naive", "fused"});
   points[1].set_dtype(v1::DTYPE_FP16);
-  points[2].mutable_variants()->Set(1, "flash");
+  *points[2].mutable_variants(1) = "flash";
   points[3].mutable_attention()->set_head_dim(128);
   const absl::Status status = PreflightSweep(CpuOffer(), points);
   ASSERT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
