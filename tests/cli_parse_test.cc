@@ -792,11 +792,12 @@ TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf33Fields) {
   for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 33u);
   EXPECT_EQ(lines[1].rfind("run-17,vector_add,fp32,1000,,,,,,naive,50,1.5,", 0),
             0u);
-  // The baseline has no speedup; the other row has it, its verdict and the
-  // minimum effect the verdict required.
-  EXPECT_THAT(lines[1], ::testing::EndsWith(",true,,,,,converged,0.95,"));
+  // The baseline has no speedup; the other row has it, its verdict, the
+  // minimum effect the verdict required, the interval's confidence and the
+  // rounds it came from.
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",true,,,,,converged,0.95,,,"));
   EXPECT_THAT(lines[2], ::testing::EndsWith(
-                            ",true,2.31,2.28,2.35,faster,converged,0.95,0.02"));
+                            ",true,2.31,2.28,2.35,faster,converged,0.95,0.02,0.95,50"));
 }
 
 TEST(FormatCsv, LeavesNEmptyForAttentionAndFillsTheShape) {

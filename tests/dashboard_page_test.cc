@@ -171,7 +171,7 @@ TEST_F(DashboardPageTest, AssignmentViewShowsEachLearnersBestAndTheFailures) {
   }
   // ada's best fused median, bob's best naive, the speedups, the failure.
   // Times in the unit that reads best.
-  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.9 ms</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">900 µs</td>"));
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.2 ms</td>"));
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">4.5x</td>"));
   EXPECT_THAT(dom, HasSubstr("Interval (confidence)"));

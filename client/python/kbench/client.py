@@ -222,7 +222,8 @@ class Client:
         """One run per point of the grid `axes` ({field: [values]}, e.g.
         {"seq_len": [512, 1024], "causal": [False, True]}; "dtype" may be an
         axis too) over `op` ("vector_add" or "attention"), each with the
-        options of `run`. Returns the result rows of every point, each with
+        options of `run`; fields on no axis keep the defaults of
+        run_vector_add and run_attention. Returns the result rows of every point, each with
         its run_id, op, dtype and problem fields. A point the server refuses
         raises KbenchError (points before it are returned on the error as
         `.rows`)."""
@@ -239,13 +240,10 @@ class Client:
             run_options = dict(options)
             if "dtype" in point:
                 run_options["dtype"] = point.pop("dtype")
-            request = kbench_pb2.RunRequest()
-            problem = getattr(request, op)
-            problem.SetInParent()
-            for field, value in point.items():
-                setattr(problem, field, value)
+            # Fields not on an axis keep run_vector_add's and run_attention's defaults.
+            runner = {"vector_add": self.run_vector_add, "attention": self.run_attention}[op]
             try:
-                run = self.run(request, **run_options)
+                run = runner(**point, **run_options)
             except KbenchError as e:
                 e.rows = rows
                 raise
