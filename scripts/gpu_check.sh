@@ -63,11 +63,11 @@ build() {
   cmake -S . -B "$dir" -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DCMAKE_BUILD_TYPE=Release
   cmake --build "$dir" -j"${JOBS:-2}" \
-    --target kbench-server kbench-worker kbench kbench_gpu_tests \
+    --target kbench-server kbench-worker kbench-compile kbench kbench_gpu_tests \
     kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
-    "$dir/server/kbench-worker" \
+    "$dir/server/kbench-worker" "$dir/server/kbench-compile" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
     "$dir/tools/bench/kbench_attention_bench"

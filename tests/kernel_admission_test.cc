@@ -1,7 +1,8 @@
 // Admission of learners' kernels (server/run/kernel_admission.h,
 // kernel_includes.h): the limits, the options' allow-list, the #include
-// check, the launch spec against the problem, and the refusal to run a
-// kernel where running is not built (a CPU server: FAILED_PRECONDITION).
+// check, the launch spec against the problem (EvaluateLaunch, the values
+// the worker launches with), admission of a kernel to a run on a CUDA
+// server, and the refusal on a CPU server (FAILED_PRECONDITION).
 #include "server/run/kernel_admission.h"
 
 #include <string>
@@ -144,10 +145,55 @@ TEST(KernelAdmission, RunWithAKernelOnACpuServerNeedsAGpu) {
   EXPECT_THAT(s.message(), AllOf(HasSubstr("needs a GPU"), HasSubstr("kbench compile")));
 }
 
-TEST(KernelAdmission, RunWithAKernelOnAGpuSaysRunningIsNotBuiltYet) {
-  const absl::Status s = Admitted(VectorAddRun(Kernel()), "cuda");
-  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(s.message(), HasSubstr("not built yet"));
+TEST(KernelAdmission, RunWithAKernelOnACudaServerIsAdmittedWithTheKernel) {
+  absl::StatusOr<AdmittedRun> run =
+      Admit(VectorAddRun(Kernel()), CpuLimits(), "cuda", DefaultTiming());
+  ASSERT_TRUE(run.ok()) << run.status();
+  ASSERT_EQ(run->problem.request.kernels_size(), 1);
+  EXPECT_EQ(run->problem.request.kernels(0).name(), "my_add.cu");
+  // Compiled by the worker, not by admission: no LearnerKernel yet, and the
+  // variants are the built-ins.
+  EXPECT_TRUE(run->problem.kernels.empty());
+  EXPECT_EQ(run->problem.VariantCount(), 1u);
+}
+
+TEST(KernelAdmission, LearnerKernelsAreVariantsAfterTheBuiltIns) {
+  absl::StatusOr<AdmittedRun> run =
+      Admit(VectorAddRun(Kernel()), CpuLimits(), "cuda", DefaultTiming());
+  ASSERT_TRUE(run.ok()) << run.status();
+  LearnerKernel kernel;
+  kernel.name = "my_add.cu";
+  run->problem.kernels.push_back(kernel);
+  ASSERT_EQ(run->problem.VariantCount(), 2u);
+  EXPECT_EQ(run->problem.VariantName(0), "naive");
+  EXPECT_EQ(run->problem.VariantName(1), "my_add.cu");
+}
+
+TEST(KernelAdmission, EvaluateLaunchGivesTheValuesTheWorkerLaunchesWith) {
+  v1::KernelSource k = Kernel();
+  k.mutable_launch()->set_grid("min(cdiv(n,1024),65536), 2");
+  k.mutable_launch()->set_block("128,2");
+  k.mutable_launch()->set_shared_memory_bytes("n*4");
+  absl::StatusOr<LaunchValues> v =
+      EvaluateLaunch("kernels[0]", k, *ops::AbiOf("vector_add"), VectorAddRun(k, 5000));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->grid, (std::array<int64_t, 3>{5, 2, 1}));
+  EXPECT_EQ(v->block, (std::array<int64_t, 3>{128, 2, 1}));
+  EXPECT_EQ(v->shared_memory_bytes, 20000);
+
+  v1::RunRequest attention;
+  attention.mutable_attention()->set_batch(2);
+  attention.mutable_attention()->set_heads(3);
+  attention.mutable_attention()->set_seq_len(70);
+  attention.mutable_attention()->set_head_dim(64);
+  k.mutable_launch()->set_grid("cdiv(N,8),B*H");
+  k.mutable_launch()->set_block("256");
+  k.mutable_launch()->set_shared_memory_bytes("128*d");
+  v = EvaluateLaunch("kernels[0]", k, *ops::AbiOf("attention"), attention);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(v->grid, (std::array<int64_t, 3>{9, 6, 1}));
+  EXPECT_EQ(v->block, (std::array<int64_t, 3>{256, 1, 1}));
+  EXPECT_EQ(v->shared_memory_bytes, 8192);
 }
 
 TEST(KernelAdmission, RunLimitsComeBeforeThePrecondition) {
@@ -166,6 +212,10 @@ TEST(KernelAdmission, RunLimitsComeBeforeThePrecondition) {
   r = VectorAddRun(Kernel());
   *r.add_kernels() = Kernel();
   EXPECT_THAT(Admitted(r).message(), HasSubstr("kernels[1].name 'my_add.cu' is named twice"));
+  // The same refusals on a CUDA server, where the kernels would run.
+  EXPECT_THAT(Admitted(VectorAddRun(builtin), "cuda").message(),
+              HasSubstr("built-in variant's name"));
+  EXPECT_THAT(Admitted(r, "cuda").message(), HasSubstr("is named twice"));
 }
 
 TEST(KernelAdmission, LaunchValuesAreCheckedAgainstTheProblem) {
@@ -188,6 +238,7 @@ TEST(KernelAdmission, LaunchValuesAreCheckedAgainstTheProblem) {
   k.mutable_launch()->set_shared_memory_bytes("1024*1024*1024");
   EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
               HasSubstr("shared_memory_bytes must be from 0 to 232448 for this problem, got 1073741824"));
+  EXPECT_EQ(Admitted(VectorAddRun(k), "cuda").code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(KernelAdmission, TheOpSpecificRpcsCarryKernelsToAdmission) {

@@ -107,6 +107,23 @@ TEST(KernelCompile, AResubmitIsServedFromTheCache) {
   EXPECT_FALSE(other->cached());
 }
 
+TEST(KernelCompile, TheModuleToRunIsTheLinkedCubinAndIsCachedWithTheFacts) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<CompiledKernel> first = compiler.CompileModule(Request(kAdd));
+  ASSERT_TRUE(first.ok()) << first.status();
+  // An ELF image for the architecture, the size the linker reported.
+  ASSERT_GT(first->cubin.size(), 4u);
+  EXPECT_EQ(first->cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_FALSE(first->facts.cached());
+  absl::StatusOr<CompiledKernel> again = compiler.CompileModule(Request(kAdd));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE(again->facts.cached());
+  EXPECT_EQ(again->cubin, first->cubin);
+  // A compile error gives no module.
+  EXPECT_EQ(compiler.CompileModule(Request("this is not C++")).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST(KernelCompile, ACompileErrorComesBackWithTheLogNamingTheFileAndLine) {
   KernelCompiler compiler(Options());
   const std::string source =

@@ -108,7 +108,7 @@ TEST(LinkInfo, TheEntrysFactsAreReadFromNvJitLinksInfoLog) {
 
 TEST(CompileCache, TheLeastRecentlyUsedEntryGoesFirst) {
   CompileCache cache(2);
-  v1::CompileFacts facts;
+  CompiledKernel facts;
   cache.Put("a", facts);
   cache.Put("b", absl::InvalidArgumentError("refused"));
   ASSERT_TRUE(cache.Find("a").has_value());  // a is now the most recent

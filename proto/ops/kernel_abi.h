@@ -24,6 +24,26 @@ struct AbiParameter {
   uint32_t bytes = 0;       // its size in the module's parameter list
 };
 
+// One argument of a learner's kernel's launch, in the ABI's order: one of
+// the workload's device buffers (its inputs in the op's order, then its
+// output: vector_add a b c, attention q k v o), or a scalar of the problem.
+// Its size must be its parameter's (AbiParameter.bytes): a buffer 8, kInt32
+// and kFloat32 4, kInt64 8.
+struct KernelArgument {
+  enum class Kind { kBuffer, kInt32, kInt64, kFloat32 };
+  Kind kind = Kind::kBuffer;
+  int buffer = 0;       // kBuffer: the index into the workload's buffers
+  int64_t integer = 0;  // kInt32, kInt64
+  float real = 0;       // kFloat32
+
+  static KernelArgument Buffer(int index) { return {Kind::kBuffer, index, 0, 0}; }
+  static KernelArgument Int32(int64_t v) { return {Kind::kInt32, 0, v, 0}; }
+  static KernelArgument Int64(int64_t v) { return {Kind::kInt64, 0, v, 0}; }
+  static KernelArgument Float32(float v) { return {Kind::kFloat32, 0, 0, v}; }
+  // Its size in the launch's parameter buffer.
+  uint32_t bytes() const { return kind == Kind::kInt32 || kind == Kind::kFloat32 ? 4 : 8; }
+};
+
 struct KernelAbi {
   std::string op;                      // "vector_add"
   std::vector<AbiParameter> parameters;
@@ -32,6 +52,8 @@ struct KernelAbi {
   std::vector<kernels::DType> dtypes;  // the element types kernels may use
   // The values of `sizes` for the problem of `request` (of this op).
   std::vector<int64_t> (*size_values)(const v1::RunRequest& request) = nullptr;
+  // The launch's arguments for the problem of `request`, one per parameter.
+  std::vector<KernelArgument> (*arguments)(const v1::RunRequest& request) = nullptr;
 
   // "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)".
   std::string Signature() const;

@@ -164,11 +164,12 @@ absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& 
     if (sink.Cancelled()) return absl::CancelledError("run cancelled by the client");
     Log(Name(), ": run ", run_id, "'s stream broke off (", status.error_message(), ")");
   }
-  return WorkerWentAway(generation, run_id, end);
+  return WorkerWentAway(generation, run_id, end, !run.problem.request.kernels().empty());
 }
 
 absl::Status WorkerExecutor::WorkerWentAway(uint64_t generation, const std::string& run_id,
-                                            const std::optional<worker::v1::RunEnd>& end) {
+                                            const std::optional<worker::v1::RunEnd>& end,
+                                            bool learner_kernels) {
   std::unique_lock lock(mu_);
   const auto ended = [&] { return last_ended_ && last_ended_->generation >= generation; };
   if (!cv_.wait_for(lock, kExitWait, ended) && generation_ == generation && process_ &&
@@ -192,8 +193,16 @@ absl::Status WorkerExecutor::WorkerWentAway(uint64_t generation, const std::stri
                         " restarts within ", kRestartWindow.count(),
                         " s): the device is out of service");
   }
+  // A kernel that never returns can only be stopped by killing the process
+  // that launched it: the learner is told that is what happened.
+  const std::string stopped =
+      e.stalled && learner_kernels
+          ? absl::StrCat("; the learner's kernel was stopped: a kernel that does not return "
+                         "within ", limits_.max_stall_seconds(),
+                         " s (Limits.max_stall_seconds) is stopped by killing its worker")
+          : "";
   return absl::InternalError(
-      absl::StrCat(Name(), " ", what, " during run ", run_id, "; ", then));
+      absl::StrCat(Name(), " ", what, " during run ", run_id, "; ", then, stopped));
 }
 
 void WorkerExecutor::Supervise() {
@@ -237,6 +246,7 @@ void WorkerExecutor::Supervise() {
 absl::Status WorkerExecutor::StartWorker(std::unique_lock<std::mutex>& lock) {
   ++generation_;
   kill_reason_.clear();
+  stalled_ = false;
   std::vector<std::string> argv = {
       options_.worker_binary, "--backend", options_.backend,
       "--device", absl::StrCat(options_.device_index), "--socket", options_.socket_path,
@@ -304,6 +314,7 @@ void WorkerExecutor::Watch(std::unique_lock<std::mutex>& lock) {
     if (kill_reason_.empty() && stall_s > 0 &&
         Clock::now() - active_->last_heard > std::chrono::duration<double>(stall_s)) {
       kill_reason_ = absl::StrCat("made no progress for ", stall_s, " s");
+      stalled_ = true;
       Log(Name(), " (pid ", process_->pid(), ") ", kill_reason_, "; killing it");
       process_->Signal(SIGKILL);
     }
@@ -332,6 +343,7 @@ bool WorkerExecutor::RecordEnd(std::unique_lock<std::mutex>&) {
   Ended ended;
   ended.generation = generation_;
   ended.killed = !kill_reason_.empty();
+  ended.stalled = stalled_;
   ended.what = ended.killed ? kill_reason_ : DescribeExit(status);
   const auto now = Clock::now();
   while (!recent_restarts_.empty() && now - recent_restarts_.front() > kRestartWindow)

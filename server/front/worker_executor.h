@@ -100,6 +100,7 @@ class WorkerExecutor final : public Executor {
     uint64_t generation = 0;
     std::string what;  // "exited on signal 9 (SIGKILL)", "made no progress for 5 s"
     bool killed = false;  // by the supervisor
+    bool stalled = false;  // killed for making no progress (max_stall_seconds)
     bool restarting = false;
   };
   struct ActiveRun {
@@ -125,9 +126,11 @@ class WorkerExecutor final : public Executor {
   // SIGTERM, SIGKILL after kTerminateGrace, reap; requires mu_ not held.
   void Terminate(Subprocess& process);
   void NotifyListener(std::unique_lock<std::mutex>& lock);
-  // The error of a run whose worker went away.
+  // The error of a run whose worker went away; `learner_kernels`: the run
+  // had learners' kernels, so a stall says their kernel was stopped.
   absl::Status WorkerWentAway(uint64_t generation, const std::string& run_id,
-                              const std::optional<worker::v1::RunEnd>& end);
+                              const std::optional<worker::v1::RunEnd>& end,
+                              bool learner_kernels);
   std::string Name() const;
 
   WorkerOptions options_;
@@ -148,6 +151,7 @@ class WorkerExecutor final : public Executor {
   std::unique_ptr<Subprocess> process_;
   std::shared_ptr<worker::v1::Worker::Stub> stub_;
   std::string kill_reason_;  // set when the supervisor killed the current worker
+  bool stalled_ = false;     // the kill was for making no progress
   std::optional<Ended> last_ended_;
   std::optional<ActiveRun> active_;
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/common/status_macros.h"
+#include "proto/ops/backends.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/launch_expression.h"
 #include "server/run/kernel_includes.h"
@@ -132,14 +133,19 @@ absl::StatusOr<std::vector<int64_t>> Dimensions(
   return values;
 }
 
-absl::Status CheckLaunchValues(const std::string& field, const v1::KernelSource& kernel,
-                               const ops::KernelAbi& abi, const v1::RunRequest& request) {
+}  // namespace
+
+absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
+                                            const v1::KernelSource& kernel,
+                                            const ops::KernelAbi& abi,
+                                            const v1::RunRequest& request) {
   std::vector<ops::LaunchExpression> grid, block, shared;
   KBENCH_RETURN_IF_ERROR(ParseLaunch(field, kernel.launch(), abi, true, &grid, &block, &shared));
   const std::vector<int64_t> sizes = ops::SizeValues(abi, request);
   const std::string prefix = absl::StrCat(field, ".launch.");
-  KBENCH_RETURN_IF_ERROR(
-      Dimensions(prefix + "grid", grid, sizes, {INT32_MAX, 65535, 65535}).status());
+  LaunchValues values;
+  KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> blocks,
+                          Dimensions(prefix + "grid", grid, sizes, {INT32_MAX, 65535, 65535}));
   KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> threads,
                           Dimensions(prefix + "block", block, sizes, {1024, 1024, 64}));
   int64_t total = 1;
@@ -148,6 +154,8 @@ absl::Status CheckLaunchValues(const std::string& field, const v1::KernelSource&
     return absl::InvalidArgumentError(absl::StrCat(prefix, "block: at most ",
                                                    kMaxThreadsPerBlock,
                                                    " threads per block, got ", total));
+  std::copy(blocks.begin(), blocks.end(), values.grid.begin());
+  std::copy(threads.begin(), threads.end(), values.block.begin());
   if (!shared.empty()) {
     absl::StatusOr<int64_t> bytes = shared.front().Evaluate(sizes);
     if (!bytes.ok())
@@ -157,11 +165,11 @@ absl::Status CheckLaunchValues(const std::string& field, const v1::KernelSource&
       return absl::InvalidArgumentError(absl::StrCat(
           prefix, "shared_memory_bytes must be from 0 to ", kMaxDynamicSharedMemoryBytes,
           " for this problem, got ", *bytes));
+    values.shared_memory_bytes = *bytes;
   }
-  return absl::OkStatus();
+  return values;
 }
 
-}  // namespace
 
 absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource& kernel,
                                const ops::KernelAbi& abi, const v1::Limits& limits) {
@@ -233,15 +241,13 @@ absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
       return absl::InvalidArgumentError(
           absl::StrCat(field, ".name '", kernel.name(), "' is named twice"));
     names.push_back(kernel.name());
-    KBENCH_RETURN_IF_ERROR(CheckLaunchValues(field, kernel, *abi, request));
+    KBENCH_RETURN_IF_ERROR(EvaluateLaunch(field, kernel, *abi, request).status());
   }
-  if (backend == "cpu")
-    return absl::FailedPreconditionError(
-        "kernels: running a learner's kernel needs a GPU, and this server's backend is cpu; "
-        "`kbench compile` (CompileKernel) checks a kernel without running it");
-  return absl::FailedPreconditionError(
-      "kernels: running learners' kernels on the GPU is not built yet; `kbench compile` "
-      "(CompileKernel) checks a kernel without running it");
+  if (backend != ops::kCudaBackend)
+    return absl::FailedPreconditionError(absl::StrCat(
+        "kernels: running a learner's kernel needs a GPU, and this server's backend is ",
+        std::string(backend), "; `kbench compile` (CompileKernel) checks a kernel without running it"));
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::server

@@ -8,11 +8,13 @@
 // Pure functions of the request and the limits.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
 #include "proto/ops/kernel_abi.h"
 #include "proto/ops/op.h"
@@ -42,12 +44,30 @@ absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource&
 absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request,
                                  const v1::Limits& limits);
 
+// A kernel's launch spec evaluated for the problem of `request`: grid and
+// block (x, y, z; 1 where not given), dynamic shared memory bytes.
+struct LaunchValues {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  int64_t shared_memory_bytes = 0;
+};
+
+// Evaluates `kernel`'s launch spec (grid and block required) for the
+// problem of `request` and checks the values against the bounds every CUDA
+// device shares: grid x 1 to 2^31 - 1, y and z 1 to 65535; block x and y 1
+// to 1024, z 1 to 64, at most kMaxThreadsPerBlock threads; dynamic shared
+// memory 0 to kMaxDynamicSharedMemoryBytes. Admission and the worker (which
+// launches with these values) both call it.
+absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
+                                            const v1::KernelSource& kernel,
+                                            const ops::KernelAbi& abi,
+                                            const v1::RunRequest& request);
+
 // A run's kernels: at most Limits.max_kernels, each CheckKernelSource, a
-// launch spec whose values fit the problem (grid and block required),
-// names unique and none a built-in variant's. Then, since running a
-// learner's kernel is not built yet, FAILED_PRECONDITION: on a "cpu"
-// backend saying running needs a GPU, on a GPU saying it is not built.
-// OK when the request has no kernels.
+// launch spec whose values fit the problem (EvaluateLaunch), names unique
+// and none a built-in variant's. Then, on a backend other than cuda,
+// FAILED_PRECONDITION saying running needs a GPU. OK when the request has
+// no kernels, or on a cuda backend (the worker compiles and runs them).
 absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
                           const v1::Limits& limits, std::string_view backend);
 

@@ -4,6 +4,7 @@
 // the resolved request, and read by the runner and the backends.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,6 +15,22 @@
 
 namespace kbench::server {
 
+// A learner's kernel of the run (RunRequest.kernels), compiled by the
+// worker (server/worker/compile/) for its device and run by the backend as
+// a variant after the built-ins, named by KernelSource.name. Its launch
+// spec is evaluated for the problem (launch_expression.h) and within the
+// bounds every CUDA device shares (kernel_admission.h); the device checks
+// its own limits before it launches.
+struct LearnerKernel {
+  std::string name;   // KernelSource.name
+  std::string entry;  // the extern "C" __global__ function
+  std::string cubin;  // the linked module, for the device's architecture
+  v1::CompileFacts facts;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> block{1, 1, 1};
+  int64_t shared_memory_bytes = 0;  // dynamic
+};
+
 struct Problem {
   const ops::Op* op = nullptr;
   // The request as admitted: its seed is set (never 0).
@@ -21,8 +38,16 @@ struct Problem {
   kernels::DType dtype = kernels::DType::kFp32;
   // The variants to run, baseline first: VariantSpec ids of `op`.
   std::vector<int> variants;
+  // The learner's kernels, variants after the built-ins: variant i >=
+  // variants.size() is kernels[i - variants.size()]. Filled by the worker
+  // once it compiled them (LocalExecutor::Execute); empty before.
+  std::vector<LearnerKernel> kernels;
 
-  const std::string& VariantName(size_t i) const { return op->variants()[variants[i]].name; }
+  size_t VariantCount() const { return variants.size() + kernels.size(); }
+  const std::string& VariantName(size_t i) const {
+    return i < variants.size() ? op->variants()[variants[i]].name
+                               : kernels[i - variants.size()].name;
+  }
 };
 
 // Timing options with every default applied and every limit checked.

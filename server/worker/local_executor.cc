@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "kernels/common/status_macros.h"
+#include "server/worker/learner_kernels.h"
 #include "server/worker/runner.h"
 
 namespace kbench::server {
@@ -31,7 +33,17 @@ bool LocalExecutor::Failed() const { return !device_->Healthy(); }
 absl::Status LocalExecutor::Execute(const AdmittedRun& run, const std::string& run_id,
                                     RunSink& sink) {
   const bool was_healthy = device_->Healthy();
-  absl::Status status = RunJob(*device_, run, run_id, sink);
+  // Learners' kernels are compiled (or found in the cache) before the run
+  // starts, and run as variants after the built-ins.
+  AdmittedRun with_kernels;
+  const AdmittedRun* to_run = &run;
+  if (!run.problem.request.kernels().empty() && run.problem.kernels.empty()) {
+    with_kernels = run;
+    KBENCH_ASSIGN_OR_RETURN(with_kernels.problem.kernels,
+                            CompileLearnerKernels(run.problem, compiler_));
+    to_run = &with_kernels;
+  }
+  absl::Status status = RunJob(*device_, *to_run, run_id, sink);
   if (was_healthy && !device_->Healthy() && changed_) changed_();
   return status;
 }

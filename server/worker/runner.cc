@@ -100,7 +100,7 @@ class Measurement {
         plan_(run.plan),
         run_id_(run_id),
         sink_(sink),
-        count_(int(problem_.variants.size())),
+        count_(int(problem_.VariantCount())),
         verifier_(problem_.op->MakeVerifier(problem_.request, problem_.dtype)),
         checks_(count_),
         samples_(count_),
@@ -322,7 +322,7 @@ absl::Status RunJob(Device& device, const AdmittedRun& run,
   started->set_device(info.name());
   started->set_device_index(info.index());
   started->set_seed(run.problem.request.seed());
-  for (size_t v = 0; v < run.problem.variants.size(); ++v)
+  for (size_t v = 0; v < run.problem.VariantCount(); ++v)
     started->add_variants(run.problem.VariantName(v));
   started->set_timing_method(workload->TimingMethod(run.plan.mode));
   started->set_deadline_ms(run.plan.deadline_ms);

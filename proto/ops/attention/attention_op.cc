@@ -20,6 +20,7 @@
 #include "proto/ops/attention/attention_op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include "absl/strings/str_cat.h"
@@ -248,6 +249,20 @@ class Attention final : public Op {
         [](const v1::RunRequest& request) {
           const v1::AttentionProblem& p = request.attention();
           return std::vector<int64_t>{p.batch(), p.heads(), p.seq_len(), p.head_dim()};
+        },
+        [](const v1::RunRequest& request) {
+          const v1::AttentionProblem& p = request.attention();
+          return std::vector<KernelArgument>{
+              KernelArgument::Buffer(0),
+              KernelArgument::Buffer(1),
+              KernelArgument::Buffer(2),
+              KernelArgument::Buffer(3),
+              KernelArgument::Int32(p.batch()),
+              KernelArgument::Int32(p.heads()),
+              KernelArgument::Int32(p.seq_len()),
+              KernelArgument::Int32(p.head_dim()),
+              KernelArgument::Float32(float(1.0 / std::sqrt(double(p.head_dim())))),
+              KernelArgument::Int32(p.causal() ? 1 : 0)};
         }};
     return &abi;
   }

@@ -153,6 +153,11 @@ class VectorAdd final : public Op {
         {DType::kFp32},
         [](const v1::RunRequest& request) {
           return std::vector<int64_t>{int64_t(request.vector_add().n())};
+        },
+        [](const v1::RunRequest& request) {
+          return std::vector<KernelArgument>{
+              KernelArgument::Buffer(0), KernelArgument::Buffer(1), KernelArgument::Buffer(2),
+              KernelArgument::Int64(int64_t(request.vector_add().n()))};
         }};
     return &abi;
   }

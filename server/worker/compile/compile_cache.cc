@@ -2,7 +2,7 @@
 
 namespace kbench::compile {
 
-std::optional<absl::StatusOr<v1::CompileFacts>> CompileCache::Find(const std::string& key) {
+std::optional<absl::StatusOr<CompiledKernel>> CompileCache::Find(const std::string& key) {
   std::lock_guard lock(mu_);
   const auto it = index_.find(key);
   if (it == index_.end()) return std::nullopt;
@@ -10,7 +10,7 @@ std::optional<absl::StatusOr<v1::CompileFacts>> CompileCache::Find(const std::st
   return it->second->second;
 }
 
-void CompileCache::Put(const std::string& key, absl::StatusOr<v1::CompileFacts> result) {
+void CompileCache::Put(const std::string& key, absl::StatusOr<CompiledKernel> result) {
   std::lock_guard lock(mu_);
   if (capacity_ == 0) return;
   if (const auto it = index_.find(key); it != index_.end()) {

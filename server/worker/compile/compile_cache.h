@@ -22,15 +22,22 @@
 
 namespace kbench::compile {
 
+// What a compile gives: the facts the learner sees, and the linked cubin
+// the worker loads to run the kernel.
+struct CompiledKernel {
+  v1::CompileFacts facts;
+  std::string cubin;
+};
+
 class CompileCache {
  public:
   explicit CompileCache(size_t capacity) : capacity_(capacity) {}
 
-  std::optional<absl::StatusOr<v1::CompileFacts>> Find(const std::string& key);
-  void Put(const std::string& key, absl::StatusOr<v1::CompileFacts> result);
+  std::optional<absl::StatusOr<CompiledKernel>> Find(const std::string& key);
+  void Put(const std::string& key, absl::StatusOr<CompiledKernel> result);
 
  private:
-  using Entry = std::pair<std::string, absl::StatusOr<v1::CompileFacts>>;
+  using Entry = std::pair<std::string, absl::StatusOr<CompiledKernel>>;
   const size_t capacity_;
   std::mutex mu_;
   std::list<Entry> entries_;  // most recently used first

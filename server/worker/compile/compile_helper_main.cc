@@ -10,7 +10,8 @@
 // address space, file size, no core file. Then it reads the CompileJob
 // from the file `job` in its cwd (the sandbox's private directory), runs
 // NVRTC (CUDA C++ to PTX for compute_XY) and nvJitLink (PTX to a cubin for
-// sm_XY, -verbose for the facts), and writes one CompileOutput to stdout.
+// sm_XY, -verbose for the facts), and writes one CompileOutput (the PTX,
+// the facts' log and the cubin) to stdout.
 // NVRTC sees only its own headers and those of the CUDA toolkit this was
 // built with; the worker's admission has already refused any other
 // #include. Exit statuses: compile_sandbox.h.
@@ -146,6 +147,10 @@ void Link(const worker::v1::CompileJob& job, const std::string& ptx,
     size_t cubin = 0;
     nvJitLinkGetLinkedCubinSize(handle, &cubin);
     out.set_cubin_bytes(cubin);
+    std::string image(cubin, '\0');
+    if (cubin > 0 && nvJitLinkGetLinkedCubin(handle, image.data()) != NVJITLINK_SUCCESS)
+      Fail("nvJitLinkGetLinkedCubin failed");
+    out.set_cubin(std::move(image));
     out.set_ok(true);
   }
   nvJitLinkDestroy(&handle);

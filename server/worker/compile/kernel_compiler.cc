@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "kernels/common/status_macros.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/kernel_abi.h"
 #include "server/worker/compile/link_info.h"
@@ -107,18 +108,24 @@ KernelCompiler::KernelCompiler(CompilerOptions options)
 
 absl::StatusOr<v1::CompileFacts> KernelCompiler::Compile(
     const v1::CompileKernelRequest& request) {
+  KBENCH_ASSIGN_OR_RETURN(CompiledKernel compiled, CompileModule(request));
+  return std::move(compiled.facts);
+}
+
+absl::StatusOr<CompiledKernel> KernelCompiler::CompileModule(
+    const v1::CompileKernelRequest& request) {
   const std::string key = CacheKey(request, options_.arch);
-  if (std::optional<absl::StatusOr<v1::CompileFacts>> hit = cache_.Find(key)) {
-    if (hit->ok()) (*hit)->set_cached(true);
+  if (std::optional<absl::StatusOr<CompiledKernel>> hit = cache_.Find(key)) {
+    if (hit->ok()) (*hit)->facts.set_cached(true);
     return *std::move(hit);
   }
-  absl::StatusOr<v1::CompileFacts> result = CompileUncached(request);
+  absl::StatusOr<CompiledKernel> result = CompileUncached(request);
   if (result.ok() || result.status().code() == absl::StatusCode::kInvalidArgument)
     cache_.Put(key, result);
   return result;
 }
 
-absl::StatusOr<v1::CompileFacts> KernelCompiler::CompileUncached(
+absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
     const v1::CompileKernelRequest& request) {
   if (!Executable(options_.helper))
     return absl::FailedPreconditionError(absl::StrCat(
@@ -157,14 +164,16 @@ absl::StatusOr<v1::CompileFacts> KernelCompiler::CompileUncached(
   if (absl::Status abi_ok = CheckEntryAbi(*entries, kernel.entry(), *abi); !abi_ok.ok())
     return abi_ok;
 
-  v1::CompileFacts facts;
+  CompiledKernel compiled;
+  compiled.cubin = output->cubin();
+  v1::CompileFacts& facts = compiled.facts;
   facts.set_arch(options_.arch);
   facts.set_entry(kernel.entry());
   ReadLinkInfo(output->link_info(), kernel.entry(), facts);
   facts.set_log(Bounded(output->log()));
   facts.set_compile_ms(ms);
   facts.set_source_sha256(Sha256Hex(kernel.source()));
-  return facts;
+  return compiled;
 }
 
 }  // namespace kbench::compile

@@ -53,11 +53,14 @@ class KernelCompiler {
   // FAILED_PRECONDITION when the build has no compile helper (no CUDA
   // toolkit) or it is missing.
   absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request);
+  // The same, with the linked cubin the worker loads to run the kernel
+  // (from the same cache).
+  absl::StatusOr<CompiledKernel> CompileModule(const v1::CompileKernelRequest& request);
 
   const std::string& arch() const { return options_.arch; }
 
  private:
-  absl::StatusOr<v1::CompileFacts> CompileUncached(const v1::CompileKernelRequest& request);
+  absl::StatusOr<CompiledKernel> CompileUncached(const v1::CompileKernelRequest& request);
 
   const CompilerOptions options_;
   CompileCache cache_;

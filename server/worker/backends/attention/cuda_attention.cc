@@ -59,11 +59,16 @@ class CudaAttention final : public CudaWorkload {
         fused_workspace_(std::move(fused_workspace)),
         cublas_(std::move(cublas)) {}
 
-  std::string VariantConfig(int variant) const override {
+  std::string BuiltinConfig(int variant) const override {
     return variants_.at(variant) == ops::kAttentionFused ? fused_plan_.description : "";
   }
 
  private:
+  // The ABI's buffers (proto/ops/attention/attention_op.cc): q, k, v, o.
+  std::vector<void*> KernelBuffers() const override {
+    return {q_.get(), k_.get(), v_.get(), output()};
+  }
+
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == ops::kAttentionFused) {
       const kernels::cuda::AttentionTensors tensors{
@@ -97,7 +102,7 @@ class CudaAttention final : public CudaWorkload {
   cuda::CublasHandle cublas_;
 };
 
-absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<DeviceContext> context,
+absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
                                                   const Problem& problem) {
   const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
   const uint64_t seed = problem.request.seed();

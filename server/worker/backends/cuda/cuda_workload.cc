@@ -30,9 +30,45 @@ absl::Status CudaWorkload::PoisonOutput() {
   });
 }
 
+absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
+  builtins_ = int(problem.variants.size());
+  if (problem.kernels.empty()) return absl::OkStatus();
+  const ops::KernelAbi* abi = problem.op->kernel_abi();
+  const std::vector<void*> buffers = KernelBuffers();
+  if (abi == nullptr || buffers.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "kernels: this CUDA workload of ", std::string(problem.op->name()),
+        " runs no learners' kernels"));
+  return Guarded([&]() -> absl::Status {
+    for (size_t i = 0; i < problem.kernels.size(); ++i) {
+      const LearnerKernel& kernel = problem.kernels[i];
+      KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<ops::KernelArgumentPack> arguments,
+                              ops::KernelArgumentPack::Make(*abi, problem.request, buffers));
+      KBENCH_ASSIGN_OR_RETURN(
+          std::unique_ptr<LearnerLaunch> launch,
+          LearnerLaunch::Load(absl::StrCat("kernels[", i, "] '", kernel.name, "'"), kernel,
+                              context_->ordinal, std::move(arguments)));
+      learners_.push_back(std::move(launch));
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status CudaWorkload::EnqueueVariant(int variant, cudaStream_t stream) {
+  if (variant >= builtins_ && variant - builtins_ < int(learners_.size()))
+    return learners_[size_t(variant - builtins_)]->Enqueue(stream);
+  return Enqueue(variant, stream);
+}
+
+std::string CudaWorkload::VariantConfig(int variant) const {
+  if (variant >= builtins_ && variant - builtins_ < int(learners_.size()))
+    return learners_[size_t(variant - builtins_)]->Config();
+  return BuiltinConfig(variant);
+}
+
 absl::Status CudaWorkload::Run(int variant) {
   return Guarded([&]() -> absl::Status {
-    KBENCH_RETURN_IF_ERROR(Enqueue(variant, stream()));
+    KBENCH_RETURN_IF_ERROR(EnqueueVariant(variant, stream()));
     return context_->stream.Synchronize();
   });
 }
@@ -40,7 +76,7 @@ absl::Status CudaWorkload::Run(int variant) {
 absl::StatusOr<double> CudaWorkload::TimeSample(int variant,
                                                 v1::TimingMode mode) {
   KBENCH_RETURN_IF_ERROR(context_->Enter());
-  auto enqueue = [&](cudaStream_t s) { return Enqueue(variant, s); };
+  auto enqueue = [&](cudaStream_t s) { return EnqueueVariant(variant, s); };
   return context_->Track(mode == v1::TIMING_MODE_HOT
                              ? timer_.Hot(variant, enqueue)
                              : timer_.Cold(enqueue));

@@ -13,6 +13,11 @@
 //   Read: a range of the output or the reference, converted to float.
 // Every call enters the device first and passes its status to
 // DeviceContext::Track, so a sticky CUDA error marks the device unhealthy.
+// Learners' kernels (Problem::kernels) are variants after the built-ins:
+// LoadKernels loads each (learner_launch.h) with its arguments bound to
+// the buffers the op's workload names (KernelBuffers); Run and TimeSample
+// launch them as they do a built-in, so they are poisoned, verified and
+// timed alike.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +28,7 @@
 
 #include "kernels/dtype.h"
 #include "server/worker/backends/cuda/device_context.h"
+#include "server/worker/backends/cuda/learner_launch.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
 #include "server/worker/device.h"
@@ -44,8 +50,22 @@ class CudaWorkload : public Workload {
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
   absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+  // A built-in's BuiltinConfig; a learner's kernel's launch facts.
+  std::string VariantConfig(int variant) const final;
+
+  // Loads `problem`'s learners' kernels, the variants after its built-ins;
+  // INVALID_ARGUMENT for a launch over the device's limits
+  // (learner_launch.h). Call once, after the op's Prepare.
+  absl::Status LoadKernels(const Problem& problem);
 
  protected:
+  // The buffers a learner's kernel is given (proto/ops/kernel_abi.h
+  // KernelArgument::Buffer): the op's inputs in its order, then the
+  // output. Empty: this workload runs no learners' kernels.
+  virtual std::vector<void*> KernelBuffers() const { return {}; }
+  // How built-in `variant` is launched for this problem, when it chooses a
+  // configuration by the shape; empty otherwise.
+  virtual std::string BuiltinConfig(int /*variant*/) const { return ""; }
   // Enqueues one run of `variant` (a position in Problem::variants) on
   // `stream` without waiting. Not const: it may bind a cuBLAS handle.
   virtual absl::Status Enqueue(int variant, cudaStream_t stream) = 0;
@@ -64,6 +84,8 @@ class CudaWorkload : public Workload {
   }
   // Makes the reference on first use; call inside Guarded.
   absl::Status EnsureReference();
+  // Enqueue for a built-in, the learner's launch for a kernel.
+  absl::Status EnqueueVariant(int variant, cudaStream_t stream);
 
   std::shared_ptr<DeviceContext> context_;
   const kernels::DType dtype_;
@@ -72,6 +94,9 @@ class CudaWorkload : public Workload {
   cuda::DeviceBuffer reference_;  // empty until first needed
   cuda::DeviceBuffer partials_;
   cuda::SampleTimer timer_;
+  // Problem::variants.size(): variants from here on are learners' kernels.
+  int builtins_ = 0;
+  std::vector<std::unique_ptr<LearnerLaunch>> learners_;
 };
 
 }  // namespace kbench::server::cuda_backend

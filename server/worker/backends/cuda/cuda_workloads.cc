@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "server/worker/backends/attention/cuda_attention.h"
 #include "server/worker/backends/vector_add/cuda_vector_add.h"
 
@@ -18,7 +19,12 @@ const std::vector<CudaOpWorkload>& CudaOpWorkloads() {
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaWorkload(
     std::shared_ptr<DeviceContext> context, const Problem& problem) {
   for (const CudaOpWorkload& workload : CudaOpWorkloads())
-    if (workload.op == problem.op) return workload.prepare(std::move(context), problem);
+    if (workload.op == problem.op) {
+      KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<CudaWorkload> prepared,
+                              workload.prepare(std::move(context), problem));
+      KBENCH_RETURN_IF_ERROR(prepared->LoadKernels(problem));
+      return prepared;
+    }
   return absl::InvalidArgumentError(
       absl::StrCat(std::string(problem.op->name()), " does not run on the CUDA backend"));
 }

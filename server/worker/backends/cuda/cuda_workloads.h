@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "proto/ops/op.h"
+#include "server/worker/backends/cuda/cuda_workload.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/device.h"
 
@@ -21,15 +22,16 @@ struct CudaOpWorkload {
   // The workload of a problem of `op`, inputs filled from the seed on the
   // device; RESOURCE_EXHAUSTED (naming the bytes) when the device lacks the
   // memory.
-  absl::StatusOr<std::unique_ptr<Workload>> (*prepare)(
+  absl::StatusOr<std::unique_ptr<CudaWorkload>> (*prepare)(
       std::shared_ptr<DeviceContext> context, const Problem& problem) = nullptr;
 };
 
 // Every op the CUDA backend runs.
 const std::vector<CudaOpWorkload>& CudaOpWorkloads();
 
-// The workload of `problem`'s op; INVALID_ARGUMENT for an op this backend
-// does not run.
+// The workload of `problem`'s op, with its learners' kernels loaded
+// (CudaWorkload::LoadKernels); INVALID_ARGUMENT for an op this backend
+// does not run, or a kernel's launch over the device's limits.
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaWorkload(
     std::shared_ptr<DeviceContext> context, const Problem& problem);
 

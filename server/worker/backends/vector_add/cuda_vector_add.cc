@@ -50,6 +50,11 @@ class CudaVectorAdd final : public CudaWorkload {
     return absl::OkStatus();
   }
 
+  // The ABI's buffers (proto/ops/vector_add/vector_add_op.cc): a, b, c.
+  std::vector<void*> KernelBuffers() const override {
+    return {a_.get(), b_.get(), output()};
+  }
+
   absl::Status EnqueueReference(float* ref, cudaStream_t stream) override {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddReference(
         kernels::DType::kFp32, a_.get(), b_.get(), ref, n_, stream));
@@ -61,7 +66,7 @@ class CudaVectorAdd final : public CudaWorkload {
   cuda::DeviceBuffer a_, b_;
 };
 
-absl::StatusOr<std::unique_ptr<Workload>> Prepare(std::shared_ptr<DeviceContext> context,
+absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
                                                   const Problem& problem) {
   const int64_t n = int64_t(problem.request.vector_add().n());
   const uint64_t seed = problem.request.seed();

@@ -1,0 +1,96 @@
+#include "server/worker/backends/cuda/learner_launch.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
+
+namespace kbench::server::cuda_backend {
+namespace {
+
+// Dynamic shared memory a block gets without opting in.
+constexpr int kDefaultDynamicSharedBytes = 48 * 1024;
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
+    const std::string& field, const LearnerKernel& kernel, int ordinal,
+    std::unique_ptr<ops::KernelArgumentPack> arguments) {
+  KBENCH_ASSIGN_OR_RETURN(const DriverApi* api, GetDriverApi());
+  std::unique_ptr<LearnerLaunch> launch(new LearnerLaunch());
+  launch->api_ = api;
+  launch->arguments_ = std::move(arguments);
+  KBENCH_CU_RETURN_IF_ERROR(*api, api->cuModuleLoadData(&launch->module_, kernel.cubin.data()));
+  KBENCH_CU_RETURN_IF_ERROR(*api, api->cuModuleGetFunction(&launch->function_, launch->module_,
+                                                           kernel.entry.c_str()));
+  const CUfunction f = launch->function_;
+  int max_threads = 0, registers = 0, static_shared = 0;
+  KBENCH_CU_RETURN_IF_ERROR(
+      *api, api->cuFuncGetAttribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f));
+  KBENCH_CU_RETURN_IF_ERROR(*api,
+                            api->cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
+  KBENCH_CU_RETURN_IF_ERROR(
+      *api, api->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
+
+  int64_t threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    launch->grid_[i] = unsigned(kernel.grid[size_t(i)]);
+    launch->block_[i] = unsigned(kernel.block[size_t(i)]);
+    threads *= kernel.block[size_t(i)];
+  }
+  if (threads > max_threads)
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": launch.block has ", threads, " threads per block; its entry '", kernel.entry,
+        "' takes at most ", max_threads,
+        " on this device (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, set by its __launch_bounds__ "
+        "or its ", registers, " registers per thread)"));
+
+  int optin = 0, threads_per_sm = 0;
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, ordinal));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
+  const int64_t dynamic = kernel.shared_memory_bytes;
+  if (dynamic + static_shared > optin)
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": launch.shared_memory_bytes ", dynamic, " plus the kernel's ", static_shared,
+        " bytes of static shared memory is more than this device's ", optin,
+        " bytes per block (cudaDevAttrMaxSharedMemoryPerBlockOptin)"));
+  if (dynamic > kDefaultDynamicSharedBytes)
+    KBENCH_CU_RETURN_IF_ERROR(
+        *api, api->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      int(dynamic)));
+  launch->shared_bytes_ = unsigned(dynamic);
+
+  int blocks_per_sm = 0;
+  KBENCH_CU_RETURN_IF_ERROR(*api, api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                                      &blocks_per_sm, f, int(threads), size_t(dynamic)));
+  const int64_t warps = (threads + 31) / 32;
+  const double occupancy =
+      threads_per_sm > 0 ? double(blocks_per_sm * warps * 32) / double(threads_per_sm) : 0;
+  launch->config_ = absl::StrFormat(
+      "grid %ux%ux%u block %ux%ux%u smem %d B; %d registers, %d B static smem; "
+      "occupancy %.0f%% (%d blocks/SM)",
+      launch->grid_[0], launch->grid_[1], launch->grid_[2], launch->block_[0],
+      launch->block_[1], launch->block_[2], int(dynamic), registers, static_shared,
+      occupancy * 100, blocks_per_sm);
+  return launch;
+}
+
+LearnerLaunch::~LearnerLaunch() {
+  // After a sticky error the context is gone and so is the module: the
+  // error is ignored.
+  if (module_ != nullptr) api_->cuModuleUnload(module_);
+}
+
+absl::Status LearnerLaunch::Enqueue(cudaStream_t stream) {
+  KBENCH_CU_RETURN_IF_ERROR(
+      *api_, api_->cuLaunchKernel(function_, grid_[0], grid_[1], grid_[2], block_[0], block_[1],
+                                  block_[2], shared_bytes_, reinterpret_cast<CUstream>(stream),
+                                  arguments_->Params(), nullptr));
+  return absl::OkStatus();
+}
+
+}  // namespace kbench::server::cuda_backend

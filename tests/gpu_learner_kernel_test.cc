@@ -1,0 +1,276 @@
+// Learners' kernels run on a real CUDA device: each compiled by the
+// worker's compiler (kbench-compile: NVRTC, nvJitLink) and run by the
+// runner as a variant after the built-ins, poisoned, verified by the op's
+// verifier and timed in the same rounds. The starter kernels of
+// docs/examples/kernels verify; a kernel that writes nothing or wrong
+// values fails verification; a launch over the function's or the device's
+// limits is INVALID_ARGUMENT before anything runs; an illegal address ends
+// its run with the CUDA error and leaves the device unhealthy (in a child
+// process: the context is lost for good). Skipped where no CUDA device is
+// present.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kernels/common/status_macros.h"
+#include "server/worker/compile/kernel_compiler.h"
+#include "server/worker/learner_kernels.h"
+#include "server/worker/runner.h"
+#include "tests/cuda_device_test.h"
+#include "tests/recording_sink.h"
+
+namespace kbench::server {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string HelperPath() {
+  const std::string beside = compile::DefaultCompileHelper();
+  if (access(beside.c_str(), X_OK) == 0) return beside;
+  return KBENCH_COMPILE_HELPER;
+}
+
+compile::KernelCompiler& Compiler() {
+  static compile::KernelCompiler compiler([] {
+    compile::CompilerOptions options;
+    options.helper = HelperPath();
+    return options;
+  }());
+  return compiler;
+}
+
+// A starter of docs/examples/kernels, from the working directory (the
+// repository's root on the device machine) or the source tree.
+std::string ReadStarter(const std::string& file) {
+  for (const std::string& dir : {std::string("docs/examples/kernels/"),
+                                 std::string(KBENCH_SOURCE_DIR) + "/docs/examples/kernels/"}) {
+    std::ifstream in(dir + file);
+    if (!in) continue;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+  ADD_FAILURE() << "starter " << file << " not found";
+  return "";
+}
+
+v1::KernelSource Kernel(const std::string& name, const std::string& entry, std::string source,
+                        const std::string& grid, const std::string& block,
+                        const std::string& smem = "") {
+  v1::KernelSource k;
+  k.set_name(name);
+  k.set_language(v1::KERNEL_LANGUAGE_CUDA_CPP);
+  k.set_source(std::move(source));
+  k.set_entry(entry);
+  k.mutable_launch()->set_grid(grid);
+  k.mutable_launch()->set_block(block);
+  k.mutable_launch()->set_shared_memory_bytes(smem);
+  return k;
+}
+
+// The launch specs are the starters' own `// kbench:` lines.
+v1::KernelSource VectorAddNaive() {
+  return Kernel("vector_add_naive.cu", "vector_add_naive", ReadStarter("vector_add_naive.cu"),
+                "cdiv(n,256)", "256");
+}
+v1::KernelSource VectorAddVectorized() {
+  return Kernel("vector_add_vectorized.cu", "vector_add_vectorized",
+                ReadStarter("vector_add_vectorized.cu"), "min(cdiv(n,1024),65536)", "256");
+}
+
+class LearnerKernels : public CudaDeviceTest {
+ protected:
+  // Compiles `kernels` into `problem` as the worker does, and runs it.
+  static absl::Status Run(Problem problem, const std::vector<v1::KernelSource>& kernels,
+                          testing::RecordingSink& sink, TimingPlan plan = ShortPlan()) {
+    for (const v1::KernelSource& k : kernels) *problem.request.add_kernels() = k;
+    KBENCH_ASSIGN_OR_RETURN(problem.kernels, CompileLearnerKernels(problem, Compiler()));
+    AdmittedRun run;
+    run.problem = std::move(problem);
+    run.plan = plan;
+    return RunJob(*device_, run, "learner-run", sink);
+  }
+
+  static std::map<std::string, v1::VariantResult> Results(const testing::RecordingSink& sink) {
+    std::map<std::string, v1::VariantResult> results;
+    for (const v1::RunEvent& event : sink.events())
+      if (event.has_variant_result())
+        results[event.variant_result().variant()] = event.variant_result();
+    return results;
+  }
+};
+
+TEST_F(LearnerKernels, VectorAddStartersVerifyBesideTheBuiltIns) {
+  testing::RecordingSink sink;
+  const absl::Status status = Run(MakeVectorAddProblem((int64_t(1) << 20) + 3, 7),
+                                  {VectorAddNaive(), VectorAddVectorized()}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const std::vector<v1::RunEvent> events = sink.events();
+  ASSERT_TRUE(events.front().has_started());
+  EXPECT_THAT(std::vector<std::string>(events.front().started().variants().begin(),
+                                       events.front().started().variants().end()),
+              ::testing::ElementsAre("naive", "vectorized", "vector_add_naive.cu",
+                                     "vector_add_vectorized.cu"));
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& [name, result] : results) {
+    EXPECT_TRUE(result.verification().passed()) << name << ": " << result.verification().failure();
+    EXPECT_EQ(result.verification().elements_checked(), (uint64_t(1) << 20) + 3) << name;
+    EXPECT_GE(result.stats().samples(), 6u) << name;
+    EXPECT_GT(result.stats().median_ms(), 0) << name;
+  }
+  EXPECT_THAT(results.at("vector_add_naive.cu").config(),
+              AllOf(HasSubstr("grid 4097x1x1 block 256x1x1"), HasSubstr("registers"),
+                    HasSubstr("occupancy")));
+  ASSERT_TRUE(events.back().has_summary());
+  EXPECT_TRUE(events.back().summary().all_verified());
+  ASSERT_EQ(events.back().summary().speedups_size(), 3);
+  EXPECT_EQ(events.back().summary().speedups(2).variant(), "vector_add_vectorized.cu");
+  EXPECT_EQ(events.back().summary().speedups(2).baseline(), "naive");
+  for (const auto& [name, result] : results)
+    std::printf("[ learner  ] vector_add n=2^20+3 %-26s median %.4f ms  %s\n", name.c_str(),
+                result.stats().median_ms(), result.config().c_str());
+}
+
+TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
+  struct Case {
+    kernels::AttentionShape shape;
+    kernels::DType dtype;
+  };
+  auto shape = [](int b, int h, int n, int d, bool causal) {
+    kernels::AttentionShape s;
+    s.batch = b;
+    s.heads = h;
+    s.seq_len = n;
+    s.head_dim = d;
+    s.causal = causal;
+    return s;
+  };
+  for (const Case& c : {Case{shape(1, 2, 70, 64, false), kernels::DType::kFp32},
+                        Case{shape(2, 1, 33, 128, true), kernels::DType::kFp16},
+                        Case{shape(1, 4, 256, 64, true), kernels::DType::kBf16}}) {
+    SCOPED_TRACE(kernels::DTypeName(c.dtype));
+    testing::RecordingSink sink;
+    const absl::Status status = Run(
+        MakeAttentionProblem(c.shape, c.dtype, 11, {ops::kAttentionNaive}),
+        {Kernel("attention_naive.cu", "attention_naive", ReadStarter("attention_naive.cu"),
+                "cdiv(B*H*N,4)", "128"),
+         Kernel("attention_tiled.cu", "attention_tiled", ReadStarter("attention_tiled.cu"),
+                "cdiv(N,8),B*H", "256", "128*d")},
+        sink);
+    ASSERT_TRUE(status.ok()) << status;
+    const auto results = Results(sink);
+    ASSERT_EQ(results.size(), 3u);
+    for (const auto& [name, result] : results) {
+      EXPECT_TRUE(result.verification().passed())
+          << name << ": " << result.verification().failure();
+      std::printf("[ learner  ] attention %s B=%lld H=%lld N=%lld d=%lld%s %-20s median %.4f ms "
+                  "max abs error %.3g  %s\n",
+                  kernels::DTypeName(c.dtype), (long long)c.shape.batch,
+                  (long long)c.shape.heads, (long long)c.shape.seq_len,
+                  (long long)c.shape.head_dim, c.shape.causal ? " causal" : "", name.c_str(),
+                  result.stats().median_ms(), result.verification().max_abs_error(),
+                  result.config().c_str());
+    }
+    EXPECT_TRUE(sink.events().back().summary().all_verified());
+  }
+}
+
+TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {
+  const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
+  testing::RecordingSink sink;
+  const absl::Status status = Run(
+      MakeVectorAddProblem(100000, 3, {ops::kVectorAddNaive}),
+      {Kernel("lazy.cu", "lazy", "extern \"C\" __global__ void lazy" + params + " {}",
+              "cdiv(n,256)", "256"),
+       Kernel("minus.cu", "minus",
+              "extern \"C\" __global__ void minus" + params +
+                  " { long long i = blockIdx.x * 256ll + threadIdx.x;"
+                  " if (i < n) c[i] = a[i] - b[i]; }",
+              "cdiv(n,256)", "256"),
+       // Leaves the last element unwritten.
+       Kernel("short.cu", "short_by_one",
+              "extern \"C\" __global__ void short_by_one" + params +
+                  " { long long i = blockIdx.x * 256ll + threadIdx.x;"
+                  " if (i < n - 1) c[i] = a[i] + b[i]; }",
+              "cdiv(n,256)", "256")},
+      sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_TRUE(results.at("naive").verification().passed());
+  EXPECT_FALSE(results.at("lazy.cu").verification().passed());
+  EXPECT_EQ(results.at("lazy.cu").verification().non_finite(), 100000u);
+  EXPECT_FALSE(results.at("minus.cu").verification().passed());
+  EXPECT_GT(results.at("minus.cu").verification().elements_over_tolerance(), 0u);
+  EXPECT_FALSE(results.at("short.cu").verification().passed());
+  EXPECT_EQ(results.at("short.cu").verification().non_finite(), 1u);
+  EXPECT_FALSE(sink.events().back().summary().all_verified());
+}
+
+TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {
+  const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
+  testing::RecordingSink sink;
+  absl::Status status = Run(
+      MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+      {Kernel("bounded.cu", "bounded",
+              "extern \"C\" __global__ void __launch_bounds__(256) bounded" + params + " {}",
+              "cdiv(n,1024)", "1024")},
+      sink);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), AllOf(HasSubstr("kernels[0] 'bounded.cu'"),
+                                      HasSubstr("1024 threads per block"),
+                                      HasSubstr("takes at most 256")));
+  testing::RecordingSink sink2;
+  status = Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+               {Kernel("hungry.cu", "hungry",
+                       "extern \"C\" __global__ void hungry" + params +
+                           " { __shared__ float s[12288]; s[threadIdx.x] = a[threadIdx.x];"
+                           " __syncthreads(); c[threadIdx.x] = s[(threadIdx.x + 1) % 256]; }",
+                       "1", "256", "227*1024")},
+               sink2);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+  EXPECT_THAT(status.message(), AllOf(HasSubstr("49152 bytes of static shared memory"),
+                                      HasSubstr("MaxSharedMemoryPerBlockOptin")));
+  // Nothing ran: the device is as healthy as before.
+  EXPECT_TRUE(device_->Healthy());
+}
+
+TEST_F(LearnerKernels, AnIllegalAddressEndsTheRunWithTheCudaError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
+  // In a child process of its own: the context it breaks is lost for good.
+  EXPECT_EXIT(
+      {
+        testing::RecordingSink sink;
+        const absl::Status status = Run(
+            MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+            {Kernel("wild.cu", "wild",
+                    "extern \"C\" __global__ void wild" + params +
+                        " { c[threadIdx.x + (1ll << 40)] = 1.0f; }",
+                    "1", "32")},
+            sink);
+        std::fprintf(stderr, "status: %s healthy: %d\n", status.ToString().c_str(),
+                     int(device_->Healthy()));
+        std::_Exit(!status.ok() && !device_->Healthy() ? 42 : 1);
+      },
+      ::testing::ExitedWithCode(42), "cudaErrorIllegalAddress.*healthy: 0");
+  // This process's device is untouched, and the next run verifies.
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {VectorAddNaive()}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(sink.events().back().summary().all_verified());
+}
+
+}  // namespace
+}  // namespace kbench::server
