@@ -7,6 +7,7 @@
 #include "flag_values.h"
 #include "json_format.h"
 #include "result_text.h"
+#include "terminal_text.h"
 #include "time_values.h"
 
 namespace kbench::client {
@@ -79,7 +80,14 @@ std::string FormatRunsTable(const std::vector<v1::RunRecord>& runs) {
                     best ? FormatThroughput(best->throughput()) : "-",
                     Verified(run)});
   }
-  return FormatColumns(rows);
+  // Why runs without results ended so (refused, error, cancelled,
+  // interrupted): the table has no room for it.
+  std::string why;
+  for (const v1::RunRecord& run : runs)
+    if (!run.error().empty())
+      why += Printable(run.run_id()) + " " + RunStatusName(run.status()) + ": " +
+             Printable(run.error()) + "\n";
+  return FormatColumns(rows) + why;
 }
 
 std::string FormatRunsCsv(const std::vector<v1::RunRecord>& runs) {

@@ -14,14 +14,16 @@ namespace kbench::client {
 namespace {
 
 std::string Timing(const v1::TimingOptions& t) {
-  // Zero fields took the server's default, which the record does not hold.
-  auto value = [](double v) {
-    return v == 0 ? "default" : FormatSignificant(v);
+  // Zero fields took the server's default, which the record does not hold
+  // (a refused run's timing was never resolved): "budget default", not
+  // "budget default ms".
+  auto value = [](double v, const char* unit = "") {
+    return v == 0 ? std::string("default") : FormatSignificant(v) + unit;
   };
   return "warmup " + value(t.warmup_runs()) + ", min samples " +
-         value(t.min_samples()) + ", min time " + value(t.min_time_ms()) +
-         " ms, target rse " + value(t.target_rse()) + ", budget " +
-         value(t.time_budget_ms()) + " ms, max samples " +
+         value(t.min_samples()) + ", min time " + value(t.min_time_ms(), " ms") +
+         ", target rse " + value(t.target_rse()) + ", budget " +
+         value(t.time_budget_ms(), " ms") + ", max samples " +
          value(t.max_samples()) + ", mode " +
          std::string(TimingModeName(t.mode())) + ", min effect " +
          value(t.min_effect());

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -17,15 +19,19 @@ bool Has(const google::protobuf::RepeatedField<int>& dtypes, v1::DType dtype) {
   return std::find(dtypes.begin(), dtypes.end(), int(dtype)) != dtypes.end();
 }
 
-bool TakesHeadDim(const google::protobuf::RepeatedField<uint32_t>& head_dims, uint32_t head_dim) {
-  return head_dims.empty() || std::find(head_dims.begin(), head_dims.end(), head_dim) !=
-                                  head_dims.end();
-}
-
 std::string DTypeNames(const google::protobuf::RepeatedField<int>& dtypes) {
   std::vector<std::string> names;
   for (int d : dtypes) names.emplace_back(kernels::DTypeName(ops::FromProto(v1::DType(d))));
   return absl::StrJoin(names, ", ");
+}
+
+// `info`'s description of a variant as the op's checks take it: what the
+// server's backend runs of it, under the id the op knows it by.
+ops::VariantSpec SpecOf(const ops::Op& op, const v1::ServerInfo& info, const v1::VariantInfo& v) {
+  ops::VariantSupport support{info.backend(), {}, {v.head_dims().begin(), v.head_dims().end()}};
+  for (int d : v.dtypes()) support.dtypes.push_back(ops::FromProto(v1::DType(d)));
+  const ops::VariantSpec* known = op.FindVariant(v.name());
+  return {v.name(), v.summary(), {std::move(support)}, known != nullptr ? known->id : -1};
 }
 
 // Why `point` cannot run on the server of `info`; "" when it can.
@@ -39,16 +45,13 @@ std::string WhyNot(const v1::ServerInfo& info, const v1::RunRequest& point) {
     return absl::StrCat("this ", info.backend(), " server does not offer ", name);
   const v1::DType dtype = ops::ToProto(ops::FromProto(point.dtype()));
   const std::string dtype_name(kernels::DTypeName(ops::FromProto(dtype)));
-  // 0: the server's default, which it checks itself.
-  const bool has_head_dim = point.has_attention() && point.attention().head_dim() != 0;
-  const uint32_t head_dim = has_head_dim ? point.attention().head_dim() : 0;
-  if (point.variants().empty()) {
+  std::vector<ops::VariantSpec> specs;
+  if (point.variants().empty()) {  // the server runs those that take the dtype
     for (const v1::VariantInfo& v : offered->variant_details())
-      if (Has(v.dtypes(), dtype) && (!has_head_dim || TakesHeadDim(v.head_dims(), head_dim)))
-        return "";
-    return absl::StrCat("no ", name, " variant of this ", info.backend(), " server runs ",
-                        dtype_name, has_head_dim ? absl::StrCat(" at head_dim ", head_dim) : "",
-                        " (its dtypes: ", DTypeNames(offered->dtypes()), ")");
+      if (Has(v.dtypes(), dtype)) specs.push_back(SpecOf(*op, info, v));
+    if (specs.empty())
+      return absl::StrCat("no ", name, " variant of this ", info.backend(), " server runs ",
+                          dtype_name, " (its dtypes: ", DTypeNames(offered->dtypes()), ")");
   }
   for (const std::string& variant : point.variants()) {
     const auto v = std::find_if(offered->variant_details().begin(),
@@ -60,10 +63,14 @@ std::string WhyNot(const v1::ServerInfo& info, const v1::RunRequest& point) {
     if (!Has(v->dtypes(), dtype))
       return absl::StrCat("variant '", variant, "' does not run ", dtype_name, " on this ",
                           info.backend(), " server (it runs ", DTypeNames(v->dtypes()), ")");
-    if (has_head_dim && !TakesHeadDim(v->head_dims(), head_dim))
-      return absl::StrCat("variant '", variant, "' does not run head_dim ", head_dim);
+    specs.push_back(SpecOf(*op, info, *v));
   }
-  return "";
+  // The op's own checks of a problem against its variants (e.g. a head_dim
+  // a variant does not run), as the server makes them.
+  std::vector<const ops::VariantSpec*> chosen;
+  for (const ops::VariantSpec& spec : specs) chosen.push_back(&spec);
+  const absl::Status fits = op->CheckVariants(point, chosen, info.backend(), info.limits());
+  return fits.ok() ? "" : std::string(fits.message());
 }
 
 }  // namespace

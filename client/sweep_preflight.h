@@ -16,12 +16,14 @@ namespace kbench::client {
 // The most points a refusal lists one by one; the rest are counted.
 inline constexpr size_t kMaxListedPoints = 10;
 
-// OK when the server of `info` offers every point's op, each of its
+// OK when the server of `info` offers every point's op and each of its
 // variants (or, with none named, at least one variant) for the point's
-// dtype and, for attention, its head_dim. Otherwise INVALID_ARGUMENT: how
-// many points cannot run, then one line per point (at most
-// kMaxListedPoints) with the reason. Sizes against the server's limits are
-// left to the server, which names the field and the limit.
+// dtype, and the op's checks of the problem against those variants pass
+// (Op::CheckVariants: e.g. a head_dim a variant does not run). Otherwise
+// INVALID_ARGUMENT: how many points cannot run, then one line per point (at
+// most kMaxListedPoints) with the reason. The problem's own sizes against
+// the server's limits are left to the server, which names the field and the
+// limit.
 absl::Status PreflightSweep(const v1::ServerInfo& info, const std::vector<v1::RunRequest>& points);
 
 }  // namespace kbench::client

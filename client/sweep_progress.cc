@@ -40,8 +40,9 @@ SweepProgress::SweepProgress(std::ostream& out, bool is_tty, size_t total,
 std::string SweepProgress::Eta() const {
   if (ran_ == 0) return "ETA -";
   const auto per_point = (clock_() - start_) / ran_;
-  return "ETA " + FormatEta(std::chrono::duration_cast<std::chrono::seconds>(
-                      per_point * (total_ - done_)));
+  // Rounded up: points of under a second each would otherwise read "0s"
+  // until the end.
+  return "ETA " + FormatEta(std::chrono::ceil<std::chrono::seconds>(per_point * (total_ - done_)));
 }
 
 void SweepProgress::DrawBar() {

@@ -2,7 +2,8 @@
 # The whole GPU check of kbench, in two halves:
 #
 #   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
-#       configures BUILD_DIR (default build-gpu) for sm_90 (Release), builds
+#       configures BUILD_DIR (default build-gpu) for sm_90 (Release; ccache as
+#       the compiler launcher where installed), builds
 #       kbench-server, kbench-worker, kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
 #       and kbench_attention_bench, and bundles them with the libraries the
 #       GPU machine lacks into .gpu/ (ignored by git), with tools/bench
@@ -60,8 +61,12 @@ mode=${1:-build}
 build() {
   set -e
   local dir=${BUILD_DIR:-build-gpu}
+  local launcher=()
+  if command -v ccache >/dev/null 2>&1; then
+    launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  fi
   cmake -S . -B "$dir" -DKBENCH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
   cmake --build "$dir" -j"${JOBS:-2}" \
     --target kbench-server kbench-worker kbench-compile kbench kbench_gpu_tests \
     kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench

@@ -135,6 +135,8 @@ TEST_F(RunsTable, ShowsEachRunsBestVerifiedVariantAndStatus) {
   EXPECT_THAT(table, HasSubstr("run-8  -"));
   EXPECT_THAT(table, HasSubstr("ada"));
   EXPECT_THAT(table, HasSubstr("refused"));
+  // Why the refused run has no results, under the table.
+  EXPECT_THAT(table, HasSubstr("\nrun-8 refused: seq_len must be at most 8192\n"));
   EXPECT_EQ(FormatRunsTable({}), "no runs\n");
 }
 
@@ -207,6 +209,9 @@ TEST_F(RunDetails, ShowEverythingAndSummariseTheSamples) {
   EXPECT_THAT(refused,
               HasSubstr("run run-8: refused: seq_len must be at most 8192"));
   EXPECT_THAT(refused, HasSubstr("device: -"));
+  // Its timing was never resolved: "default", not "default ms".
+  EXPECT_THAT(refused, HasSubstr("min time default, "));
+  EXPECT_THAT(refused, Not(HasSubstr("default ms")));
 }
 
 TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARefusalMeans) {

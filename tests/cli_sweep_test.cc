@@ -471,6 +471,7 @@ TEST(FormatSweepSummary, SaysHowManyPointsAnInterruptionLeftOut) {
 v1::ServerInfo CpuOffer() {
   v1::ServerInfo info;
   info.set_backend("cpu");
+  info.mutable_limits()->set_max_score_elements(uint64_t(1) << 40);
   v1::OpInfo* op = info.add_ops();
   op->set_op("attention");
   op->add_variants("naive");
@@ -503,7 +504,7 @@ TEST(PreflightSweep, NamesEachPointThatCannotRunAndWhy) {
                                           "(it runs fp32)"));
   EXPECT_THAT(status.message(), HasSubstr("variant 'flash' is not one of this server's attention "
                                           "variants (naive, fused)"));
-  EXPECT_THAT(status.message(), HasSubstr("variant 'fused' does not run head_dim 128"));
+  EXPECT_THAT(status.message(), HasSubstr("head_dim 128 is not supported by fused"));
 }
 
 TEST(PreflightSweep, ListsTenPointsAndCountsTheRest) {
@@ -539,6 +540,16 @@ TEST(SweepProgress, PrintsALinePerPointWithAnEtaFromThePointsDone) {
   EXPECT_THAT(out.str(),
               HasSubstr("[2/5] p1: ok, ETA 30s"));  // 3 left, 10 s each
   EXPECT_THAT(out.str(), HasSubstr("[3/5] p2: failed: x, ETA 20s"));
+}
+
+TEST(SweepProgress, AnEtaOfPointsUnderASecondIsNotZero) {
+  std::ostringstream out;
+  auto now = std::chrono::steady_clock::time_point();
+  SweepProgress progress(out, /*is_tty=*/false, 4, 0, [&now] { return now; });
+  progress.Start("p1");
+  now += std::chrono::milliseconds(300);
+  progress.End("ok", false);
+  EXPECT_THAT(out.str(), HasSubstr("[1/4] p1: ok, ETA 1s"));  // 0.9 s left
 }
 
 TEST(SweepProgress, RewritesOneBarOnATerminal) {
