@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "proto/ops/dtypes.h"
+
 namespace kbench::client {
 namespace {
 
@@ -102,10 +104,13 @@ std::string FormatRunJson(const RunReport& report) {
   for (const v1::VariantResult& result : report.results) {
     results.push_back(ProtoToJson(result));
   }
+  // The request as it ran: an unset dtype is the default it stands for.
+  v1::RunRequest request = report.request;
+  request.set_dtype(ops::ToProto(ops::FromProto(request.dtype())));
   const nlohmann::json json = {
       {"run_id", report.run_id},
       {"op", OpName(report.request)},
-      {"request", ProtoToJson(report.request)},
+      {"request", ProtoToJson(request)},
       {"started", report.started ? ProtoToJson(*report.started) : nullptr},
       {"results", results},
       {"summary", report.summary ? ProtoToJson(*report.summary) : nullptr},

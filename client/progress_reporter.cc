@@ -29,7 +29,13 @@ void ProgressReporter::OnEvent(const v1::RunEvent& event) {
       Finish();
       out_ << "queued: position " << event.queued().position() << ", about "
            << AboutText(event.queued().eta_seconds()) << " ("
-           << event.queued().running() << " running)" << std::endl;
+           << event.queued().running() << " running)";
+      // The queue is fair, not first come: a run of a learner who used less
+      // device time (or an instructor's) can go ahead.
+      if (last_position_ >= 0 && int64_t(event.queued().position()) > last_position_)
+        out_ << "; moved back: runs of learners with less device time lately go first";
+      out_ << std::endl;
+      last_position_ = event.queued().position();
       break;
     case v1::RunEvent::kStarted:
       OnStarted(event.started());

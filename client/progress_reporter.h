@@ -56,6 +56,8 @@ class ProgressReporter {
   std::chrono::steady_clock::time_point last_counts_write_{};
   // Length of the counts line a terminal shows, open (no '\n' yet); 0 if none.
   size_t open_line_length_ = 0;
+  // The last queue position shown; -1 before the first.
+  int64_t last_position_ = -1;
 };
 
 }  // namespace kbench::client

@@ -820,8 +820,10 @@ TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
       nlohmann::json::parse(FormatRunJson(VectorAddReport()));
   EXPECT_EQ(json["run_id"], "run-17");
   EXPECT_EQ(json["op"], "vector_add");
-  // The RunRequest; proto JSON prints a uint64 as a string.
+  // The RunRequest, its integers as numbers (proto JSON writes a uint64 as
+  // a string).
   EXPECT_EQ(json["request"]["vector_add"]["n"], 1000);  // a number, not a string
+  EXPECT_EQ(json["request"]["dtype"], "DTYPE_FP32");    // the default, not UNSPECIFIED
   EXPECT_EQ(json["request"]["variants"][1], "vectorized");
   EXPECT_EQ(json["started"]["device"], "Test CPU");
   ASSERT_EQ(json["results"].size(), 2u);
@@ -1000,6 +1002,11 @@ TEST(ProgressReporter, ReportsQueueStartAndVerificationOnALog) {
   progress.Finish();
   EXPECT_THAT(out.str(), HasSubstr("queued: position 2, about 12 s (1 running)\n"));
   EXPECT_THAT(out.str(), HasSubstr("queued: position 1, about 5 min (1 running)\n"));
+  EXPECT_THAT(out.str(), Not(HasSubstr("moved back")));  // it only moved forward
+  queued.mutable_queued()->set_position(3);
+  progress.OnEvent(queued);
+  EXPECT_THAT(out.str(), HasSubstr("queued: position 3, about 5 min (1 running); moved back: "
+                                   "runs of learners with less device time lately go first\n"));
   EXPECT_THAT(
       out.str(),
       HasSubstr("started on cpu (Test CPU), variants naive,vectorized"));
