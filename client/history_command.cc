@@ -54,6 +54,10 @@ ExitCode Show(const GlobalOptions& options, const CallOptions& call,
   if (!result.status.ok()) {
     return Failure(result, options, watcher, command.run_id);
   }
+  if (command.source) {
+    std::cout << FormatRunSources(run) << std::flush;
+    return ExitCode::kOk;
+  }
   switch (options.format) {
     case OutputFormat::kTable:
       std::cout << FormatRunDetails(run);

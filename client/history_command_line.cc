@@ -106,10 +106,15 @@ HistoryCommandLine::HistoryCommandLine(CLI::App& app) {
       ->add_option("RUN_ID", show_command_.run_id,
                    "The run's id, as kbench runs and every run print it")
       ->required();
+  show_->add_flag("--source", show_command_.source,
+                  "Print the source of each of the run's own kernels (--kernel) instead, "
+                  "each after a comment line naming it; to its owner, their instructor "
+                  "and admins (to others the run does not exist)");
   show_->footer(std::string("\nOutput: text; --json the RunRecord with every "
                             "sample; --csv one row per variant.\n"
                             "\nExamples:\n"
                             "  kbench show 4f1c2a\n"
+                            "  kbench show 4f1c2a --source > my_kernels.cu\n"
                             "  kbench --json show 4f1c2a > run.json\n") +
                 kHistoryNote);
 

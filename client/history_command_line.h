@@ -23,6 +23,7 @@ struct RunsCommand {
 // `kbench show RUN_ID`.
 struct ShowCommand {
   std::string run_id;
+  bool source = false;  // --source: the run's kernels' sources, not its details
 };
 
 // `kbench export`: every run matching the filters.

@@ -1,5 +1,7 @@
 #include "run_details_format.h"
 
+#include <string_view>
+
 #include <algorithm>
 #include <vector>
 
@@ -108,6 +110,24 @@ std::string FormatRunDetails(const v1::RunRecord& run) {
       text += (i > 0 ? "; " : "") + SampleSummary(run.samples(i));
     }
     text += " (kbench --json show lists them)\n";
+  }
+  return text;
+}
+
+std::string FormatRunSources(const v1::RunRecord& run) {
+  const auto& kernels = run.request().kernels();
+  if (kernels.empty()) return "// run " + Printable(run.run_id()) + " has no kernels of its own\n";
+  std::string text;
+  for (int i = 0; i < kernels.size(); ++i) {
+    const v1::KernelSource& k = kernels[i];
+    constexpr std::string_view kPrefix = "KERNEL_LANGUAGE_";
+    const std::string name = v1::KernelLanguage_Name(k.language());  // "" if unknown
+    const std::string language = name.rfind(kPrefix, 0) == 0
+                                     ? name.substr(kPrefix.size())
+                                     : "language #" + std::to_string(k.language());
+    text += "// kernels[" + std::to_string(i) + "] " + Printable(k.name()) + " (" + language +
+            ", entry " + Printable(k.entry()) + ")\n" + k.source();
+    if (!k.source().empty() && k.source().back() != '\n') text += "\n";
   }
   return text;
 }

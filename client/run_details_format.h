@@ -17,6 +17,11 @@ namespace kbench::client {
 // summarised (count, min, median, max), never listed one by one.
 std::string FormatRunDetails(const v1::RunRecord& run);
 
+// The sources of the run's own kernels (RunRequest.kernels), each after a
+// line "// kernels[i] NAME (LANGUAGE, entry ENTRY)", bytes as sent;
+// "// run RUN_ID has no kernels of its own\n" when it has none.
+std::string FormatRunSources(const v1::RunRecord& run);
+
 }  // namespace kbench::client
 
 #endif  // KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_

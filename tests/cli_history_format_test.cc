@@ -214,6 +214,26 @@ TEST_F(RunDetails, ShowEverythingAndSummariseTheSamples) {
   EXPECT_THAT(refused, Not(HasSubstr("default ms")));
 }
 
+TEST(FormatRunSources, PrintsEachKernelsSourceAfterALineNamingIt) {
+  v1::RunRecord run = CompletedRun();
+  EXPECT_EQ(FormatRunSources(run), "// run run-7 has no kernels of its own\n");
+  v1::KernelSource* add = run.mutable_request()->add_kernels();
+  add->set_name("my_add.cu");
+  add->set_language(v1::KERNEL_LANGUAGE_CUDA_CPP);
+  add->set_entry("vector_add");
+  add->set_source("__global__ void vector_add() {}");  // no final newline
+  v1::KernelSource* ptx = run.mutable_request()->add_kernels();
+  ptx->set_name("add.ptx");
+  ptx->set_language(v1::KERNEL_LANGUAGE_PTX);
+  ptx->set_entry("vector_add");
+  ptx->set_source(".version 8.0\n");
+  EXPECT_EQ(FormatRunSources(run),
+            "// kernels[0] my_add.cu (CUDA_CPP, entry vector_add)\n"
+            "__global__ void vector_add() {}\n"
+            "// kernels[1] add.ptx (PTX, entry vector_add)\n"
+            ".version 8.0\n");
+}
+
 TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARefusalMeans) {
   const std::string unknown = DescribeHistoryFailure(
       grpc::Status(grpc::StatusCode::NOT_FOUND, "no run x"), "h:1", 600,

@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -105,6 +107,25 @@ TEST_F(CliKernels, ARunWithAKernelOnACpuServerSaysRunningNeedsAGpu) {
   EXPECT_NE(run.exit_code, 0);
   EXPECT_THAT(run.err, HasSubstr("needs a GPU"));
   EXPECT_THAT(run.err, HasSubstr("kbench compile"));
+}
+
+TEST_F(CliKernels, ShowSourceGivesBackTheKernelAsStoredWithItsRun) {
+  const std::string file = kStarters + "vector_add_naive.cu";
+  ProcessResult run = Kbench({"vector-add", "--n", "1000", "--variant", "naive", "--label",
+                              "source-lab", "--kernel", file});
+  EXPECT_NE(run.exit_code, 0);  // refused on a CPU server, and stored so
+  ProcessResult runs = Kbench({"--json", "runs", "--label", "source-lab"});
+  ASSERT_EQ(runs.exit_code, 0) << runs.err;
+  std::smatch id;
+  ASSERT_TRUE(std::regex_search(runs.out, id, std::regex("\"run_id\": ?\"([^\"]+)\"")))
+      << runs.out;
+  ProcessResult shown = Kbench({"show", id[1].str(), "--source"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  std::ifstream source(file);
+  const std::string text((std::istreambuf_iterator<char>(source)),
+                         std::istreambuf_iterator<char>());
+  EXPECT_THAT(shown.out, HasSubstr("// kernels[0] vector_add_naive.cu (CUDA_CPP, entry "));
+  EXPECT_THAT(shown.out, HasSubstr(text));
 }
 
 }  // namespace
