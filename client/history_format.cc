@@ -76,7 +76,7 @@ std::string FormatRunsTable(const std::vector<v1::RunRecord>& runs) {
                     Who(run), run.label().empty() ? "-" : run.label(),
                     Shape(run), DTypeName(run.request().dtype()),
                     RunStatusName(run.status()), best ? best->variant() : "-",
-                    best ? FormatSignificant(best->stats().median_ms()) : "-",
+                    best ? FormatMeasured(best->stats().median_ms()) : "-",
                     best ? FormatThroughput(best->throughput()) : "-",
                     Verified(run)});
   }

@@ -20,6 +20,19 @@ std::string FormatSignificant(double value, int digits) {
   return text;
 }
 
+std::string FormatMeasured(double value) {
+  constexpr int kDigits = 4;
+  char text[64];
+  if (value == 0 || !std::isfinite(value) || std::fabs(value) >= std::pow(10.0, kDigits)) {
+    std::snprintf(text, sizeof(text), "%.0f", value);
+    return text;
+  }
+  std::snprintf(text, sizeof(text), "%#.*g", kDigits, value);  // '#' keeps trailing zeros
+  std::string out = text;
+  if (!out.empty() && out.back() == '.') out.pop_back();  // "1980." from %#g
+  return out;
+}
+
 std::string FormatScientific(double value) {
   char text[64];
   std::snprintf(text, sizeof(text), "%.2e", value);
@@ -27,7 +40,7 @@ std::string FormatScientific(double value) {
 }
 
 std::string FormatThroughput(const v1::Throughput& throughput) {
-  return FormatSignificant(throughput.value()) + " " + throughput.unit();
+  return FormatMeasured(throughput.value()) + " " + throughput.unit();
 }
 
 std::string FormatSpeedup(const v1::Speedup& speedup) {

@@ -17,10 +17,16 @@ namespace kbench::client {
 // 1e-4 and up: 0.01234, 12.34, 812.3, 4238 (digits = 4).
 std::string FormatSignificant(double value, int digits = 4);
 
+// A measured value (a time, a throughput) to 4 significant figures with
+// its trailing zeros, so that a column's values read alike: "5.930",
+// "5.499", "0.003100", "812.3", "1874"; values of 10^4 and more as whole
+// numbers.
+std::string FormatMeasured(double value);
+
 // `value` in scientific notation with two decimals: 3.10e-08.
 std::string FormatScientific(double value);
 
-// "812.3 GB/s", "12.4 TFLOP/s".
+// "812.3 GB/s", "12.40 TFLOP/s" (FormatMeasured).
 std::string FormatThroughput(const v1::Throughput& throughput);
 
 // "2.31x [2.28, 2.35] faster"; with too few rounds for a verdict

@@ -68,7 +68,7 @@ std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
     }
     const bool any = !o.best_variant.empty();
     rows.push_back({o.point, any ? o.best_variant : "-",
-                    any ? FormatSignificant(o.best_median_ms) : "-",
+                    any ? FormatMeasured(o.best_median_ms) : "-",
                     any ? o.best_speedup : "-",
                     o.result == PointOutcome::Result::kOk ? "yes" : "NO"});
   }

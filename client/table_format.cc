@@ -57,9 +57,9 @@ Row ResultRow(const RunReport& report, const v1::VariantResult& result,
     speedup = FormatSpeedup(*found);
   }
   return {result.variant(),
-          FormatSignificant(stats.median_ms()),
-          FormatSignificant(stats.p10_ms()),
-          FormatSignificant(stats.p90_ms()),
+          FormatMeasured(stats.median_ms()),
+          FormatMeasured(stats.p10_ms()),
+          FormatMeasured(stats.p90_ms()),
           FormatThroughput(result.throughput()),
           PercentOfCeiling(result.throughput().fraction_of_ceiling()),
           FormatScientific(result.verification().rel_l2_error()),

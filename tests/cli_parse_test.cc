@@ -676,12 +676,22 @@ TEST(FormatTable, PutsEachVariantOnItsOwnRowInColumnOrder) {
       FormatTable(VectorAddReport(/*vectorized_passes=*/false));
   EXPECT_EQ(
       TableRow(table, "naive"),
-      (std::vector<std::string>{"naive", "1.5", "1.35", "1.65", "812.3 GB/s",
+      (std::vector<std::string>{"naive", "1.500", "1.350", "1.650", "812.3 GB/s",
                                 "19.2%", "3.10e-08", "yes", "baseline"}));
   EXPECT_EQ(TableRow(table, "vectorized"),
-            (std::vector<std::string>{"vectorized", "0.65", "0.585", "0.715",
+            (std::vector<std::string>{"vectorized", "0.6500", "0.5850", "0.7150",
                                       "1874 GB/s", "44.2%", "4.20e-01", "NO",
                                       "2.31x [2.28, 2.35] faster"}));
+}
+
+TEST(FormatMeasured, KeepsFourSignificantFiguresWithTheirTrailingZeros) {
+  EXPECT_EQ(FormatMeasured(5.93), "5.930");
+  EXPECT_EQ(FormatMeasured(5.499), "5.499");
+  EXPECT_EQ(FormatMeasured(0.0031), "0.003100");
+  EXPECT_EQ(FormatMeasured(0.001902), "0.001902");
+  EXPECT_EQ(FormatMeasured(1980), "1980");
+  EXPECT_EQ(FormatMeasured(123456.7), "123457");
+  EXPECT_EQ(FormatMeasured(0), "0");
 }
 
 TEST(FormatTable, StatesHowTheSpeedupWasJudgedUnderTheTable) {
