@@ -189,6 +189,47 @@ TEST_P(RunStoreTest, ListLeavesSamplesOutUnlessAsked) {
   EXPECT_EQ(with->runs(0).samples_size(), 2);
 }
 
+// A run that sent `sources` as its kernels, in that order.
+v1::RunRecord RunWithKernels(const std::string& run_id, int64_t unix_ms,
+                             const std::vector<std::string>& sources) {
+  v1::RunRecord run = AdmittedRun(run_id, unix_ms);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    v1::KernelSource* kernel = run.mutable_request()->add_kernels();
+    kernel->set_name("k" + std::to_string(i) + ".cu");
+    kernel->set_language(v1::KERNEL_LANGUAGE_CUDA_CPP);
+    kernel->set_entry("vector_add");
+    kernel->set_source(sources[i]);
+  }
+  return run;
+}
+
+TEST_P(RunStoreTest, KernelSourcesComeBackWithGetAndAreStoredOnceEach) {
+  const std::string add = "__global__ void vector_add() {}\n";
+  const std::string other = std::string("__global__ void vector_add() { /* \0 */ }\n", 41);
+  const v1::RunRecord first = RunWithKernels("r1", 1000, {add, other});
+  const v1::RunRecord second = RunWithKernels("r2", 2000, {other, add});  // the same two again
+  ASSERT_TRUE(store_->Accept(first).ok());
+  const absl::Status again = store_->Accept(second);
+  ASSERT_TRUE(again.ok()) << again;
+  for (const v1::RunRecord& expected : {first, second}) {
+    absl::StatusOr<v1::RunRecord> run = store_->Get(expected.run_id());
+    ASSERT_TRUE(run.ok()) << run.status();
+    ExpectEqual(expected, *run);
+  }
+  // A page leaves the sources out; the kernels' other fields stay.
+  absl::StatusOr<v1::ListRunsResponse> page = store_->List({}, Samples::kOmit);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->runs_size(), 2);
+  ASSERT_EQ(page->runs(0).request().kernels_size(), 2);
+  EXPECT_EQ(page->runs(0).request().kernels(0).name(), "k0.cu");
+  EXPECT_TRUE(page->runs(0).request().kernels(0).source().empty());
+  // A second accept of the same run changes nothing, its kernels included.
+  EXPECT_EQ(store_->Accept(first).code(), absl::StatusCode::kAlreadyExists);
+  absl::StatusOr<v1::RunRecord> kept = store_->Get("r1");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  ExpectEqual(first, *kept);
+}
+
 TEST_P(RunStoreTest, BadFiltersAreInvalidArgumentNamingTheField) {
   const auto refused_field = [&](const v1::ListRunsRequest& request) {
     const absl::Status status = store_->List(request, Samples::kOmit).status();

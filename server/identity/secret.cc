@@ -1,10 +1,10 @@
 #include "server/identity/secret.h"
 
 #include <openssl/rand.h>
-#include <openssl/sha.h>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "server/common/sha256.h"
 
 namespace kbench::server::auth {
 
@@ -31,11 +31,6 @@ bool LooksLikeSecret(std::string_view secret, std::string_view prefix) {
   return true;
 }
 
-std::string SecretHash(std::string_view secret) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(secret.data()), secret.size(), digest);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), sizeof digest));
-}
+std::string SecretHash(std::string_view secret) { return Sha256Hex(secret); }
 
 }  // namespace kbench::server::auth

@@ -91,6 +91,19 @@ const PortableMigration kMigrations[] = {
   cohort TEXT PRIMARY KEY,
   overrides BYTES NOT NULL,
   updated_unix_ms BIGINT NOT NULL))sql"}},
+    // Learners' kernel sources, each stored once by its SHA-256 (hex), and
+    // which run sent which at each position of RunRequest.kernels; a run's
+    // admission_part keeps its kernels without their source.
+    {7,
+     "kernel_sources",
+     {R"sql(CREATE TABLE kernel_sources (
+  sha256 TEXT PRIMARY KEY,
+  source BYTES NOT NULL))sql",
+      R"sql(CREATE TABLE run_kernels (
+  run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+  position INTEGER NOT NULL,
+  sha256 TEXT NOT NULL REFERENCES kernel_sources (sha256),
+  PRIMARY KEY (run_id, position)))sql"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -104,11 +104,14 @@ class RunStore {
   // One page of the runs matching the request's filters, newest first (see
   // ListRunsRequest in kbench/v1/history.proto). Every record read can be
   // sent whatever its row holds (RunRecord.sanitized): one bad row never
-  // fails a page, here or in Get.
+  // fails a page, here or in Get. The request's kernels come without their
+  // sources (Get has them), so a page stays small.
   virtual absl::StatusOr<v1::ListRunsResponse> List(
       const v1::ListRunsRequest& request, Samples samples) = 0;
 
-  // One run with everything, its samples included; RunNotFoundError when
+  // One run with everything, its samples and its kernels' sources
+  // included (each source is stored once, however many runs sent it);
+  // RunNotFoundError when
   // the store holds no run `run_id`.
   virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
 

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
+#include "server/common/sha256.h"
 #include "proto/text/utf8.h"
 #include "server/common/echo.h"
 #include "server/store/list_query.h"
@@ -112,19 +113,56 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
   admission.clear_accepted_unix_ms();
   admission.clear_started_unix_ms();
   admission.clear_ended_unix_ms();
+  // Kernel sources are stored once each, by hash (kernel_sources).
+  std::vector<std::string> hashes;
+  for (v1::KernelSource& kernel : *admission.mutable_request()->mutable_kernels()) {
+    hashes.push_back(Sha256Hex(kernel.source()));
+    kernel.clear_source();
+  }
   std::lock_guard lock(mu_);
+  return database_->InTransaction([&]() -> absl::Status {
+    KBENCH_ASSIGN_OR_RETURN(
+        int64_t inserted,
+        database_->Execute(
+            "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
+            "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+            {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
+             int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
+             record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission)}));
+    if (inserted == 0) {
+      return absl::AlreadyExistsError(
+          absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
+    }
+    for (size_t i = 0; i < hashes.size(); ++i) {
+      KBENCH_RETURN_IF_ERROR(
+          database_
+              ->Execute("INSERT INTO kernel_sources (sha256, source) VALUES (?, ?) "
+                        "ON CONFLICT (sha256) DO NOTHING",
+                        {hashes[i], SqlBytes{record.request().kernels(int(i)).source()}})
+              .status());
+      KBENCH_RETURN_IF_ERROR(
+          database_
+              ->Execute("INSERT INTO run_kernels (run_id, position, sha256) VALUES (?, ?, ?)",
+                        {record.run_id(), int64_t(i), hashes[i]})
+              .status());
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status SqlRunStore::ReadKernelSources(v1::RunRecord& record) {
   KBENCH_ASSIGN_OR_RETURN(
-      int64_t inserted,
-      database_->Execute(
-          "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
-          "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part) "
-          "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
-          {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
-           int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
-           record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission)}));
-  if (inserted == 0) {
-    return absl::AlreadyExistsError(
-        absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
+      std::vector<SqlRow> rows,
+      database_->Query("SELECT run_kernels.position, kernel_sources.source FROM run_kernels "
+                       "JOIN kernel_sources ON kernel_sources.sha256 = run_kernels.sha256 "
+                       "WHERE run_kernels.run_id = ?",
+                       {record.run_id()}));
+  auto& kernels = *record.mutable_request()->mutable_kernels();
+  for (const SqlRow& row : rows) {
+    const int64_t position = std::get<int64_t>(row[0]);
+    if (position >= 0 && position < kernels.size())
+      kernels[int(position)].set_source(std::get<SqlBytes>(row[1]).data);
   }
   return absl::OkStatus();
 }
@@ -224,6 +262,7 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   }
   v1::RunRecord record = RecordFromRow(rows[0]);
   KBENCH_RETURN_IF_ERROR(ReadSamples(record));
+  KBENCH_RETURN_IF_ERROR(ReadKernelSources(record));
   return record;
 }
 

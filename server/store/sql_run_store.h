@@ -36,6 +36,8 @@ class SqlRunStore final : public RunStore {
   // FAILED_PRECONDITION naming the status the run already has.
   absl::Status NotInFlight(const std::string& run_id);
   absl::Status ReadSamples(v1::RunRecord& record);
+  // Puts the sources of the record's kernels back from kernel_sources.
+  absl::Status ReadKernelSources(v1::RunRecord& record);
 
   std::mutex mu_;
   const std::unique_ptr<SqlDatabase> database_;

@@ -1,6 +1,5 @@
 #include "server/worker/compile/kernel_compiler.h"
 
-#include <openssl/sha.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -8,7 +7,6 @@
 #include <string_view>
 #include <utility>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -16,18 +14,12 @@
 #include "kernels/common/status_macros.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/kernel_abi.h"
+#include "server/common/sha256.h"
 #include "server/worker/compile/link_info.h"
 #include "server/worker/compile/ptx_abi.h"
 
 namespace kbench::compile {
 namespace {
-
-std::string Sha256Hex(const std::string& bytes) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), digest);
-  return absl::BytesToHexString(
-      std::string(reinterpret_cast<const char*>(digest), sizeof digest));
-}
 
 // Everything that decides a result, each part length-prefixed.
 std::string CacheKey(const v1::CompileKernelRequest& request, const std::string& arch) {
@@ -42,7 +34,7 @@ std::string CacheKey(const v1::CompileKernelRequest& request, const std::string&
   add(k.entry());
   for (const std::string& o : k.options()) add(o);
   add(k.source());
-  return Sha256Hex(key);
+  return server::Sha256Hex(key);
 }
 
 std::string Bounded(std::string log) {
@@ -172,7 +164,7 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
   ReadLinkInfo(output->link_info(), kernel.entry(), facts);
   facts.set_log(Bounded(output->log()));
   facts.set_compile_ms(ms);
-  facts.set_source_sha256(Sha256Hex(kernel.source()));
+  facts.set_source_sha256(server::Sha256Hex(kernel.source()));
   return compiled;
 }
 
