@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -160,6 +161,28 @@ TEST_F(AuthEndToEnd, LoginWithATokenChecksItThenSavesIt) {
   ProcessResult neither = Kbench(server.address(), "", {"login"});
   EXPECT_EQ(neither.exit_code, 2);
   EXPECT_THAT(neither.err, HasSubstr("--token TOKEN"));
+}
+
+TEST_F(AuthEndToEnd, ASweepWaitsForTheLearnersQuotaToResetInsteadOfFailingPoints) {
+  ASSERT_EQ(Admin({"add-cohort", "fall24"}).exit_code, 0);
+  const std::string ada = AddUser("ada", "learner", "fall24");
+  ServerUnderTest server(
+      {"--store", store_, "--backend", "cpu", "--quota-runs-per-minute", "2"});
+  ASSERT_FALSE(server.address().empty()) << server.process().err();
+  // Three points, two runs a minute: the third waits about a minute for the
+  // quota's reset, then runs.
+  const auto start = std::chrono::steady_clock::now();
+  ProcessResult sweep = Kbench(server.address(), ada,
+                               {"sweep", "vector-add", "--n", "64,128,256", "--variant",
+                                "naive", "--budget-ms", "20", "--csv"});
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
+  EXPECT_THAT(sweep.err, HasSubstr("quota: runs 2 per minute used"));
+  EXPECT_THAT(sweep.err, HasSubstr("for your quota to reset, then running the point again"));
+  EXPECT_THAT(sweep.err, HasSubstr("3 points: 3 ok"));
+  EXPECT_GE(waited, 30s);  // it did wait for the reset
+  // The CSV has the header and one row per point.
+  EXPECT_EQ(std::count(sweep.out.begin(), sweep.out.end(), '\n'), 4) << sweep.out;
 }
 
 TEST_F(AuthEndToEnd, TheClientKeepsATokenOffTheNetworkInClearText) {
