@@ -18,24 +18,13 @@
 #include "run_report.h"
 #include "server_calls.h"
 #include "server_info_format.h"
+#include "call_failure.h"
+#include "assignment_command.h"
 #include "sweep_command.h"
 #include "table_format.h"
 
 namespace kbench::client {
 namespace {
-
-// The exit code for a call that did not succeed, after saying why on stderr.
-ExitCode ReportFailure(const CallResult& result, const GlobalOptions& options,
-                       const InterruptWatcher& watcher) {
-  if (watcher.interrupted()) {
-    std::cerr << "kbench: interrupted; run cancelled" << std::endl;
-    return ExitCode::kInterrupted;
-  }
-  std::cerr << DescribeRpcFailure(result.status, options.server,
-                                  options.timeout_s, result.stage)
-            << std::endl;
-  return ExitCodeForStatus(result.status.error_code());
-}
 
 ExitCode RunBenchmarkCommand(const GlobalOptions& options,
                              const CallOptions& call, InterruptWatcher& watcher,
@@ -131,6 +120,8 @@ int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher) {
     code = RunCompileCommand(line.options, call, watcher, *compile);
   } else if (const auto* quota = std::get_if<QuotaCommand>(&line.command)) {
     code = RunQuotaCommand(line.options, call, watcher, *quota);
+  } else if (const auto* assignment = std::get_if<AssignmentCommand>(&line.command)) {
+    code = RunAssignmentCommand(line.options, call, watcher, *assignment);
   } else {
     code = RunInfoCommand(line.options, call, watcher);
   }

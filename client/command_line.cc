@@ -81,6 +81,7 @@ std::string TopFooter() {
          "  kbench show RUN_ID\n"
          "  kbench export --label lab3 --csv > cohort.csv\n"
          "  kbench quota show\n"
+         "  kbench submit lab1 my_add.cu     (then: kbench leaderboard lab1)\n"
          "  KBENCH_SERVER=gpu1:50051 kbench --json info\n"
          "\n"
          "Run 'kbench SUBCOMMAND --help' for the options of each subcommand.\n";
@@ -297,12 +298,14 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
   subcommand_names +=
-      "info, runs, show, export, sweep, quota, login, invite, whoami, compile";
+      "info, runs, show, export, sweep, quota, login, invite, whoami, compile, assignment, "
+      "submit, submissions, leaderboard, roster";
   HistoryCommandLine history(app);
   AuthCommandLine auth(app);
   SweepCommandLine sweep(app);
   QuotaCommandLine quota(app);
   CompileCommandLine compile(app);
+  AssignmentCommandLine assignments(app);
 
   app.footer(TopFooter() + "\n" + kExitCodesHelp);
 
@@ -346,6 +349,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       line.command = *std::move(command);
     }
     if (std::optional<QuotaCommand> command = quota.Parsed()) {
+      line.command = *std::move(command);
+    }
+    if (std::optional<AssignmentCommand> command = assignments.Parsed()) {
       line.command = *std::move(command);
     }
   } catch (const CLI::ParseError& e) {

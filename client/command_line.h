@@ -12,6 +12,7 @@
 #include <string>
 #include <variant>
 
+#include "assignment_command_line.h"
 #include "auth_command_line.h"
 #include "compile_command_line.h"
 #include "exit_codes.h"
@@ -45,9 +46,10 @@ struct CommandLine {
   GlobalOptions options;
   // A run subcommand's request, its problem set (the oneof names the op);
   // info; a history command; a sweep; a quota command; login, invite,
-  // whoami; or compile.
+  // whoami; compile; or an assignment command (assignment, submit,
+  // submissions, leaderboard, roster).
   std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
-               QuotaCommand, AuthCommand, CompileCommand>
+               QuotaCommand, AuthCommand, CompileCommand, AssignmentCommand>
       command;
 };
 

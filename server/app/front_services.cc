@@ -48,13 +48,16 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
                {&recorder_, &metrics_, &live_runs_}),
       history_(*stores.runs, stores.authenticator.get(), stores.identities.get()),
       auth_(*stores.identities, stores.authenticator.get()),
-      quota_service_(quotas_, *stores.runs, stores.authenticator.get()) {}
+      quota_service_(quotas_, *stores.runs, stores.authenticator.get()),
+      assignment_service_(*stores.assignments, *stores.runs, stores.identities.get(), service_,
+                          stores.authenticator.get()) {}
 
 void FrontServices::RegisterOn(grpc::ServerBuilder& builder) {
   builder.RegisterService(&service_);
   builder.RegisterService(&history_);
   builder.RegisterService(&auth_);
   builder.RegisterService(&quota_service_);
+  builder.RegisterService(&assignment_service_);
 }
 
 LiveState FrontServices::Live() const {

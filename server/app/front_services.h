@@ -1,6 +1,6 @@
 // The front's gRPC services over one store and scheduler: KernelBench (runs,
 // observed by the store recorder, the metrics, the live view and the
-// quotas), RunHistory, Auth and Quotas, with what they share: the quota
+// quotas), RunHistory, Auth, Quotas and Assignments, with what they share: the quota
 // gate, the metrics registry and the live runs.
 #pragma once
 
@@ -15,6 +15,7 @@
 #include "server/app/server_flags.h"
 #include "server/app/start_scheduler.h"
 #include "server/auth/auth_service.h"
+#include "server/front/assignment_service.h"
 #include "server/front/history_service.h"
 #include "server/front/quota_gate.h"
 #include "server/front/quota_service.h"
@@ -37,7 +38,7 @@ class FrontServices {
   FrontServices(const FrontServices&) = delete;
   FrontServices& operator=(const FrontServices&) = delete;
 
-  // Registers the four services; they must outlive the server built.
+  // Registers the five services; they must outlive the server built.
   void RegisterOn(grpc::ServerBuilder& builder);
 
   KernelBenchService& runs() { return service_; }
@@ -59,6 +60,7 @@ class FrontServices {
   HistoryService history_;
   auth::AuthService auth_;
   QuotaService quota_service_;
+  AssignmentService assignment_service_;
 };
 
 }  // namespace kbench::server

@@ -61,6 +61,10 @@ absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags) {
   absl::StatusOr<std::unique_ptr<store::RunStore>> runs = store::OpenStore(flags.store);
   if (!runs.ok()) return Failed(runs.status(), cannot_open);
   stores.runs = *std::move(runs);
+  absl::StatusOr<std::unique_ptr<store::AssignmentStore>> assignments =
+      store::OpenAssignmentStore(flags.store);
+  if (!assignments.ok()) return Failed(assignments.status(), cannot_open);
+  stores.assignments = *std::move(assignments);
   absl::StatusOr<int64_t> interrupted = stores.runs->MarkInFlightInterrupted();
   if (!interrupted.ok()) return Failed(interrupted.status(), store_failed);
   if (*interrupted > 0)

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "server/app/server_flags.h"
 #include "server/auth/token_authenticator.h"
+#include "server/store/assignment_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 
@@ -21,6 +22,7 @@ namespace kbench::server {
 struct OpenedStores {
   std::unique_ptr<store::IdentityStore> identities;
   std::unique_ptr<store::RunStore> runs;
+  std::unique_ptr<store::AssignmentStore> assignments;
   // Reads `identities`; null when callers do not authenticate.
   std::unique_ptr<auth::TokenAuthenticator> authenticator;
 };

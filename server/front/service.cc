@@ -216,6 +216,10 @@ v1::ServerInfo KernelBenchService::Info() const {
   return info;
 }
 
+absl::Status KernelBenchService::CheckRequest(const v1::RunRequest& request) const {
+  return Admit(request, options_.limits, Backend(), options_.timing_defaults).status();
+}
+
 grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
     grpc::CallbackServerContext* context, const v1::CompileKernelRequest* request,
     v1::CompileFacts* response) {

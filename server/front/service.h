@@ -77,6 +77,10 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
 
   // What GetServerInfo answers.
   v1::ServerInfo Info() const;
+  // What Run's admission says of `request` (validation.h's Admit with this
+  // server's limits, backend and timing defaults); OK when it would admit
+  // it. The assignment service checks problems and submissions by it.
+  absl::Status CheckRequest(const v1::RunRequest& request) const;
 
   // Shutdown, in two steps. Drain: from now on new runs are refused with
   // UNAVAILABLE "server is draining: ..." (the port stays open, so clients

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "proto/text/utf8.h"
+#include "server/run/validation.h"
 
 namespace kbench::server {
 
@@ -16,6 +17,12 @@ KeptRequest KeepRefused(const v1::RunRequest& request, const v1::Limits& limits)
   const std::string label = text::ValidUtf8Prefix(request.label(), limits.max_label_length());
   if (label != request.label()) {
     kept.request.set_label(label);
+    kept.sanitized = true;
+  }
+  // A submission id is short; anything else is not one and is dropped.
+  if (!CheckSubmissionId("submission_id", request.submission_id()).ok() &&
+      !request.submission_id().empty()) {
+    kept.request.clear_submission_id();
     kept.sanitized = true;
   }
   std::vector<std::string> variants;

@@ -26,8 +26,8 @@ struct KeptRequest {
 // `request` with its label cut to Limits.max_label_length bytes and each
 // variant name to kMaxKeptVariantBytes, both made valid UTF-8
 // (text::ValidUtf8Prefix: a byte that is not becomes U+FFFD), at most
-// Limits.max_variants names, and the fields this server does not know
-// dropped. The problem, dtype, timing, seed and fault are numbers, kept as
+// Limits.max_variants names, a submission_id that is not one dropped, and
+// the fields this server does not know dropped. The problem, dtype, timing, seed and fault are numbers, kept as
 // they are. An admitted request is kept unchanged.
 KeptRequest KeepRefused(const v1::RunRequest& request, const v1::Limits& limits);
 

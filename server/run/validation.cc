@@ -105,6 +105,8 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
   KBENCH_RETURN_IF_ERROR(op->CheckVariants(request, variants, backend, limits));
   KBENCH_ASSIGN_OR_RETURN(TimingPlan plan, ValidateTiming(request.timing(), limits, defaults));
   KBENCH_RETURN_IF_ERROR(CheckLabel(request.label(), limits));
+  if (!request.submission_id().empty())
+    KBENCH_RETURN_IF_ERROR(CheckSubmissionId("submission_id", request.submission_id()));
   KBENCH_RETURN_IF_ERROR(AdmitKernels(request, *op, limits, backend));
   if (request.fault() != v1::FAULT_NONE && !v1::Fault_IsValid(request.fault()))
     return absl::InvalidArgumentError(
@@ -119,6 +121,18 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
   for (const ops::VariantSpec* v : variants) run.problem.variants.push_back(v->id);
   run.plan = plan;
   return run;
+}
+
+absl::Status CheckSubmissionId(std::string_view field, std::string_view id) {
+  const bool hex = id.size() == kSubmissionIdPrefix.size() + kSubmissionIdDigits &&
+                   id.substr(0, kSubmissionIdPrefix.size()) == kSubmissionIdPrefix &&
+                   std::all_of(id.begin() + kSubmissionIdPrefix.size(), id.end(), [](char c) {
+                     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                   });
+  if (hex) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      std::string(field), ": not a submission id (\"", std::string(kSubmissionIdPrefix), "\" and ", kSubmissionIdDigits,
+      " hex digits, as Submit returns it)"));
 }
 
 v1::RunRequest Resolved(const AdmittedRun& run) {

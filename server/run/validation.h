@@ -29,4 +29,11 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
 // keeps; admitting it again gives the same run.
 v1::RunRequest Resolved(const AdmittedRun& run);
 
+// An assignment submission's id (RunRequest.submission_id): "sub-" and
+// kSubmissionIdDigits lowercase hex digits.
+inline constexpr std::string_view kSubmissionIdPrefix = "sub-";
+inline constexpr size_t kSubmissionIdDigits = 12;
+// OK for an id of that form; INVALID_ARGUMENT naming `field` otherwise.
+absl::Status CheckSubmissionId(std::string_view field, std::string_view id);
+
 }  // namespace kbench::server

@@ -71,6 +71,7 @@ absl::StatusOr<ListQuery> BuildListQuery(const v1::ListRunsRequest& request) {
   if (!request.cohort().empty()) {
     add("user_name IN (SELECT name FROM users WHERE cohort = ?)", {request.cohort()});
   }
+  if (!request.submission_id().empty()) add("submission_id = ?", {request.submission_id()});
   if (request.status() != v1::RUN_STATUS_UNSPECIFIED) {
     add("status = ?", {int64_t{request.status()}});
   }

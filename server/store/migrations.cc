@@ -104,6 +104,28 @@ const PortableMigration kMigrations[] = {
   position INTEGER NOT NULL,
   sha256 TEXT NOT NULL REFERENCES kernel_sources (sha256),
   PRIMARY KEY (run_id, position)))sql"}},
+    // Assignments (a serialized kbench.v1.Assignment, its name and cohort
+    // as columns) and their submissions (a serialized kbench.v1.Submission
+    // without its kernel's source, which is in kernel_sources); each run
+    // made for a submission names it (RunRequest.submission_id).
+    {8,
+     "assignments and submissions",
+     {R"sql(CREATE TABLE assignments (
+  name TEXT PRIMARY KEY,
+  cohort TEXT NOT NULL,
+  definition BYTES NOT NULL,
+  updated_unix_ms BIGINT NOT NULL))sql",
+      R"sql(CREATE TABLE submissions (
+  submission_id TEXT PRIMARY KEY,
+  assignment TEXT NOT NULL REFERENCES assignments (name),
+  user_name TEXT NOT NULL,
+  submitted_unix_ms BIGINT NOT NULL,
+  kernel_sha256 TEXT NOT NULL REFERENCES kernel_sources (sha256),
+  part BYTES NOT NULL))sql",
+      "CREATE INDEX submissions_by_assignment ON submissions (assignment, user_name, "
+      "submitted_unix_ms)",
+      "ALTER TABLE runs ADD COLUMN submission_id TEXT NOT NULL DEFAULT ''",
+      "CREATE INDEX runs_by_submission ON runs (submission_id)"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

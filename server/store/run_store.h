@@ -25,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -114,6 +115,11 @@ class RunStore {
   // RunNotFoundError when
   // the store holds no run `run_id`.
   virtual absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) = 0;
+
+  // The SHA-256 (hex) of each kernel source the run sent, in the order of
+  // RunRequest.kernels (empty for a run without kernels or an unknown id):
+  // what an assignment's scoring checks a run's kernel by.
+  virtual absl::StatusOr<std::vector<std::string>> KernelHashes(const std::string& run_id) = 0;
 
   // The device time of `user`'s runs that started and ended at or after
   // since_unix_ms ended, each run counted whole (the quotas' usage).

@@ -12,6 +12,7 @@
 #include "server/common/echo.h"
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
+#include "server/store/proto_column.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {
@@ -20,10 +21,6 @@ namespace {
 constexpr char kColumns[] =
     "run_id, user_name, peer, label, op, status, error, accepted_unix_ms, "
     "started_unix_ms, ended_unix_ms, admission_part, start_part, end_part";
-
-SqlBytes Serialized(const google::protobuf::Message& message) {
-  return SqlBytes{message.SerializeAsString()};
-}
 
 // INVALID_ARGUMENT naming `field` unless `value` is UTF-8: a record's text
 // goes into `string` fields, which a reader cannot parse otherwise.
@@ -125,11 +122,13 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
         int64_t inserted,
         database_->Execute(
             "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
-            "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+            "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part, "
+            "submission_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
             {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
              int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
-             record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission)}));
+             record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission),
+             record.request().submission_id()}));
     if (inserted == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
@@ -165,6 +164,17 @@ absl::Status SqlRunStore::ReadKernelSources(v1::RunRecord& record) {
       kernels[int(position)].set_source(std::get<SqlBytes>(row[1]).data);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> SqlRunStore::KernelHashes(const std::string& run_id) {
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      database_->Query(
+          "SELECT sha256 FROM run_kernels WHERE run_id = ? ORDER BY position", {run_id}));
+  std::vector<std::string> hashes;
+  for (const SqlRow& row : rows) hashes.push_back(std::get<std::string>(row[0]));
+  return hashes;
 }
 
 absl::Status SqlRunStore::Start(const std::string& run_id, const v1::DeviceInfo& device,

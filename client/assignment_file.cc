@@ -1,0 +1,116 @@
+#include "assignment_file.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "sweep_spec.h"
+#include "sweep_spec_file.h"
+#include "time_values.h"
+
+namespace kbench::client {
+namespace {
+
+constexpr char kKeys[] =
+    "name, title, cohort, opens, due, submissions-per-hour, show-names, problems";
+
+absl::Status At(const std::string& file, const std::string& key, const YAML::Node& node,
+                const std::string& message) {
+  return absl::InvalidArgumentError(absl::StrCat(file, ": line ", node.Mark().line + 1, ": ",
+                                                 key, ": ", message));
+}
+
+absl::StatusOr<std::string> Scalar(const std::string& file, const std::string& key,
+                                   const YAML::Node& node) {
+  if (!node.IsScalar()) return At(file, key, node, "must be a single value");
+  return node.Scalar();
+}
+
+}  // namespace
+
+absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const std::string& name,
+                                               int64_t now_unix_ms) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": line ", e.mark.line + 1,
+                                                   ": not valid YAML or JSON: ", e.msg));
+  }
+  if (!root.IsMap())
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": must be a map of keys (", kKeys, "); see docs/ASSIGNMENTS.md"));
+  v1::Assignment assignment;
+  bool has_problems = false;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.Scalar();
+    const YAML::Node& value = entry.second;
+    if (key == "problems") {
+      has_problems = true;
+      if (!value.IsMap())
+        return At(name, key, value, "must be a sweep spec (op, axes, variant, ...)");
+      absl::StatusOr<SweepSpec> spec =
+          ParseSweepSpec(YAML::Dump(value), absl::StrCat(name, ": problems"));
+      if (!spec.ok()) return spec.status();
+      if (spec->variants.empty())
+        return At(name, "problems.variant", value,
+                  "missing: name the built-in variants shown beside each submission, the "
+                  "first the baseline, e.g. variant: [naive, fused]");
+      absl::StatusOr<std::vector<v1::RunRequest>> points = ExpandSweep(*spec);
+      if (!points.ok()) return points.status();
+      assignment.set_op(std::string(spec->op->name()));
+      for (v1::RunRequest& point : *points) {
+        point.clear_variants();
+        point.clear_label();
+        point.clear_seed();
+        *assignment.add_problems() = std::move(point);
+      }
+      for (const std::string& variant : spec->variants) assignment.add_baselines(variant);
+      continue;
+    }
+    absl::StatusOr<std::string> scalar = Scalar(name, key, value);
+    if (!scalar.ok()) return scalar.status();
+    if (key == "name") {
+      assignment.set_name(*scalar);
+    } else if (key == "title") {
+      assignment.set_title(*scalar);
+    } else if (key == "cohort") {
+      assignment.set_cohort(*scalar);
+    } else if (key == "opens" || key == "due") {
+      absl::StatusOr<int64_t> when = ParseTime(*scalar, now_unix_ms);
+      if (!when.ok()) return At(name, key, value, std::string(when.status().message()));
+      key == "opens" ? assignment.set_opens_unix_ms(*when) : assignment.set_due_unix_ms(*when);
+    } else if (key == "submissions-per-hour") {
+      uint32_t per_hour = 0;
+      if (!absl::SimpleAtoi(*scalar, &per_hour) || per_hour == 0)
+        return At(name, key, value, absl::StrCat("'", *scalar, "' is not a count from 1"));
+      assignment.set_submissions_per_hour(per_hour);
+    } else if (key == "show-names") {
+      if (*scalar != "true" && *scalar != "false")
+        return At(name, key, value, "must be true or false");
+      assignment.set_show_names(*scalar == "true");
+    } else {
+      return At(name, key, entry.first,
+                absl::StrCat("is not a key of an assignment; the keys are ", kKeys));
+    }
+  }
+  if (assignment.name().empty())
+    return absl::InvalidArgumentError(absl::StrCat(name, ": name: missing, e.g. name: lab1"));
+  if (!has_problems)
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": problems: missing; a sweep spec whose points are the problems"));
+  return assignment;
+}
+
+absl::StatusOr<v1::Assignment> LoadAssignment(const std::string& path, int64_t now_unix_ms) {
+  std::ifstream file(path);
+  if (!file) return absl::NotFoundError("cannot read the assignment file " + path);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return ParseAssignment(text.str(), path, now_unix_ms);
+}
+
+}  // namespace kbench::client

@@ -1,0 +1,41 @@
+// Assignment files: an assignment written down for `kbench assignment
+// create|edit`, in YAML or JSON (JSON is read as YAML):
+//
+//   name: lab1                    # required: 1 to 64 of A-Z a-z 0-9 . _ -
+//   title: Vector add, faster     # optional
+//   cohort: cohort-1              # an admin's; an instructor's is their own
+//   opens: 2026-12-01T09:00Z      # optional (kbench runs --since syntax)
+//   due: 2026-12-20T23:59Z        # optional; later submissions are late
+//   submissions-per-hour: 6       # optional: 1 to 60 (default 6)
+//   show-names: false             # optional: learners see others' names
+//   problems:                     # a sweep spec (docs/SWEEPS.md): each
+//     op: vector_add              #   point is a problem
+//     axes: {n: [2^20, 2^24]}
+//     variant: [naive, vectorized]  # required: the built-ins shown beside
+//     timing: {budget-ms: 200}    #   each submission, the first the baseline
+//
+// docs/ASSIGNMENTS.md has the full description.
+#ifndef KBENCH_CLIENT_ASSIGNMENT_FILE_H_
+#define KBENCH_CLIENT_ASSIGNMENT_FILE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kbench/v1/assignment.pb.h"
+
+namespace kbench::client {
+
+// Parses the assignment in `text`; `name` (the file's path) starts every
+// error. INVALID_ARGUMENT naming the key for an unknown key, a missing
+// name or problems, a value its key refuses; times relative to now_unix_ms.
+absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const std::string& name,
+                                               int64_t now_unix_ms);
+
+// Reads the file at `path` and parses it; NOT_FOUND naming it when it
+// cannot be read.
+absl::StatusOr<v1::Assignment> LoadAssignment(const std::string& path, int64_t now_unix_ms);
+
+}  // namespace kbench::client
+
+#endif  // KBENCH_CLIENT_ASSIGNMENT_FILE_H_
