@@ -289,7 +289,8 @@ std::string FormatRoster(const v1::Roster& roster) {
       line.push_back(StandingText(cell));
       if (cell.standing() == v1::STANDING_ONLY_FAILING)
         failing.push_back(absl::StrCat("  ", row.user(), " on ", cell.assignment(), " (",
-                                       cell.attempts(), " attempts): ", cell.why_not()));
+                                       cell.attempts(), cell.attempts() == 1 ? " attempt" : " attempts",
+                                       "): ", cell.why_not()));
     }
     rows.push_back(std::move(line));
   }

@@ -91,9 +91,10 @@ class AssignmentServiceTest : public ::testing::Test {
     options.authenticator = &authenticator_;
     runs_ = std::make_unique<KernelBenchService>(*scheduler_, options,
                                                  std::vector<RunObserver*>{recorder_.get()});
-    service_ = std::make_unique<AssignmentService>(*assignments_, *stores_.runs,
-                                                   stores_.identities.get(), *runs_,
-                                                   &authenticator_);
+    book_ = std::make_unique<AssignmentBook>(
+        *assignments_, *stores_.runs, stores_.identities.get(),
+        [this](const v1::RunRequest& request) { return runs_->CheckRequest(request); });
+    service_ = std::make_unique<AssignmentService>(*book_, &authenticator_);
     grpc::ServerBuilder builder;
     int port = 0;
     builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
@@ -191,6 +192,7 @@ class AssignmentServiceTest : public ::testing::Test {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<store::StoreRecorder> recorder_;
   std::unique_ptr<KernelBenchService> runs_;
+  std::unique_ptr<AssignmentBook> book_;
   std::unique_ptr<AssignmentService> service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<v1::Assignments::Stub> stub_;

@@ -304,5 +304,80 @@ TEST(DashboardClientCheck, ServesLoopbackClientsOnly) {
   }
 }
 
+// The assignment endpoints over the seeded assignment (assignment_seed.h),
+// on a server without identities (the caller is the local admin).
+class DashboardAssignmentApiTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(server_.ok()); }
+
+  httplib::Result Get(const std::string& path) {
+    httplib::Client client("127.0.0.1", server_.port());
+    return client.Get(path);
+  }
+  Json GetJson(const std::string& path) {
+    httplib::Result result = Get(path);
+    EXPECT_TRUE(result) << path;
+    if (!result) return Json();
+    EXPECT_EQ(result->status, 200) << path << ": " << result->body;
+    return Json::parse(result->body);
+  }
+
+  testing::DashboardTestServer server_{/*with_authentication=*/false,
+                                       /*with_assignments=*/true};
+};
+
+TEST_F(DashboardAssignmentApiTest, TheLeaderboardRanksEachLearnersBestCountingSubmission) {
+  const Json assignments = GetJson("/api/assignments");
+  ASSERT_EQ(assignments["rows"].size(), 1u);
+  EXPECT_EQ(assignments["rows"][0]["name"], "lab3");
+  EXPECT_EQ(assignments["rows"][0]["problems"], 2);
+
+  const Json board = GetJson("/api/assignments/leaderboard?assignment=lab3");
+  ASSERT_EQ(board["rows"].size(), 1u) << "finn's only submission does not count";
+  EXPECT_EQ(board["without_counting"], 1);
+  const Json& eve = board["rows"][0];
+  EXPECT_EQ(eve["learner"], "eve");
+  EXPECT_EQ(eve["rank"], 1);
+  EXPECT_EQ(eve["submission_id"], "sub-00000000000b");
+  EXPECT_NEAR(eve["score_ms"].get<double>(), 0.4, 1e-9);
+  EXPECT_NEAR(eve["speedup_naive"].get<double>(), 5.0, 1e-9);
+  EXPECT_EQ(eve["attempts"], 2);
+  EXPECT_EQ(eve["devices"], "Seed GPU");
+}
+
+TEST_F(DashboardAssignmentApiTest, TheRosterIsTheGradebookAndSaysWhoIsStuckAndWhy) {
+  const Json roster = GetJson("/api/assignments/roster");
+  ASSERT_EQ(roster["rows"].size(), 2u);
+  EXPECT_EQ(roster["rows"][0]["learner"], "eve");
+  EXPECT_NEAR(roster["rows"][0]["lab3"].get<double>(), 0.4, 1e-9);
+  EXPECT_EQ(roster["rows"][1]["learner"], "finn");
+  EXPECT_EQ(roster["rows"][1]["lab3"], "failing");
+  EXPECT_THAT(roster["details"]["finn"]["lab3"]["why_not"].get<std::string>(),
+              HasSubstr("12 elements over tolerance"));
+
+  httplib::Result csv = Get("/api/assignments/roster?format=csv");
+  ASSERT_TRUE(csv);
+  EXPECT_EQ(csv->status, 200);
+  EXPECT_EQ(csv->body, "learner,lab3\r\neve,0.4\r\nfinn,failing\r\n");
+}
+
+TEST_F(DashboardAssignmentApiTest, ASubmissionComesWithItsSourceAndThePreviousOne) {
+  const Json page = GetJson("/api/assignments/submission?id=sub-00000000000b");
+  EXPECT_EQ(page["report"]["counts"], true);
+  EXPECT_EQ(page["report"]["submission"]["user"], "eve");
+  ASSERT_TRUE(page["previous"].is_object());
+  EXPECT_EQ(page["previous"]["submission_id"], "sub-00000000000a");
+  EXPECT_THAT(page["previous"]["source"].get<std::string>(), HasSubstr("takes 0.5 ms"));
+
+  const Json first = GetJson("/api/assignments/submission?id=sub-00000000000a");
+  EXPECT_TRUE(first["previous"].is_null());
+  httplib::Result unknown = Get("/api/assignments/submission?id=sub-0000000000ff");
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  httplib::Result bad = Get("/api/assignments/submission?id=../etc");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+}
+
 }  // namespace
 }  // namespace kbench::server::http

@@ -201,5 +201,66 @@ TEST_F(DashboardPageTest, LiveViewShowsTheQueueAndTheDevices) {
   EXPECT_THAT(dom, HasSubstr("<td>live-2</td>"));
 }
 
+// The course view and a submission's page over the seeded assignment
+// (assignment_seed.h): the leaderboard, the scores chart, who is stuck and
+// why, the roster, and a submission's source with its diff against the
+// learner's previous one.
+class DashboardCoursePageTest : public DashboardPageTest {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(std::filesystem::exists(ChromiumPath()));
+    ASSERT_TRUE(course_.ok());
+    std::filesystem::create_directories(KBENCH_TEST_OUTPUT_DIR);
+  }
+  std::string CourseUrl(const std::string& fragment) const {
+    return absl::StrCat("http://127.0.0.1:", course_.port(), "/#", fragment);
+  }
+  std::string LoadCourseView(const std::string& fragment, const std::string& view,
+                             const std::string& name) {
+    const Chromium dom = RunChromium(CourseUrl(fragment), {"--dump-dom"});
+    EXPECT_EQ(dom.exit_code, 0) << dom.stderr_text;
+    EXPECT_THAT(dom.stdout_text, HasSubstr("data-ready=\"" + view + "\""))
+        << "the " << view << " view did not finish drawing; page errors: "
+        << ElementText(dom.stdout_text, "page-errors");
+    EXPECT_EQ(ElementText(dom.stdout_text, "page-errors"), "");
+    EXPECT_THAT(ConsoleLines(dom.stderr_text), ::testing::IsEmpty())
+        << "the page logged to its console";
+    const std::string png = absl::StrCat(KBENCH_TEST_OUTPUT_DIR, "/", name, ".png");
+    std::filesystem::remove(png);
+    const Chromium shot =
+        RunChromium(CourseUrl(fragment), {"--screenshot=" + png, "--window-size=1400,1400"});
+    EXPECT_EQ(shot.exit_code, 0) << shot.stderr_text;
+    EXPECT_TRUE(std::filesystem::exists(png)) << shot.stderr_text;
+    std::cout << "screenshot: " << png << std::endl;
+    return dom.stdout_text;
+  }
+
+  DashboardTestServer course_{/*with_authentication=*/false, /*with_assignments=*/true};
+};
+
+TEST_F(DashboardCoursePageTest, TheCourseViewShowsTheLeaderboardRosterAndWhoIsStuck) {
+  const std::string dom = LoadCourseView("course/lab3", "course", "course");
+  EXPECT_THAT(dom, HasSubstr("Vector add, your own kernel"));
+  // eve's best, with its interval and speedup over naive; a link to it.
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">400 µs [0.396–0.404]</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td class=\"num\">5x</td>"));
+  EXPECT_THAT(dom, HasSubstr("href=\"#submission/sub-00000000000b\""));
+  // finn is stuck, and why.
+  EXPECT_THAT(dom, HasSubstr("finn (1 attempt): problem 1 (n=1024): failed verification"));
+  EXPECT_THAT(dom, HasSubstr("<td>failing (1)</td>"));
+  EXPECT_THAT(dom, HasSubstr("<td>#1 400 µs</td>"));
+  EXPECT_THAT(dom, HasSubstr("href=\"/api/assignments/roster?format=csv\""));
+}
+
+TEST_F(DashboardCoursePageTest, ASubmissionPageShowsItsProblemsAndTheDiffOfItsSource) {
+  const std::string dom = LoadCourseView("submission/sub-00000000000b", "submission",
+                                         "submission");
+  EXPECT_THAT(dom, HasSubstr("Counts: score 400 µs"));
+  EXPECT_THAT(dom, HasSubstr("<td>n=4096</td>"));
+  EXPECT_THAT(dom, HasSubstr("changes since sub-00000000000a"));
+  EXPECT_THAT(dom, HasSubstr("<span class=\"removed\">-   // takes 0.5 ms</span>"));
+  EXPECT_THAT(dom, HasSubstr("<span class=\"added\">+   // takes 0.4 ms</span>"));
+}
+
 }  // namespace
 }  // namespace kbench::testing

@@ -1,5 +1,7 @@
 #include "tests/dashboard_test_server.h"
 
+#include "tests/assignment_seed.h"
+
 #include "gtest/gtest.h"
 #include "server/store/unix_time.h"
 #include "tests/dashboard_seed.h"
@@ -37,11 +39,11 @@ server::LiveState TestLiveState() {
   return state;
 }
 
-DashboardTestServer::DashboardTestServer(bool with_authentication) {
-  Start(with_authentication);
+DashboardTestServer::DashboardTestServer(bool with_authentication, bool with_assignments) {
+  Start(with_authentication, with_assignments);
 }
 
-void DashboardTestServer::Start(bool with_authentication) {
+void DashboardTestServer::Start(bool with_authentication, bool with_assignments) {
   absl::StatusOr<std::unique_ptr<server::store::RunStore>> store =
       server::store::OpenStore(dir_.path() + "/runs.db");
   ASSERT_TRUE(store.ok()) << store.status();
@@ -60,10 +62,21 @@ void DashboardTestServer::Start(bool with_authentication) {
     token_ = tokens->at(0);
     authenticator_ = std::make_unique<server::auth::TokenAuthenticator>(*identities_);
   }
+  if (with_assignments) {
+    absl::StatusOr<std::unique_ptr<server::store::AssignmentStore>> assignments =
+        server::store::OpenAssignmentStore(dir_.path() + "/runs.db");
+    ASSERT_TRUE(assignments.ok()) << assignments.status();
+    assignments_ = *std::move(assignments);
+    const absl::Status seeded_assignment = SeedAssignment(*store_, *assignments_);
+    ASSERT_TRUE(seeded_assignment.ok()) << seeded_assignment;
+    book_ = std::make_unique<server::AssignmentBook>(*assignments_, *store_, identities_.get(),
+                                                     nullptr);
+  }
   absl::StatusOr<std::unique_ptr<server::http::DashboardServer>> server =
       server::http::DashboardServer::Start(
           *store_, TestLiveState, registry_,
-          {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
+          {.listen = "127.0.0.1:0", .authenticator = authenticator_.get(),
+           .assignments = book_.get()});
   ASSERT_TRUE(server.ok()) << server.status();
   server_ = *std::move(server);
 }

@@ -2,7 +2,9 @@
 // SeedCohort, and a fixed live state: device 0 (TestDevice) healthy, run
 // "live-1" of ada running on it, run "live-2" of bob waiting. With
 // authentication, the store also holds the instructor "grace" of cohort
-// "fall24", whose token token() is, and the API needs a token.
+// "fall24", whose token token() is, and the API needs a token. With
+// assignments, the store also holds SeedAssignment's (assignment_seed.h)
+// and the dashboard serves /api/assignments/... from an AssignmentBook.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,8 @@
 #include "prometheus/registry.h"
 #include "server/auth/token_authenticator.h"
 #include "server/http/dashboard_server.h"
+#include "server/front/assignment_book.h"
+#include "server/store/assignment_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "tests/temp_dir.h"
@@ -20,7 +24,8 @@ class DashboardTestServer {
  public:
   // Fails the calling test (ASSERT) when the store or server cannot start;
   // check ok() after.
-  explicit DashboardTestServer(bool with_authentication = false);
+  explicit DashboardTestServer(bool with_authentication = false,
+                               bool with_assignments = false);
 
   bool ok() const { return server_ != nullptr; }
   int port() const { return server_->port(); }
@@ -30,11 +35,13 @@ class DashboardTestServer {
   const std::string& token() const { return token_; }
 
  private:
-  void Start(bool with_authentication);
+  void Start(bool with_authentication, bool with_assignments);
 
   TempDir dir_;
   std::unique_ptr<server::store::RunStore> store_;
   std::unique_ptr<server::store::IdentityStore> identities_;
+  std::unique_ptr<server::store::AssignmentStore> assignments_;
+  std::unique_ptr<server::AssignmentBook> book_;
   std::unique_ptr<server::auth::TokenAuthenticator> authenticator_;
   std::string token_;
   prometheus::Registry registry_;

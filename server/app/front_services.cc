@@ -49,8 +49,11 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
       history_(*stores.runs, stores.authenticator.get(), stores.identities.get()),
       auth_(*stores.identities, stores.authenticator.get()),
       quota_service_(quotas_, *stores.runs, stores.authenticator.get()),
-      assignment_service_(*stores.assignments, *stores.runs, stores.identities.get(), service_,
-                          stores.authenticator.get()) {}
+      assignment_book_(*stores.assignments, *stores.runs, stores.identities.get(),
+                       [this](const v1::RunRequest& request) {
+                         return service_.CheckRequest(request);
+                       }),
+      assignment_service_(assignment_book_, stores.authenticator.get()) {}
 
 void FrontServices::RegisterOn(grpc::ServerBuilder& builder) {
   builder.RegisterService(&service_);

@@ -42,6 +42,8 @@ class FrontServices {
   void RegisterOn(grpc::ServerBuilder& builder);
 
   KernelBenchService& runs() { return service_; }
+  // The assignments, for the dashboard's pages of them.
+  AssignmentBook& assignments() { return assignment_book_; }
   prometheus::Registry& registry() { return registry_; }
   // The server as it is now, for the dashboard (a LiveProvider): any thread.
   LiveState Live() const;
@@ -60,6 +62,7 @@ class FrontServices {
   HistoryService history_;
   auth::AuthService auth_;
   QuotaService quota_service_;
+  AssignmentBook assignment_book_;
   AssignmentService assignment_service_;
 };
 

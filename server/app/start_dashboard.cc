@@ -16,7 +16,8 @@ absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(
        .authenticator = stores.authenticator.get(),
        .tls_cert = flags.tls_cert,
        .tls_key = flags.tls_key,
-       .host_names = flags.http_hosts});
+       .host_names = flags.http_hosts,
+       .assignments = &services.assignments()});
   if (started.ok()) {
     Log("dashboard and metrics on ", flags.tls_cert.empty() ? "http" : "https", "://",
         flags.http.substr(0, flags.http.rfind(':')), ":", (*started)->port(), "/");

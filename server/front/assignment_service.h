@@ -1,19 +1,7 @@
-// The Assignments service (kbench/v1/assignment.proto): instructors write
-// assignments for their cohort, learners submit kernels to them, and
-// everyone reads reports, leaderboards and (instructors) the roster.
-//
-// Who sees what: an assignment belongs to one cohort; its learners and
-// instructor see it, admins see all, anyone else gets NOT_FOUND as for an
-// unknown name. A submission's report is its owner's, their instructor's
-// and admins'. On a leaderboard a learner sees their own name and, unless
-// the assignment has show_names, no one else's (nor their kernels).
-//
-// Reports are built from the stored runs on every call (assignment_scores.h),
-// never kept, so a run that ends later shows up on the next read. Problems
-// and kernels are checked by the run service's own admission
-// (KernelBenchService::CheckRequest), so an assignment or a submission is
-// refused here for exactly what its runs would be. Store work runs on a
-// StoreThread of its own, never on a gRPC thread.
+// The Assignments service (kbench/v1/assignment.proto): the gRPC face of
+// the AssignmentBook (assignment_book.h, which says who sees what).
+// Book calls block on the store, so they run on a StoreThread of the
+// service's own, never on a gRPC thread.
 #pragma once
 
 #include <string>
@@ -21,27 +9,16 @@
 
 #include "kbench/v1/assignment.grpc.pb.h"
 #include "server/auth/authenticator.h"
-#include "server/front/service.h"
-#include "server/store/assignment_store.h"
-#include "server/store/identity_store.h"
-#include "server/store/run_store.h"
+#include "server/front/assignment_book.h"
 #include "server/store/store_thread.h"
 
 namespace kbench::server {
 
-inline constexpr int kMaxAssignmentProblems = 64;
-inline constexpr size_t kMaxAssignmentTitleBytes = 200;
-inline constexpr uint32_t kDefaultSubmissionsPerHour = 6;
-inline constexpr uint32_t kMaxSubmissionsPerHour = 60;
-
 class AssignmentService final : public v1::Assignments::CallbackService {
  public:
-  // Everything must outlive the service. A null authenticator: every caller
-  // is auth::LocalPrincipal(); a null identity store: the roster has no
-  // learners to list (a server without identities).
-  AssignmentService(store::AssignmentStore& assignments, store::RunStore& runs,
-                    store::IdentityStore* identities, const KernelBenchService& run_service,
-                    const auth::Authenticator* authenticator);
+  // The book and the authenticator must outlive the service. A null
+  // authenticator: every caller is auth::LocalPrincipal().
+  AssignmentService(AssignmentBook& book, const auth::Authenticator* authenticator);
 
   grpc::ServerUnaryReactor* SaveAssignment(grpc::CallbackServerContext* context,
                                            const v1::SaveAssignmentRequest* request,
@@ -77,21 +54,7 @@ class AssignmentService final : public v1::Assignments::CallbackService {
   template <typename Work>
   grpc::ServerUnaryReactor* Serve(grpc::CallbackServerContext* context, Work work);
 
-  // The assignment, when `caller` may see it; NOT_FOUND otherwise.
-  absl::StatusOr<v1::Assignment> Visible(const auth::Principal& caller, const std::string& name);
-  // Every report of `submissions` (of `assignment`) from the stored runs.
-  absl::StatusOr<std::vector<v1::SubmissionReport>> Reports(
-      const v1::Assignment& assignment, const std::vector<v1::Submission>& submissions);
-  absl::StatusOr<v1::Assignment> Save(const auth::Principal& caller,
-                                      const v1::SaveAssignmentRequest& request);
-  absl::StatusOr<v1::Submission> Record(const auth::Principal& caller,
-                                        const v1::SubmitRequest& request);
-  absl::StatusOr<v1::Roster> RosterOf(const auth::Principal& caller, const std::string& cohort);
-
-  store::AssignmentStore& assignments_;
-  store::RunStore& runs_;
-  store::IdentityStore* identities_;
-  const KernelBenchService& run_service_;
+  AssignmentBook& book_;
   const auth::Authenticator* authenticator_;
   store::StoreThread thread_;  // last: destroyed first, finishing queued work
 };

@@ -15,6 +15,7 @@
 #include "server/auth/run_access.h"
 #include "server/common/echo.h"
 #include "server/http/api_params.h"
+#include "server/http/api_reply.h"
 #include "server/http/assignment_tables.h"
 #include "server/http/history_tables.h"
 #include "server/http/live_tables.h"
@@ -26,66 +27,6 @@
 
 namespace kbench::server::http {
 namespace {
-
-// A table reply: the table, the CSV file's name, and for JSON any fields
-// beside the table's (e.g. next_page_token).
-struct TableReply {
-  Table table;
-  std::string csv_name;
-  nlohmann::json extra = nlohmann::json::object();
-};
-
-using TableEndpoint =
-    std::function<absl::StatusOr<TableReply>(const ApiParams&, const auth::Principal&)>;
-
-// Text that is not UTF-8 is written with U+FFFD in its place: a cell that
-// cannot be encoded never turns the whole reply into an error.
-void ReplyJson(httplib::Response& response, int status, const nlohmann::json& body) {
-  response.status = status;
-  response.set_header("Cache-Control", "no-store");
-  response.set_content(body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                       "application/json");
-}
-
-void ReplyError(httplib::Response& response, const absl::Status& error) {
-  ReplyJson(response, HttpStatusOf(error), ErrorJson(error));
-}
-
-// A file name safe in a Content-Disposition header: letters, digits, '-',
-// '_' and '.' kept, anything else '_'.
-std::string SafeFileName(std::string name) {
-  for (char& c : name) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-    if (!safe) c = '_';
-  }
-  return name;
-}
-
-void Serve(httplib::Server& server, const std::string& path, const CallerOf& caller,
-           TableEndpoint endpoint) {
-  server.Get(path, [caller, endpoint = std::move(endpoint)](const httplib::Request& request,
-                                                            httplib::Response& response) {
-    absl::StatusOr<auth::Principal> who = caller(request);
-    if (!who.ok()) return ReplyError(response, who.status());
-    const ApiParams params(request);
-    absl::StatusOr<bool> csv = params.WantsCsv();
-    if (!csv.ok()) return ReplyError(response, csv.status());
-    absl::StatusOr<TableReply> reply = endpoint(params, *who);
-    if (!reply.ok()) return ReplyError(response, reply.status());
-    if (*csv) {
-      response.set_header("Content-Disposition",
-                          absl::StrCat("attachment; filename=\"",
-                                       SafeFileName(reply->csv_name), ".csv\""));
-      response.set_header("Cache-Control", "no-store");
-      response.set_content(ToCsv(reply->table), "text/csv; charset=utf-8");
-      return;
-    }
-    nlohmann::json body = ToJson(reply->table);
-    body.update(reply->extra);
-    ReplyJson(response, 200, body);
-  });
-}
 
 // The runs of `filter` that `who` may read; PERMISSION_DENIED when the
 // filter asks for others'.
@@ -163,14 +104,14 @@ absl::Status AsParameterError(const absl::Status& status) {
 
 void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
                   CallerOf caller) {
-  Serve(server, "/api/labels", caller,
+  ServeTable(server, "/api/labels", caller,
         [&store](const ApiParams& params,
                  const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
     KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, v1::ListRunsRequest()));
     return TableReply{LabelsTable(runs), "labels"};
   });
-  Serve(server, "/api/learners", caller,
+  ServeTable(server, "/api/learners", caller,
         [&store](const ApiParams& params,
                  const auth::Principal& who) -> absl::StatusOr<TableReply> {
           KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
@@ -181,13 +122,13 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                             filter.label().empty() ? "learners"
                                                    : absl::StrCat("learners-", filter.label())};
         });
-  Serve(server, "/api/assignment/best", caller, AssignmentEndpoint(store, "best", BestResultsTable));
-  Serve(server, "/api/assignment/speedups", caller, AssignmentEndpoint(store, "speedups", SpeedupsTable));
-  Serve(server, "/api/assignment/throughput", caller,
+  ServeTable(server, "/api/assignment/best", caller, AssignmentEndpoint(store, "best", BestResultsTable));
+  ServeTable(server, "/api/assignment/speedups", caller, AssignmentEndpoint(store, "speedups", SpeedupsTable));
+  ServeTable(server, "/api/assignment/throughput", caller,
         AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
-  Serve(server, "/api/assignment/failures", caller,
+  ServeTable(server, "/api/assignment/failures", caller,
         AssignmentEndpoint(store, "failures", FailedVerificationsTable));
-  Serve(server, "/api/learner", caller,
+  ServeTable(server, "/api/learner", caller,
         [&store](const ApiParams& params,
                  const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
@@ -199,7 +140,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
     KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
     return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
   });
-  Serve(server, "/api/runs", caller,
+  ServeTable(server, "/api/runs", caller,
         [&store](const ApiParams& params,
                  const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest asked, RunsFilter(params));
@@ -208,7 +149,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
     KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
     return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
   });
-  Serve(server, "/api/live/runs", caller,
+  ServeTable(server, "/api/live/runs", caller,
         [live](const ApiParams& params,
                const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
@@ -220,7 +161,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
     std::erase_if(state.waiting, hidden);
     return TableReply{LiveRunsTable(state), "live-runs"};
   });
-  Serve(server, "/api/live/devices", caller,
+  ServeTable(server, "/api/live/devices", caller,
         [&store, live](const ApiParams& params,
                        const auth::Principal&) -> absl::StatusOr<TableReply> {
           KBENCH_RETURN_IF_ERROR(params.Only({"format"}));

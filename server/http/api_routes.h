@@ -21,14 +21,12 @@
 
 #include "absl/status/statusor.h"
 #include "httplib.h"
+#include "server/http/api_reply.h"
 #include "server/identity/principal.h"
 #include "server/live/live_state.h"
 #include "server/store/run_store.h"
 
 namespace kbench::server::http {
-
-// Who makes a request; UNAUTHENTICATED when it carries no valid token.
-using CallerOf = std::function<absl::StatusOr<auth::Principal>(const httplib::Request&)>;
 
 void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
                   CallerOf caller);

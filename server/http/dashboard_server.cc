@@ -13,6 +13,7 @@
 #include "prometheus/text_serializer.h"
 #include "server/http/api_params.h"
 #include "server/http/api_routes.h"
+#include "server/http/assignment_routes.h"
 #include "server/http/assets.h"
 #include "server/http/bounded_task_queue.h"
 #include "server/http/http_limits.h"
@@ -76,7 +77,7 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   gate.host_names.push_back(address->host);
   std::unique_ptr<DashboardServer> server(
       new DashboardServer(store, std::move(live), registry, options.authenticator,
-                          std::move(gate), std::move(http)));
+                          options.assignments, std::move(gate), std::move(http)));
   if (address->port == 0) {
     server->port_ = server->server_->bind_to_any_port(address->host);
   } else if (server->server_->bind_to_port(address->host, address->port)) {
@@ -103,12 +104,14 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
 DashboardServer::DashboardServer(store::RunStore& store, LiveProvider live,
                                  prometheus::Registry& registry,
                                  const auth::TokenAuthenticator* authenticator,
-                                 GateOptions gate, std::unique_ptr<httplib::Server> server)
+                                 AssignmentBook* assignments, GateOptions gate,
+                                 std::unique_ptr<httplib::Server> server)
     : store_(store),
       live_(std::move(live)),
       registry_(registry),
       live_gauges_(registry),
       authenticator_(authenticator),
+      assignments_(assignments),
       gate_(std::move(gate)),
       server_(std::move(server)) {
   AddRoutes();
@@ -171,6 +174,7 @@ void DashboardServer::AddRoutes() {
     prometheus::TextSerializer().Serialize(text, registry_.Collect());
     response.set_content(text.str(), "text/plain; version=0.0.4; charset=utf-8");
   });
+  if (assignments_ != nullptr) AddAssignmentRoutes(*server_, *assignments_, caller);
   AddApiRoutes(*server_, store_, live_, caller);
 }
 

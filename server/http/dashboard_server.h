@@ -44,6 +44,7 @@
 #include "httplib.h"
 #include "prometheus/registry.h"
 #include "server/auth/token_authenticator.h"
+#include "server/front/assignment_book.h"
 #include "server/http/request_gate.h"
 #include "server/live/live_state.h"
 #include "server/metrics/live_gauges.h"
@@ -67,6 +68,9 @@ struct DashboardOptions {
   // (request_gate.h), besides IP addresses, localhost and the host of
   // `listen`: e.g. the name of an Ingress in front of it.
   std::vector<std::string> host_names;
+  // The assignments behind /api/assignments/... (assignment_routes.h);
+  // null: those endpoints are not served. Must outlive the server.
+  AssignmentBook* assignments = nullptr;
 };
 
 class DashboardServer {
@@ -93,8 +97,8 @@ class DashboardServer {
 
  private:
   DashboardServer(store::RunStore& store, LiveProvider live, prometheus::Registry& registry,
-                  const auth::TokenAuthenticator* authenticator, GateOptions gate,
-                  std::unique_ptr<httplib::Server> server);
+                  const auth::TokenAuthenticator* authenticator, AssignmentBook* assignments,
+                  GateOptions gate, std::unique_ptr<httplib::Server> server);
 
   void AddRoutes();
 
@@ -103,6 +107,7 @@ class DashboardServer {
   prometheus::Registry& registry_;
   metrics::LiveGauges live_gauges_;
   const auth::TokenAuthenticator* const authenticator_;
+  AssignmentBook* const assignments_;
   const GateOptions gate_;
   int port_ = 0;
   std::unique_ptr<httplib::Server> server_;  // an httplib::SSLServer for TLS

@@ -1,5 +1,8 @@
-// The dashboard: three views over the /api/ endpoints (docs/API.md), chosen
-// by the URL's fragment: #assignment/<label>, #learner/<learner>, #live.
+// The dashboard: views over the /api/ endpoints (docs/API.md), chosen by
+// the URL's fragment: #course/<assignment> (leaderboard, roster,
+// submissions), #submission/<id> (one report, its source and its diff
+// against the learner's previous submission), #assignment/<label> (runs by
+// label), #learner/<learner>, #live.
 // Every table links to the CSV of the same endpoint. When a view has drawn
 // its data, <body data-ready> names it (the headless page test waits on it).
 // On a server with authentication the API answers 401 without a token: the
@@ -67,6 +70,10 @@
     $('login-box').hidden = false;
   }
 
+  // A refusal the page expects for some callers (a learner asking for the
+  // roster): shown where the data would be, not reported as a page error.
+  class Forbidden extends Error {}
+
   async function getJson(url) {
     const response = await fetch(url, {headers: authHeaders()});
     const body = await response.json();
@@ -74,6 +81,7 @@
       askForToken(body.error);
       throw new NeedsToken(body.error);
     }
+    if (response.status === 403) throw new Forbidden(body.error);
     if (!response.ok) throw new Error(`${url}: ${body.error || response.status}`);
     return body;
   }
@@ -166,6 +174,178 @@
   function fillSelect(select, values, current) {
     select.replaceChildren(...values.map((v) => new Option(v, v)));
     select.value = current;
+  }
+
+  const submissionLink = (v) => {
+    if (!v) return '';
+    const a = document.createElement('a');
+    a.href = `#submission/${encodeURIComponent(v)}`;
+    a.textContent = v;
+    return a;
+  };
+  const scoreText = (v, r) => (v == null ? '' :
+      `${kbench.ms(v)} [${kbench.num(r.score_ci_low_ms, 4)}–${kbench.num(r.score_ci_high_ms, 4)}]`);
+
+  async function showCourse(name) {
+    const assignments = await getJson('/api/assignments');
+    const names = assignments.rows.map((r) => r.name);
+    if (names.length === 0) {
+      $('course-summary').textContent =
+          'No assignments yet: an instructor creates one with `kbench assignment create FILE`.';
+      document.body.dataset.ready = 'course';
+      return;
+    }
+    if (name === undefined || !names.includes(name)) name = names[0];
+    fillSelect($('course-select'), names, name);
+    const info = assignments.rows.find((r) => r.name === name);
+    $('course-summary').textContent = [
+      info.title, `${info.op}, ${info.problems} problems`, `beside ${info.baselines}`,
+      info.due_unix_ms ? `due ${kbench.time(info.due_unix_ms)}` : 'no due time',
+      info.closed ? 'closed' : `${info.submissions_per_hour} submissions per hour`,
+    ].filter(Boolean).join(' · ');
+
+    const boardUrl = api('/api/assignments/leaderboard', {assignment: name});
+    const submissionsUrl = api('/api/assignments/submissions', {assignment: name});
+    const [board, submissions] = await Promise.all([getJson(boardUrl), getJson(submissionsUrl)]);
+    const speedupColumns = board.columns.filter((c) => c.startsWith('speedup_')).map((c) => (
+      {key: c, title: `vs ${c.slice('speedup_'.length)}`, ...num,
+       format: (v) => (v == null ? '' : `${kbench.num(v)}x`)}));
+    renderTable($('leaderboard-table'), boardUrl, board, [
+      {key: 'rank', title: 'Rank', ...num, format: (v, r) => `${r.tied ? '=' : ''}${v}`},
+      {key: 'learner', title: 'Learner',
+       format: (v, r) => (v == null ? '(hidden)' : `${v}${r.you ? ' (you)' : ''}`)},
+      {key: 'score_ms', title: 'Score [interval]', ...num, format: scoreText},
+      ...speedupColumns,
+      {key: 'attempts', title: 'Attempts', ...num},
+      {key: 'last_attempt_unix_ms', title: 'Last attempt', format: when, cls: 'time'},
+      {key: 'late', title: 'Late', format: (v) => (v ? 'late' : '')},
+      {key: 'submission_id', title: 'Best submission', format: submissionLink},
+    ], board.without_counting
+      ? `No counting submission yet (${board.without_counting} learners submitted).`
+      : 'No submissions yet.');
+    renderTable($('submissions-table'), submissionsUrl, submissions, [
+      {key: 'submitted_unix_ms', title: 'Submitted', format: when, cls: 'time'},
+      {key: 'learner', title: 'Learner', format: text},
+      {key: 'submission_id', title: 'Submission', format: submissionLink},
+      {key: 'kernel', title: 'Kernel', format: text},
+      {key: 'late', title: 'Late', format: (v) => (v ? 'late' : '')},
+      {key: 'score_ms', title: 'Score [interval]', ...num, format: scoreText},
+      {key: 'why_not', title: 'Does not count because', format: text},
+    ], 'No submissions yet.');
+    kbench.scoresChart($('scores-chart'), submissions.rows);
+
+    try {
+      const rosterUrl = '/api/assignments/roster';
+      const roster = await getJson(rosterUrl);
+      const columns = [{key: 'learner', title: 'Learner', format: text}];
+      for (const column of roster.columns.slice(1)) {
+        columns.push({key: column, title: column, format: (v, r) => {
+          const d = roster.details[r.learner][column];
+          if (d.standing === 'counting') return `#${d.rank} ${kbench.ms(d.score_ms)}`;
+          if (d.standing === 'failing') return `failing (${d.attempts})`;
+          return '—';
+        }});
+      }
+      renderTable($('roster-table'), rosterUrl, roster, columns,
+                  'No learners in the cohort yet.');
+      const stuck = [];
+      for (const [learner, cells] of Object.entries(roster.details)) {
+        const d = cells[name];
+        if (d && d.standing === 'failing') stuck.push(`${learner} (${d.attempts} attempt${d.attempts === 1 ? '' : 's'}): ${d.why_not}`);
+      }
+      const list = document.createElement('ul');
+      list.replaceChildren(...stuck.map((line) => {
+        const li = document.createElement('li');
+        li.textContent = line;
+        return li;
+      }));
+      $('stuck-list').replaceChildren(stuck.length ? list : kbench.note('No one is stuck.'));
+    } catch (error) {
+      if (!(error instanceof Forbidden)) throw error;
+      $('roster-table').replaceChildren(kbench.note(
+          'The roster is for your instructor; your own submissions are listed below.'));
+      $('stuck-list').replaceChildren(kbench.note('—'));
+    }
+    document.body.dataset.ready = 'course';
+  }
+
+  // The lines of `after` against `before`: each {kind: same|added|removed,
+  // line}, from their longest common subsequence (sources are at most a
+  // few thousand lines; beyond that the source is shown without a diff).
+  kbench.lineDiff = function (before, after) {
+    const a = before.split('\n'), b = after.split('\n');
+    if (a.length * b.length > 4e6) return null;
+    const lcs = Array.from({length: a.length + 1}, () => new Uint32Array(b.length + 1));
+    for (let i = a.length - 1; i >= 0; --i)
+      for (let j = b.length - 1; j >= 0; --j)
+        lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    const lines = [];
+    let i = 0, j = 0;
+    while (i < a.length || j < b.length) {
+      if (i < a.length && j < b.length && a[i] === b[j]) {
+        lines.push({kind: 'same', line: a[i]}); ++i; ++j;
+      } else if (i < a.length && (j === b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
+        lines.push({kind: 'removed', line: a[i++]});
+      } else {
+        lines.push({kind: 'added', line: b[j++]});
+      }
+    }
+    return lines;
+  };
+
+  async function showSubmission(id) {
+    const data = await getJson(api('/api/assignments/submission', {id}));
+    const report = data.report;
+    const s = report.submission;
+    $('submission-back').href = `#course/${encodeURIComponent(s.assignment)}`;
+    $('submission-summary').textContent =
+        `${s.submission_id} · ${s.assignment} · ${s.user || '(local)'} · ` +
+        `${kbench.time(Number(s.submitted_unix_ms))}${s.late ? ' (late)' : ''} · ` +
+        `kernel ${s.kernel.name} · measured on ${(report.devices || []).join(', ') || '—'}`;
+    $('submission-verdict').textContent = report.counts
+      ? `Counts: score ${kbench.ms(report.score_ms)} [${kbench.num(report.score_ci_low_ms, 4)}–` +
+        `${kbench.num(report.score_ci_high_ms, 4)}]; ` +
+        (report.speedups || []).map((x) => `${kbench.num(x.speedup)}x vs ${x.baseline}`).join(', ')
+      : `Does not count: ${report.why_not}`;
+    $('submission-verdict').className = report.counts ? 'healthy' : 'unhealthy';
+    const rows = (report.problems || []).map((p, i) => {
+      const stats = (p.result && p.result.stats) || {};
+      const speedup = (p.speedups || [])[0];
+      return {
+        index: i + 1, problem: p.problem, dtype: p.dtype, median_ms: stats.median_ms,
+        speedup: speedup ? speedup.speedup : null, baseline: speedup ? speedup.baseline : '',
+        verified: !p.error && stats.median_ms > 0, error: p.error || (p.run_id ? '' : 'not run'),
+        config: p.result ? p.result.config : '', run_id: p.run_id,
+      };
+    });
+    renderTable($('problems-table'), api('/api/assignments/submission', {id}), {rows}, [
+      {key: 'index', title: '#', ...num},
+      {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
+      {key: 'median_ms', title: 'Median', ...num, format: (v) => kbench.ms(v)},
+      {key: 'speedup', title: 'Speedup', ...num,
+       format: (v, r) => (v == null ? '' : `${kbench.num(v)}x vs ${r.baseline}`)},
+      {key: 'error', title: 'Verified', format: (v, r) => (r.verified ? 'yes' : v || 'NO')},
+      {key: 'run_id', title: 'Run', format: text},
+    ], 'No problems.');
+    // A report is JSON only: its table has no CSV.
+    $('problems-table').querySelector('a.csv').remove();
+    const source = s.kernel.source ? atob(s.kernel.source) : '';
+    const pre = $('submission-source');
+    const diff = data.previous ? kbench.lineDiff(data.previous.source, source) : null;
+    if (diff) {
+      $('diff-caption').textContent = `(changes since ${data.previous.submission_id}, ` +
+          `${kbench.time(data.previous.submitted_unix_ms)})`;
+      pre.replaceChildren(...diff.map((d) => {
+        const span = document.createElement('span');
+        span.className = d.kind;
+        span.textContent = (d.kind === 'added' ? '+ ' : d.kind === 'removed' ? '- ' : '  ') + d.line;
+        return span;
+      }));
+    } else {
+      $('diff-caption').textContent = data.previous ? '' : '(the learner\'s first submission)';
+      pre.textContent = source;
+    }
+    document.body.dataset.ready = 'submission';
   }
 
   async function showAssignment(label) {
@@ -305,10 +485,11 @@
   }
 
   function show(view) {
-    for (const name of ['assignment', 'learner', 'live']) {
+    for (const name of ['course', 'submission', 'assignment', 'learner', 'live']) {
       $(`view-${name}`).hidden = name !== view;
+      // A submission belongs to the course view's tab.
       document.querySelector(`nav a[data-view="${name}"]`)
-          .classList.toggle('active', name === view);
+          ?.classList.toggle('active', name === view || (name === 'course' && view === 'submission'));
     }
   }
 
@@ -327,9 +508,15 @@
     } else if (view === 'learner') {
       show('learner');
       showLearner(value).catch(fail);
-    } else {
+    } else if (view === 'assignment') {
       show('assignment');
       showAssignment(value).catch(fail);
+    } else if (view === 'submission') {
+      show('submission');
+      showSubmission(value).catch(fail);
+    } else {
+      show('course');
+      showCourse(value).catch(fail);
     }
   }
 
@@ -347,6 +534,9 @@
     location.reload();
   });
 
+  $('course-select').addEventListener('change', (e) => {
+    location.hash = `course/${encodeURIComponent(e.target.value)}`;
+  });
   $('label-select').addEventListener('change', (e) => {
     location.hash = `assignment/${encodeURIComponent(e.target.value)}`;
   });

@@ -183,4 +183,30 @@ window.kbench = window.kbench || {};
     });
     return overCeiling;
   };
+  // rows: /api/assignments/submissions rows; one series per learner of
+  // the counting submissions' scores (ms, from 0) over their time.
+  kbench.scoresChart = function (canvas, rows) {
+    const datasets = [];
+    for (const [learner, group] of groupBy(rows.filter((r) => r.counts), (r) => r.learner)) {
+      const points = group.map((r) => ({x: r.submitted_unix_ms, y: r.score_ms}))
+                          .sort((a, b) => a.x - b.x);
+      const color = palette[datasets.length % palette.length];
+      datasets.push({label: learner, data: points, borderColor: color, backgroundColor: color,
+                     showLine: true, pointRadius: 4});
+    }
+    draw(canvas, {
+      type: 'scatter',
+      data: {datasets},
+      options: {
+        scales: {
+          x: {title: {display: true, text: 'submitted'},
+              ticks: {callback: (v) => kbench.time(v), maxTicksLimit: 5}},
+          y: {beginAtZero: true, title: {display: true, text: 'score (ms, lower is better)'}},
+        },
+        plugins: {tooltip: {callbacks: {
+          label: (item) => `${item.dataset.label}: ${kbench.ms(item.parsed.y)} at ` +
+                           kbench.time(item.parsed.x)}}},
+      },
+    });
+  };
 })();

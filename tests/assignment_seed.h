@@ -1,0 +1,21 @@
+// A course's assignment for the dashboard tests, written through the
+// stores' public calls as the server would write it: assignment "lab3"
+// (vector add n=1024 and n=4096, naive beside each submission, for every
+// cohort: a server without identities) and three submissions whose runs
+// ran on "Seed GPU":
+//   sub-00000000000a eve   my_add.cu 0.5 ms on both problems   counts
+//   sub-00000000000b eve   my_add.cu 0.4 ms (a changed line)   counts, best
+//   sub-00000000000c finn  wrong.cu, problem 1 fails verification
+// naive takes 2 ms. Submissions are a minute apart from kSeedStartUnixMs.
+#pragma once
+
+#include "absl/status/status.h"
+#include "server/store/assignment_store.h"
+#include "server/store/run_store.h"
+
+namespace kbench::testing {
+
+absl::Status SeedAssignment(server::store::RunStore& runs,
+                            server::store::AssignmentStore& assignments);
+
+}  // namespace kbench::testing
