@@ -235,7 +235,7 @@ std::string FormatLeaderboard(const v1::Leaderboard& board) {
                     absl::StrCat(e.user().empty() ? "(hidden)" : e.user(), e.you() ? " (you)" : ""),
                     Score(e.best()), Speedups(e.best()), absl::StrCat(e.attempts()),
                     Time(e.last_attempt_unix_ms())});
-  text += FormatColumns(std::move(rows));
+  text += board.entries().empty() ? "no submission counts yet\n" : FormatColumns(std::move(rows));
   if (board.without_counting() > 0)
     absl::StrAppend(&text, board.without_counting(),
                     " more learners submitted, with nothing that counts yet\n");

@@ -28,7 +28,10 @@
 #          then attention with batch * heads = 1024 in every dtype (every
 #          element checked on the device), and a real sticky CUDA error in
 #          the worker (tools/bench/fault_check.py: the run ends with the
-#          error, the worker restarts, the next run verifies);
+#          error, the worker restarts, the next run verifies); then a whole
+#          lab (tools/bench/course_check.py: two assignments, five learners,
+#          starter kernels with deliberate mistakes, the leaderboards and
+#          the roster as expected; course_check.txt and course/ in $OUT);
 #       3. attention (tools/bench/attention_gpu.sh): the kernels alone over
 #          the FlashAttention grid and the low-parallelism shapes in fp16
 #          and fp32 at d 64 and 128 (the whole grid, bf16 and d 256 too,
@@ -53,7 +56,8 @@
 #       minutes a call, the steps can be split over calls:
 #       KBENCH_SKIP_TESTS=1 (step 1), KBENCH_SKIP_VECTOR_ADD=1 (the vector
 #       add timings and peers of step 2), KBENCH_SKIP_CHECKS=1 (the
-#       all-elements and fault checks of step 2).
+#       all-elements and fault checks of step 2), KBENCH_SKIP_COURSE=1 (the
+#       lab of step 2).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
@@ -181,6 +185,16 @@ device() {
     fi
     kill "$server_pid" 2>/dev/null
     wait "$server_pid" 2>/dev/null
+  fi
+
+  if [ -z "${KBENCH_SKIP_COURSE:-}" ]; then
+    # A whole lab through the CLI: an instructor, five learners, two
+    # assignments, starter kernels with deliberate mistakes.
+    note "course: two assignments, five learners (tools/bench/course_check.py)"
+    timeout 540 python3 "$bench/course_check.py" --server-bin .gpu/kbench-server \
+      --kbench .gpu/kbench --kernels docs/examples/kernels --out "$out/course" \
+      >"$raw/course_check.txt" 2>&1 || { failed=1; note "course check FAILED"; }
+    cp "$raw/course_check.txt" "$out/course_check.txt"
   fi
 
   if [ -z "${KBENCH_SKIP_VECTOR_ADD:-}" ]; then
