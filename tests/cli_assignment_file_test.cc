@@ -1,0 +1,73 @@
+// Assignment files (client/assignment_file.h): the keys, the problems as a
+// sweep spec's points, times, and errors that name the file, line and key.
+#include "client/assignment_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace kbench::client {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kNow = 1'800'000'000'000;
+
+TEST(AssignmentFile, ReadsEveryKeyAndExpandsTheProblems) {
+  absl::StatusOr<v1::Assignment> lab = ParseAssignment(R"(name: lab1
+title: Attention
+cohort: fall24
+opens: 2026-12-01T09:00Z
+due: 2026-12-20T23:59Z
+submissions-per-hour: 4
+show-names: true
+problems:
+  op: attention
+  axes: {seq: [512, 1024], head-dim: 64, causal: both}
+  dtype: fp16
+  variant: [naive, fused]
+  timing: {budget-ms: 200}
+)", "lab1.yaml", kNow);
+  ASSERT_TRUE(lab.ok()) << lab.status();
+  EXPECT_EQ(lab->name(), "lab1");
+  EXPECT_EQ(lab->cohort(), "fall24");
+  EXPECT_EQ(lab->op(), "attention");
+  EXPECT_EQ(lab->submissions_per_hour(), 4u);
+  EXPECT_TRUE(lab->show_names());
+  EXPECT_EQ(lab->opens_unix_ms(), 1796115600000);  // 2026-12-01T09:00Z
+  EXPECT_EQ(lab->due_unix_ms(), 1797811140000);    // 2026-12-20T23:59Z
+  ASSERT_EQ(lab->problems_size(), 4) << "two lengths, causal both";
+  EXPECT_EQ(lab->problems(0).attention().seq_len(), 512u);
+  EXPECT_FALSE(lab->problems(0).attention().causal());
+  EXPECT_TRUE(lab->problems(1).attention().causal());
+  EXPECT_EQ(lab->problems(0).dtype(), v1::DTYPE_FP16);
+  EXPECT_EQ(lab->problems(0).timing().time_budget_ms(), 200);
+  EXPECT_EQ(lab->problems(0).variants_size(), 0) << "the built-ins are baselines, not variants";
+  EXPECT_THAT(lab->baselines(), ::testing::ElementsAre("naive", "fused"));
+}
+
+TEST(AssignmentFile, ErrorsNameTheFileTheLineAndTheKey) {
+  auto error = [](const std::string& text) {
+    absl::StatusOr<v1::Assignment> lab = ParseAssignment(text, "lab.yaml", kNow);
+    EXPECT_FALSE(lab.ok());
+    return std::string(lab.status().message());
+  };
+  const std::string problems =
+      "problems:\n  op: vector_add\n  axes: {n: 1024}\n  variant: naive\n";
+  EXPECT_THAT(error(problems), HasSubstr("lab.yaml: name: missing"));
+  EXPECT_THAT(error("name: lab1\n"), HasSubstr("lab.yaml: problems: missing"));
+  EXPECT_THAT(error("name: lab1\nproblems:\n  op: vector_add\n  axes: {n: 1024}\n"),
+              HasSubstr("problems.variant: missing"));
+  EXPECT_THAT(error("name: lab1\nsubmissions-per-hour: 0\n" + problems),
+              HasSubstr("line 2: submissions-per-hour: '0' is not a count from 1"));
+  EXPECT_THAT(error("name: lab1\ndue: someday\n" + problems), HasSubstr("line 2: due:"));
+  EXPECT_THAT(error("name: lab1\nshow-names: maybe\n" + problems),
+              HasSubstr("show-names: must be true or false"));
+  EXPECT_THAT(error("name: lab1\n" + problems + "deadline: 1\n"),
+              HasSubstr("line 6: deadline: is not a key of an assignment"));
+  EXPECT_THAT(error("name: [lab1\n"), HasSubstr("not valid YAML or JSON"));
+  EXPECT_THAT(error("name: lab1\nproblems:\n  op: nothing\n  variant: naive\n"),
+              HasSubstr("names no op"));
+}
+
+}  // namespace
+}  // namespace kbench::client
