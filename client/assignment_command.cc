@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -135,6 +136,53 @@ bool RunSubmission(const GlobalOptions& options, const CallOptions& call,
   return true;
 }
 
+// Waits for the report of `id` once none of its runs is in flight.
+CallResult FinalReport(const CallOptions& call, InterruptWatcher& watcher, const std::string& id,
+                       v1::SubmissionReport& report) {
+  v1::SubmissionId request;
+  request.set_submission_id(id);
+  CallResult result;
+  // The server records a run's end just after its stream ends: a report
+  // read at once may still see the last run in flight.
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    result = CallAssignments(call, watcher, [&](auto& stub, auto& context) {
+      return stub.GetSubmission(&context, request, &report);
+    });
+    if (!result.status.ok() || !InFlight(report) || !Wait(0.1, watcher)) break;
+  }
+  return result;
+}
+
+ExitCode Rerun(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+               const AssignmentRerunCommand& command) {
+  v1::RerunRequest request;
+  request.set_assignment(command.name);
+  request.set_top(command.top);
+  v1::RerunPlan plan;
+  CallResult result = CallAssignments(call, watcher, [&](auto& stub, auto& context) {
+    return stub.Rerun(&context, request, &plan);
+  });
+  if (!result.status.ok()) return ReportFailure(result, options, watcher);
+  std::vector<v1::SubmissionReport> reports;
+  for (const v1::Submission& rerun : plan.reruns()) {
+    if (!options.quiet)
+      std::cerr << "kbench: re-running " << rerun.user() << "'s " << rerun.rerun_of() << " as "
+                << rerun.submission_id() << std::endl;
+    if (!RunSubmission(options, call, watcher, rerun)) return ExitCode::kInterrupted;
+    v1::SubmissionReport& report = reports.emplace_back();
+    result = FinalReport(call, watcher, rerun.submission_id(), report);
+    if (!result.status.ok()) return ReportFailure(result, options, watcher);
+  }
+  if (options.format == OutputFormat::kJson) {
+    v1::ListSubmissionsResponse all;
+    for (const v1::SubmissionReport& report : reports) *all.add_submissions() = report;
+    std::cout << FormatMessageJson(all) << std::flush;
+  } else {
+    std::cout << FormatRerun(plan, reports) << std::flush;
+  }
+  return ExitCode::kOk;
+}
+
 ExitCode Submit(const GlobalOptions& options, const CallOptions& call,
                 InterruptWatcher& watcher, const SubmitCommand& command) {
   absl::StatusOr<v1::KernelSource> kernel =
@@ -160,24 +208,52 @@ ExitCode Submit(const GlobalOptions& options, const CallOptions& call,
               << std::endl;
     return ExitCode::kInterrupted;
   }
-  v1::SubmissionId id;
-  id.set_submission_id(submission.submission_id());
   v1::SubmissionReport report;
-  // The server records a run's end just after its stream ends: a report
-  // read at once may still see the last run in flight.
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    result = CallAssignments(call, watcher, [&](auto& stub, auto& context) {
-      return stub.GetSubmission(&context, id, &report);
-    });
-    if (!result.status.ok() || !InFlight(report)) break;
-    if (!Wait(0.1, watcher)) return ExitCode::kInterrupted;
-  }
+  result = FinalReport(call, watcher, submission.submission_id(), report);
   if (!result.status.ok()) return ReportFailure(result, options, watcher);
   Print(options, report, FormatSubmissionReport(report));
   return report.counts() ? ExitCode::kOk : ExitCode::kVerificationFailed;
 }
 
 }  // namespace
+
+std::string FormatRerun(const v1::RerunPlan& plan,
+                        const std::vector<v1::SubmissionReport>& reruns) {
+  // Ranks among the re-runs that count, by their new scores.
+  std::vector<const v1::SubmissionReport*> counting;
+  for (const v1::SubmissionReport& report : reruns)
+    if (report.counts()) counting.push_back(&report);
+  std::stable_sort(counting.begin(), counting.end(), [](const auto* a, const auto* b) {
+    return a->score_ms() < b->score_ms();
+  });
+  std::string text = absl::StrCat("re-run of ", plan.before().assignment().name(), ": the top ",
+                                  reruns.size(), " learners' best submissions\n");
+  std::vector<std::vector<std::string>> rows = {
+      {"learner", "rank", "score ms before", "on", "score ms now", "on", "rank now", "now/before"}};
+  for (size_t i = 0; i < reruns.size(); ++i) {
+    const v1::SubmissionReport& now = reruns[i];
+    const v1::LeaderboardEntry* before = nullptr;
+    for (const v1::LeaderboardEntry& entry : plan.before().entries())
+      if (entry.best().submission().submission_id() == now.submission().rerun_of())
+        before = &entry;
+    std::string rank_now = "-";
+    for (size_t r = 0; r < counting.size(); ++r)
+      if (counting[r] == &now) rank_now = absl::StrCat(r + 1);
+    rows.push_back(
+        {now.submission().user(), before ? absl::StrCat(before->rank()) : "-",
+         before ? Score(before->best()) : "-",
+         before ? absl::StrJoin(before->best().devices(), ", ") : "-",
+         now.counts() ? Score(now) : absl::StrCat("does not count: ", now.why_not()),
+         absl::StrJoin(now.devices(), ", "), rank_now,
+         now.counts() && before ? FormatSignificant(now.score_ms() / before->best().score_ms(), 3)
+                                : "-"});
+  }
+  text += FormatColumns(std::move(rows));
+  absl::StrAppend(&text,
+                  "the re-runs are kept as submissions (kbench submissions ",
+                  plan.before().assignment().name(), "); the leaderboard keeps its scores\n");
+  return text;
+}
 
 std::string FormatAssignment(const v1::Assignment& a) {
   std::string text = absl::StrCat(a.name(), a.title().empty() ? "" : ": " + a.title(),
@@ -331,6 +407,8 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
   }
   if (const auto* submit = std::get_if<SubmitCommand>(&command))
     return Submit(options, call, watcher, *submit);
+  if (const auto* rerun = std::get_if<AssignmentRerunCommand>(&command))
+    return Rerun(options, call, watcher, *rerun);
 
   CallResult result;
   std::string output;
@@ -400,7 +478,10 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
     for (const v1::SubmissionReport& r : listed->submissions())
       rows.push_back({r.submission().submission_id(), r.submission().user(),
                       absl::StrCat(Time(r.submission().submitted_unix_ms()),
-                                   r.submission().late() ? " (late)" : ""),
+                                   r.submission().late() ? " (late)" : "",
+                                   r.submission().rerun_of().empty()
+                                       ? ""
+                                       : " (re-run of " + r.submission().rerun_of() + ")"),
                       r.submission().kernel().name(), r.counts() ? Score(r) : "-",
                       r.counts() ? "" : r.why_not()});
     output = listed->submissions().empty() ? "no submissions\n" : FormatColumns(std::move(rows));

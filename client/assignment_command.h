@@ -7,6 +7,7 @@
 #define KBENCH_CLIENT_ASSIGNMENT_COMMAND_H_
 
 #include <string>
+#include <vector>
 
 #include "assignment_command_line.h"
 #include "command_line.h"
@@ -36,6 +37,13 @@ std::string FormatSubmissionReport(const v1::SubmissionReport& report);
 // late, devices.
 std::string FormatLeaderboard(const v1::Leaderboard& board);
 std::string FormatLeaderboardCsv(const v1::Leaderboard& board, bool header);
+
+// A re-run against the leaderboard it started from: per learner, the rank
+// and score before (and the GPU), the re-run's score (and GPU) and rank
+// among the re-runs, and the ratio of the scores; a re-run that does not
+// count says why. `reruns[i]` is the report of plan.reruns(i).
+std::string FormatRerun(const v1::RerunPlan& plan,
+                        const std::vector<v1::SubmissionReport>& reruns);
 
 // The roster: one row per learner, one column per assignment ("-" not
 // started, "failing", or "#rank score ms"). The gradebook is the same as

@@ -48,6 +48,15 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
   close_ = assignment->add_subcommand(
       "close", "Close an assignment: no more submissions; its leaderboard stays.");
   close_->add_option("name", close_command_.name, "The assignment")->required();
+  rerun_ = assignment->add_subcommand(
+      "rerun", "Re-run the best submissions of the top learners (after a driver update, on "
+               "another GPU) and compare their scores and ranks with the leaderboard's; the "
+               "re-runs change no one's rank, attempts or hourly limit.");
+  rerun_->add_option("name", rerun_command_.name, "The assignment")->required();
+  rerun_->add_option("--top", rerun_command_.top, "How many of the first learners (1 to 20)")
+      ->default_str("5")
+      ->check(CLI::Range(1, 20));
+  rerun_->footer("\nExamples:\n  kbench assignment rerun lab1 --top 3\n");
 
   submit_ = app.add_subcommand(
       "submit", "Submit your kernel to an assignment: it runs on every problem and is "
@@ -99,6 +108,7 @@ std::optional<AssignmentCommand> AssignmentCommandLine::Parsed() const {
   if (list_->parsed()) return list_command_;
   if (show_->parsed()) return show_command_;
   if (close_->parsed()) return close_command_;
+  if (rerun_->parsed()) return rerun_command_;
   if (submit_->parsed()) {
     SubmitCommand command = submit_command_;
     command.kernel.files = {kernel_file_};

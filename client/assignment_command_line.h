@@ -27,6 +27,11 @@ struct AssignmentShowCommand {
 struct AssignmentCloseCommand {
   std::string name;
 };
+// `kbench assignment rerun NAME [--top N]`.
+struct AssignmentRerunCommand {
+  std::string name;
+  uint32_t top = 0;
+};
 // `kbench submit ASSIGNMENT FILE`: the kernel runs over every problem.
 struct SubmitCommand {
   std::string assignment;
@@ -48,7 +53,7 @@ struct RosterCommand {
 
 using AssignmentCommand =
     std::variant<AssignmentSaveCommand, AssignmentListCommand, AssignmentShowCommand,
-                 AssignmentCloseCommand, SubmitCommand, SubmissionsCommand,
+                 AssignmentCloseCommand, AssignmentRerunCommand, SubmitCommand, SubmissionsCommand,
                  LeaderboardCommand, RosterCommand>;
 
 // Adds the subcommands to the app it is made with; Parsed() reads the one
@@ -65,6 +70,7 @@ class AssignmentCommandLine {
   CLI::App* list_ = nullptr;
   CLI::App* show_ = nullptr;
   CLI::App* close_ = nullptr;
+  CLI::App* rerun_ = nullptr;
   CLI::App* submit_ = nullptr;
   CLI::App* submissions_ = nullptr;
   CLI::App* leaderboard_ = nullptr;
@@ -73,6 +79,7 @@ class AssignmentCommandLine {
   AssignmentListCommand list_command_;
   AssignmentShowCommand show_command_;
   AssignmentCloseCommand close_command_;
+  AssignmentRerunCommand rerun_command_;
   SubmitCommand submit_command_;
   std::string kernel_file_;
   SubmissionsCommand submissions_command_;

@@ -409,5 +409,51 @@ TEST_F(AssignmentServiceTest, TheRosterShowsEveryLearnersStandingToTheInstructor
   EXPECT_TRUE(Call("root", &v1::Assignments::Stub::GetRoster, request, &roster).ok());
 }
 
+TEST_F(AssignmentServiceTest, AnInstructorReRunsTheTopWithoutTouchingTheBoardOrTheLimits) {
+  ASSERT_TRUE(Save("grace", Lab1()).ok());
+  const std::string ada = SubmitAndRun("ada", Kernel(0.5));
+  SubmitAndRun("bob", Kernel(0.8));
+  v1::RerunRequest request;
+  request.set_assignment("lab1");
+  request.set_top(1);
+  v1::RerunPlan plan;
+  EXPECT_EQ(Call("ada", &v1::Assignments::Stub::Rerun, request, &plan).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(Call("grace", &v1::Assignments::Stub::Rerun, request, &plan).ok());
+  ASSERT_EQ(plan.before().entries_size(), 2);
+  ASSERT_EQ(plan.reruns_size(), 1) << "the top one only";
+  const v1::Submission& rerun = plan.reruns(0);
+  EXPECT_EQ(rerun.user(), "ada");
+  EXPECT_EQ(rerun.runner(), "grace");
+  EXPECT_EQ(rerun.rerun_of(), ada);
+  ASSERT_EQ(rerun.runs_size(), 2);
+
+  // The learner's own run of it counts for nothing: the instructor makes it.
+  ASSERT_TRUE(Run("ada", rerun.runs(0)).ok());
+  v1::SubmissionReport report;
+  ASSERT_TRUE(Report("grace", rerun.submission_id(), &report).ok());
+  EXPECT_FALSE(report.counts());
+  for (const v1::RunRequest& run : rerun.runs()) ASSERT_TRUE(Run("grace", run).ok());
+  ASSERT_TRUE(Report("grace", rerun.submission_id(), &report).ok());
+  EXPECT_TRUE(report.counts()) << report.why_not();
+  EXPECT_NEAR(report.score_ms(), 0.5, 1e-9);
+  EXPECT_EQ(report.submission().rerun_of(), ada);
+  ASSERT_EQ(report.devices_size(), 1);
+  EXPECT_EQ(report.devices(0), "Fake GPU");
+
+  // Neither an attempt nor a place on the board, nor an hourly submission.
+  const v1::Leaderboard board = Board("grace");
+  ASSERT_EQ(board.entries_size(), 2);
+  EXPECT_EQ(board.entries(0).user(), "ada");
+  EXPECT_EQ(board.entries(0).attempts(), 1u);
+  EXPECT_EQ(board.entries(0).best().submission().submission_id(), ada);
+  v1::Submission more;
+  for (int i = 0; i < 2; ++i) EXPECT_TRUE(Submit("ada", Kernel(0.5), &more).ok());
+
+  request.set_top(kMaxRerunTop + 1);
+  EXPECT_EQ(Call("grace", &v1::Assignments::Stub::Rerun, request, &plan).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
 }  // namespace
 }  // namespace kbench::server

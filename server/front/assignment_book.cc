@@ -297,6 +297,50 @@ absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Submissions(
   return Reports(assignment, submissions);
 }
 
+absl::StatusOr<v1::RerunPlan> AssignmentBook::Rerun(const auth::Principal& caller,
+                                                   const v1::RerunRequest& request) {
+  if (!check_) return absl::FailedPreconditionError("re-runs are made through the gRPC API");
+  if (request.top() > kMaxRerunTop)
+    return absl::InvalidArgumentError(
+        absl::StrCat("top: at most ", kMaxRerunTop, " learners, got ", request.top()));
+  KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, request.assignment()));
+  if (!Manages(caller, assignment.cohort())) return NotManager(caller, assignment.cohort());
+  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Submission> submissions,
+                          assignments_.ListSubmissions(assignment.name(), ""));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::SubmissionReport> reports,
+                          Reports(assignment, submissions));
+  v1::RerunPlan plan;
+  *plan.mutable_before() = RankLearners(assignment, reports);
+  const int top = int(request.top() == 0 ? kDefaultRerunTop : request.top());
+  const int64_t now = store::NowUnixMs();
+  for (const v1::LeaderboardEntry& entry : plan.before().entries()) {
+    if (plan.reruns_size() == top) break;
+    KBENCH_ASSIGN_OR_RETURN(v1::Submission best,
+                            assignments_.GetSubmission(entry.best().submission().submission_id()));
+    v1::Submission rerun;
+    rerun.set_submission_id(NewSubmissionId());
+    rerun.set_assignment(assignment.name());
+    rerun.set_user(best.user());
+    rerun.set_submitted_unix_ms(now);
+    *rerun.mutable_kernel() = best.kernel();
+    rerun.set_kernel_sha256(best.kernel_sha256());
+    rerun.set_rerun_of(best.submission_id());
+    rerun.set_runner(caller.user);
+    for (int i = 0; i < assignment.problems_size(); ++i) {
+      v1::RunRequest run = ProblemRun(assignment, i, rerun);
+      // The kernel was admitted when it was submitted; a server whose limits
+      // changed since says so here, naming the learner.
+      if (absl::Status admitted = check_(run); !admitted.ok())
+        return absl::Status(admitted.code(), absl::StrCat(best.user(), "'s ", best.submission_id(),
+                                                          ": ", admitted.message()));
+      *rerun.add_runs() = std::move(run);
+    }
+    KBENCH_RETURN_IF_ERROR(assignments_.AddSubmission(rerun, kMaxSubmissionsPerHour).status());
+    *plan.add_reruns() = std::move(rerun);
+  }
+  return plan;
+}
+
 absl::StatusOr<v1::Leaderboard> AssignmentBook::Leaderboard(const auth::Principal& caller,
                                                             const std::string& name) {
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, name));
@@ -345,7 +389,8 @@ absl::StatusOr<v1::Roster> AssignmentBook::Roster(const auth::Principal& caller,
       cell.set_standing(v1::STANDING_NOT_STARTED);
       // Reports are newest first: the first of the user's is the latest.
       for (const v1::SubmissionReport& report : reports) {
-        if (report.submission().user() != user) continue;
+        if (report.submission().user() != user || !report.submission().rerun_of().empty())
+          continue;
         if (cell.attempts() == 0) {
           cell.set_standing(v1::STANDING_ONLY_FAILING);
           cell.set_why_not(report.why_not());

@@ -38,6 +38,8 @@ inline constexpr int kMaxAssignmentProblems = 64;
 inline constexpr size_t kMaxAssignmentTitleBytes = 200;
 inline constexpr uint32_t kDefaultSubmissionsPerHour = 6;
 inline constexpr uint32_t kMaxSubmissionsPerHour = 60;
+inline constexpr uint32_t kDefaultRerunTop = 5;
+inline constexpr uint32_t kMaxRerunTop = 20;
 
 // What Run's admission says of a request: OK when it would admit it
 // (KernelBenchService::CheckRequest).
@@ -72,6 +74,10 @@ class AssignmentBook {
   absl::StatusOr<v1::Leaderboard> Leaderboard(const auth::Principal& caller,
                                               const std::string& name);
   absl::StatusOr<v1::Roster> Roster(const auth::Principal& caller, const std::string& cohort);
+  // New submissions re-running the best of the top learners; see
+  // Assignments.Rerun.
+  absl::StatusOr<v1::RerunPlan> Rerun(const auth::Principal& caller,
+                                      const v1::RerunRequest& request);
 
  private:
   // Every report of `submissions` (of `assignment`) from the stored runs.

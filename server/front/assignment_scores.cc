@@ -78,7 +78,8 @@ bool Overlap(const v1::SubmissionReport& a, const v1::SubmissionReport& b) {
 bool RunOfProblem(const v1::Assignment& assignment, int index,
                   const v1::Submission& submission, const v1::RunRecord& run) {
   const v1::RunRequest& request = run.request();
-  if (run.user() != submission.user() ||
+  const std::string& runner = submission.runner().empty() ? submission.user() : submission.runner();
+  if (run.user() != runner ||
       request.submission_id() != submission.submission_id() ||
       !SameProblem(request, assignment.problems(index)) || request.kernels_size() != 1 ||
       !SameKernelButSource(request.kernels(0), submission.kernel()) ||
@@ -163,6 +164,7 @@ v1::Leaderboard RankLearners(const v1::Assignment& assignment,
   std::map<std::string, Learner> learners;
   for (const v1::SubmissionReport& report : reports) {
     const v1::Submission& submission = report.submission();
+    if (!submission.rerun_of().empty()) continue;  // an instructor's re-run
     Learner& learner = learners[submission.user()];
     ++learner.attempts;
     learner.last = std::max(learner.last, submission.submitted_unix_ms());

@@ -13,7 +13,8 @@
 namespace kbench::server {
 
 // Whether `run` was made for `submission` on problem `index` of
-// `assignment`: the submission's id and owner, the problem and dtype, the
+// `assignment`: the submission's id and runner (its owner, or for a
+// re-run the instructor who made it), the problem and dtype, the
 // assignment's baselines as its variants, and exactly the submission's
 // kernel but for its source (the caller checks the source by its hash,
 // RunStore::KernelHashes).
@@ -31,7 +32,7 @@ v1::SubmissionReport ReportOf(const v1::Assignment& assignment,
                               const std::vector<const v1::RunRecord*>& problem_runs);
 
 // The leaderboard of `assignment` from every report of its submissions
-// (any order): each learner's best counting report (the lowest score; the
+// (any order; re-runs are left out): each learner's best counting report (the lowest score; the
 // earlier of equal ones), best first, with competition ranks (1, 2, 2, 4)
 // where a learner whose score interval overlaps that of the first learner
 // of the rank above shares that rank. Names are all present: the caller

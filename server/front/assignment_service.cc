@@ -99,6 +99,12 @@ grpc::ServerUnaryReactor* AssignmentService::GetRoster(grpc::CallbackServerConte
   return KBENCH_ANSWER(context, book_.Roster(caller, request->cohort()));
 }
 
+grpc::ServerUnaryReactor* AssignmentService::Rerun(grpc::CallbackServerContext* context,
+                                                   const v1::RerunRequest* request,
+                                                   v1::RerunPlan* response) {
+  return KBENCH_ANSWER(context, book_.Rerun(caller, *request));
+}
+
 #undef KBENCH_ANSWER
 
 }  // namespace kbench::server

@@ -47,6 +47,9 @@ class AssignmentService final : public v1::Assignments::CallbackService {
   grpc::ServerUnaryReactor* GetRoster(grpc::CallbackServerContext* context,
                                       const v1::GetRosterRequest* request,
                                       v1::Roster* response) override;
+  grpc::ServerUnaryReactor* Rerun(grpc::CallbackServerContext* context,
+                                  const v1::RerunRequest* request,
+                                  v1::RerunPlan* response) override;
 
  private:
   // Authenticates the caller, then runs `work` with them on the store

@@ -95,13 +95,16 @@ nlohmann::json RosterDetails(const v1::Roster& roster) {
 
 Table SubmissionsTable(const std::vector<v1::SubmissionReport>& reports) {
   Table table({"submission_id", "learner", "submitted_unix_ms", "late", "kernel", "counts",
-               "score_ms", "score_ci_low_ms", "score_ci_high_ms", "why_not"});
+               "score_ms", "score_ci_low_ms", "score_ci_high_ms", "why_not", "rerun_of",
+               "devices"});
   for (const v1::SubmissionReport& r : reports) {
     const v1::Submission& s = r.submission();
     table.rows.push_back({s.submission_id(), s.user(), s.submitted_unix_ms(), s.late(),
                           s.kernel().name(), r.counts(), OrNull(r.score_ms()),
                           OrNull(r.score_ci_low_ms()), OrNull(r.score_ci_high_ms()),
-                          r.why_not()});
+                          r.why_not(),
+                          s.rerun_of().empty() ? Cell() : Cell(s.rerun_of()),
+                          absl::StrJoin(r.devices(), ", ")});
   }
   return table;
 }

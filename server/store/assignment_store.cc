@@ -93,10 +93,10 @@ absl::StatusOr<std::optional<int64_t>> AssignmentStore::AddSubmission(
         std::vector<SqlRow> recent,
         database_->Query(
             "SELECT submitted_unix_ms FROM submissions WHERE assignment = ? AND user_name = ? "
-            "AND submitted_unix_ms > ? ORDER BY submitted_unix_ms",
+            "AND submitted_unix_ms > ? AND rerun_of = '' ORDER BY submitted_unix_ms",
             {submission.assignment(), submission.user(),
              submission.submitted_unix_ms() - kSubmissionWindowMs}));
-    if (recent.size() >= per_hour) {
+    if (submission.rerun_of().empty() && recent.size() >= per_hour) {
       frees_at = std::get<int64_t>(recent[recent.size() - per_hour][0]) + kSubmissionWindowMs;
       return absl::OkStatus();
     }
@@ -108,9 +108,9 @@ absl::StatusOr<std::optional<int64_t>> AssignmentStore::AddSubmission(
             .status());
     return database_
         ->Execute("INSERT INTO submissions (submission_id, assignment, user_name, "
-                  "submitted_unix_ms, kernel_sha256, part) VALUES (?, ?, ?, ?, ?, ?)",
+                  "submitted_unix_ms, kernel_sha256, rerun_of, part) VALUES (?, ?, ?, ?, ?, ?, ?)",
                   {submission.submission_id(), submission.assignment(), submission.user(),
-                   submission.submitted_unix_ms(), sha, Serialized(part)})
+                   submission.submitted_unix_ms(), sha, submission.rerun_of(), Serialized(part)})
         .status();
   }));
   return frees_at;

@@ -45,9 +45,10 @@ class AssignmentStore {
 
   // Records `submission` (its id, assignment, user, time and kernel; the
   // runs it lists are not stored) unless its user already made
-  // `per_hour` submissions to the assignment in the hour before its time.
-  // Returns nullopt when it was recorded, else the time (ms since the Unix
-  // epoch) at which the oldest of those leaves the hour.
+  // `per_hour` submissions to the assignment in the hour before its time
+  // (re-runs, Submission.rerun_of, are not counted; a re-run is always
+  // recorded). Returns nullopt when it was recorded, else the time (ms
+  // since the Unix epoch) at which the oldest of those leaves the hour.
   absl::StatusOr<std::optional<int64_t>> AddSubmission(const v1::Submission& submission,
                                                        uint32_t per_hour);
 

@@ -106,8 +106,9 @@ const PortableMigration kMigrations[] = {
   PRIMARY KEY (run_id, position)))sql"}},
     // Assignments (a serialized kbench.v1.Assignment, its name and cohort
     // as columns) and their submissions (a serialized kbench.v1.Submission
-    // without its kernel's source, which is in kernel_sources); each run
-    // made for a submission names it (RunRequest.submission_id).
+    // without its kernel's source, which is in kernel_sources; rerun_of is
+    // set for an instructor's re-run); each run made for a submission
+    // names it (RunRequest.submission_id).
     {8,
      "assignments and submissions",
      {R"sql(CREATE TABLE assignments (
@@ -121,6 +122,7 @@ const PortableMigration kMigrations[] = {
   user_name TEXT NOT NULL,
   submitted_unix_ms BIGINT NOT NULL,
   kernel_sha256 TEXT NOT NULL REFERENCES kernel_sources (sha256),
+  rerun_of TEXT NOT NULL DEFAULT '',
   part BYTES NOT NULL))sql",
       "CREATE INDEX submissions_by_assignment ON submissions (assignment, user_name, "
       "submitted_unix_ms)",

@@ -17,8 +17,9 @@ kbench-server with authentication on a free loopback port, and then:
     cy   naive with the causal mask dropped       fails verification
 Expected: on lab1 ada ranks at or above bob (vectorized loads are not
 slower), cy and dan are stuck with "failed verification", eve is "not
-started"; a learner's leaderboard hides the others' names; the gradebook
-has one row per learner. Prints every table it read; exits 1 if any
+started"; a learner's leaderboard hides the others' names; the
+instructor's re-run of lab1's top two counts again on the same GPU and
+leaves the leaderboard as it was; the gradebook has one row per learner. Prints every table it read; exits 1 if any
 expectation fails.
 
 Usage: course_check.py --server-bin PATH --kbench PATH --kernels DIR --out DIR
@@ -186,6 +187,17 @@ def main():
             mine = json.loads(course.kbench("bob", "--json", "leaderboard", "lab1").stdout)
             names = [e.get("user", "") for e in mine.get("entries", [])]
             expect(sorted(names) == ["", "bob"], f"bob sees only his own name: {names}")
+
+            rerun = course.kbench("grace", "assignment", "rerun", "lab1", "--top", "2")
+            print(rerun.stdout, rerun.stderr[-2000:])
+            open(os.path.join(args.out, "rerun_lab1.txt"), "w").write(rerun.stdout)
+            expect(rerun.returncode == 0 and rerun.stdout.count("NVIDIA") >= 4
+                   and "does not count" not in rerun.stdout,
+                   "grace re-runs lab1's top 2: both count again, each score with its GPU")
+            after = json.loads(course.kbench("grace", "--json", "leaderboard", "lab1").stdout)
+            expect({e["user"]: e["rank"] for e in after.get("entries", [])} == ranks and
+                   all(e["attempts"] == 1 for e in after.get("entries", [])),
+                   "the re-runs leave the leaderboard's ranks and attempts as they were")
 
             roster = course.kbench("grace", "roster")
             print(roster.stdout, roster.stderr)

@@ -228,11 +228,13 @@
       {key: 'learner', title: 'Learner', format: text},
       {key: 'submission_id', title: 'Submission', format: submissionLink},
       {key: 'kernel', title: 'Kernel', format: text},
-      {key: 'late', title: 'Late', format: (v) => (v ? 'late' : '')},
+      {key: 'late', title: 'Late', format: (v, r) =>
+        [v ? 'late' : '', r.rerun_of ? `re-run of ${r.rerun_of}` : ''].filter(Boolean).join(', ')},
       {key: 'score_ms', title: 'Score [interval]', ...num, format: scoreText},
+      {key: 'devices', title: 'Measured on', format: text},
       {key: 'why_not', title: 'Does not count because', format: text},
     ], 'No submissions yet.');
-    kbench.scoresChart($('scores-chart'), submissions.rows);
+    kbench.scoresChart($('scores-chart'), submissions.rows.filter((r) => !r.rerun_of));
 
     try {
       const rosterUrl = '/api/assignments/roster';
