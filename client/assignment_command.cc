@@ -414,7 +414,8 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
   std::string output;
   std::unique_ptr<google::protobuf::Message> message;
   if (const auto* save = std::get_if<AssignmentSaveCommand>(&command)) {
-    absl::StatusOr<v1::Assignment> assignment = LoadAssignment(save->file, NowUnixMs());
+    absl::StatusOr<v1::Assignment> assignment =
+        LoadAssignment(save->file, NowUnixMs(), save->overrides);
     if (!assignment.ok()) {
       std::cerr << "kbench: " << assignment.status().message() << std::endl;
       return ExitCode::kBadArguments;

@@ -18,6 +18,30 @@ constexpr char kScoreNote[] =
 
 }  // namespace
 
+// The flags of create and edit that set a key of the file: --title for
+// title, --submissions-per-hour for submissions-per-hour, ...
+void AddKeyFlags(CLI::App& command, AssignmentSaveCommand& save) {
+  const std::pair<const char*, const char*> keys[] = {
+      {"name", "The assignment's name"},
+      {"title", "Its title"},
+      {"cohort", "Its cohort (admins; an instructor's is their own)"},
+      {"opens", "When it opens: 2026-12-01T09:00Z (UTC), a local date and time, or a span "
+                "from now (12h, 3d)"},
+      {"due", "When it is due (later submissions are marked late)"},
+      {"submissions-per-hour", "Submissions one learner may make in an hour (1 to 60)"},
+      {"show-names", "true: learners see each other's names on the leaderboard"}};
+  for (const auto& [key, help] : keys) {
+    command
+        .add_option_function<std::string>(
+            std::string("--") + key,
+            [&save, key = std::string(key)](const std::string& value) {
+              save.overrides.emplace_back(key, value);
+            },
+            std::string(help) + " (wins over the file's)")
+        ->type_name("VALUE");
+  }
+}
+
 AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
   CLI::App* assignment = app.add_subcommand(
       "assignment", "Create, edit, list, show and close assignments (instructors and admins "
@@ -26,6 +50,7 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
   create_ = assignment->add_subcommand(
       "create", "Create an assignment from a YAML or JSON file (docs/ASSIGNMENTS.md).");
   create_->add_option("file", save_.file, "The assignment file")->required()->type_name("FILE");
+  AddKeyFlags(*create_, save_);
   create_->footer(
       "\nExample file (lab1.yaml):\n"
       "  name: lab1\n"
@@ -36,10 +61,12 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
       "    op: vector_add\n"
       "    axes: {n: [2^20, 2^24]}\n"
       "    variant: [naive, vectorized]\n"
-      "\nExamples:\n  kbench assignment create lab1.yaml\n");
+      "\nExamples:\n  kbench assignment create lab1.yaml\n"
+      "  kbench assignment create lab1.yaml --name lab1-late --due 3d\n");
   edit_ = assignment->add_subcommand(
       "edit", "Replace an assignment with the file's (same name); its submissions stay.");
   edit_->add_option("file", save_.file, "The assignment file")->required()->type_name("FILE");
+  AddKeyFlags(*edit_, save_);
   list_ = assignment->add_subcommand("list", "List the assignments you can see.");
   list_->add_option("--cohort", list_command_.cohort, "Only this cohort's (admins)")
       ->type_name("COHORT");
@@ -103,8 +130,8 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
 }
 
 std::optional<AssignmentCommand> AssignmentCommandLine::Parsed() const {
-  if (create_->parsed()) return AssignmentSaveCommand{save_.file, false};
-  if (edit_->parsed()) return AssignmentSaveCommand{save_.file, true};
+  if (create_->parsed()) return AssignmentSaveCommand{save_.file, false, save_.overrides};
+  if (edit_->parsed()) return AssignmentSaveCommand{save_.file, true, save_.overrides};
   if (list_->parsed()) return list_command_;
   if (show_->parsed()) return show_command_;
   if (close_->parsed()) return close_command_;

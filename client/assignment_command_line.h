@@ -7,16 +7,21 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "kernel_file.h"
 
 namespace kbench::client {
 
-// `kbench assignment create FILE` (edit: replace an existing one).
+// `kbench assignment create FILE` (edit: replace an existing one), with
+// flags that set the file's keys (they win over the file's).
 struct AssignmentSaveCommand {
   std::string file;
   bool replace = false;
+  // Keys as the file spells them ("due", "title", ...) and their values.
+  std::vector<std::pair<std::string, std::string>> overrides;
 };
 struct AssignmentListCommand {
   std::string cohort;

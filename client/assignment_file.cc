@@ -29,6 +29,39 @@ absl::StatusOr<std::string> Scalar(const std::string& file, const std::string& k
   return node.Scalar();
 }
 
+// Sets the scalar `key` of `assignment` to `text`: INVALID_ARGUMENT saying
+// why a value is refused; NOT_FOUND for a key that is not one.
+absl::Status SetKey(const std::string& key, const std::string& text, int64_t now_unix_ms,
+                    v1::Assignment& assignment) {
+  if (key == "name") {
+    assignment.set_name(text);
+  } else if (key == "title") {
+    assignment.set_title(text);
+  } else if (key == "cohort") {
+    assignment.set_cohort(text);
+  } else if (key == "opens" || key == "due") {
+    absl::StatusOr<int64_t> when = ParseTime(text, now_unix_ms);
+    if (!when.ok()) return absl::InvalidArgumentError(when.status().message());
+    // ParseTime reads a span (3d) as before now, as --since wants; an
+    // assignment's times are ahead: a span counts forward from now.
+    const bool span = text.find_first_of("-:") == std::string::npos;
+    const int64_t at = span ? now_unix_ms + (now_unix_ms - *when) : *when;
+    key == "opens" ? assignment.set_opens_unix_ms(at) : assignment.set_due_unix_ms(at);
+  } else if (key == "submissions-per-hour") {
+    uint32_t per_hour = 0;
+    if (!absl::SimpleAtoi(text, &per_hour) || per_hour == 0)
+      return absl::InvalidArgumentError(absl::StrCat("'", text, "' is not a count from 1"));
+    assignment.set_submissions_per_hour(per_hour);
+  } else if (key == "show-names") {
+    if (text != "true" && text != "false")
+      return absl::InvalidArgumentError("must be true or false");
+    assignment.set_show_names(text == "true");
+  } else {
+    return absl::NotFoundError(key);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const std::string& name,
@@ -73,29 +106,11 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
     }
     absl::StatusOr<std::string> scalar = Scalar(name, key, value);
     if (!scalar.ok()) return scalar.status();
-    if (key == "name") {
-      assignment.set_name(*scalar);
-    } else if (key == "title") {
-      assignment.set_title(*scalar);
-    } else if (key == "cohort") {
-      assignment.set_cohort(*scalar);
-    } else if (key == "opens" || key == "due") {
-      absl::StatusOr<int64_t> when = ParseTime(*scalar, now_unix_ms);
-      if (!when.ok()) return At(name, key, value, std::string(when.status().message()));
-      key == "opens" ? assignment.set_opens_unix_ms(*when) : assignment.set_due_unix_ms(*when);
-    } else if (key == "submissions-per-hour") {
-      uint32_t per_hour = 0;
-      if (!absl::SimpleAtoi(*scalar, &per_hour) || per_hour == 0)
-        return At(name, key, value, absl::StrCat("'", *scalar, "' is not a count from 1"));
-      assignment.set_submissions_per_hour(per_hour);
-    } else if (key == "show-names") {
-      if (*scalar != "true" && *scalar != "false")
-        return At(name, key, value, "must be true or false");
-      assignment.set_show_names(*scalar == "true");
-    } else {
-      return At(name, key, entry.first,
-                absl::StrCat("is not a key of an assignment; the keys are ", kKeys));
-    }
+    if (absl::Status set = SetKey(key, *scalar, now_unix_ms, assignment); !set.ok())
+      return absl::IsNotFound(set)
+                 ? At(name, key, entry.first,
+                      absl::StrCat("is not a key of an assignment; the keys are ", kKeys))
+                 : At(name, key, value, std::string(set.message()));
   }
   if (assignment.name().empty())
     return absl::InvalidArgumentError(absl::StrCat(name, ": name: missing, e.g. name: lab1"));
@@ -105,12 +120,19 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
   return assignment;
 }
 
-absl::StatusOr<v1::Assignment> LoadAssignment(const std::string& path, int64_t now_unix_ms) {
+absl::StatusOr<v1::Assignment> LoadAssignment(
+    const std::string& path, int64_t now_unix_ms,
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
   std::ifstream file(path);
   if (!file) return absl::NotFoundError("cannot read the assignment file " + path);
   std::ostringstream text;
   text << file.rdbuf();
-  return ParseAssignment(text.str(), path, now_unix_ms);
+  absl::StatusOr<v1::Assignment> assignment = ParseAssignment(text.str(), path, now_unix_ms);
+  if (!assignment.ok()) return assignment.status();
+  for (const auto& [key, value] : overrides)
+    if (absl::Status set = SetKey(key, value, now_unix_ms, *assignment); !set.ok())
+      return absl::InvalidArgumentError(absl::StrCat("--", key, ": ", set.message()));
+  return assignment;
 }
 
 }  // namespace kbench::client

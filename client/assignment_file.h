@@ -4,7 +4,8 @@
 //   name: lab1                    # required: 1 to 64 of A-Z a-z 0-9 . _ -
 //   title: Vector add, faster     # optional
 //   cohort: cohort-1              # an admin's; an instructor's is their own
-//   opens: 2026-12-01T09:00Z      # optional (kbench runs --since syntax)
+//   opens: 2026-12-01T09:00Z      # optional: a date and time (Z: UTC, else
+//                                 # local), or a span from now (12h, 3d)
 //   due: 2026-12-20T23:59Z        # optional; later submissions are late
 //   submissions-per-hour: 6       # optional: 1 to 60 (default 6)
 //   show-names: false             # optional: learners see others' names
@@ -20,6 +21,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/assignment.pb.h"
@@ -32,9 +35,13 @@ namespace kbench::client {
 absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const std::string& name,
                                                int64_t now_unix_ms);
 
-// Reads the file at `path` and parses it; NOT_FOUND naming it when it
-// cannot be read.
-absl::StatusOr<v1::Assignment> LoadAssignment(const std::string& path, int64_t now_unix_ms);
+// Reads the file at `path` and parses it, each of `overrides` (a key as
+// the file spells it, e.g. "due", and its value) replacing the file's;
+// NOT_FOUND naming the file when it cannot be read, INVALID_ARGUMENT
+// naming the flag (--due) for a value its key refuses.
+absl::StatusOr<v1::Assignment> LoadAssignment(
+    const std::string& path, int64_t now_unix_ms,
+    const std::vector<std::pair<std::string, std::string>>& overrides = {});
 
 }  // namespace kbench::client
 

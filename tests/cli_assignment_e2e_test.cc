@@ -110,6 +110,13 @@ TEST_F(CliAssignments, ABadFileIsRefusedNamingTheKeyOrTheProblem) {
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_THAT(run.err, HasSubstr("problems.variant: missing"));
 
+  run = Kbench({"assignment", "create", Lab("lab6"), "--submissions-per-hour", "0"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_THAT(run.err, HasSubstr("--submissions-per-hour: '0' is not a count from 1"));
+  run = Kbench({"assignment", "create", Lab("lab6"), "--name", "lab6b", "--title", "From flags"});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_THAT(run.out, HasSubstr("created lab6b: From flags"));
+
   run = Kbench({"assignment", "show", "no-such-lab"});
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_THAT(run.err, HasSubstr("no assignment \"no-such-lab\""));

@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "tests/temp_dir.h"
+
 namespace kbench::client {
 namespace {
 
@@ -67,6 +71,24 @@ TEST(AssignmentFile, ErrorsNameTheFileTheLineAndTheKey) {
   EXPECT_THAT(error("name: [lab1\n"), HasSubstr("not valid YAML or JSON"));
   EXPECT_THAT(error("name: lab1\nproblems:\n  op: nothing\n  variant: naive\n"),
               HasSubstr("names no op"));
+}
+
+TEST(AssignmentFile, FlagsReplaceTheFilesKeysAndAreNamedWhenRefused) {
+  kbench::testing::TempDir dir;
+  const std::string path = dir.path() + "/lab.yaml";
+  std::ofstream(path) << "name: lab1\ntitle: From the file\nproblems:\n  op: vector_add\n"
+                         "  axes: {n: 1024}\n  variant: naive\n";
+  absl::StatusOr<v1::Assignment> lab =
+      LoadAssignment(path, kNow, {{"name", "lab1b"}, {"due", "2d"}, {"show-names", "true"}});
+  ASSERT_TRUE(lab.ok()) << lab.status();
+  EXPECT_EQ(lab->name(), "lab1b");
+  EXPECT_EQ(lab->title(), "From the file");
+  EXPECT_EQ(lab->due_unix_ms(), kNow + 2 * 24 * 3600 * 1000) << "a span counts forward from now";
+  EXPECT_TRUE(lab->show_names());
+  lab = LoadAssignment(path, kNow, {{"submissions-per-hour", "0"}});
+  ASSERT_FALSE(lab.ok());
+  EXPECT_EQ(lab.status().message(), "--submissions-per-hour: '0' is not a count from 1");
+  EXPECT_TRUE(absl::IsNotFound(LoadAssignment(dir.path() + "/none.yaml", kNow).status()));
 }
 
 }  // namespace

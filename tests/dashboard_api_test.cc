@@ -22,10 +22,13 @@ using Json = nlohmann::json;
 
 class DashboardApiTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.ok()); }
+  void SetUp() override { ASSERT_TRUE(server().ok()); }
+
+  // The server the requests go to.
+  virtual testing::DashboardTestServer& server() { return server_; }
 
   httplib::Result Get(const std::string& path) {
-    httplib::Client client("127.0.0.1", server_.port());
+    httplib::Client client("127.0.0.1", server().port());
     return client.Get(path);
   }
 
@@ -306,23 +309,11 @@ TEST(DashboardClientCheck, ServesLoopbackClientsOnly) {
 
 // The assignment endpoints over the seeded assignment (assignment_seed.h),
 // on a server without identities (the caller is the local admin).
-class DashboardAssignmentApiTest : public ::testing::Test {
+class DashboardAssignmentApiTest : public DashboardApiTest {
  protected:
-  void SetUp() override { ASSERT_TRUE(server_.ok()); }
+  testing::DashboardTestServer& server() override { return course_; }
 
-  httplib::Result Get(const std::string& path) {
-    httplib::Client client("127.0.0.1", server_.port());
-    return client.Get(path);
-  }
-  Json GetJson(const std::string& path) {
-    httplib::Result result = Get(path);
-    EXPECT_TRUE(result) << path;
-    if (!result) return Json();
-    EXPECT_EQ(result->status, 200) << path << ": " << result->body;
-    return Json::parse(result->body);
-  }
-
-  testing::DashboardTestServer server_{/*with_authentication=*/false,
+  testing::DashboardTestServer course_{/*with_authentication=*/false,
                                        /*with_assignments=*/true};
 };
 

@@ -115,15 +115,14 @@ class DashboardPageTest : public ::testing::Test {
     std::filesystem::create_directories(KBENCH_TEST_OUTPUT_DIR);
   }
 
-  std::string Url(const std::string& fragment) const {
-    return absl::StrCat("http://127.0.0.1:", server_.port(), "/#", fragment);
-  }
-
   // The view's DOM once drawn, after checking that the page reported no
-  // error; also keeps its screenshot as <name>.png.
+  // error; also keeps its screenshot as <name>.png. From `server` (the
+  // test's own by default).
   std::string LoadView(const std::string& fragment, const std::string& view,
-                       const std::string& name) {
-    const Chromium dom = RunChromium(Url(fragment), {"--dump-dom"});
+                       const std::string& name, const DashboardTestServer* server = nullptr) {
+    const std::string url = absl::StrCat("http://127.0.0.1:", (server ? *server : server_).port(),
+                                         "/#", fragment);
+    const Chromium dom = RunChromium(url, {"--dump-dom"});
     EXPECT_EQ(dom.exit_code, 0) << dom.stderr_text;
     EXPECT_THAT(dom.stdout_text, HasSubstr("data-ready=\"" + view + "\""))
         << "the " << view << " view did not finish drawing; page errors: "
@@ -134,7 +133,7 @@ class DashboardPageTest : public ::testing::Test {
 
     const std::string png = absl::StrCat(KBENCH_TEST_OUTPUT_DIR, "/", name, ".png");
     std::filesystem::remove(png);
-    const Chromium shot = RunChromium(Url(fragment), {"--screenshot=" + png});
+    const Chromium shot = RunChromium(url, {"--screenshot=" + png});
     EXPECT_EQ(shot.exit_code, 0) << shot.stderr_text;
     EXPECT_TRUE(std::filesystem::exists(png)) << shot.stderr_text;
     EXPECT_GT(std::filesystem::file_size(png), 10'000u);
@@ -207,39 +206,11 @@ TEST_F(DashboardPageTest, LiveViewShowsTheQueueAndTheDevices) {
 // learner's previous one.
 class DashboardCoursePageTest : public DashboardPageTest {
  protected:
-  void SetUp() override {
-    ASSERT_TRUE(std::filesystem::exists(ChromiumPath()));
-    ASSERT_TRUE(course_.ok());
-    std::filesystem::create_directories(KBENCH_TEST_OUTPUT_DIR);
-  }
-  std::string CourseUrl(const std::string& fragment) const {
-    return absl::StrCat("http://127.0.0.1:", course_.port(), "/#", fragment);
-  }
-  std::string LoadCourseView(const std::string& fragment, const std::string& view,
-                             const std::string& name) {
-    const Chromium dom = RunChromium(CourseUrl(fragment), {"--dump-dom"});
-    EXPECT_EQ(dom.exit_code, 0) << dom.stderr_text;
-    EXPECT_THAT(dom.stdout_text, HasSubstr("data-ready=\"" + view + "\""))
-        << "the " << view << " view did not finish drawing; page errors: "
-        << ElementText(dom.stdout_text, "page-errors");
-    EXPECT_EQ(ElementText(dom.stdout_text, "page-errors"), "");
-    EXPECT_THAT(ConsoleLines(dom.stderr_text), ::testing::IsEmpty())
-        << "the page logged to its console";
-    const std::string png = absl::StrCat(KBENCH_TEST_OUTPUT_DIR, "/", name, ".png");
-    std::filesystem::remove(png);
-    const Chromium shot =
-        RunChromium(CourseUrl(fragment), {"--screenshot=" + png, "--window-size=1400,1400"});
-    EXPECT_EQ(shot.exit_code, 0) << shot.stderr_text;
-    EXPECT_TRUE(std::filesystem::exists(png)) << shot.stderr_text;
-    std::cout << "screenshot: " << png << std::endl;
-    return dom.stdout_text;
-  }
-
   DashboardTestServer course_{/*with_authentication=*/false, /*with_assignments=*/true};
 };
 
 TEST_F(DashboardCoursePageTest, TheCourseViewShowsTheLeaderboardRosterAndWhoIsStuck) {
-  const std::string dom = LoadCourseView("course/lab3", "course", "course");
+  const std::string dom = LoadView("course/lab3", "course", "course", &course_);
   EXPECT_THAT(dom, HasSubstr("Vector add, your own kernel"));
   // eve's best, with its interval and speedup over naive; a link to it.
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">400 µs [0.396–0.404]</td>"));
@@ -253,8 +224,8 @@ TEST_F(DashboardCoursePageTest, TheCourseViewShowsTheLeaderboardRosterAndWhoIsSt
 }
 
 TEST_F(DashboardCoursePageTest, ASubmissionPageShowsItsProblemsAndTheDiffOfItsSource) {
-  const std::string dom = LoadCourseView("submission/sub-00000000000b", "submission",
-                                         "submission");
+  const std::string dom = LoadView("submission/sub-00000000000b", "submission", "submission",
+                                   &course_);
   EXPECT_THAT(dom, HasSubstr("Counts: score 400 µs"));
   EXPECT_THAT(dom, HasSubstr("<td>n=4096</td>"));
   EXPECT_THAT(dom, HasSubstr("changes since sub-00000000000a"));

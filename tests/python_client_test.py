@@ -1,6 +1,7 @@
 """The Python client (client/python/kbench) against a CPU kbench-server it
 starts: info, runs of both ops with their rows and speedups, a sweep, the
-history, refusals as KbenchError naming the field, the token kept off the
+history, assignments and leaderboards (a submission is refused: a CPU
+server runs no learner's kernel), refusals as KbenchError naming the field, the token kept off the
 network in clear text, and frame() (a DataFrame when pandas is installed,
 else an ImportError naming it). Needs PYTHONPATH=build/python and
 KBENCH_SERVER_BIN (ctest sets both)."""
@@ -108,6 +109,27 @@ class PythonClient(unittest.TestCase):
         table = kbench.frame(run)
         self.assertEqual(list(table["variant"]), ["naive"])
         self.assertEqual(table["n"][0], 1024)
+
+    def test_assignments_leaderboards_and_a_submission_a_cpu_server_refuses(self):
+        from kbench.v1 import assignment_pb2, assignment_pb2_grpc
+        # An assignment, as `kbench assignment create` writes one (the caller
+        # is the local admin of a server without identities).
+        lab = assignment_pb2.Assignment(name="py-lab", op="vector_add", baselines=["naive"])
+        lab.problems.add().vector_add.n = 4096
+        stub = assignment_pb2_grpc.AssignmentsStub(grpc.insecure_channel(self.address))
+        stub.SaveAssignment(assignment_pb2.SaveAssignmentRequest(assignment=lab), timeout=30)
+        names = [a["name"] for a in self.client.assignments()]
+        self.assertIn("py-lab", names)
+        self.assertEqual(self.client.leaderboard("py-lab"), [])
+        with self.assertRaises(kbench.KbenchError) as refused:
+            self.client.leaderboard("no-such-lab")
+        self.assertEqual(refused.exception.code, grpc.StatusCode.NOT_FOUND)
+        starter = os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "kernels",
+                               "vector_add_naive.cu")
+        with self.assertRaises(kbench.KbenchError) as refused:
+            self.client.submit("py-lab", starter)
+        self.assertEqual(refused.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("needs a GPU", refused.exception.message)
 
     def test_the_notebook_example_runs(self):
         path = os.path.join(os.path.dirname(__file__), "..", "docs", "examples",

@@ -1,13 +1,17 @@
-"""The kbench Python client: the CLI's calls (runs, sweeps, history) as
-functions returning plain dicts, with the CLI's token and TLS handling."""
+"""The kbench Python client: the CLI's calls (runs, sweeps, history,
+assignments and submissions) as functions returning plain dicts, with the
+CLI's token and TLS handling."""
 
 import ipaddress
 import itertools
 import os
+import re
+import time
 
 import grpc
 
-from kbench.v1 import history_pb2, history_pb2_grpc, kbench_pb2, kbench_pb2_grpc
+from kbench.v1 import (assignment_pb2, assignment_pb2_grpc, history_pb2, history_pb2_grpc,
+                       kbench_pb2, kbench_pb2_grpc)
 
 def _enum_names(enum, prefix):
     """{"fp16": DTYPE_FP16, ...} of a proto enum, its 0 (unspecified) left out."""
@@ -109,6 +113,7 @@ class Client:
         self._metadata = [("authorization", f"Bearer {token}")] if token else []
         self._bench = kbench_pb2_grpc.KernelBenchStub(channel)
         self._history = history_pb2_grpc.RunHistoryStub(channel)
+        self._assignments = assignment_pb2_grpc.AssignmentsStub(channel)
 
     # -- the server -------------------------------------------------------
 
@@ -275,6 +280,95 @@ class Client:
         except grpc.RpcError as e:
             raise _error(e) from None
         return out[:limit]
+
+    # -- assignments ------------------------------------------------------
+
+    def _call(self, method, request):
+        try:
+            return method(request, metadata=self._metadata, timeout=self.timeout_s)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+
+    def assignments(self):
+        """The assignments this caller sees (a learner: their cohort's), each
+        a dict (name, title, op, problems, baselines, due_unix_ms, ...)."""
+        from google.protobuf import json_format
+        listed = self._call(self._assignments.ListAssignments,
+                            assignment_pb2.ListAssignmentsRequest())
+        return [json_format.MessageToDict(a, preserving_proto_field_name=True)
+                for a in listed.assignments]
+
+    def submit(self, assignment, path, entry=None, grid=None, block=None, smem=None,
+               options=()):
+        """Submits the kernel in the file at `path` to `assignment` and makes
+        its runs (one per problem, through the fair queue) as `kbench submit`
+        does. The launch comes from the arguments, else the source's
+        `// kbench:` line; its name is the file's name, its language PTX for
+        a .ptx file. Returns the report: {"submission_id", "counts",
+        "why_not", "score_ms", "score_ci_low_ms", "score_ci_high_ms",
+        "speedups": {baseline: x}, "devices", "problems": [{"problem",
+        "dtype", "median_ms", "verified", "error", "run_id"}]}. A refused
+        submission or run raises KbenchError."""
+        with open(path, "rb") as f:
+            source = f.read()
+        kernel = kbench_pb2.KernelSource(name=os.path.basename(path), source=source)
+        kernel.language = (kbench_pb2.KERNEL_LANGUAGE_PTX if path.endswith(".ptx")
+                           else kbench_pb2.KERNEL_LANGUAGE_CUDA_CPP)
+        line = re.search(rb"//\s*kbench:(.*)", source)
+        stated = dict(word.split("=", 1) for word in line.group(1).decode().split()
+                      if "=" in word) if line else {}
+        stem = os.path.splitext(os.path.basename(path))[0]
+        kernel.entry = entry or stated.get("entry", stem)
+        kernel.launch.grid = grid or stated.get("grid", "")
+        kernel.launch.block = block or stated.get("block", "")
+        kernel.launch.shared_memory_bytes = smem or stated.get("smem", "")
+        kernel.options[:] = list(options)
+        submission = self._call(self._assignments.Submit,
+                                assignment_pb2.SubmitRequest(assignment=assignment,
+                                                             kernel=kernel))
+        for run in submission.runs:
+            try:
+                for _ in self._bench.Run(run, metadata=self._metadata, timeout=self.timeout_s):
+                    pass
+            except grpc.RpcError:
+                pass  # the report says why the problem does not count
+        request = assignment_pb2.SubmissionId(submission_id=submission.submission_id)
+        for _ in range(50):  # the server records a run's end just after its stream ends
+            report = self._call(self._assignments.GetSubmission, request)
+            if not any(p.status in (history_pb2.RUN_STATUS_QUEUED, history_pb2.RUN_STATUS_RUNNING)
+                       for p in report.problems):
+                break
+            time.sleep(0.1)
+        return _report(report)
+
+    def leaderboard(self, assignment):
+        """Each learner's best counting submission, best first: one dict per
+        learner (rank, tied, user: None where hidden, you, score_ms,
+        score_ci_low_ms, score_ci_high_ms, speedups, attempts)."""
+        board = self._call(self._assignments.GetLeaderboard,
+                           assignment_pb2.AssignmentName(name=assignment))
+        return [{"rank": e.rank, "tied": e.tied, "user": e.user or None, "you": e.you,
+                 **{k: v for k, v in _report(e.best).items()
+                    if k in ("score_ms", "score_ci_low_ms", "score_ci_high_ms", "speedups")},
+                 "attempts": e.attempts} for e in board.entries]
+
+
+def _report(report):
+    """A SubmissionReport as a dict (see Client.submit)."""
+    problems = []
+    for p in report.problems:
+        stats = p.result.stats
+        problems.append({"problem": p.problem, "dtype": p.dtype,
+                         "median_ms": stats.median_ms or None,
+                         "verified": not p.error and stats.median_ms > 0,
+                         "error": p.error, "run_id": p.run_id})
+    return {"submission_id": report.submission.submission_id, "counts": report.counts,
+            "why_not": report.why_not,
+            "score_ms": report.score_ms if report.counts else None,
+            "score_ci_low_ms": report.score_ci_low_ms if report.counts else None,
+            "score_ci_high_ms": report.score_ci_high_ms if report.counts else None,
+            "speedups": {s.baseline: s.speedup for s in report.speedups},
+            "devices": list(report.devices), "problems": problems}
 
 
 def _flat(run):
