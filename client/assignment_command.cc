@@ -287,6 +287,16 @@ std::string FormatSubmissionReport(const v1::SubmissionReport& report) {
                     p.run_id().empty() ? "-" : p.run_id()});
   }
   text += FormatColumns(std::move(rows));
+  // One kernel, compiled the same for every problem of one dtype: the first
+  // problem's facts and log say it.
+  for (const v1::ProblemResult& p : report.problems())
+    if (p.result().has_compile()) {
+      absl::StrAppend(&text, "compiled: ", CompileSummary(p.result().compile()), "\n");
+      if (!p.result().compile().log().empty())
+        absl::StrAppend(&text, "compiler log:\n", p.result().compile().log(),
+                        p.result().compile().log().back() == '\n' ? "" : "\n");
+      break;
+    }
   if (report.counts()) {
     absl::StrAppend(&text, "score: ", Score(report), " (geometric mean of the medians; ",
                     Speedups(report), ")\n");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "absl/strings/str_cat.h"
 #include "proto/ops/registry.h"
 #include "terminal_text.h"
 
@@ -148,6 +149,13 @@ std::string FormatColumns(std::vector<std::vector<std::string>> rows) {
     text += line + "\n";
   }
   return text;
+}
+
+std::string CompileSummary(const v1::CompileFacts& facts) {
+  return absl::StrCat(facts.arch(), ", ", facts.registers_per_thread(), " registers, spills ",
+                      facts.spill_store_bytes(), " B stored / ", facts.spill_load_bytes(),
+                      " B loaded, ", facts.static_shared_memory_bytes(), " B static shared, ",
+                      facts.local_memory_bytes(), " B local per thread");
 }
 
 }  // namespace kbench::client

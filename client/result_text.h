@@ -59,6 +59,11 @@ std::string FormatRse(const v1::Statistics& stats);
 // shown Printable (terminal_text.h): labels and names come from other users.
 std::string FormatColumns(std::vector<std::vector<std::string>> rows);
 
+// How the server compiled a learner's kernel, on one line: "sm_90a, 40
+// registers, spills 8 B stored / 0 B loaded, 0 B static shared, 0 B local
+// per thread".
+std::string CompileSummary(const v1::CompileFacts& facts);
+
 // Bytes with a binary unit: "50 MiB", "141 GiB", "512 B".
 std::string FormatBytes(uint64_t bytes);
 

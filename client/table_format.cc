@@ -94,6 +94,7 @@ std::string FooterLines(const RunReport& report) {
   std::string rses;
   std::string clocks;
   std::string configs;  // how variants that choose a configuration were launched
+  std::string compiled;  // how learners' kernels were compiled
   std::vector<std::string> checks;
   for (const v1::VariantResult& result : report.results) {
     const v1::Verification& v = result.verification();
@@ -115,6 +116,9 @@ std::string FooterLines(const RunReport& report) {
             FormatRse(result.stats());
     if (!result.config().empty())
       configs += (configs.empty() ? "" : "; ") + result.variant() + " " + result.config();
+    if (result.has_compile())
+      compiled += (compiled.empty() ? "" : "; ") + result.variant() + " " +
+                  CompileSummary(result.compile());
     const v1::Clocks& c = result.clocks();
     if (c.available()) {
       clocks += (clocks.empty() ? "" : ", ") + result.variant() + " " +
@@ -131,6 +135,7 @@ std::string FooterLines(const RunReport& report) {
   if (!rses.empty()) text += "rse of the mean: " + rses + "\n";
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
   if (!configs.empty()) text += "launched: " + configs + "\n";
+  if (!compiled.empty()) text += "compiled: " + compiled + "\n";
   for (const std::string& check : checks) text += "checked: " + check + "\n";
   if (report.started && report.started->backend() == "cpu")
     text += "note: CPU timings check correctness and cost on this CPU; they say nothing about "

@@ -6,7 +6,8 @@
 //   sub-00000000000a eve   my_add.cu 0.5 ms on both problems   counts
 //   sub-00000000000b eve   my_add.cu 0.4 ms (a changed line)   counts, best
 //   sub-00000000000c finn  wrong.cu, problem 1 fails verification
-// naive takes 2 ms. Submissions are a minute apart from kSeedStartUnixMs.
+// naive takes 2 ms; each kernel compiled for sm_90a with 16 registers and
+// one warning. Submissions are a minute apart from kSeedStartUnixMs.
 #pragma once
 
 #include "absl/status/status.h"

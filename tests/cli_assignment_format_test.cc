@@ -56,5 +56,37 @@ TEST(FormatRerun, ComparesEachLearnersScoreAndRankBeforeAndNow) {
                               "compile"));
 }
 
+TEST(FormatSubmissionReport, SaysEachProblemTheScoreAndHowTheKernelCompiled) {
+  v1::SubmissionReport report = Counting("sub-00000000000a", "ada", 0.5, "NVIDIA H200");
+  report.mutable_submission()->set_assignment("lab1");
+  report.mutable_submission()->mutable_kernel()->set_name("my_add.cu");
+  v1::ScoreSpeedup& speedup = *report.add_speedups();
+  speedup.set_baseline("naive");
+  speedup.set_speedup(4);
+  v1::ProblemResult& problem = *report.add_problems();
+  problem.set_problem("n=1048576");
+  problem.set_dtype("fp32");
+  problem.set_run_id("run-1");
+  problem.mutable_result()->mutable_stats()->set_median_ms(0.5);
+  v1::CompileFacts& facts = *problem.mutable_result()->mutable_compile();
+  facts.set_arch("sm_90a");
+  facts.set_registers_per_thread(40);
+  facts.set_spill_store_bytes(8);
+  facts.set_log("my_add.cu(3): warning: unused");
+  const std::string text = FormatSubmissionReport(report);
+  EXPECT_THAT(text, HasSubstr("submission sub-00000000000a to lab1 by ada"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("1 +n=1048576 +fp32 +0\\.5000 +- +yes +run-1"));
+  EXPECT_THAT(text, HasSubstr("compiled: sm_90a, 40 registers, spills 8 B stored / 0 B loaded"));
+  EXPECT_THAT(text, HasSubstr("compiler log:\nmy_add.cu(3): warning: unused\n"));
+  EXPECT_THAT(text, HasSubstr("score: 0.5000 ms [0.5000, 0.5000] (geometric mean of the medians; "
+                              "4x vs naive)"));
+  EXPECT_THAT(text, HasSubstr("measured on: NVIDIA H200"));
+
+  report.set_counts(false);
+  report.set_why_not("problem 1 (n=1048576): failed verification");
+  EXPECT_THAT(FormatSubmissionReport(report),
+              HasSubstr("does not count: problem 1 (n=1048576): failed verification"));
+}
+
 }  // namespace
 }  // namespace kbench::client

@@ -228,6 +228,8 @@ TEST_F(DashboardCoursePageTest, ASubmissionPageShowsItsProblemsAndTheDiffOfItsSo
                                    &course_);
   EXPECT_THAT(dom, HasSubstr("Counts: score 400 µs"));
   EXPECT_THAT(dom, HasSubstr("<td>n=4096</td>"));
+  EXPECT_THAT(dom, HasSubstr("Compiled for sm_90a: 16 registers per thread"));
+  EXPECT_THAT(dom, HasSubstr("my_add.cu(4): warning: a note from the compiler"));
   EXPECT_THAT(dom, HasSubstr("changes since sub-00000000000a"));
   EXPECT_THAT(dom, HasSubstr("<span class=\"removed\">-   // takes 0.5 ms</span>"));
   EXPECT_THAT(dom, HasSubstr("<span class=\"added\">+   // takes 0.4 ms</span>"));

@@ -22,7 +22,7 @@ class FakeWorkload final : public server::Workload {
         seed_(problem.request.seed()),
         dtype_(problem.dtype),
         output_(size_t(n_)) {
-    for (size_t i = 0; i < problem.variants.size(); ++i) {
+    for (size_t i = 0; i < problem.VariantCount(); ++i) {
       names_.push_back(problem.VariantName(i));
       for (const auto& [name, v] : device.variants_)
         if (name == names_.back()) variants_.push_back(v);

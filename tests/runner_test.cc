@@ -69,6 +69,29 @@ TEST(Runner, EmitsStartedThenSamplesThenResultsThenSummaryLast) {
   EXPECT_EQ(results[1].variant(), "vectorized");
 }
 
+// A learner's kernel runs as a variant after the built-ins; its result
+// carries how the server compiled it, a built-in's carries nothing of it.
+TEST(Runner, ALearnersKernelsResultCarriesItsCompileFacts) {
+  FakeDevice device({{"naive", {2.0}}, {"mine.cu", {1.0}}});
+  const FakeOp op({"naive"});
+  AdmittedRun run = op.Run({"naive"}, 1000, FastPlan());
+  LearnerKernel& kernel = run.problem.kernels.emplace_back();
+  kernel.name = "mine.cu";
+  kernel.facts.set_arch("sm_90a");
+  kernel.facts.set_registers_per_thread(40);
+  kernel.facts.set_spill_store_bytes(8);
+  kernel.facts.set_log("mine.cu(3): warning: variable \"x\" was declared but never referenced");
+  RecordingSink sink;
+  ASSERT_TRUE(RunJob(device, run, "r", sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(results[0].has_compile());
+  EXPECT_EQ(results[1].variant(), "mine.cu");
+  EXPECT_EQ(results[1].compile().registers_per_thread(), 40u);
+  EXPECT_EQ(results[1].compile().spill_store_bytes(), 8u);
+  EXPECT_NE(results[1].compile().log().find("never referenced"), std::string::npos);
+}
+
 TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {
   FakeDevice device({{"a", {1.0}}, {"b", {1.0}}, {"c", {1.0}}});
   RecordingSink sink;

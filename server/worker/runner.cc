@@ -240,6 +240,8 @@ class Measurement {
       *result->mutable_verification() = checks_[v];
       *result->mutable_clocks() = clocks_[v].clocks();
       result->set_config(workload_.VariantConfig(v));
+      if (size_t(v) >= problem_.variants.size())
+        *result->mutable_compile() = problem_.kernels[size_t(v) - problem_.variants.size()].facts;
       all_verified = all_verified && checks_[v].passed();
       sink_.Emit(std::move(event));
     }

@@ -173,6 +173,11 @@ def main():
                     report = json.loads(submitted.stdout)
                     print(f"  score {report.get('score_ms')} ms, counts "
                           f"{report.get('counts', False)}, why not: {report.get('why_not', '')}")
+                    compiled = report["problems"][0].get("result", {}).get("compile", {})
+                    expect(compiled.get("arch", "").startswith("sm_")
+                           and int(compiled.get("registers_per_thread", 0)) > 0,
+                           f"  the report says how {name} compiled: {compiled.get('arch')}, "
+                           f"{compiled.get('registers_per_thread')} registers")
 
             for lab in ("lab1", "lab2"):
                 table = course.kbench("grace", "leaderboard", lab)

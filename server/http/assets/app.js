@@ -331,6 +331,18 @@
     ], 'No problems.');
     // A report is JSON only: its table has no CSV.
     $('problems-table').querySelector('a.csv').remove();
+    const compiled = (report.problems || []).map((p) => p.result && p.result.compile)
+                                            .find(Boolean);
+    $('compile-facts').textContent = compiled
+      ? `Compiled for ${compiled.arch}: ${compiled.registers_per_thread || 0} registers per ` +
+        `thread, spills ${compiled.spill_store_bytes || 0} B stored / ` +
+        `${compiled.spill_load_bytes || 0} B loaded, ` +
+        `${compiled.static_shared_memory_bytes || 0} B static shared memory, ` +
+        `${compiled.local_memory_bytes || 0} B local memory per thread` +
+        (compiled.log ? '; the compiler said:' : '; the compiler said nothing.')
+      : 'No run of it compiled yet.';
+    $('compile-log').hidden = !(compiled && compiled.log);
+    $('compile-log').textContent = compiled ? compiled.log || '' : '';
     const source = s.kernel.source ? atob(s.kernel.source) : '';
     const pre = $('submission-source');
     const diff = data.previous ? kbench.lineDiff(data.previous.source, source) : null;
