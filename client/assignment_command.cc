@@ -64,6 +64,15 @@ std::string Speedups(const v1::SubmissionReport& report) {
   return parts.empty() ? "-" : absl::StrJoin(parts, ", ");
 }
 
+// A problem's speedups, each against its built-in: "4.00x [3.9, 4.1]
+// faster vs naive, ...".
+std::string Speedups(const v1::ProblemResult& problem) {
+  std::vector<std::string> parts;
+  for (const v1::Speedup& speedup : problem.speedups())
+    parts.push_back(absl::StrCat(FormatSpeedup(speedup), " vs ", speedup.baseline()));
+  return parts.empty() ? "-" : absl::StrJoin(parts, ", ");
+}
+
 std::string Time(int64_t unix_ms) { return unix_ms == 0 ? "-" : FormatLocalTime(unix_ms); }
 
 std::string StandingText(const v1::RosterCell& cell) {
@@ -282,7 +291,7 @@ std::string FormatSubmissionReport(const v1::SubmissionReport& report) {
     const bool timed = p.result().stats().median_ms() > 0;
     rows.push_back({absl::StrCat(i + 1), p.problem(), p.dtype(),
                     timed ? FormatMeasured(p.result().stats().median_ms()) : "-",
-                    p.speedups().empty() ? "-" : FormatSpeedup(p.speedups(0)),
+                    Speedups(p),
                     p.error().empty() && timed ? "yes" : (p.run_id().empty() ? "not run" : "NO"),
                     p.run_id().empty() ? "-" : p.run_id()});
   }

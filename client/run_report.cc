@@ -41,9 +41,12 @@ bool AllVerified(const RunReport& report) {
 
 const v1::Speedup* FindSpeedup(const RunReport& report,
                                std::string_view variant) {
-  if (!report.summary) return nullptr;
+  if (!report.summary || report.results.empty()) return nullptr;
+  // Against the baseline (a learner's kernel has one against each other
+  // built-in too).
+  const std::string& baseline = report.results.front().variant();
   for (const v1::Speedup& speedup : report.summary->speedups()) {
-    if (speedup.variant() == variant) return &speedup;
+    if (speedup.variant() == variant && speedup.baseline() == baseline) return &speedup;
   }
   return nullptr;
 }

@@ -136,6 +136,15 @@ std::string FooterLines(const RunReport& report) {
   if (!clocks.empty()) text += "clocks: " + clocks + "\n";
   if (!configs.empty()) text += "launched: " + configs + "\n";
   if (!compiled.empty()) text += "compiled: " + compiled + "\n";
+  if (report.summary && !report.results.empty()) {
+    // A learner's kernel against the built-ins after the baseline.
+    std::string others;
+    for (const v1::Speedup& s : report.summary->speedups())
+      if (s.baseline() != report.results.front().variant())
+        others += (others.empty() ? "" : "; ") + s.variant() + " vs " + s.baseline() + " " +
+                  FormatSpeedup(s);
+    if (!others.empty()) text += "also: " + others + "\n";
+  }
   for (const std::string& check : checks) text += "checked: " + check + "\n";
   if (report.started && report.started->backend() == "cpu")
     text += "note: CPU timings check correctness and cost on this CPU; they say nothing about "

@@ -736,6 +736,33 @@ TEST(FormatTable, SaysHowAVariantThatChoosesAConfigurationWasLaunched) {
               HasSubstr("launched: vectorized split-KV x11: 24 query blocks < 132 SMs\n"));
 }
 
+TEST(FormatTable, SaysHowALearnersKernelCompiledAndHowItFaresAgainstEveryBuiltIn) {
+  RunReport report = VectorAddReport();
+  EXPECT_THAT(FormatTable(report), Not(HasSubstr("compiled:")));
+  EXPECT_THAT(FormatTable(report), Not(HasSubstr("also:")));
+  v1::VariantResult& mine = report.results.emplace_back(report.results[1]);
+  mine.set_variant("mine.cu");
+  mine.mutable_compile()->set_arch("sm_90a");
+  mine.mutable_compile()->set_registers_per_thread(32);
+  v1::Speedup& baseline = *report.summary->add_speedups();
+  baseline = report.summary->speedups(0);
+  baseline.set_variant("mine.cu");
+  v1::Speedup& against = *report.summary->add_speedups();
+  against.set_variant("mine.cu");
+  against.set_baseline("vectorized");
+  against.set_speedup(1.25);
+  against.set_ci_low(1.2);
+  against.set_ci_high(1.3);
+  against.set_ci_confidence(0.95);
+  against.set_min_effect(0.02);
+  against.set_verdict(v1::VERDICT_FASTER);
+  const std::string table = FormatTable(report);
+  EXPECT_THAT(table, HasSubstr("compiled: mine.cu sm_90a, 32 registers, spills 0 B stored"));
+  EXPECT_THAT(table, HasSubstr("also: mine.cu vs vectorized 1.25x [1.20, 1.30] faster\n"));
+  // The table's speedup column is against the baseline.
+  EXPECT_THAT(table, ::testing::ContainsRegex("mine.cu .* 2.31x \\[2.28, 2.35\\] faster"));
+}
+
 TEST(FormatTable, ShowsADashWhenNoCeilingWasMeasured) {
   RunReport report = VectorAddReport();
   for (v1::VariantResult& result : report.results) {

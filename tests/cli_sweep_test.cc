@@ -293,6 +293,7 @@ RunReport ReportOf(const v1::RunRequest& point, const std::string& run_id) {
   summary.set_all_verified(true);
   v1::Speedup* speedup = summary.add_speedups();
   speedup->set_variant(variants.back());
+  speedup->set_baseline(variants.front());
   speedup->set_speedup(2.0);
   speedup->set_verdict(v1::VERDICT_FASTER);
   report.summary = summary;

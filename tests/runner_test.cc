@@ -70,11 +70,12 @@ TEST(Runner, EmitsStartedThenSamplesThenResultsThenSummaryLast) {
 }
 
 // A learner's kernel runs as a variant after the built-ins; its result
-// carries how the server compiled it, a built-in's carries nothing of it.
-TEST(Runner, ALearnersKernelsResultCarriesItsCompileFacts) {
-  FakeDevice device({{"naive", {2.0}}, {"mine.cu", {1.0}}});
-  const FakeOp op({"naive"});
-  AdmittedRun run = op.Run({"naive"}, 1000, FastPlan());
+// carries how the server compiled it (a built-in's nothing of it), and the
+// summary compares it with every built-in, not only the baseline.
+TEST(Runner, ALearnersKernelIsComparedWithEveryBuiltInAndSaysHowItCompiled) {
+  FakeDevice device({{"naive", {2.0}}, {"vectorized", {1.5}}, {"mine.cu", {1.0}}});
+  const FakeOp op({"naive", "vectorized"});
+  AdmittedRun run = op.Run({"naive", "vectorized"}, 1000, FastPlan());
   LearnerKernel& kernel = run.problem.kernels.emplace_back();
   kernel.name = "mine.cu";
   kernel.facts.set_arch("sm_90a");
@@ -84,12 +85,27 @@ TEST(Runner, ALearnersKernelsResultCarriesItsCompileFacts) {
   RecordingSink sink;
   ASSERT_TRUE(RunJob(device, run, "r", sink).ok());
   const auto results = Results(sink.events());
-  ASSERT_EQ(results.size(), 2u);
+  ASSERT_EQ(results.size(), 3u);
   EXPECT_FALSE(results[0].has_compile());
-  EXPECT_EQ(results[1].variant(), "mine.cu");
-  EXPECT_EQ(results[1].compile().registers_per_thread(), 40u);
-  EXPECT_EQ(results[1].compile().spill_store_bytes(), 8u);
-  EXPECT_NE(results[1].compile().log().find("never referenced"), std::string::npos);
+  EXPECT_FALSE(results[1].has_compile());
+  EXPECT_EQ(results[2].variant(), "mine.cu");
+  EXPECT_EQ(results[2].compile().registers_per_thread(), 40u);
+  EXPECT_EQ(results[2].compile().spill_store_bytes(), 8u);
+  EXPECT_NE(results[2].compile().log().find("never referenced"), std::string::npos);
+  // Each variant against the baseline, then the kernel against the other
+  // built-in, with its interval.
+  const auto events = sink.events();
+  ASSERT_TRUE(events.back().has_summary());
+  const v1::Summary& summary = events.back().summary();
+  ASSERT_EQ(summary.speedups_size(), 3);
+  EXPECT_EQ(summary.speedups(0).variant(), "vectorized");
+  EXPECT_EQ(summary.speedups(1).variant(), "mine.cu");
+  EXPECT_EQ(summary.speedups(1).baseline(), "naive");
+  EXPECT_DOUBLE_EQ(summary.speedups(1).speedup(), 2.0);
+  EXPECT_EQ(summary.speedups(2).variant(), "mine.cu");
+  EXPECT_EQ(summary.speedups(2).baseline(), "vectorized");
+  EXPECT_DOUBLE_EQ(summary.speedups(2).speedup(), 1.5);
+  EXPECT_GT(summary.speedups(2).rounds(), 0u);
 }
 
 TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {

@@ -250,24 +250,25 @@ class Measurement {
     v1::Summary* summary = event.mutable_summary();
     summary->set_run_id(run_id_);
     summary->set_all_verified(all_verified);
-    for (int v = 1; v < count_; ++v) {
-      // The interval resamples rounds: both samples of a round ran back to
-      // back. Rounds with a discarded sample are left out, unless that
-      // leaves none.
+    // Variant v against variant b. The interval resamples rounds: both
+    // samples of a round ran back to back. Rounds with a discarded sample
+    // are left out, unless that leaves none.
+    auto add_speedup = [&](int b, int v) {
       std::vector<double> base, mine;
-      for (size_t i = 0; i < samples_[v].size(); ++i)
-        if (Kept(0, i) && Kept(v, i)) {
-          base.push_back(samples_[0][i]);
+      for (size_t i = 0; i < samples_[v].size() && i < samples_[b].size(); ++i)
+        if (Kept(b, i) && Kept(v, i)) {
+          base.push_back(samples_[b][i]);
           mine.push_back(samples_[v][i]);
         }
       if (base.empty()) {
-        base = samples_[0];
+        base = samples_[b];
         mine = samples_[v];
       }
-      const SpeedupEstimate estimate = EstimateSpeedup(medians[0], medians[size_t(v)], base, mine);
+      const SpeedupEstimate estimate =
+          EstimateSpeedup(medians[size_t(b)], medians[size_t(v)], base, mine);
       v1::Speedup* speedup = summary->add_speedups();
       speedup->set_variant(problem_.VariantName(size_t(v)));
-      speedup->set_baseline(problem_.VariantName(0));
+      speedup->set_baseline(problem_.VariantName(size_t(b)));
       speedup->set_speedup(estimate.speedup);
       speedup->set_ci_low(estimate.low);
       speedup->set_ci_high(estimate.high);
@@ -276,7 +277,13 @@ class Measurement {
       speedup->set_rounds(uint32_t(estimate.rounds));
       speedup->set_verdict_min_rounds(uint32_t(kMinSamplesFor95));
       speedup->set_verdict(VerdictOf(estimate, plan_.min_effect));
-    }
+    };
+    for (int v = 1; v < count_; ++v) add_speedup(0, v);
+    // A learner's kernel against every other built-in too: the bar each
+    // one sets.
+    const int builtins = int(problem_.variants.size());
+    for (int v = builtins; v < count_; ++v)
+      for (int b = 1; b < builtins; ++b) add_speedup(b, v);
     summary->set_wall_ms(MillisecondsSince(run_start_));
     sink_.Emit(std::move(event));
   }

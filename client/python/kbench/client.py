@@ -198,7 +198,10 @@ class Client:
         if summary is None:
             raise KbenchError(grpc.StatusCode.INTERNAL, "the run ended without a summary")
         op, problem = _problem(request)
-        speedups = {s.variant: s for s in summary.speedups}
+        # Each variant against the baseline (a learner's kernel also has one
+        # against each other built-in, after these).
+        baseline = results[0].variant if results else ""
+        speedups = {s.variant: s for s in summary.speedups if s.baseline == baseline}
         rows = []
         for result in results:
             s = speedups.get(result.variant)

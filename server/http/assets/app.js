@@ -312,10 +312,11 @@
     $('submission-verdict').className = report.counts ? 'healthy' : 'unhealthy';
     const rows = (report.problems || []).map((p, i) => {
       const stats = (p.result && p.result.stats) || {};
-      const speedup = (p.speedups || [])[0];
+      const speedups = (p.speedups || []).map(
+          (x) => `${kbench.num(x.speedup)}x vs ${x.baseline}`).join(', ');
       return {
         index: i + 1, problem: p.problem, dtype: p.dtype, median_ms: stats.median_ms,
-        speedup: speedup ? speedup.speedup : null, baseline: speedup ? speedup.baseline : '',
+        speedups,
         verified: !p.error && stats.median_ms > 0, error: p.error || (p.run_id ? '' : 'not run'),
         config: p.result ? p.result.config : '', run_id: p.run_id,
       };
@@ -324,8 +325,7 @@
       {key: 'index', title: '#', ...num},
       {key: 'problem', title: 'Problem', format: text}, {key: 'dtype', title: 'Dtype', format: text},
       {key: 'median_ms', title: 'Median', ...num, format: (v) => kbench.ms(v)},
-      {key: 'speedup', title: 'Speedup', ...num,
-       format: (v, r) => (v == null ? '' : `${kbench.num(v)}x vs ${r.baseline}`)},
+      {key: 'speedups', title: 'Speedup', ...num, format: text},
       {key: 'error', title: 'Verified', format: (v, r) => (r.verified ? 'yes' : v || 'NO')},
       {key: 'run_id', title: 'Run', format: text},
     ], 'No problems.');
