@@ -133,9 +133,21 @@ TEST_F(LearnerKernels, VectorAddStartersVerifyBesideTheBuiltIns) {
                     HasSubstr("occupancy")));
   ASSERT_TRUE(events.back().has_summary());
   EXPECT_TRUE(events.back().summary().all_verified());
-  ASSERT_EQ(events.back().summary().speedups_size(), 3);
-  EXPECT_EQ(events.back().summary().speedups(2).variant(), "vector_add_vectorized.cu");
-  EXPECT_EQ(events.back().summary().speedups(2).baseline(), "naive");
+  // Each variant against the baseline, then each kernel against the other
+  // built-in.
+  const v1::Summary& summary = events.back().summary();
+  ASSERT_EQ(summary.speedups_size(), 5);
+  EXPECT_EQ(summary.speedups(2).variant(), "vector_add_vectorized.cu");
+  EXPECT_EQ(summary.speedups(2).baseline(), "naive");
+  EXPECT_EQ(summary.speedups(3).variant(), "vector_add_naive.cu");
+  EXPECT_EQ(summary.speedups(3).baseline(), "vectorized");
+  EXPECT_EQ(summary.speedups(4).variant(), "vector_add_vectorized.cu");
+  EXPECT_EQ(summary.speedups(4).baseline(), "vectorized");
+  EXPECT_GT(summary.speedups(4).rounds(), 0u);
+  // How the server compiled each kernel; nothing of it for a built-in.
+  EXPECT_GT(results.at("vector_add_naive.cu").compile().registers_per_thread(), 0u);
+  EXPECT_THAT(results.at("vector_add_naive.cu").compile().arch(), HasSubstr("sm_"));
+  EXPECT_FALSE(results.at("naive").has_compile());
   for (const auto& [name, result] : results)
     std::printf("[ learner  ] vector_add n=2^20+3 %-26s median %.4f ms  %s\n", name.c_str(),
                 result.stats().median_ms(), result.config().c_str());
