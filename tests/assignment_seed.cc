@@ -44,9 +44,12 @@ v1::VariantResult Result(const std::string& variant, double ms, bool passed) {
 }  // namespace
 
 absl::Status SeedAssignment(server::store::RunStore& runs,
-                            server::store::AssignmentStore& assignments) {
+                            server::store::AssignmentStore& assignments,
+                            const std::string& cohort, const std::string& first,
+                            const std::string& second) {
   v1::Assignment lab;
   lab.set_name("lab3");
+  lab.set_cohort(cohort);
   lab.set_title("Vector add, your own kernel");
   lab.set_op("vector_add");
   for (uint64_t n : {1024u, 4096u}) lab.add_problems()->mutable_vector_add()->set_n(n);
@@ -57,14 +60,14 @@ absl::Status SeedAssignment(server::store::RunStore& runs,
 
   struct Seeded {
     const char* id;
-    const char* user;
+    std::string user;
     v1::KernelSource kernel;
     double ms;
     bool first_problem_passes;
   };
-  const Seeded seeds[] = {{"sub-00000000000a", "eve", Kernel("my_add.cu", 0.5), 0.5, true},
-                          {"sub-00000000000b", "eve", Kernel("my_add.cu", 0.4), 0.4, true},
-                          {"sub-00000000000c", "finn", Kernel("wrong.cu", 0.3), 0.3, false}};
+  const Seeded seeds[] = {{"sub-00000000000a", first, Kernel("my_add.cu", 0.5), 0.5, true},
+                          {"sub-00000000000b", first, Kernel("my_add.cu", 0.4), 0.4, true},
+                          {"sub-00000000000c", second, Kernel("wrong.cu", 0.3), 0.3, false}};
   v1::DeviceInfo device;
   device.set_backend("cuda");
   device.set_name("Seed GPU");

@@ -17,6 +17,9 @@
 #include "server/http/dashboard_server.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
+#include "server/front/assignment_book.h"
+#include "server/store/assignment_store.h"
+#include "tests/assignment_seed.h"
 #include "tests/process_helper.h"
 #include "tests/role_stores.h"
 #include "tests/temp_dir.h"
@@ -27,6 +30,7 @@ namespace {
 using ::kbench::testing::AcceptRunsBy;
 using ::kbench::testing::OpenSeededStores;
 using ::kbench::testing::SeededStores;
+using ::kbench::testing::SeededTokens;
 using Json = nlohmann::json;
 
 LiveState NoLiveRuns() { return LiveState(); }
@@ -39,9 +43,20 @@ class DashboardRolesTest : public ::testing::Test {
     stores_ = *std::move(stores);
     ASSERT_TRUE(AcceptRunsBy(*stores_.runs, {"ada", "bob", "cy"}).ok());
     authenticator_ = std::make_unique<auth::TokenAuthenticator>(*stores_.identities);
+    // fall24's assignment lab3: ada's two counting submissions, bob's failing one.
+    absl::StatusOr<std::unique_ptr<store::AssignmentStore>> assignments =
+        store::OpenAssignmentStore(dir_.path() + "/runs.db");
+    ASSERT_TRUE(assignments.ok()) << assignments.status();
+    assignments_ = *std::move(assignments);
+    ASSERT_TRUE(::kbench::testing::SeedAssignment(*stores_.runs, *assignments_, "fall24", "ada",
+                                                  "bob")
+                    .ok());
+    book_ = std::make_unique<AssignmentBook>(*assignments_, *stores_.runs,
+                                             stores_.identities.get(), nullptr);
     absl::StatusOr<std::unique_ptr<DashboardServer>> server = DashboardServer::Start(
         *stores_.runs, NoLiveRuns, registry_,
-        {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
+        {.listen = "127.0.0.1:0", .authenticator = authenticator_.get(),
+         .assignments = book_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
   }
@@ -70,9 +85,57 @@ class DashboardRolesTest : public ::testing::Test {
   ::kbench::testing::TempDir dir_;
   SeededStores stores_;
   std::unique_ptr<auth::TokenAuthenticator> authenticator_;
+  std::unique_ptr<store::AssignmentStore> assignments_;
+  std::unique_ptr<AssignmentBook> book_;
   prometheus::Registry registry_;
   std::unique_ptr<DashboardServer> server_;
 };
+
+// The assignment endpoints answer each role as the Assignments service
+// does: a learner sees their cohort's assignment, their own name and
+// submissions only, and no roster; another cohort's learner finds nothing;
+// the instructor sees everyone.
+TEST_F(DashboardRolesTest, AssignmentsShowEachRoleWhatItMaySee) {
+  const SeededTokens& t = stores_.tokens;
+  const auto json = [&](const std::string& path, const std::string& token, int status) {
+    httplib::Result result = Get(path, token);
+    EXPECT_TRUE(result) << path;
+    if (!result) return Json();
+    EXPECT_EQ(result->status, status) << path << ": " << result->body;
+    return Json::parse(result->body);
+  };
+  const std::string board = "/api/assignments/leaderboard?assignment=lab3";
+  Json rows = json(board, t.ada, 200)["rows"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["learner"], "ada");
+  EXPECT_EQ(rows[0]["you"], true);
+  rows = json(board, t.bob, 200)["rows"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0]["learner"].is_null()) << "ada's name is hidden from bob";
+  EXPECT_TRUE(rows[0]["submission_id"].is_null());
+  EXPECT_EQ(rows[0]["you"], false);
+  EXPECT_EQ(json(board, t.grace, 200)["rows"][0]["learner"], "ada");
+  json(board, t.cy, 404);
+
+  rows = json("/api/assignments/submissions?assignment=lab3", t.ada, 200)["rows"];
+  EXPECT_EQ(rows.size(), 2u) << "ada's own only";
+  EXPECT_EQ(json("/api/assignments/submissions?assignment=lab3", t.grace, 200)["rows"].size(), 3u);
+  json("/api/assignments/submissions?assignment=lab3&learner=bob", t.ada, 403);
+  json("/api/assignments/submission?id=sub-00000000000c", t.ada, 404);
+  EXPECT_EQ(json("/api/assignments/submission?id=sub-00000000000c", t.grace, 200)["report"]
+                ["submission"]["user"],
+            "bob");
+
+  json("/api/assignments/roster", t.ada, 403);
+  rows = json("/api/assignments/roster", t.grace, 200)["rows"];
+  ASSERT_EQ(rows.size(), 2u) << "fall24's learners, not spring25's cy";
+  EXPECT_EQ(rows[0]["learner"], "ada");
+  EXPECT_EQ(rows[1]["learner"], "bob");
+  EXPECT_EQ(rows[1]["lab3"], "failing");
+  json("/api/assignments/roster?cohort=spring25", t.grace, 403);
+  EXPECT_EQ(json("/api/assignments", t.cy, 200)["rows"].size(), 0u);
+  json("/api/assignments/leaderboard?assignment=lab3", "", 401);
+}
 
 TEST_F(DashboardRolesTest, TheApiAndMetricsNeedATokenButThePageDoesNot) {
   for (const char* path : {"/api/runs", "/api/labels", "/api/live", "/metrics"}) {

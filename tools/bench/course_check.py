@@ -15,9 +15,11 @@ kbench-server with authentication on a free loopback port, and then:
     ada  attention_tiled.cu                       counts
     bob  attention_naive.cu                       counts
     cy   naive with the causal mask dropped       fails verification
+    dan  naive with a typo                        does not compile
 Expected: on lab1 ada ranks at or above bob (vectorized loads are not
 slower), cy and dan are stuck with "failed verification", eve is "not
-started"; a learner's leaderboard hides the others' names; the
+started"; dan's compile error is kept as why his lab2 submission does
+not count; a learner's leaderboard hides the others' names; the
 instructor's re-run of lab1's top two counts again on the same GPU and
 leaves the leaderboard as it was; the gradebook has one row per learner. Prints every table it read; exits 1 if any
 expectation fails.
@@ -154,6 +156,9 @@ def main():
                 ("lab2", "ada"): ("attention_tiled.cu", course.starter("attention_tiled.cu"), 0),
                 ("lab2", "bob"): ("attention_naive.cu", course.starter("attention_naive.cu"), 0),
             }
+            # A compile error: kept, and shown as why the submission does not count.
+            kernels[("lab2", "dan")] = ("attention_typo.cu", course.starter(
+                "attention_naive.cu").replace("const int keys", "const int keys keys", 1), 1)
             attention = course.starter("attention_naive.cu")
             unmasked = attention.replace("causal ? i + 1 : N", "N", 1)
             if unmasked != attention:
@@ -174,6 +179,8 @@ def main():
                     print(f"  score {report.get('score_ms')} ms, counts "
                           f"{report.get('counts', False)}, why not: {report.get('why_not', '')}")
                     compiled = report["problems"][0].get("result", {}).get("compile", {})
+                    if name == "attention_typo.cu":
+                        continue  # it never compiled
                     expect(compiled.get("arch", "").startswith("sm_")
                            and int(compiled.get("registers_per_thread", 0)) > 0,
                            f"  the report says how {name} compiled: {compiled.get('arch')}, "
@@ -189,6 +196,11 @@ def main():
             expect(ranks.get("ada", 99) <= ranks.get("bob", 0),
                    "vectorized ranks at or above naive on lab1")
             expect(board.get("without_counting") == 2, "cy and dan have nothing counting on lab1")
+            typo = json.loads(open(os.path.join(args.out, "submit_lab2_dan.json")).read() or "{}")
+            expect("error" in typo.get("why_not", "") and "attention_typo.cu" in
+                   typo.get("why_not", ""),
+                   f"dan's compile error is why his lab2 submission does not count: "
+                   f"{typo.get('why_not', '')[:300]}")
             mine = json.loads(course.kbench("bob", "--json", "leaderboard", "lab1").stdout)
             names = [e.get("user", "") for e in mine.get("entries", [])]
             expect(sorted(names) == ["", "bob"], f"bob sees only his own name: {names}")
