@@ -29,7 +29,9 @@ void AddKeyFlags(CLI::App& command, AssignmentSaveCommand& save) {
                 "from now (12h, 3d)"},
       {"due", "When it is due (later submissions are marked late)"},
       {"submissions-per-hour", "Submissions one learner may make in an hour (1 to 60)"},
-      {"show-names", "true: learners see each other's names on the leaderboard"}};
+      {"show-names", "true: learners see each other's names on the leaderboard"},
+      {"problems", "The problems as a sweep spec in YAML's flow style, e.g. '{op: vector_add, "
+                   "axes: {n: [2^20, 2^24]}, variant: [naive, vectorized]}'"}};
   for (const auto& [key, help] : keys) {
     command
         .add_option_function<std::string>(
@@ -48,8 +50,9 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
                     "write them; learners list and show their cohort's).");
   assignment->require_subcommand(1);
   create_ = assignment->add_subcommand(
-      "create", "Create an assignment from a YAML or JSON file (docs/ASSIGNMENTS.md).");
-  create_->add_option("file", save_.file, "The assignment file")->required()->type_name("FILE");
+      "create", "Create an assignment from a YAML or JSON file (docs/ASSIGNMENTS.md), from "
+                "flags, or from a file with flags that replace its keys.");
+  create_->add_option("file", save_.file, "The assignment file")->type_name("FILE");
   AddKeyFlags(*create_, save_);
   create_->footer(
       "\nExample file (lab1.yaml):\n"
@@ -62,10 +65,12 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
       "    axes: {n: [2^20, 2^24]}\n"
       "    variant: [naive, vectorized]\n"
       "\nExamples:\n  kbench assignment create lab1.yaml\n"
-      "  kbench assignment create lab1.yaml --name lab1-late --due 3d\n");
+      "  kbench assignment create lab1.yaml --name lab1-late --due 3d\n"
+      "  kbench assignment create --name lab0 --due 7d --problems \\\n"
+      "    '{op: vector_add, axes: {n: [2^20, 2^24]}, variant: [naive, vectorized]}'\n");
   edit_ = assignment->add_subcommand(
       "edit", "Replace an assignment with the file's (same name); its submissions stay.");
-  edit_->add_option("file", save_.file, "The assignment file")->required()->type_name("FILE");
+  edit_->add_option("file", save_.file, "The assignment file")->type_name("FILE");
   AddKeyFlags(*edit_, save_);
   list_ = assignment->add_subcommand("list", "List the assignments you can see.");
   list_->add_option("--cohort", list_command_.cohort, "Only this cohort's (admins)")

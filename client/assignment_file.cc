@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "sweep_spec.h"
 #include "sweep_spec_file.h"
@@ -27,6 +28,32 @@ absl::StatusOr<std::string> Scalar(const std::string& file, const std::string& k
                                    const YAML::Node& node) {
   if (!node.IsScalar()) return At(file, key, node, "must be a single value");
   return node.Scalar();
+}
+
+// The problems of `assignment` from the sweep spec in `text` (YAML; `where`
+// starts its errors): its points, its op and its variants as the
+// baselines. FAILED_PRECONDITION when the spec names no variant.
+absl::Status SetProblems(const std::string& text, const std::string& where,
+                         v1::Assignment& assignment) {
+  absl::StatusOr<SweepSpec> spec = ParseSweepSpec(text, where);
+  if (!spec.ok()) return spec.status();
+  if (spec->variants.empty())
+    return absl::FailedPreconditionError(
+        "missing: name the built-in variants shown beside each submission, the first the "
+        "baseline, e.g. variant: [naive, fused]");
+  absl::StatusOr<std::vector<v1::RunRequest>> points = ExpandSweep(*spec);
+  if (!points.ok()) return points.status();
+  assignment.set_op(std::string(spec->op->name()));
+  assignment.clear_problems();
+  assignment.clear_baselines();
+  for (v1::RunRequest& point : *points) {
+    point.clear_variants();
+    point.clear_label();
+    point.clear_seed();
+    *assignment.add_problems() = std::move(point);
+  }
+  for (const std::string& variant : spec->variants) assignment.add_baselines(variant);
+  return absl::OkStatus();
 }
 
 // Sets the scalar `key` of `assignment` to `text`: INVALID_ARGUMENT saying
@@ -85,23 +112,12 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
       has_problems = true;
       if (!value.IsMap())
         return At(name, key, value, "must be a sweep spec (op, axes, variant, ...)");
-      absl::StatusOr<SweepSpec> spec =
-          ParseSweepSpec(YAML::Dump(value), absl::StrCat(name, ": problems"));
-      if (!spec.ok()) return spec.status();
-      if (spec->variants.empty())
-        return At(name, "problems.variant", value,
-                  "missing: name the built-in variants shown beside each submission, the "
-                  "first the baseline, e.g. variant: [naive, fused]");
-      absl::StatusOr<std::vector<v1::RunRequest>> points = ExpandSweep(*spec);
-      if (!points.ok()) return points.status();
-      assignment.set_op(std::string(spec->op->name()));
-      for (v1::RunRequest& point : *points) {
-        point.clear_variants();
-        point.clear_label();
-        point.clear_seed();
-        *assignment.add_problems() = std::move(point);
-      }
-      for (const std::string& variant : spec->variants) assignment.add_baselines(variant);
+      if (absl::Status set = SetProblems(YAML::Dump(value), absl::StrCat(name, ": problems"),
+                                         assignment);
+          !set.ok())
+        return absl::IsFailedPrecondition(set)
+                   ? At(name, "problems.variant", value, std::string(set.message()))
+                   : set;
       continue;
     }
     absl::StatusOr<std::string> scalar = Scalar(name, key, value);
@@ -123,15 +139,32 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
 absl::StatusOr<v1::Assignment> LoadAssignment(
     const std::string& path, int64_t now_unix_ms,
     const std::vector<std::pair<std::string, std::string>>& overrides) {
-  std::ifstream file(path);
-  if (!file) return absl::NotFoundError("cannot read the assignment file " + path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  absl::StatusOr<v1::Assignment> assignment = ParseAssignment(text.str(), path, now_unix_ms);
-  if (!assignment.ok()) return assignment.status();
-  for (const auto& [key, value] : overrides)
-    if (absl::Status set = SetKey(key, value, now_unix_ms, *assignment); !set.ok())
-      return absl::InvalidArgumentError(absl::StrCat("--", key, ": ", set.message()));
+  v1::Assignment assignment;
+  if (!path.empty()) {
+    std::ifstream file(path);
+    if (!file) return absl::NotFoundError("cannot read the assignment file " + path);
+    std::ostringstream text;
+    text << file.rdbuf();
+    absl::StatusOr<v1::Assignment> parsed = ParseAssignment(text.str(), path, now_unix_ms);
+    if (!parsed.ok()) return parsed.status();
+    assignment = *std::move(parsed);
+  }
+  for (const auto& [key, value] : overrides) {
+    const absl::Status set = key == "problems"
+                                 ? SetProblems(value, "--problems", assignment)
+                                 : SetKey(key, value, now_unix_ms, assignment);
+    if (!set.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat(absl::StartsWith(set.message(), "--") ? "" : "--" + key + ": ",
+                       set.message()));
+  }
+  if (assignment.name().empty())
+    return absl::InvalidArgumentError("--name: missing: name the assignment (or give a file)");
+  if (assignment.problems().empty())
+    return absl::InvalidArgumentError(
+        "--problems: missing: a sweep spec whose points are the problems, e.g. --problems "
+        "'{op: vector_add, axes: {n: [2^20, 2^24]}, variant: [naive, vectorized]}' (or give "
+        "a file)");
   return assignment;
 }
 

@@ -35,10 +35,12 @@ namespace kbench::client {
 absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const std::string& name,
                                                int64_t now_unix_ms);
 
-// Reads the file at `path` and parses it, each of `overrides` (a key as
-// the file spells it, e.g. "due", and its value) replacing the file's;
+// Reads the file at `path` (none when empty) and parses it, each of
+// `overrides` (a key as the file spells it, e.g. "due", and its value; for
+// "problems" a sweep spec in YAML's flow style) replacing the file's;
 // NOT_FOUND naming the file when it cannot be read, INVALID_ARGUMENT
-// naming the flag (--due) for a value its key refuses.
+// naming the flag (--due) for a value its key refuses, or --name or
+// --problems when neither the file nor the flags give it.
 absl::StatusOr<v1::Assignment> LoadAssignment(
     const std::string& path, int64_t now_unix_ms,
     const std::vector<std::pair<std::string, std::string>>& overrides = {});

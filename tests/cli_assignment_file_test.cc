@@ -91,5 +91,31 @@ TEST(AssignmentFile, FlagsReplaceTheFilesKeysAndAreNamedWhenRefused) {
   EXPECT_TRUE(absl::IsNotFound(LoadAssignment(dir.path() + "/none.yaml", kNow).status()));
 }
 
+TEST(AssignmentFile, FlagsAloneMakeAnAssignment) {
+  absl::StatusOr<v1::Assignment> lab = LoadAssignment(
+      "", kNow,
+      {{"name", "lab0"},
+       {"problems", "{op: vector_add, axes: {n: [1024, 2048]}, variant: [naive, vectorized]}"}});
+  ASSERT_TRUE(lab.ok()) << lab.status();
+  EXPECT_EQ(lab->name(), "lab0");
+  EXPECT_EQ(lab->op(), "vector_add");
+  ASSERT_EQ(lab->problems_size(), 2);
+  EXPECT_EQ(lab->problems(1).vector_add().n(), 2048u);
+  EXPECT_THAT(lab->baselines(), ::testing::ElementsAre("naive", "vectorized"));
+
+  auto error = [](const std::vector<std::pair<std::string, std::string>>& flags) {
+    absl::StatusOr<v1::Assignment> lab = LoadAssignment("", kNow, flags);
+    EXPECT_FALSE(lab.ok());
+    return std::string(lab.status().message());
+  };
+  EXPECT_THAT(error({{"problems", "{op: vector_add, axes: {n: 1024}, variant: naive}"}}),
+              HasSubstr("--name: missing"));
+  EXPECT_THAT(error({{"name", "lab0"}}), HasSubstr("--problems: missing"));
+  EXPECT_THAT(error({{"name", "lab0"}, {"problems", "{op: vector_add, axes: {n: 1024}}"}}),
+              HasSubstr("--problems: missing: name the built-in variants"));
+  EXPECT_THAT(error({{"name", "lab0"}, {"problems", "{op: nothing, variant: naive}"}}),
+              ::testing::AllOf(HasSubstr("--problems"), HasSubstr("names no op")));
+}
+
 }  // namespace
 }  // namespace kbench::client
