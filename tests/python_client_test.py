@@ -131,6 +131,20 @@ class PythonClient(unittest.TestCase):
         self.assertEqual(refused.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
         self.assertIn("needs a GPU", refused.exception.message)
 
+    def test_a_kernel_file_is_read_as_the_cli_reads_it_and_refused_without_a_gpu(self):
+        starter = os.path.join(os.path.dirname(__file__), "..", "docs", "examples", "kernels",
+                               "vector_add_naive.cu")
+        kernel = kbench.kernel_source(starter)
+        self.assertEqual(kernel.name, "vector_add_naive.cu")
+        self.assertEqual(kernel.entry, "vector_add_naive")
+        self.assertEqual(kernel.launch.grid, "cdiv(n,256)")
+        self.assertEqual(kernel.launch.block, "256")
+        self.assertEqual(kbench.kernel_source(starter, block="128").launch.block, "128")
+        with self.assertRaises(kbench.KbenchError) as refused:
+            self.client.run_vector_add(n=4096, variants=["naive"], kernels=[starter])
+        self.assertEqual(refused.exception.code, grpc.StatusCode.FAILED_PRECONDITION)
+        self.assertIn("needs a GPU", refused.exception.message)
+
     def test_the_notebook_example_runs(self):
         path = os.path.join(os.path.dirname(__file__), "..", "docs", "examples",
                             "kbench_notebook.ipynb")

@@ -147,11 +147,14 @@ class Client:
         return self.run(request, **options)
 
     def run(self, request, variants=None, dtype=None, budget_ms=None, min_samples=None,
-            max_samples=None, mode=None, seed=None, label=None):
+            max_samples=None, mode=None, seed=None, label=None, kernels=()):
         """Runs `request` (a kbench.v1.RunRequest with its problem set) with
         the options of the CLI's flags: variants (names; the first is the
         baseline), dtype ("fp32", "fp16", "bf16"), budget_ms, min_samples,
-        max_samples, mode ("cold", "hot"), seed, label. Returns {"run_id",
+        max_samples, mode ("cold", "hot"), seed, label, and kernels: paths of
+        your own kernel files (as `kbench --kernel`: the launch from the
+        source's `// kbench:` line; see `kernel_source`), each run as a
+        variant after the built-ins (a GPU server only). Returns {"run_id",
         "op", "dtype", "problem": {...}, "backend", "device", "all_verified",
         "results": [one row per variant: variant, median_ms, p10_ms, p90_ms,
         samples, throughput, unit, fraction_of_ceiling, verified, speedup,
@@ -182,6 +185,8 @@ class Client:
             request.seed = seed
         if label is not None:
             request.label = label.encode()
+        for path in kernels:
+            request.kernels.append(kernel_source(path))
         started, results, summary = None, [], None
         try:
             for event in self._bench.Run(request, metadata=self._metadata,
@@ -312,20 +317,8 @@ class Client:
         "speedups": {baseline: x}, "devices", "problems": [{"problem",
         "dtype", "median_ms", "verified", "error", "run_id"}]}. A refused
         submission or run raises KbenchError."""
-        with open(path, "rb") as f:
-            source = f.read()
-        kernel = kbench_pb2.KernelSource(name=os.path.basename(path), source=source)
-        kernel.language = (kbench_pb2.KERNEL_LANGUAGE_PTX if path.endswith(".ptx")
-                           else kbench_pb2.KERNEL_LANGUAGE_CUDA_CPP)
-        line = re.search(rb"//\s*kbench:(.*)", source)
-        stated = dict(word.split("=", 1) for word in line.group(1).decode().split()
-                      if "=" in word) if line else {}
-        stem = os.path.splitext(os.path.basename(path))[0]
-        kernel.entry = entry or stated.get("entry", stem)
-        kernel.launch.grid = grid or stated.get("grid", "")
-        kernel.launch.block = block or stated.get("block", "")
-        kernel.launch.shared_memory_bytes = smem or stated.get("smem", "")
-        kernel.options[:] = list(options)
+        kernel = kernel_source(path, entry=entry, grid=grid, block=block, smem=smem,
+                               options=options)
         submission = self._call(self._assignments.Submit,
                                 assignment_pb2.SubmitRequest(assignment=assignment,
                                                              kernel=kernel))
@@ -354,6 +347,28 @@ class Client:
                  **{k: v for k, v in _report(e.best).items()
                     if k in ("score_ms", "score_ci_low_ms", "score_ci_high_ms", "speedups")},
                  "attempts": e.attempts} for e in board.entries]
+
+
+def kernel_source(path, entry=None, grid=None, block=None, smem=None, options=()):
+    """The kbench.v1.KernelSource of the kernel file at `path`, as the CLI
+    makes it: its name the file's name, its language PTX for a .ptx file
+    (CUDA C++ otherwise), its launch and entry from the arguments, else the
+    source's `// kbench: grid=... block=... smem=... entry=...` line, else
+    the file's stem as the entry."""
+    with open(path, "rb") as f:
+        source = f.read()
+    kernel = kbench_pb2.KernelSource(name=os.path.basename(path), source=source)
+    kernel.language = (kbench_pb2.KERNEL_LANGUAGE_PTX if path.endswith(".ptx")
+                       else kbench_pb2.KERNEL_LANGUAGE_CUDA_CPP)
+    line = re.search(rb"//\s*kbench:(.*)", source)
+    stated = dict(word.split("=", 1) for word in line.group(1).decode().split()
+                  if "=" in word) if line else {}
+    kernel.entry = entry or stated.get("entry", os.path.splitext(os.path.basename(path))[0])
+    kernel.launch.grid = grid or stated.get("grid", "")
+    kernel.launch.block = block or stated.get("block", "")
+    kernel.launch.shared_memory_bytes = smem or stated.get("smem", "")
+    kernel.options[:] = list(options)
+    return kernel
 
 
 def _report(report):
