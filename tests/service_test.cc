@@ -6,6 +6,9 @@
 
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "grpcpp/grpcpp.h"
@@ -167,6 +170,102 @@ TEST(Service, ClientCancellationStopsTheRunOnTheServer) {
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   EXPECT_EQ(fake->timed_count(), after);  // no samples after the stop
   EXPECT_LT(after, 1000);
+}
+
+// Counts the runs that ended, and what observers are told of a run after
+// its end.
+class EndWatcher final : public RunObserver {
+ public:
+  void OnStarted(const std::string& run_id, const v1::DeviceInfo&) override { Saw(run_id); }
+  void OnEvent(const std::string& run_id, const v1::RunEvent&) override { Saw(run_id); }
+  void OnEnded(const std::string& run_id, const absl::Status&) override {
+    std::lock_guard lock(mu_);
+    ended_.insert(run_id);
+  }
+  size_t ended() const {
+    std::lock_guard lock(mu_);
+    return ended_.size();
+  }
+  int after_end() const {
+    std::lock_guard lock(mu_);
+    return after_end_;
+  }
+
+ private:
+  void Saw(const std::string& run_id) {
+    std::lock_guard lock(mu_);
+    if (ended_.contains(run_id)) ++after_end_;
+  }
+  mutable std::mutex mu_;
+  std::set<std::string> ended_;
+  int after_end_ = 0;
+};
+
+// An executor whose device, like a worker process, hears of a cancel late:
+// it waits until the run is cancelled, then still sends its Started event
+// and a batch of samples before it stops.
+class LateExecutor final : public Executor {
+ public:
+  v1::DeviceInfo Info() const override {
+    v1::DeviceInfo info;
+    info.set_backend("cpu");
+    info.set_name("late device");
+    info.set_healthy(true);
+    return info;
+  }
+  bool Ready() const override { return true; }
+  bool Failed() const override { return false; }
+  absl::Status Execute(const AdmittedRun&, const std::string& run_id, RunSink& sink) override {
+    executing_.set_value();
+    while (!sink.Cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    v1::RunEvent started;
+    started.mutable_started()->set_run_id(run_id);
+    sink.Emit(started);
+    v1::RunEvent samples;
+    samples.mutable_samples()->add_variants()->set_variant("naive");
+    sink.Emit(samples);
+    return absl::CancelledError("the run was cancelled");
+  }
+  absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest&) override {
+    return absl::UnimplementedError("no compiler");
+  }
+  void SetStateListener(std::function<void()>) override {}
+
+  std::future<void> Executing() { return executing_.get_future(); }
+
+ private:
+  std::promise<void> executing_;
+};
+
+// A run cancelled while its device still works: what the device sends after
+// the cancel goes to the client's stream no more, and to no observer either
+// (the store would find the run ended: "cannot record its Started event").
+TEST(Service, ObserversHearNothingOfARunAfterItsEnd) {
+  auto executor = std::make_unique<LateExecutor>();
+  std::future<void> executing = executor->Executing();
+  std::vector<std::unique_ptr<Executor>> executors;
+  executors.push_back(std::move(executor));
+  Scheduler scheduler(std::move(executors), 8, nullptr);
+  EndWatcher watcher;
+  KernelBenchService service(scheduler, ServiceOptions{CpuLimits(), DefaultTiming()},
+                             {&watcher});
+  grpc::ServerBuilder builder;
+  int port = 0;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  auto stub = v1::KernelBench::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto reader = stub->RunVectorAdd(&context, LongVectorAdd());
+  ASSERT_EQ(executing.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  context.TryCancel();
+  EXPECT_EQ(ReadAll(*reader).status.error_code(), grpc::StatusCode::CANCELLED);
+  ASSERT_TRUE(Eventually([&] { return scheduler.running() == 0; }));
+  EXPECT_EQ(watcher.ended(), 1u);
+  EXPECT_EQ(watcher.after_end(), 0) << "events of the device after the run's end";
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  scheduler.Stop();
 }
 
 TEST(Service, AnExpiredDeadlineEndsTheRunWithDeadlineExceeded) {

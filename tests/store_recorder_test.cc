@@ -136,25 +136,6 @@ TEST_F(StoreRecorderTest, CancelledAndDeadlineExceededAreCancelled) {
   EXPECT_EQ(store_->Get("r2")->samples_size(), 2);
 }
 
-// A run cancelled just as its worker started it: the worker's Started
-// event (and the front's start) come after its end. They are dropped: the
-// recorder keeps nothing of an ended run, and the store keeps the run as it
-// ended, with the device it had.
-TEST_F(StoreRecorderTest, EventsAfterARunsEndAreDroppedAndNothingIsKeptOfIt) {
-  recorder_->OnAccepted(Admission("r1"));
-  recorder_->OnStarted("r1", TestDevice());
-  recorder_->OnEnded("r1", absl::CancelledError("run cancelled by the client"));
-  v1::RunEvent started;
-  *started.mutable_started() = TestStarted("r1");
-  recorder_->OnEvent("r1", started);
-  recorder_->OnStarted("r1", TestDevice());
-  recorder_->OnEvent("r1", SampleBatch(1, 2.0, 0.5));
-  EXPECT_EQ(recorder_->tracked(), 0u) << "an ended run is not held in memory again";
-  const v1::RunRecord run = Stored("r1");
-  EXPECT_EQ(run.status(), v1::RUN_STATUS_CANCELLED);
-  EXPECT_EQ(run.device().name(), "NVIDIA H200");
-}
-
 TEST_F(StoreRecorderTest, AnyOtherEndIsAnErrorWithItsMessage) {
   RunUntilEnd("r1", std::nullopt);
   recorder_->OnEnded("r1", absl::InternalError("worker exited with status 7"));

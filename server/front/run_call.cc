@@ -44,7 +44,11 @@ bool RunCall::Run(Executor& executor) {
   const v1::DeviceInfo device = executor.Info();
   Log("run ", run_id_, " started on device ", device.index(), " (", device.name(),
       "): ", description_);
-  for (RunObserver* o : observers_) o->OnStarted(run_id_, device);
+  {
+    std::lock_guard lock(observers_mu_);
+    if (!observers_told_end_)
+      for (RunObserver* o : observers_) o->OnStarted(run_id_, device);
+  }
   const auto start = std::chrono::steady_clock::now();
   Finish(executor.Execute(run_, run_id_, *this));
   const double seconds =
@@ -58,12 +62,18 @@ bool RunCall::Run(Executor& executor) {
 void RunCall::Abandon(const absl::Status& why) { Finish(why); }
 
 void RunCall::Emit(v1::RunEvent event) {
-  for (RunObserver* o : observers_) o->OnEvent(run_id_, event);
+  {
+    std::lock_guard lock(observers_mu_);
+    if (!observers_told_end_)
+      for (RunObserver* o : observers_) o->OnEvent(run_id_, event);
+  }
   Write(std::move(event));
 }
 
 void RunCall::Finish(const absl::Status& status) {
   Writer::Finish(status, [&] {
+    std::lock_guard lock(observers_mu_);
+    observers_told_end_ = true;
     for (RunObserver* o : observers_) o->OnEnded(run_id_, status);
   });
 }

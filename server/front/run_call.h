@@ -8,7 +8,8 @@
 // cancelled and the stream ends at once with RESOURCE_EXHAUSTED
 // (CheckReader, called by the service's ReaderWatch). The run's observers
 // (run_observer.h: the store, the metrics) see every event the runner
-// produced, uncoalesced.
+// produced, uncoalesced, up to the run's end and nothing after it (a run
+// cancelled while it samples goes on until the runner sees the cancel).
 //
 // The stream is written by a StreamWriter (server/common/stream_writer.h).
 // Lifetime: its reactor (NewReactor) is owned by gRPC and holds a
@@ -20,6 +21,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -97,6 +99,10 @@ class RunCall final : public Job,
   const std::vector<RunObserver*> observers_;
   const std::chrono::duration<double> reader_stall_;
   std::atomic<bool> cancelled_{false};
+  // Held while observers are told of the run, so that none is told of it
+  // after its end (observers_told_end_).
+  std::mutex observers_mu_;
+  bool observers_told_end_ = false;
   ClientStreams::Slot stream_slot_;  // released at OnDone
 };
 

@@ -48,10 +48,9 @@ void StoreRecorder::OnStarted(const std::string& run_id, const v1::DeviceInfo& d
   const int64_t unix_ms = now_unix_ms_();
   {
     std::lock_guard lock(mu_);
-    const auto found = runs_.find(run_id);
-    if (found == runs_.end()) return;  // it has ended already
-    found->second.device = device;
-    found->second.started_unix_ms = unix_ms;
+    Run& run = runs_[run_id];
+    run.device = device;
+    run.started_unix_ms = unix_ms;
   }
   Write("its start", run_id, [this, run_id, device, started = std::move(started), unix_ms] {
     return store_.Start(run_id, device, started, unix_ms);
@@ -60,9 +59,7 @@ void StoreRecorder::OnStarted(const std::string& run_id, const v1::DeviceInfo& d
 
 void StoreRecorder::OnEvent(const std::string& run_id, const v1::RunEvent& event) {
   std::lock_guard lock(mu_);
-  const auto found = runs_.find(run_id);
-  if (found == runs_.end()) return;  // it has ended already
-  Run& run = found->second;
+  Run& run = runs_[run_id];
   switch (event.event_case()) {
     case v1::RunEvent::kStarted:
       Write("its Started event", run_id,
@@ -109,11 +106,6 @@ void StoreRecorder::OnEnded(const std::string& run_id, const absl::Status& statu
   Write("its end", run_id, [this, run_id, outcome = std::move(outcome)] {
     return store_.Finish(run_id, outcome);
   });
-}
-
-size_t StoreRecorder::tracked() const {
-  std::lock_guard lock(mu_);
-  return runs_.size();
 }
 
 void StoreRecorder::Write(std::string what, std::string run_id,

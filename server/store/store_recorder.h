@@ -43,11 +43,6 @@ class StoreRecorder final : public RunObserver {
   void OnEvent(const std::string& run_id, const v1::RunEvent& event) override;
   void OnEnded(const std::string& run_id, const absl::Status& status) override;
 
-  // Runs accepted and not yet ended: what the recorder holds in memory. An
-  // event or start of a run that has ended (a cancellation racing its
-  // worker's first events) is dropped, not held again.
-  size_t tracked() const;
-
  private:
   // What a run in flight has produced so far.
   struct Run {
@@ -64,7 +59,7 @@ class StoreRecorder final : public RunObserver {
 
   RunStore& store_;
   const std::function<int64_t()> now_unix_ms_;
-  mutable std::mutex mu_;
+  std::mutex mu_;
   absl::flat_hash_map<std::string, Run> runs_;
   StoreThread thread_;  // last: destroyed first, running the queued writes
 };
