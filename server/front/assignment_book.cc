@@ -282,6 +282,27 @@ absl::StatusOr<v1::SubmissionReport> AssignmentBook::Report(const auth::Principa
   return std::move(reports[0]);
 }
 
+absl::StatusOr<std::optional<v1::Submission>> AssignmentBook::Previous(
+    const auth::Principal& caller, const v1::Submission& submission) {
+  const absl::Status unknown =
+      absl::NotFoundError(absl::StrCat("no submission ", submission.submission_id()));
+  absl::StatusOr<v1::Assignment> assignment = Get(caller, submission.assignment());
+  if (absl::IsNotFound(assignment.status())) return unknown;
+  KBENCH_RETURN_IF_ERROR(assignment.status());
+  if (submission.user() != caller.user && !Manages(caller, assignment->cohort())) return unknown;
+  KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Submission> theirs,
+                          assignments_.ListSubmissions(submission.assignment(), submission.user()));
+  for (const v1::Submission& other : theirs) {  // newest first
+    const bool before =
+        other.submitted_unix_ms() < submission.submitted_unix_ms() ||
+        (other.submitted_unix_ms() == submission.submitted_unix_ms() &&
+         other.submission_id() < submission.submission_id());
+    if (before && other.rerun_of().empty())
+      return assignments_.GetSubmission(other.submission_id());
+  }
+  return std::nullopt;
+}
+
 absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Submissions(
     const auth::Principal& caller, const std::string& name, const std::string& user) {
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, name));

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,11 @@ class AssignmentBook {
   // NOT_FOUND, as for an unknown id, for a submission `caller` may not read.
   absl::StatusOr<v1::SubmissionReport> Report(const auth::Principal& caller,
                                               const std::string& submission_id);
+  // The learner's own submission to the same assignment just before
+  // `submission` (re-runs left out), with its source; nullopt for their
+  // first. NOT_FOUND, as Report, for a caller who may not read it.
+  absl::StatusOr<std::optional<v1::Submission>> Previous(const auth::Principal& caller,
+                                                         const v1::Submission& submission);
   absl::StatusOr<std::vector<v1::SubmissionReport>> Submissions(const auth::Principal& caller,
                                                                 const std::string& assignment,
                                                                 const std::string& user);

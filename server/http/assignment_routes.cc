@@ -169,23 +169,14 @@ void AddAssignmentRoutes(httplib::Server& server, AssignmentBook& book, const Ca
     absl::StatusOr<v1::SubmissionReport> report = book.Report(*who, *id);
     if (!report.ok()) return ReplyError(response, report.status());
     // The learner's submission before this one, for the diff.
+    absl::StatusOr<std::optional<v1::Submission>> before =
+        book.Previous(*who, report->submission());
+    if (!before.ok()) return ReplyError(response, before.status());
     nlohmann::json previous = nullptr;
-    const v1::Submission& s = report->submission();
-    absl::StatusOr<std::vector<v1::SubmissionReport>> theirs =
-        book.Submissions(*who, s.assignment(), s.user());
-    if (theirs.ok())
-      for (const v1::SubmissionReport& other : *theirs)  // newest first
-        if (other.submission().submitted_unix_ms() < s.submitted_unix_ms() ||
-            (other.submission().submitted_unix_ms() == s.submitted_unix_ms() &&
-             other.submission().submission_id() < s.submission_id())) {
-          absl::StatusOr<v1::SubmissionReport> full =
-              book.Report(*who, other.submission().submission_id());
-          if (full.ok())
-            previous = {{"submission_id", full->submission().submission_id()},
-                        {"submitted_unix_ms", full->submission().submitted_unix_ms()},
-                        {"source", full->submission().kernel().source()}};
-          break;
-        }
+    if (*before)
+      previous = {{"submission_id", (*before)->submission_id()},
+                  {"submitted_unix_ms", (*before)->submitted_unix_ms()},
+                  {"source", (*before)->kernel().source()}};
     ReplyJson(response, 200, {{"report", ProtoJson(*report)}, {"previous", previous}});
   });
 }
