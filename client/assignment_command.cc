@@ -28,12 +28,6 @@ namespace {
 // The longest a submission waits for the learner's quota between its runs.
 constexpr double kMaxQuotaWaitSeconds = 120;
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // Makes one unary call of the Assignments service: `call(stub, context)`.
 template <typename Call>
 CallResult CallAssignments(const CallOptions& options, InterruptWatcher& watcher, Call call) {
@@ -181,6 +175,7 @@ ExitCode Rerun(const GlobalOptions& options, const CallOptions& call, InterruptW
     v1::SubmissionReport& report = reports.emplace_back();
     result = FinalReport(call, watcher, rerun.submission_id(), report);
     if (!result.status.ok()) return ReportFailure(result, options, watcher);
+    if (watcher.interrupted()) return ExitCode::kInterrupted;
   }
   if (options.format == OutputFormat::kJson) {
     v1::ListSubmissionsResponse all;
@@ -220,6 +215,7 @@ ExitCode Submit(const GlobalOptions& options, const CallOptions& call,
   v1::SubmissionReport report;
   result = FinalReport(call, watcher, submission.submission_id(), report);
   if (!result.status.ok()) return ReportFailure(result, options, watcher);
+  if (watcher.interrupted()) return ExitCode::kInterrupted;
   Print(options, report, FormatSubmissionReport(report));
   return report.counts() ? ExitCode::kOk : ExitCode::kVerificationFailed;
 }

@@ -19,12 +19,6 @@ constexpr char kHistoryNote[] =
     "unknown run id; 3 server unreachable, refusing or failing; 130\n"
     "interrupted.\n";
 
-int64_t NowUnixMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The filters runs and export share, each setting its field of `filters`.
 void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
   command

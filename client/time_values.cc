@@ -1,6 +1,7 @@
 #include "time_values.h"
 
 #include <charconv>
+#include <chrono>
 #include <ctime>
 
 #include "flag_values.h"
@@ -25,6 +26,12 @@ int Digits(std::string_view text, size_t at, size_t digits) {
 }
 
 }  // namespace
+
+int64_t NowUnixMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 absl::StatusOr<int64_t> ParseTime(std::string_view text, int64_t now_unix_ms) {
   if (text.size() >= 2 && text.find('-') == std::string_view::npos) {

@@ -17,6 +17,10 @@ namespace kbench::client {
 // INVALID_ARGUMENT quoting the text otherwise.
 absl::StatusOr<int64_t> ParseTime(std::string_view text, int64_t now_unix_ms);
 
+// Now, in milliseconds since the Unix epoch: the `now_unix_ms` of the
+// calls that read a time relative to it.
+int64_t NowUnixMs();
+
 // Local time to the second, "2024-05-01 14:30:05"; "-" for 0.
 std::string FormatLocalTime(int64_t unix_ms);
 
