@@ -1,26 +1,26 @@
-#include "assignment_command.h"
+#include "client/assignment_command.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <thread>
-#include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "call_failure.h"
-#include "csv_format.h"
-#include "json_format.h"
+#include "client/assignment_file.h"
+#include "client/call_failure.h"
+#include "client/csv_format.h"
+#include "client/json_format.h"
+#include "client/progress_reporter.h"
+#include "client/refusal.h"
+#include "client/result_text.h"
+#include "client/time_values.h"
 #include "kbench/v1/assignment.grpc.pb.h"
 #include "proto/ops/registry.h"
-#include "progress_reporter.h"
-#include "refusal.h"
-#include "result_text.h"
-#include "assignment_file.h"
-#include "time_values.h"
 
 namespace kbench::client {
 namespace {
@@ -53,8 +53,8 @@ std::string Score(const v1::SubmissionReport& report) {
 std::string Speedups(const v1::SubmissionReport& report) {
   std::vector<std::string> parts;
   for (const v1::ScoreSpeedup& speedup : report.speedups())
-    parts.push_back(absl::StrCat(FormatSignificant(speedup.speedup(), 3), "x vs ",
-                                 speedup.baseline()));
+    parts.push_back(
+        absl::StrCat(FormatSignificant(speedup.speedup(), 3), "x vs ", speedup.baseline()));
   return parts.empty() ? "-" : absl::StrJoin(parts, ", ");
 }
 
@@ -107,8 +107,8 @@ bool InFlight(const v1::SubmissionReport& report) {
 
 // Runs each of the submission's runs; a run that fails is reported on
 // stderr and left for the report to show. Returns false when interrupted.
-bool RunSubmission(const GlobalOptions& options, const CallOptions& call,
-                   InterruptWatcher& watcher, const v1::Submission& submission) {
+bool RunSubmission(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+                   const v1::Submission& submission) {
   for (int i = 0; i < submission.runs_size(); ++i) {
     const v1::RunRequest& run = submission.runs(i);
     if (!options.quiet)
@@ -187,8 +187,8 @@ ExitCode Rerun(const GlobalOptions& options, const CallOptions& call, InterruptW
   return ExitCode::kOk;
 }
 
-ExitCode Submit(const GlobalOptions& options, const CallOptions& call,
-                InterruptWatcher& watcher, const SubmitCommand& command) {
+ExitCode Submit(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+                const SubmitCommand& command) {
   absl::StatusOr<v1::KernelSource> kernel =
       ReadKernelFile(command.kernel.files.front(), command.kernel);
   if (!kernel.ok()) {
@@ -228,9 +228,8 @@ std::string FormatRerun(const v1::RerunPlan& plan,
   std::vector<const v1::SubmissionReport*> counting;
   for (const v1::SubmissionReport& report : reruns)
     if (report.counts()) counting.push_back(&report);
-  std::stable_sort(counting.begin(), counting.end(), [](const auto* a, const auto* b) {
-    return a->score_ms() < b->score_ms();
-  });
+  std::stable_sort(counting.begin(), counting.end(),
+                   [](const auto* a, const auto* b) { return a->score_ms() < b->score_ms(); });
   std::string text = absl::StrCat("re-run of ", plan.before().assignment().name(), ": the top ",
                                   reruns.size(), " learners' best submissions\n");
   std::vector<std::vector<std::string>> rows = {
@@ -239,23 +238,21 @@ std::string FormatRerun(const v1::RerunPlan& plan,
     const v1::SubmissionReport& now = reruns[i];
     const v1::LeaderboardEntry* before = nullptr;
     for (const v1::LeaderboardEntry& entry : plan.before().entries())
-      if (entry.best().submission().submission_id() == now.submission().rerun_of())
-        before = &entry;
+      if (entry.best().submission().submission_id() == now.submission().rerun_of()) before = &entry;
     std::string rank_now = "-";
     for (size_t r = 0; r < counting.size(); ++r)
       if (counting[r] == &now) rank_now = absl::StrCat(r + 1);
-    rows.push_back(
-        {now.submission().user(), before ? absl::StrCat(before->rank()) : "-",
-         before ? Score(before->best()) : "-",
-         before ? absl::StrJoin(before->best().devices(), ", ") : "-",
-         now.counts() ? Score(now) : absl::StrCat("does not count: ", now.why_not()),
-         absl::StrJoin(now.devices(), ", "), rank_now,
-         now.counts() && before ? FormatSignificant(now.score_ms() / before->best().score_ms(), 3)
-                                : "-"});
+    rows.push_back({now.submission().user(), before ? absl::StrCat(before->rank()) : "-",
+                    before ? Score(before->best()) : "-",
+                    before ? absl::StrJoin(before->best().devices(), ", ") : "-",
+                    now.counts() ? Score(now) : absl::StrCat("does not count: ", now.why_not()),
+                    absl::StrJoin(now.devices(), ", "), rank_now,
+                    now.counts() && before
+                        ? FormatSignificant(now.score_ms() / before->best().score_ms(), 3)
+                        : "-"});
   }
   text += FormatColumns(std::move(rows));
-  absl::StrAppend(&text,
-                  "the re-runs are kept as submissions (kbench submissions ",
+  absl::StrAppend(&text, "the re-runs are kept as submissions (kbench submissions ",
                   plan.before().assignment().name(), "); the leaderboard keeps its scores\n");
   return text;
 }
@@ -276,18 +273,17 @@ std::string FormatAssignment(const v1::Assignment& a) {
 
 std::string FormatSubmissionReport(const v1::SubmissionReport& report) {
   const v1::Submission& s = report.submission();
-  std::string text = absl::StrCat("submission ", s.submission_id(), " to ", s.assignment(),
-                                  " by ", s.user().empty() ? "(local)" : s.user(), ", ",
-                                  Time(s.submitted_unix_ms()), s.late() ? " (late)" : "",
-                                  ": kernel ", s.kernel().name(), "\n");
+  std::string text =
+      absl::StrCat("submission ", s.submission_id(), " to ", s.assignment(), " by ",
+                   s.user().empty() ? "(local)" : s.user(), ", ", Time(s.submitted_unix_ms()),
+                   s.late() ? " (late)" : "", ": kernel ", s.kernel().name(), "\n");
   std::vector<std::vector<std::string>> rows = {
       {"#", "problem", "dtype", "median ms", "speedup", "verified", "run"}};
   for (int i = 0; i < report.problems_size(); ++i) {
     const v1::ProblemResult& p = report.problems(i);
     const bool timed = p.result().stats().median_ms() > 0;
     rows.push_back({absl::StrCat(i + 1), p.problem(), p.dtype(),
-                    timed ? FormatMeasured(p.result().stats().median_ms()) : "-",
-                    Speedups(p),
+                    timed ? FormatMeasured(p.result().stats().median_ms()) : "-", Speedups(p),
                     p.error().empty() && timed ? "yes" : (p.run_id().empty() ? "not run" : "NO"),
                     p.run_id().empty() ? "-" : p.run_id()});
   }
@@ -314,11 +310,9 @@ std::string FormatSubmissionReport(const v1::SubmissionReport& report) {
 }
 
 std::string FormatLeaderboard(const v1::Leaderboard& board) {
-  std::string text = absl::StrCat("leaderboard of ", board.assignment().name(),
-                                  board.assignment().title().empty()
-                                      ? ""
-                                      : ": " + board.assignment().title(),
-                                  "\n");
+  std::string text = absl::StrCat(
+      "leaderboard of ", board.assignment().name(),
+      board.assignment().title().empty() ? "" : ": " + board.assignment().title(), "\n");
   std::vector<std::vector<std::string>> rows = {
       {"rank", "learner", "score ms [interval]", "speedup", "attempts", "last"}};
   for (const v1::LeaderboardEntry& e : board.entries())
@@ -339,8 +333,8 @@ std::string FormatLeaderboard(const v1::Leaderboard& board) {
 std::string FormatLeaderboardCsv(const v1::Leaderboard& board, bool header) {
   std::string text;
   if (header) {
-    std::vector<std::string> columns = {"rank", "tied", "user", "you", "score_ms",
-                                        "score_ci_low_ms", "score_ci_high_ms"};
+    std::vector<std::string> columns = {
+        "rank", "tied", "user", "you", "score_ms", "score_ci_low_ms", "score_ci_high_ms"};
     for (const std::string& baseline : board.assignment().baselines())
       columns.push_back("speedup_" + baseline);
     for (const char* column : {"attempts", "last_attempt_unix_ms", "late", "devices"})
@@ -348,8 +342,10 @@ std::string FormatLeaderboardCsv(const v1::Leaderboard& board, bool header) {
     text += CsvLine(columns);
   }
   for (const v1::LeaderboardEntry& e : board.entries()) {
-    std::vector<std::string> fields = {absl::StrCat(e.rank()), e.tied() ? "true" : "false",
-                                       e.user(), e.you() ? "true" : "false",
+    std::vector<std::string> fields = {absl::StrCat(e.rank()),
+                                       e.tied() ? "true" : "false",
+                                       e.user(),
+                                       e.you() ? "true" : "false",
                                        absl::StrCat(e.best().score_ms()),
                                        absl::StrCat(e.best().score_ci_low_ms()),
                                        absl::StrCat(e.best().score_ci_high_ms())};
@@ -379,14 +375,15 @@ std::string FormatRoster(const v1::Roster& roster) {
     for (const v1::RosterCell& cell : row.cells()) {
       line.push_back(StandingText(cell));
       if (cell.standing() == v1::STANDING_ONLY_FAILING)
-        failing.push_back(absl::StrCat("  ", row.user(), " on ", cell.assignment(), " (",
-                                       cell.attempts(), cell.attempts() == 1 ? " attempt" : " attempts",
-                                       "): ", cell.why_not()));
+        failing.push_back(
+            absl::StrCat("  ", row.user(), " on ", cell.assignment(), " (", cell.attempts(),
+                         cell.attempts() == 1 ? " attempt" : " attempts", "): ", cell.why_not()));
     }
     rows.push_back(std::move(line));
   }
   text += FormatColumns(std::move(rows));
-  if (!failing.empty()) text += "stuck (submitted, nothing counts yet):\n" + absl::StrJoin(failing, "\n") + "\n";
+  if (!failing.empty())
+    text += "stuck (submitted, nothing counts yet):\n" + absl::StrJoin(failing, "\n") + "\n";
   return text;
 }
 
@@ -410,11 +407,10 @@ std::string FormatGradebookCsv(const v1::Roster& roster, bool header) {
 
 ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& call,
                               InterruptWatcher& watcher, const AssignmentCommand& command) {
-  const bool csv_allowed =
-      std::holds_alternative<LeaderboardCommand>(command) ||
-      std::holds_alternative<RosterCommand>(command);
-  const bool gradebook = std::holds_alternative<RosterCommand>(command) &&
-                         std::get<RosterCommand>(command).gradebook;
+  const bool csv_allowed = std::holds_alternative<LeaderboardCommand>(command) ||
+                           std::holds_alternative<RosterCommand>(command);
+  const bool gradebook =
+      std::holds_alternative<RosterCommand>(command) && std::get<RosterCommand>(command).gradebook;
   if (options.format == OutputFormat::kCsv && !csv_allowed) {
     std::cerr << "kbench: --csv applies to leaderboard and roster; use --json or neither"
               << std::endl;
@@ -457,9 +453,9 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
     for (const v1::Assignment& a : listed->assignments())
       rows.push_back({a.name(), a.cohort(), a.op(), absl::StrCat(a.problems_size()),
                       Time(a.due_unix_ms()),
-                      a.closed() ? "closed"
+                      a.closed()                        ? "closed"
                       : a.opens_unix_ms() > NowUnixMs() ? "not open"
-                                                         : "open",
+                                                        : "open",
                       a.title()});
     output = listed->assignments().empty() ? "no assignments\n" : FormatColumns(std::move(rows));
     message = std::move(listed);
@@ -510,8 +506,8 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
       return stub.GetLeaderboard(&context, name, board.get());
     });
     output = options.format == OutputFormat::kCsv
-                 ? FormatLeaderboardCsv(*board, StdoutCsvHeader(options.csv_header) ==
-                                                    CsvHeaderLine::kWith)
+                 ? FormatLeaderboardCsv(*board,
+                                        StdoutCsvHeader(options.csv_header) == CsvHeaderLine::kWith)
                  : FormatLeaderboard(*board);
     message = std::move(board);
   } else if (const auto* roster_command = std::get_if<RosterCommand>(&command)) {
@@ -522,8 +518,8 @@ ExitCode RunAssignmentCommand(const GlobalOptions& options, const CallOptions& c
       return stub.GetRoster(&context, request, roster.get());
     });
     output = gradebook || options.format == OutputFormat::kCsv
-                 ? FormatGradebookCsv(*roster, StdoutCsvHeader(options.csv_header) ==
-                                                   CsvHeaderLine::kWith)
+                 ? FormatGradebookCsv(*roster,
+                                      StdoutCsvHeader(options.csv_header) == CsvHeaderLine::kWith)
                  : FormatRoster(*roster);
     message = std::move(roster);
   }

@@ -3,18 +3,17 @@
 // table; --json the message; --csv for leaderboards and the roster), the
 // errors on stderr, and the exit code. `kbench submit` also runs the
 // submission's runs through Run, one per problem, with progress on stderr.
-#ifndef KBENCH_CLIENT_ASSIGNMENT_COMMAND_H_
-#define KBENCH_CLIENT_ASSIGNMENT_COMMAND_H_
+#pragma once
 
 #include <string>
 #include <vector>
 
-#include "assignment_command_line.h"
-#include "command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
+#include "client/assignment_command_line.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 #include "kbench/v1/assignment.pb.h"
-#include "server_calls.h"
 
 namespace kbench::client {
 
@@ -42,8 +41,7 @@ std::string FormatLeaderboardCsv(const v1::Leaderboard& board, bool header);
 // and score before (and the GPU), the re-run's score (and GPU) and rank
 // among the re-runs, and the ratio of the scores; a re-run that does not
 // count says why. `reruns[i]` is the report of plan.reruns(i).
-std::string FormatRerun(const v1::RerunPlan& plan,
-                        const std::vector<v1::SubmissionReport>& reruns);
+std::string FormatRerun(const v1::RerunPlan& plan, const std::vector<v1::SubmissionReport>& reruns);
 
 // The roster: one row per learner, one column per assignment ("-" not
 // started, "failing", or "#rank score ms"). The gradebook is the same as
@@ -53,5 +51,3 @@ std::string FormatRoster(const v1::Roster& roster);
 std::string FormatGradebookCsv(const v1::Roster& roster, bool header);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_ASSIGNMENT_COMMAND_H_

@@ -1,4 +1,4 @@
-#include "assignment_command_line.h"
+#include "client/assignment_command_line.h"
 
 namespace kbench::client {
 namespace {
@@ -25,13 +25,15 @@ void AddKeyFlags(CLI::App& command, AssignmentSaveCommand& save) {
       {"name", "The assignment's name"},
       {"title", "Its title"},
       {"cohort", "Its cohort (admins; an instructor's is their own)"},
-      {"opens", "When it opens: 2026-12-01T09:00Z (UTC), a local date and time, or a span "
-                "from now (12h, 3d)"},
+      {"opens",
+       "When it opens: 2026-12-01T09:00Z (UTC), a local date and time, or a span "
+       "from now (12h, 3d)"},
       {"due", "When it is due (later submissions are marked late)"},
       {"submissions-per-hour", "Submissions one learner may make in an hour (1 to 60)"},
       {"show-names", "true: learners see each other's names on the leaderboard"},
-      {"problems", "The problems as a sweep spec in YAML's flow style, e.g. '{op: vector_add, "
-                   "axes: {n: [2^20, 2^24]}, variant: [naive, vectorized]}'"}};
+      {"problems",
+       "The problems as a sweep spec in YAML's flow style, e.g. '{op: vector_add, "
+       "axes: {n: [2^20, 2^24]}, variant: [naive, vectorized]}'"}};
   for (const auto& [key, help] : keys) {
     command
         .add_option_function<std::string>(
@@ -45,13 +47,15 @@ void AddKeyFlags(CLI::App& command, AssignmentSaveCommand& save) {
 }
 
 AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
-  CLI::App* assignment = app.add_subcommand(
-      "assignment", "Create, edit, list, show and close assignments (instructors and admins "
-                    "write them; learners list and show their cohort's).");
+  CLI::App* assignment =
+      app.add_subcommand("assignment",
+                         "Create, edit, list, show and close assignments (instructors and admins "
+                         "write them; learners list and show their cohort's).");
   assignment->require_subcommand(1);
   create_ = assignment->add_subcommand(
-      "create", "Create an assignment from a YAML or JSON file (docs/ASSIGNMENTS.md), from "
-                "flags, or from a file with flags that replace its keys.");
+      "create",
+      "Create an assignment from a YAML or JSON file (docs/ASSIGNMENTS.md), from "
+      "flags, or from a file with flags that replace its keys.");
   create_->add_option("file", save_.file, "The assignment file")->type_name("FILE");
   AddKeyFlags(*create_, save_);
   create_->footer(
@@ -81,18 +85,20 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
       "close", "Close an assignment: no more submissions; its leaderboard stays.");
   close_->add_option("name", close_command_.name, "The assignment")->required();
   rerun_ = assignment->add_subcommand(
-      "rerun", "Re-run the best submissions of the top learners (after a driver update, on "
-               "another GPU) and compare their scores and ranks with the leaderboard's; the "
-               "re-runs change no one's rank, attempts or hourly limit.");
+      "rerun",
+      "Re-run the best submissions of the top learners (after a driver update, on "
+      "another GPU) and compare their scores and ranks with the leaderboard's; the "
+      "re-runs change no one's rank, attempts or hourly limit.");
   rerun_->add_option("name", rerun_command_.name, "The assignment")->required();
   rerun_->add_option("--top", rerun_command_.top, "How many of the first learners (1 to 20)")
       ->default_str("5")
       ->check(CLI::Range(1, 20));
   rerun_->footer("\nExamples:\n  kbench assignment rerun lab1 --top 3\n");
 
-  submit_ = app.add_subcommand(
-      "submit", "Submit your kernel to an assignment: it runs on every problem and is "
-                "scored.");
+  submit_ =
+      app.add_subcommand("submit",
+                         "Submit your kernel to an assignment: it runs on every problem and is "
+                         "scored.");
   submit_->add_option("assignment", submit_command_.assignment, "The assignment")->required();
   submit_->add_option("file", kernel_file_, "Your kernel: a .cu (CUDA C++) or .ptx file")
       ->required()
@@ -103,26 +109,29 @@ AssignmentCommandLine::AssignmentCommandLine(CLI::App& app) {
                               "  kbench submit lab1 my_add.cu --json\n") +
                   kScoreNote);
 
-  submissions_ = app.add_subcommand(
-      "submissions", "List submissions to an assignment with their scores: your own; an "
-                     "instructor's cohort's.");
+  submissions_ =
+      app.add_subcommand("submissions",
+                         "List submissions to an assignment with their scores: your own; an "
+                         "instructor's cohort's.");
   submissions_->add_option("assignment", submissions_command_.assignment, "The assignment")
       ->required();
   submissions_->add_option("--user", submissions_command_.user, "One learner's (instructors)")
       ->type_name("USER");
 
-  leaderboard_ = app.add_subcommand(
-      "leaderboard", "Show an assignment's leaderboard: each learner's best counting "
-                     "submission, ranked.");
+  leaderboard_ =
+      app.add_subcommand("leaderboard",
+                         "Show an assignment's leaderboard: each learner's best counting "
+                         "submission, ranked.");
   leaderboard_->add_option("assignment", leaderboard_command_.assignment, "The assignment")
       ->required();
   leaderboard_->footer(std::string("\nExamples:\n  kbench leaderboard lab1\n"
                                    "  kbench leaderboard lab1 --csv > lab1.csv\n") +
                        kScoreNote);
 
-  roster_ = app.add_subcommand(
-      "roster", "Show your cohort's learners and where each stands on each assignment "
-                "(instructors and admins).");
+  roster_ =
+      app.add_subcommand("roster",
+                         "Show your cohort's learners and where each stands on each assignment "
+                         "(instructors and admins).");
   roster_->add_option("--cohort", roster_command_.cohort, "The cohort (admins)")
       ->type_name("COHORT");
   roster_->add_flag("--gradebook", roster_command_.gradebook,

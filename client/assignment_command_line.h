@@ -1,8 +1,7 @@
 // `kbench assignment create|edit|list|show|close`, `kbench submit`,
 // `kbench leaderboard` and `kbench roster`: their flags and help, parsed
 // into the Assignments call to make (kbench/v1/assignment.proto).
-#ifndef KBENCH_CLIENT_ASSIGNMENT_COMMAND_LINE_H_
-#define KBENCH_CLIENT_ASSIGNMENT_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -11,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "kernel_file.h"
+#include "client/kernel_file.h"
 
 namespace kbench::client {
 
@@ -93,5 +92,3 @@ class AssignmentCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_ASSIGNMENT_COMMAND_LINE_H_

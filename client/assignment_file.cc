@@ -1,16 +1,16 @@
-#include "assignment_file.h"
+#include "client/assignment_file.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "sweep_spec.h"
-#include "sweep_spec_file.h"
-#include "time_values.h"
+#include "client/sweep_spec.h"
+#include "client/sweep_spec_file.h"
+#include "client/time_values.h"
 
 namespace kbench::client {
 namespace {
@@ -20,8 +20,8 @@ constexpr char kKeys[] =
 
 absl::Status At(const std::string& file, const std::string& key, const YAML::Node& node,
                 const std::string& message) {
-  return absl::InvalidArgumentError(absl::StrCat(file, ": line ", node.Mark().line + 1, ": ",
-                                                 key, ": ", message));
+  return absl::InvalidArgumentError(
+      absl::StrCat(file, ": line ", node.Mark().line + 1, ": ", key, ": ", message));
 }
 
 absl::StatusOr<std::string> Scalar(const std::string& file, const std::string& key,
@@ -97,8 +97,8 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    return absl::InvalidArgumentError(absl::StrCat(name, ": line ", e.mark.line + 1,
-                                                   ": not valid YAML or JSON: ", e.msg));
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": line ", e.mark.line + 1, ": not valid YAML or JSON: ", e.msg));
   }
   if (!root.IsMap())
     return absl::InvalidArgumentError(
@@ -112,8 +112,8 @@ absl::StatusOr<v1::Assignment> ParseAssignment(const std::string& text, const st
       has_problems = true;
       if (!value.IsMap())
         return At(name, key, value, "must be a sweep spec (op, axes, variant, ...)");
-      if (absl::Status set = SetProblems(YAML::Dump(value), absl::StrCat(name, ": problems"),
-                                         assignment);
+      if (absl::Status set =
+              SetProblems(YAML::Dump(value), absl::StrCat(name, ": problems"), assignment);
           !set.ok())
         return absl::IsFailedPrecondition(set)
                    ? At(name, "problems.variant", value, std::string(set.message()))
@@ -150,13 +150,11 @@ absl::StatusOr<v1::Assignment> LoadAssignment(
     assignment = *std::move(parsed);
   }
   for (const auto& [key, value] : overrides) {
-    const absl::Status set = key == "problems"
-                                 ? SetProblems(value, "--problems", assignment)
-                                 : SetKey(key, value, now_unix_ms, assignment);
+    const absl::Status set = key == "problems" ? SetProblems(value, "--problems", assignment)
+                                               : SetKey(key, value, now_unix_ms, assignment);
     if (!set.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat(absl::StartsWith(set.message(), "--") ? "" : "--" + key + ": ",
-                       set.message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          absl::StartsWith(set.message(), "--") ? "" : "--" + key + ": ", set.message()));
   }
   if (assignment.name().empty())
     return absl::InvalidArgumentError("--name: missing: name the assignment (or give a file)");

@@ -16,8 +16,7 @@
 //     timing: {budget-ms: 200}    #   each submission, the first the baseline
 //
 // docs/ASSIGNMENTS.md has the full description.
-#ifndef KBENCH_CLIENT_ASSIGNMENT_FILE_H_
-#define KBENCH_CLIENT_ASSIGNMENT_FILE_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -46,5 +45,3 @@ absl::StatusOr<v1::Assignment> LoadAssignment(
     const std::vector<std::pair<std::string, std::string>>& overrides = {});
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_ASSIGNMENT_FILE_H_

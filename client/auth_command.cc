@@ -1,12 +1,12 @@
-#include "auth_command.h"
+#include "client/auth_command.h"
 
 #include <ctime>
 #include <iostream>
 #include <memory>
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
-#include "credentials.h"
+#include "client/credentials.h"
 #include "kbench/v1/auth.grpc.pb.h"
 
 namespace kbench::client {
@@ -14,10 +14,14 @@ namespace {
 
 std::string RoleText(v1::Role role) {
   switch (role) {
-    case v1::ROLE_LEARNER: return "learner";
-    case v1::ROLE_INSTRUCTOR: return "instructor";
-    case v1::ROLE_ADMIN: return "admin";
-    default: return "unknown";
+    case v1::ROLE_LEARNER:
+      return "learner";
+    case v1::ROLE_INSTRUCTOR:
+      return "instructor";
+    case v1::ROLE_ADMIN:
+      return "admin";
+    default:
+      return "unknown";
   }
 }
 
@@ -43,8 +47,7 @@ std::string UtcText(int64_t unix_ms) {
 ExitCode Failure(const grpc::Status& status, CallStage stage, const GlobalOptions& options,
                  const InterruptWatcher& watcher) {
   if (watcher.interrupted()) return ExitCode::kInterrupted;
-  std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s, stage)
-            << std::endl;
+  std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s, stage) << std::endl;
   // Not connected (a TLS mismatch included): the server was not reached.
   if (stage == CallStage::kConnecting) return ExitCodeForStatus(status.error_code());
   switch (status.error_code()) {
@@ -60,9 +63,8 @@ ExitCode Failure(const grpc::Status& status, CallStage stage, const GlobalOption
 
 // `kbench login --token`: the token (from stdin for "-") is checked with
 // WhoAmI, then saved; a token the server does not know is not.
-ExitCode KeepToken(const GlobalOptions& options, const CallOptions& call,
-                   InterruptWatcher& watcher, const std::shared_ptr<grpc::Channel>& channel,
-                   std::string token) {
+ExitCode KeepToken(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+                   const std::shared_ptr<grpc::Channel>& channel, std::string token) {
   if (token == "-" && !std::getline(std::cin, token)) {
     std::cerr << "kbench: login --token -: no token on stdin" << std::endl;
     return ExitCode::kBadArguments;
@@ -120,8 +122,8 @@ ExitCode RunAuthCommand(const GlobalOptions& options, const CallOptions& call,
                 << response.token() << std::endl;
       return ExitCode::kServerError;
     }
-    std::cerr << "kbench: logged in as " << IdentityText(response.identity())
-              << "; token saved to " << *path << std::endl;
+    std::cerr << "kbench: logged in as " << IdentityText(response.identity()) << "; token saved to "
+              << *path << std::endl;
     return ExitCode::kOk;
   }
   if (const auto* invite = std::get_if<InviteCommand>(&command)) {

@@ -4,14 +4,13 @@
 // exit code (0 done; 2 refused: a bad name, code or cohort; 3 the server
 // unreachable or failing, or the token could not be saved; 4 not signed in
 // or not allowed, e.g. a learner inviting).
-#ifndef KBENCH_CLIENT_AUTH_COMMAND_H_
-#define KBENCH_CLIENT_AUTH_COMMAND_H_
+#pragma once
 
-#include "auth_command_line.h"
-#include "command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
-#include "server_calls.h"
+#include "client/auth_command_line.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 
 namespace kbench::client {
 
@@ -19,5 +18,3 @@ ExitCode RunAuthCommand(const GlobalOptions& options, const CallOptions& call,
                         InterruptWatcher& watcher, const AuthCommand& command);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_AUTH_COMMAND_H_

@@ -1,4 +1,4 @@
-#include "auth_command_line.h"
+#include "client/auth_command_line.h"
 
 namespace kbench::client {
 
@@ -20,8 +20,7 @@ AuthCommandLine::AuthCommandLine(CLI::App& app) {
   CLI::Option* name =
       login_
           ->add_option_function<std::string>(
-              "--name",
-              [this](const std::string& name) { login_command_.request.set_name(name); },
+              "--name", [this](const std::string& name) { login_command_.request.set_name(name); },
               "Your user name: 1 to 64 letters, digits, '.', '_' or '-'")
           ->type_name("NAME");
   CLI::Option* token =

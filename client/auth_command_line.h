@@ -1,7 +1,6 @@
 // `kbench login`, `kbench invite` and `kbench whoami`: their flags and
 // help, parsed into the Auth call to make (kbench/v1/auth.proto).
-#ifndef KBENCH_CLIENT_AUTH_COMMAND_LINE_H_
-#define KBENCH_CLIENT_AUTH_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -46,5 +45,3 @@ class AuthCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_AUTH_COMMAND_LINE_H_

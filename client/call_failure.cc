@@ -1,4 +1,4 @@
-#include "call_failure.h"
+#include "client/call_failure.h"
 
 #include <iostream>
 
@@ -10,8 +10,7 @@ ExitCode ReportFailure(const CallResult& result, const GlobalOptions& options,
     std::cerr << "kbench: interrupted; run cancelled" << std::endl;
     return ExitCode::kInterrupted;
   }
-  std::cerr << DescribeRpcFailure(result.status, options.server, options.timeout_s,
-                                  result.stage)
+  std::cerr << DescribeRpcFailure(result.status, options.server, options.timeout_s, result.stage)
             << std::endl;
   return ExitCodeForStatus(result.status.error_code());
 }

@@ -1,12 +1,11 @@
 // How a subcommand ends when its call to the server failed: the reason on
 // stderr (DescribeRpcFailure), and the exit code.
-#ifndef KBENCH_CLIENT_CALL_FAILURE_H_
-#define KBENCH_CLIENT_CALL_FAILURE_H_
+#pragma once
 
-#include "command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
-#include "server_calls.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 
 namespace kbench::client {
 
@@ -16,5 +15,3 @@ ExitCode ReportFailure(const CallResult& result, const GlobalOptions& options,
                        const InterruptWatcher& watcher);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_CALL_FAILURE_H_

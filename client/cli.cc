@@ -1,48 +1,46 @@
-#include "cli.h"
+#include "client/cli.h"
 
 #include <unistd.h>
 
 #include <iostream>
 #include <optional>
 
-#include "auth_command.h"
-#include "command_line.h"
-#include "compile_command.h"
-#include "credentials.h"
-#include "csv_format.h"
-#include "exit_codes.h"
-#include "history_command.h"
-#include "quota_command.h"
-#include "json_format.h"
-#include "progress_reporter.h"
-#include "run_report.h"
-#include "server_calls.h"
-#include "server_info_format.h"
-#include "call_failure.h"
-#include "assignment_command.h"
-#include "sweep_command.h"
-#include "table_format.h"
+#include "client/assignment_command.h"
+#include "client/auth_command.h"
+#include "client/call_failure.h"
+#include "client/command_line.h"
+#include "client/compile_command.h"
+#include "client/credentials.h"
+#include "client/csv_format.h"
+#include "client/exit_codes.h"
+#include "client/history_command.h"
+#include "client/json_format.h"
+#include "client/progress_reporter.h"
+#include "client/quota_command.h"
+#include "client/run_report.h"
+#include "client/server_calls.h"
+#include "client/server_info_format.h"
+#include "client/sweep_command.h"
+#include "client/table_format.h"
 
 namespace kbench::client {
 namespace {
 
-ExitCode RunBenchmarkCommand(const GlobalOptions& options,
-                             const CallOptions& call, InterruptWatcher& watcher,
-                             const v1::RunRequest& request) {
+ExitCode RunBenchmarkCommand(const GlobalOptions& options, const CallOptions& call,
+                             InterruptWatcher& watcher, const v1::RunRequest& request) {
   RunReport report;
   report.request = request;
   std::optional<ProgressReporter> progress;
   if (!options.quiet) progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1);
-  const CallResult result =
-      RunBenchmark(call, request, watcher, [&](const v1::RunEvent& event) {
-        RecordEvent(event, report);
-        if (progress) progress->OnEvent(event);
-      });
+  const CallResult result = RunBenchmark(call, request, watcher, [&](const v1::RunEvent& event) {
+    RecordEvent(event, report);
+    if (progress) progress->OnEvent(event);
+  });
   if (progress) progress->Finish();
   if (!result.status.ok()) return ReportFailure(result, options, watcher);
   if (!report.summary) {
-    std::cerr << "kbench: the server at " << options.server
-              << " ended the run without a summary" << std::endl;
+    std::cerr << "kbench: the server at " << options.server << " ended the run without a summary"
+              << std::endl;
     return ExitCode::kServerError;
   }
   switch (options.format) {
@@ -66,16 +64,14 @@ ExitCode RunBenchmarkCommand(const GlobalOptions& options,
 ExitCode RunInfoCommand(const GlobalOptions& options, const CallOptions& call,
                         InterruptWatcher& watcher) {
   if (options.format == OutputFormat::kCsv) {
-    std::cerr << "kbench: --csv does not apply to info; use --json or neither"
-              << std::endl;
+    std::cerr << "kbench: --csv does not apply to info; use --json or neither" << std::endl;
     return ExitCode::kBadArguments;
   }
   v1::ServerInfo info;
   const CallResult result = FetchServerInfo(call, watcher, info);
   if (!result.status.ok()) return ReportFailure(result, options, watcher);
-  std::cout << (options.format == OutputFormat::kJson
-                    ? FormatServerInfoJson(info)
-                    : FormatServerInfo(info))
+  std::cout << (options.format == OutputFormat::kJson ? FormatServerInfoJson(info)
+                                                      : FormatServerInfo(info))
             << std::flush;
   return ExitCode::kOk;
 }

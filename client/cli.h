@@ -1,10 +1,9 @@
 // The kbench CLI from argv to exit code: parse the command line, call the
 // server, show progress on stderr and the results on stdout. Exit codes are
 // those of exit_codes.h.
-#ifndef KBENCH_CLIENT_CLI_H_
-#define KBENCH_CLIENT_CLI_H_
+#pragma once
 
-#include "interrupt_watcher.h"
+#include "client/interrupt_watcher.h"
 
 namespace kbench::client {
 
@@ -14,5 +13,3 @@ namespace kbench::client {
 int RunCli(int argc, const char* const* argv, InterruptWatcher& watcher);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_CLI_H_

@@ -1,4 +1,4 @@
-#include "command_line.h"
+#include "client/command_line.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <vector>
 
-#include "flag_errors.h"
-#include "flag_values.h"
-#include "kernel_file.h"
-#include "problem_fields.h"
+#include "client/flag_errors.h"
+#include "client/flag_values.h"
+#include "client/kernel_file.h"
+#include "client/problem_fields.h"
+#include "client/timing_flags.h"
 #include "proto/ops/registry.h"
-#include "timing_flags.h"
 
 namespace kbench::client {
 namespace {
@@ -65,14 +65,12 @@ std::string VariantExample(const ops::Op& op) {
 
 std::string ExampleLines(const ops::Op& op) {
   std::string text;
-  for (const std::string& example : op.examples())
-    text += "  " + example + "\n";
+  for (const std::string& example : op.examples()) text += "  " + example + "\n";
   return text;
 }
 
 std::string TopFooter() {
-  std::string text =
-      std::string(kEnvironmentHelp) + "\nExamples:\n  kbench info\n";
+  std::string text = std::string(kEnvironmentHelp) + "\nExamples:\n  kbench info\n";
   for (const ops::Op* op : ops::AllOps()) text += ExampleLines(*op);
   return text +
          "  kbench sweep attention --seq 2^9..2^12 --dtype fp16,bf16 "
@@ -98,8 +96,7 @@ struct RunFlags {
   KernelFlags kernels;
 };
 
-void AddRunFlags(CLI::App& command, RunFlags& flags,
-                 const std::string& variant_example) {
+void AddRunFlags(CLI::App& command, RunFlags& flags, const std::string& variant_example) {
   command
       .add_option_function<std::string>(
           "--variant",
@@ -124,9 +121,7 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
                   "Seed of the inputs; the same seed gives the same inputs "
                   "(default: 0, the server picks one and reports it)")
       ->type_name("N");
-  command
-      .add_option("--label", flags.label,
-                  "Free text stored with the run, e.g. an assignment")
+  command.add_option("--label", flags.label, "Free text stored with the run, e.g. an assignment")
       ->type_name("TEXT");
   command
       .add_option_function<std::string>(
@@ -155,28 +150,23 @@ void AddRunFlags(CLI::App& command, RunFlags& flags,
 // `problem`, which is given each field's default first. A field without a
 // default is a required flag; a bool field is a flag without a value, off
 // unless given.
-void AddProblemFlags(CLI::App& command, const ops::Op& op,
-                     google::protobuf::Message& problem) {
+void AddProblemFlags(CLI::App& command, const ops::Op& op, google::protobuf::Message& problem) {
   for (const ops::ProblemField& field : op.fields()) {
     const google::protobuf::FieldDescriptor* descriptor =
         problem.GetDescriptor()->FindFieldByName(field.field);
     if (descriptor == nullptr) {
-      throw std::logic_error(std::string(op.name()) + " declares field " +
-                             field.field + ", which its problem lacks");
+      throw std::logic_error(std::string(op.name()) + " declares field " + field.field +
+                             ", which its problem lacks");
     }
-    if (descriptor->cpp_type() ==
-        google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
+    if (descriptor->cpp_type() == google::protobuf::FieldDescriptor::CPPTYPE_BOOL) {
       command.add_flag_callback(
           field.flag,
-          [&problem, &field] {
-            OkOrThrow(SetProblemField(problem, field, "true"), field.flag);
-          },
+          [&problem, &field] { OkOrThrow(SetProblemField(problem, field, "true"), field.flag); },
           field.help + " (default: off)");
       continue;
     }
     if (!field.default_value.empty()) {
-      OkOrThrow(SetProblemField(problem, field, field.default_value),
-                field.flag);
+      OkOrThrow(SetProblemField(problem, field, field.default_value), field.flag);
     }
     CLI::Option* option =
         command
@@ -185,9 +175,8 @@ void AddProblemFlags(CLI::App& command, const ops::Op& op,
                 [&problem, &field](const std::string& text) {
                   OkOrThrow(SetProblemField(problem, field, text), field.flag);
                 },
-                field.help + (field.default_value.empty()
-                                  ? ""
-                                  : " (default: " + field.default_value + ")"))
+                field.help +
+                    (field.default_value.empty() ? "" : " (default: " + field.default_value + ")"))
             ->type_name(field.type_name);
     if (field.default_value.empty()) option->required();
   }
@@ -208,10 +197,8 @@ void ApplyRunFlags(const RunFlags& flags, v1::RunRequest& request) {
 
 }  // namespace
 
-std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
-                                                     const char* const* argv,
-                                                     std::ostream& out,
-                                                     std::ostream& err) {
+std::variant<CommandLine, ExitCode> ParseCommandLine(int argc, const char* const* argv,
+                                                     std::ostream& out, std::ostream& err) {
   CommandLine line;
   line.options.server = kDefaultServer;
   CLI::App app(
@@ -241,18 +228,18 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   app.add_option_function<double>(
          "--timeout",
          [&line](double seconds) {
-           line.options.timeout_s = ValueOrThrow(
-               CheckAmount(seconds, /*positive=*/true), "--timeout");
+           line.options.timeout_s =
+               ValueOrThrow(CheckAmount(seconds, /*positive=*/true), "--timeout");
          },
          "Deadline of the whole call in seconds, queueing included "
          "(default: 600)")
       ->type_name("SECONDS");
   bool json = false;
   bool csv = false;
-  CLI::Option* json_flag = app.add_flag(
-      "--json", json, "Print one JSON object on stdout instead of a table");
-  CLI::Option* csv_flag = app.add_flag(
-      "--csv", csv, "Print CSV (a header, one row per variant) instead");
+  CLI::Option* json_flag =
+      app.add_flag("--json", json, "Print one JSON object on stdout instead of a table");
+  CLI::Option* csv_flag =
+      app.add_flag("--csv", csv, "Print CSV (a header, one row per variant) instead");
   json_flag->excludes(csv_flag);
   bool no_header = false;
   app.add_flag("--no-header", no_header,
@@ -260,9 +247,9 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
                "appends to a file that has content (kbench --csv ... >> runs.csv)")
       ->needs(csv_flag);
   app.add_flag("--quiet", line.options.quiet, "No progress on stderr");
-  CLI::Option* tls_flag = app.add_flag(
-      "--tls", line.options.tls,
-      "Connect with TLS (the server runs with --tls-cert and --tls-key)");
+  CLI::Option* tls_flag =
+      app.add_flag("--tls", line.options.tls,
+                   "Connect with TLS (the server runs with --tls-cert and --tls-key)");
   app.add_option("--ca", line.options.ca_file,
                  "PEM file of the CA that signed the server's certificate "
                  "(default: the system's roots)")
@@ -281,21 +268,20 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
   std::string subcommand_names;
   for (size_t i = 0; i < all_ops.size(); ++i) {
     const ops::Op& op = *all_ops[i];
-    CLI::App* command =
-        app.add_subcommand(SubcommandName(op), std::string(op.description()));
+    CLI::App* command = app.add_subcommand(SubcommandName(op), std::string(op.description()));
     AddProblemFlags(*command, op, *op.MutableProblem(requests[i]));
     AddRunFlags(*command, run_flags, VariantExample(op));
-    command->footer("\nExamples:\n" + ExampleLines(op) + "\n" +
-                    kGlobalOptionsHelp + "\n" + kExitCodesHelp);
+    command->footer("\nExamples:\n" + ExampleLines(op) + "\n" + kGlobalOptionsHelp + "\n" +
+                    kExitCodesHelp);
     run_commands.push_back(command);
     subcommand_names += SubcommandName(op) + ", ";
   }
 
-  CLI::App* info_command = app.add_subcommand(
-      "info",
-      "Show the server: version, backend, devices and their measured "
-      "ceilings, each op with its variants and their dtypes, limits, default "
-      "timing, load.");
+  CLI::App* info_command =
+      app.add_subcommand("info",
+                         "Show the server: version, backend, devices and their measured "
+                         "ceilings, each op with its variants and their dtypes, limits, default "
+                         "timing, load.");
   info_command->footer(std::string("\n") + kGlobalOptionsHelp);
   subcommand_names +=
       "info, runs, show, export, sweep, quota, login, invite, whoami, compile, assignment, "
@@ -318,8 +304,8 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
       err << "kbench: "
           << (extras.empty() ? "a subcommand is required"
                              : "unknown subcommand '" + extras.front() + "'")
-          << "; the subcommands are " << subcommand_names
-          << "\nrun 'kbench --help' for usage" << std::endl;
+          << "; the subcommands are " << subcommand_names << "\nrun 'kbench --help' for usage"
+          << std::endl;
       return ExitCode::kBadArguments;
     }
     return app.exit(e, out, err) == 0 ? ExitCode::kOk : ExitCode::kBadArguments;

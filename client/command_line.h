@@ -5,21 +5,20 @@
 // the history commands (runs, show, export: history_command_line.h);
 // `sweep` (sweep_command_line.h); login, invite, whoami
 // (auth_command_line.h); and `compile` (compile_command_line.h).
-#ifndef KBENCH_CLIENT_COMMAND_LINE_H_
-#define KBENCH_CLIENT_COMMAND_LINE_H_
+#pragma once
 
 #include <ostream>
 #include <string>
 #include <variant>
 
-#include "assignment_command_line.h"
-#include "auth_command_line.h"
-#include "compile_command_line.h"
-#include "exit_codes.h"
-#include "history_command_line.h"
+#include "client/assignment_command_line.h"
+#include "client/auth_command_line.h"
+#include "client/compile_command_line.h"
+#include "client/exit_codes.h"
+#include "client/history_command_line.h"
+#include "client/quota_command_line.h"
+#include "client/sweep_command_line.h"
 #include "kbench/v1/kbench.pb.h"
-#include "quota_command_line.h"
-#include "sweep_command_line.h"
 
 namespace kbench::client {
 
@@ -48,8 +47,8 @@ struct CommandLine {
   // info; a history command; a sweep; a quota command; login, invite,
   // whoami; compile; or an assignment command (assignment, submit,
   // submissions, leaderboard, roster).
-  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand,
-               QuotaCommand, AuthCommand, CompileCommand, AssignmentCommand>
+  std::variant<v1::RunRequest, InfoCommand, HistoryCommand, SweepCommand, QuotaCommand, AuthCommand,
+               CompileCommand, AssignmentCommand>
       command;
 };
 
@@ -59,11 +58,7 @@ struct CommandLine {
 // KBENCH_SERVER from the environment. Problem fields left unset take the
 // op's default (ProblemField::default_value); other flags left unset send 0
 // (the server's default).
-std::variant<CommandLine, ExitCode> ParseCommandLine(int argc,
-                                                     const char* const* argv,
-                                                     std::ostream& out,
-                                                     std::ostream& err);
+std::variant<CommandLine, ExitCode> ParseCommandLine(int argc, const char* const* argv,
+                                                     std::ostream& out, std::ostream& err);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_COMMAND_LINE_H_

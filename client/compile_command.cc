@@ -1,4 +1,4 @@
-#include "compile_command.h"
+#include "client/compile_command.h"
 
 #include <iostream>
 
@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "compiler_log.h"
+#include "client/compiler_log.h"
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "proto/ops/dtypes.h"
 
@@ -39,23 +39,22 @@ std::string FormatCompileTable(const CompileCommand& command, const v1::CompileF
 }
 
 std::string FormatCompileJson(const CompileCommand& command, const v1::CompileFacts& facts) {
-  nlohmann::json json = {
-      {"file", command.file},
-      {"kernel", command.request.kernel().name()},
-      {"op", command.request.op()},
-      {"dtype", DTypeOf(command)},
-      {"arch", facts.arch()},
-      {"entry", facts.entry()},
-      {"registers_per_thread", facts.registers_per_thread()},
-      {"spill_store_bytes", facts.spill_store_bytes()},
-      {"spill_load_bytes", facts.spill_load_bytes()},
-      {"static_shared_memory_bytes", facts.static_shared_memory_bytes()},
-      {"local_memory_bytes", facts.local_memory_bytes()},
-      {"global_memory_bytes", facts.global_memory_bytes()},
-      {"cached", facts.cached()},
-      {"compile_ms", facts.compile_ms()},
-      {"source_sha256", facts.source_sha256()},
-      {"log", facts.log()}};
+  nlohmann::json json = {{"file", command.file},
+                         {"kernel", command.request.kernel().name()},
+                         {"op", command.request.op()},
+                         {"dtype", DTypeOf(command)},
+                         {"arch", facts.arch()},
+                         {"entry", facts.entry()},
+                         {"registers_per_thread", facts.registers_per_thread()},
+                         {"spill_store_bytes", facts.spill_store_bytes()},
+                         {"spill_load_bytes", facts.spill_load_bytes()},
+                         {"static_shared_memory_bytes", facts.static_shared_memory_bytes()},
+                         {"local_memory_bytes", facts.local_memory_bytes()},
+                         {"global_memory_bytes", facts.global_memory_bytes()},
+                         {"cached", facts.cached()},
+                         {"compile_ms", facts.compile_ms()},
+                         {"source_sha256", facts.source_sha256()},
+                         {"log", facts.log()}};
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
@@ -100,8 +99,7 @@ ExitCode RunCompileCommand(const GlobalOptions& options, const CallOptions& call
       std::cerr << CompilerStyleLog(message.substr(message.find('\n') + 1)) << std::endl;
       return ExitCode::kBadArguments;
     }
-    std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s, stage)
-              << std::endl;
+    std::cerr << DescribeRpcFailure(status, options.server, options.timeout_s, stage) << std::endl;
     return ExitCodeForStatus(status.error_code());
   }
   if (!facts.log().empty()) std::cerr << CompilerStyleLog(facts.log()) << std::endl;

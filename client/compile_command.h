@@ -2,17 +2,16 @@
 // prints what the compiler made (a table, --json or --csv on stdout, the
 // compiler's warnings on stderr), or its errors on stderr as a compiler
 // prints them (compiler_log.h).
-#ifndef KBENCH_CLIENT_COMPILE_COMMAND_H_
-#define KBENCH_CLIENT_COMPILE_COMMAND_H_
+#pragma once
 
 #include <string>
 
-#include "command_line.h"
-#include "compile_command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
+#include "client/command_line.h"
+#include "client/compile_command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 #include "kbench/v1/kbench.pb.h"
-#include "server_calls.h"
 
 namespace kbench::client {
 
@@ -25,5 +24,3 @@ std::string FormatCompileJson(const CompileCommand& command, const v1::CompileFa
 std::string FormatCompileCsv(const CompileCommand& command, const v1::CompileFacts& facts);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_COMPILE_COMMAND_H_

@@ -1,9 +1,9 @@
-#include "compile_command_line.h"
+#include "client/compile_command_line.h"
 
 #include <algorithm>
 
-#include "flag_errors.h"
-#include "flag_values.h"
+#include "client/flag_errors.h"
+#include "client/flag_values.h"
 #include "proto/ops/kernel_abi.h"
 
 namespace kbench::client {
@@ -14,8 +14,7 @@ CompileCommandLine::CompileCommandLine(CLI::App& app) {
       "Compile your kernel on the server for its GPU's architecture (sm_90a on a CPU "
       "server) without running it: compiler errors as a compiler prints them, or "
       "registers, spills, shared and local memory.");
-  command_->add_option("FILE", file_, "The kernel's source: CUDA C++, or PTX (.ptx)")
-      ->required();
+  command_->add_option("FILE", file_, "The kernel's source: CUDA C++, or PTX (.ptx)")->required();
   command_
       ->add_option("--op", op_,
                    "The op whose ABI the kernel follows: vector-add or attention "

@@ -1,15 +1,14 @@
 // `kbench compile FILE`: checks a kernel without running it. Its flags: the
 // op whose ABI the kernel follows (--op), the dtype, and the kernel flags
 // (kernel_file.h).
-#ifndef KBENCH_CLIENT_COMPILE_COMMAND_LINE_H_
-#define KBENCH_CLIENT_COMPILE_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
+#include "client/kernel_file.h"
 #include "kbench/v1/kbench.pb.h"
-#include "kernel_file.h"
 
 namespace kbench::client {
 
@@ -34,5 +33,3 @@ class CompileCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_COMPILE_COMMAND_LINE_H_

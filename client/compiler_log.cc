@@ -1,4 +1,4 @@
-#include "compiler_log.h"
+#include "client/compiler_log.h"
 
 #include <cctype>
 #include <vector>

@@ -9,8 +9,7 @@
 //              ^
 // which editors and terminals link to the place. Lines of any other shape
 // pass unchanged; without a caret line the column is left out.
-#ifndef KBENCH_CLIENT_COMPILER_LOG_H_
-#define KBENCH_CLIENT_COMPILER_LOG_H_
+#pragma once
 
 #include <string>
 #include "absl/strings/string_view.h"
@@ -20,5 +19,3 @@ namespace kbench::client {
 std::string CompilerStyleLog(absl::string_view log);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_COMPILER_LOG_H_

@@ -1,4 +1,4 @@
-#include "credentials.h"
+#include "client/credentials.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -83,12 +83,11 @@ absl::StatusOr<std::string> SaveToken(const std::string& token) {
         absl::StrCat("cannot make the directory ", directory.string(), ": ",
                      error ? error.message() : std::strerror(errno)));
   }
-  const int fd =
-      ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return CannotUse("write", path);
   const std::string line = token + "\n";
-  const bool written = ::fchmod(fd, 0600) == 0 &&
-                       ::write(fd, line.data(), line.size()) == ssize_t(line.size());
+  const bool written =
+      ::fchmod(fd, 0600) == 0 && ::write(fd, line.data(), line.size()) == ssize_t(line.size());
   const int saved_errno = errno;
   ::close(fd);
   if (!written) {

@@ -2,8 +2,7 @@
 // `kbench login` writes, $XDG_CONFIG_HOME/kbench/credentials (else
 // ~/.config/kbench/credentials): the token on one line, the file mode 0600
 // in a directory of mode 0700.
-#ifndef KBENCH_CLIENT_CREDENTIALS_H_
-#define KBENCH_CLIENT_CREDENTIALS_H_
+#pragma once
 
 #include <string>
 
@@ -26,5 +25,3 @@ absl::StatusOr<std::string> LoadToken();
 absl::StatusOr<std::string> SaveToken(const std::string& token);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_CREDENTIALS_H_

@@ -1,4 +1,4 @@
-#include "csv_format.h"
+#include "client/csv_format.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "flag_values.h"
-#include "result_text.h"
+#include "client/flag_values.h"
+#include "client/result_text.h"
 #include "proto/ops/registry.h"
 #include "proto/text/csv_field.h"
 
@@ -30,8 +30,7 @@ std::vector<std::string> ProblemColumns() {
   std::vector<std::string> columns;
   for (const ops::Op* op : ops::AllOps()) {
     for (const ops::ProblemField& field : op->fields()) {
-      if (std::find(columns.begin(), columns.end(), field.field) ==
-          columns.end()) {
+      if (std::find(columns.begin(), columns.end(), field.field) == columns.end()) {
         columns.push_back(field.field);
       }
     }
@@ -48,8 +47,7 @@ std::vector<std::string> CsvRunColumns() {
 }
 
 std::vector<std::string> CsvRunFields(const RunReport& report) {
-  std::vector<std::string> fields = {report.run_id,
-                                     std::string(OpName(report.request)),
+  std::vector<std::string> fields = {report.run_id, std::string(OpName(report.request)),
                                      DTypeName(report.request.dtype())};
   const ops::Op* op = ops::OpOf(report.request);
   for (const std::string& column : ProblemColumns()) {
@@ -125,20 +123,17 @@ std::vector<std::vector<std::string>> CsvRows(const RunReport& report) {
     const v1::Throughput& t = result.throughput();
     const v1::Verification& v = result.verification();
     std::vector<std::string> fields = run_fields;
-    fields.insert(
-        fields.end(),
-        {result.variant(), std::to_string(s.samples()), Number(s.median_ms()),
-         Number(s.p10_ms()), Number(s.p90_ms()), Number(s.mean_ms()),
-         Number(s.std_ms()), Number(s.median_ci_low_ms()),
-         Number(s.median_ci_high_ms()), Number(t.value()), t.unit(),
-         Number(t.fraction_of_ceiling()), Number(v.max_abs_error()),
-         Number(v.rel_l2_error()), Bool(v.passed())});
+    fields.insert(fields.end(),
+                  {result.variant(), std::to_string(s.samples()), Number(s.median_ms()),
+                   Number(s.p10_ms()), Number(s.p90_ms()), Number(s.mean_ms()), Number(s.std_ms()),
+                   Number(s.median_ci_low_ms()), Number(s.median_ci_high_ms()), Number(t.value()),
+                   t.unit(), Number(t.fraction_of_ceiling()), Number(v.max_abs_error()),
+                   Number(v.rel_l2_error()), Bool(v.passed())});
     const v1::Speedup* speedup = FindSpeedup(report, result.variant());
     if (speedup != nullptr) {
       fields.insert(fields.end(),
                     {Number(speedup->speedup()), Number(speedup->ci_low()),
-                     Number(speedup->ci_high()),
-                     std::string(VerdictText(speedup->verdict()))});
+                     Number(speedup->ci_high()), std::string(VerdictText(speedup->verdict()))});
     } else {
       fields.insert(fields.end(), {"", "", "", ""});
     }

@@ -1,12 +1,11 @@
 // The machine-readable report of a run as CSV (--csv).
-#ifndef KBENCH_CLIENT_CSV_FORMAT_H_
-#define KBENCH_CLIENT_CSV_FORMAT_H_
+#pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "run_report.h"
+#include "client/run_report.h"
 
 namespace kbench::client {
 
@@ -29,8 +28,7 @@ enum class CsvHeaderLine { kWith, kWithout };
 // fields for the baseline. Booleans are "true"/"false"; each field is
 // written by text::CsvField (quoted when it holds a comma or a quote, RFC
 // 4180; a quote before text a spreadsheet would run as a formula).
-std::string FormatCsv(const RunReport& report,
-                      CsvHeaderLine header = CsvHeaderLine::kWith);
+std::string FormatCsv(const RunReport& report, CsvHeaderLine header = CsvHeaderLine::kWith);
 
 // Whether `fd` is a regular file that already holds something before the
 // write position, as stdout is under `kbench --csv ... >> runs.csv` from
@@ -60,5 +58,3 @@ std::string CsvLine(const std::vector<std::string>& fields);
 std::vector<std::string> SplitCsvLine(std::string_view line);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_CSV_FORMAT_H_

@@ -1,10 +1,10 @@
-#include "exit_codes.h"
+#include "client/exit_codes.h"
 
 #include <cstdio>
 #include <optional>
 #include <string>
 
-#include "refusal.h"
+#include "client/refusal.h"
 
 namespace kbench::client {
 
@@ -22,9 +22,8 @@ ExitCode ExitCodeForStatus(grpc::StatusCode code) {
   }
 }
 
-std::string DescribeRpcFailure(const grpc::Status& status,
-                               std::string_view server, double timeout_s,
-                               CallStage stage) {
+std::string DescribeRpcFailure(const grpc::Status& status, std::string_view server,
+                               double timeout_s, CallStage stage) {
   const std::string where(server);
   const std::string& detail = status.error_message();
   switch (status.error_code()) {
@@ -55,8 +54,8 @@ std::string DescribeRpcFailure(const grpc::Status& status,
     case grpc::StatusCode::DEADLINE_EXCEEDED: {
       char seconds[32];
       std::snprintf(seconds, sizeof(seconds), "%g", timeout_s);
-      return "kbench: no complete answer from " + where + " within --timeout " +
-             seconds + " s (raise --timeout for long runs): " + detail;
+      return "kbench: no complete answer from " + where + " within --timeout " + seconds +
+             " s (raise --timeout for long runs): " + detail;
     }
     case grpc::StatusCode::RESOURCE_EXHAUSTED: {
       const std::optional<v1::Refusal> refusal = RefusalOf(status);
@@ -64,16 +63,16 @@ std::string DescribeRpcFailure(const grpc::Status& status,
         case v1::Refusal::REASON_QUOTA:
           return "kbench: your own quota on " + where +
                  " is used up (the server is not busy; `kbench quota show` shows your "
-                 "quotas): " + detail;
+                 "quotas): " +
+                 detail;
         case v1::Refusal::REASON_QUEUE_FULL:
-          return "kbench: server at " + where + " is too busy (queue full); try again later: " +
-                 detail;
+          return "kbench: server at " + where +
+                 " is too busy (queue full); try again later: " + detail;
         case v1::Refusal::REASON_STREAMS:
-          return "kbench: too many runs open at once from this client on " + where + ": " +
-                 detail;
+          return "kbench: too many runs open at once from this client on " + where + ": " + detail;
         default:
-          return "kbench: server at " + where + " refused the call for want of a resource: " +
-                 detail;
+          return "kbench: server at " + where +
+                 " refused the call for want of a resource: " + detail;
       }
     }
     case grpc::StatusCode::UNAUTHENTICATED:

@@ -12,8 +12,7 @@
 //   130  interrupted by Ctrl-C (SIGINT) or SIGTERM; the run was cancelled
 // Every subcommand ends with one of these (kExitCodesHelp in
 // command_line.cc prints this table for --help).
-#ifndef KBENCH_CLIENT_EXIT_CODES_H_
-#define KBENCH_CLIENT_EXIT_CODES_H_
+#pragma once
 
 #include <grpcpp/support/status.h>
 
@@ -48,10 +47,7 @@ enum class CallStage {
 // One line for stderr, starting "kbench: ", that explains a failed call to
 // the server at `server` made with a deadline of `timeout_s` seconds that
 // ended at `stage`.
-std::string DescribeRpcFailure(const grpc::Status& status,
-                               std::string_view server, double timeout_s,
-                               CallStage stage = CallStage::kConnecting);
+std::string DescribeRpcFailure(const grpc::Status& status, std::string_view server,
+                               double timeout_s, CallStage stage = CallStage::kConnecting);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_EXIT_CODES_H_

@@ -1,8 +1,7 @@
 // Turns a bad flag value into the CLI11 error that names the flag, so that
 // every parse error prints alike: "kbench: --seq: '0' is not a positive
 // count ...". For use inside CLI11 option callbacks and validators.
-#ifndef KBENCH_CLIENT_FLAG_ERRORS_H_
-#define KBENCH_CLIENT_FLAG_ERRORS_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -29,5 +28,3 @@ inline void OkOrThrow(const absl::Status& status, const std::string& flag) {
 }
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_FLAG_ERRORS_H_

@@ -1,4 +1,4 @@
-#include "flag_values.h"
+#include "client/flag_values.h"
 
 #include <charconv>
 #include <cmath>
@@ -44,8 +44,7 @@ std::optional<uint64_t> SuffixMultiplier(std::string_view suffix) {
   }
 }
 
-std::optional<uint64_t> ParsePower(std::string_view base_text,
-                                   std::string_view exponent_text) {
+std::optional<uint64_t> ParsePower(std::string_view base_text, std::string_view exponent_text) {
   std::optional<uint64_t> base = ParseDigits(base_text);
   std::optional<uint64_t> exponent = ParseDigits(exponent_text);
   if (!base || !exponent) return std::nullopt;
@@ -79,10 +78,9 @@ absl::Status BadValue(std::string_view text, std::string_view advice) {
 
 absl::StatusOr<uint64_t> ParseCount(std::string_view text) {
   const size_t caret = text.find('^');
-  std::optional<uint64_t> value =
-      caret == std::string_view::npos
-          ? ParseWithSuffix(text)
-          : ParsePower(text.substr(0, caret), text.substr(caret + 1));
+  std::optional<uint64_t> value = caret == std::string_view::npos
+                                      ? ParseWithSuffix(text)
+                                      : ParsePower(text.substr(0, caret), text.substr(caret + 1));
   if (!value || *value == 0) {
     return BadValue(text,
                     "is not a positive count; use e.g. 1000, 2^28, 1M (= 1Mi "
@@ -91,14 +89,13 @@ absl::StatusOr<uint64_t> ParseCount(std::string_view text) {
   return *value;
 }
 
-absl::StatusOr<std::vector<std::string>> SplitVariantList(
-    std::string_view text) {
+absl::StatusOr<std::vector<std::string>> SplitVariantList(std::string_view text) {
   std::vector<std::string> names;
   size_t begin = 0;
   while (true) {
     const size_t comma = text.find(',', begin);
-    std::string_view name = text.substr(
-        begin, comma == std::string_view::npos ? comma : comma - begin);
+    std::string_view name =
+        text.substr(begin, comma == std::string_view::npos ? comma : comma - begin);
     while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
     while (!name.empty() && name.back() == ' ') name.remove_suffix(1);
     if (name.empty()) {
@@ -133,28 +130,23 @@ std::string DTypeChoices() {
 
 absl::Status CheckServerAddress(std::string_view address) {
   constexpr char kForm[] = "; give HOST:PORT, e.g. localhost:50051";
-  if (address.empty())
-    return BadValue(address, std::string("is empty") + kForm);
-  for (std::string_view scheme :
-       {"dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:"}) {
+  if (address.empty()) return BadValue(address, std::string("is empty") + kForm);
+  for (std::string_view scheme : {"dns:", "ipv4:", "ipv6:", "unix:", "unix-abstract:", "vsock:"}) {
     if (address.substr(0, scheme.size()) == scheme) return absl::OkStatus();
   }
   if (address.find("://") != std::string_view::npos) {
-    return BadValue(address,
-                    std::string("is a URL; kbench speaks gRPC, so leave out "
-                                "the scheme") +
-                        kForm);
+    return BadValue(address, std::string("is a URL; kbench speaks gRPC, so leave out "
+                                         "the scheme") +
+                                 kForm);
   }
   const size_t colon = address.rfind(':');
   const size_t bracket = address.rfind(']');
-  if (colon == std::string_view::npos ||
-      (bracket != std::string_view::npos && colon < bracket)) {
+  if (colon == std::string_view::npos || (bracket != std::string_view::npos && colon < bracket)) {
     return BadValue(address, std::string("has no port") + kForm);
   }
   std::string_view host = address.substr(0, colon);
   const std::string_view port = address.substr(colon + 1);
-  const bool bracketed =
-      host.size() >= 2 && host.front() == '[' && host.back() == ']';
+  const bool bracketed = host.size() >= 2 && host.front() == '[' && host.back() == ']';
   if (bracketed) host = host.substr(1, host.size() - 2);
   if (host.empty()) {
     return BadValue(address, std::string("has no host") + kForm);
@@ -166,17 +158,17 @@ absl::Status CheckServerAddress(std::string_view address) {
   }
   for (char c : host) {
     const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                         (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-                         c == '_' || (bracketed && c == ':');
+                         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+                         (bracketed && c == ':');
     if (!allowed) {
-      return BadValue(address, "has a host, '" + std::string(host) +
-                                   "', with a character no host name has");
+      return BadValue(address,
+                      "has a host, '" + std::string(host) + "', with a character no host name has");
     }
   }
   const std::optional<uint64_t> port_number = ParseDigits(port);
   if (!port_number || *port_number == 0 || *port_number > 65535) {
-    return BadValue(address, "has port '" + std::string(port) +
-                                 "'; a port is a number from 1 to 65535");
+    return BadValue(address,
+                    "has port '" + std::string(port) + "'; a port is a number from 1 to 65535");
   }
   return absl::OkStatus();
 }
@@ -189,12 +181,10 @@ absl::StatusOr<v1::TimingMode> ParseTimingMode(std::string_view text) {
 
 absl::StatusOr<double> CheckAmount(double value, bool positive) {
   if (!std::isfinite(value)) {
-    return absl::InvalidArgumentError("must be a finite number, got " +
-                                      std::to_string(value));
+    return absl::InvalidArgumentError("must be a finite number, got " + std::to_string(value));
   }
   if (value < 0 || (positive && value == 0)) {
-    return absl::InvalidArgumentError(positive ? "must be more than 0"
-                                               : "must be 0 or more");
+    return absl::InvalidArgumentError(positive ? "must be more than 0" : "must be 0 or more");
   }
   return value;
 }

@@ -1,8 +1,7 @@
 // Parsers for command-line values that CLI11 cannot check by itself. Each
 // returns INVALID_ARGUMENT with a message that quotes the bad text; the
 // caller prefixes the flag's name.
-#ifndef KBENCH_CLIENT_FLAG_VALUES_H_
-#define KBENCH_CLIENT_FLAG_VALUES_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -26,8 +25,7 @@ absl::StatusOr<uint64_t> ParseCount(std::string_view text);
 // A comma-separated list of variant names, e.g. "naive, fused" gives
 // {"naive", "fused"}. Spaces around names are dropped; an empty name
 // ("naive,,fused", "") is refused.
-absl::StatusOr<std::vector<std::string>> SplitVariantList(
-    std::string_view text);
+absl::StatusOr<std::vector<std::string>> SplitVariantList(std::string_view text);
 
 // A dtype by its name in the one dtype table (kernels/dtype.h): "fp32",
 // "fp16", "bf16".
@@ -65,5 +63,3 @@ absl::StatusOr<uint32_t> ParseUint32(std::string_view text);
 std::string_view TimingModeName(v1::TimingMode mode);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_FLAG_VALUES_H_

@@ -1,4 +1,4 @@
-#include "history_calls.h"
+#include "client/history_calls.h"
 
 #include <algorithm>
 #include <memory>
@@ -17,8 +17,7 @@ CallResult ListRuns(const CallOptions& options, InterruptWatcher& watcher,
                     const v1::ListRunsRequest& filters, size_t limit,
                     std::vector<v1::RunRecord>& runs) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = ConnectToServer(options, watcher, channel);
-      !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel); !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::RunHistory::NewStub(channel);
@@ -27,8 +26,7 @@ CallResult ListRuns(const CallOptions& options, InterruptWatcher& watcher,
   size_t received = 0;
   do {
     const size_t wanted = limit == 0 ? kMaxPageSize : limit - received;
-    request.set_page_size(
-        static_cast<uint32_t>(std::min(wanted, kMaxPageSize)));
+    request.set_page_size(static_cast<uint32_t>(std::min(wanted, kMaxPageSize)));
     grpc::ClientContext context;
     PrepareContext(options, context);
     InterruptWatcher::Watch watch(watcher, &context);
@@ -45,11 +43,10 @@ CallResult ListRuns(const CallOptions& options, InterruptWatcher& watcher,
   return {grpc::Status::OK, CallStage::kCalling};
 }
 
-CallResult GetRun(const CallOptions& options, InterruptWatcher& watcher,
-                  const std::string& run_id, v1::RunRecord& run) {
+CallResult GetRun(const CallOptions& options, InterruptWatcher& watcher, const std::string& run_id,
+                  v1::RunRecord& run) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = ConnectToServer(options, watcher, channel);
-      !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel); !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::RunHistory::NewStub(channel);
@@ -65,16 +62,14 @@ CallResult ExportRuns(const CallOptions& options, InterruptWatcher& watcher,
                       const v1::ListRunsRequest& filters,
                       const std::function<void(const v1::RunRecord&)>& on_run) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = ConnectToServer(options, watcher, channel);
-      !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel); !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::RunHistory::NewStub(channel);
   grpc::ClientContext context;
   PrepareContext(options, context);
   InterruptWatcher::Watch watch(watcher, &context);
-  std::unique_ptr<grpc::ClientReader<v1::RunRecord>> reader =
-      stub->ExportRuns(&context, filters);
+  std::unique_ptr<grpc::ClientReader<v1::RunRecord>> reader = stub->ExportRuns(&context, filters);
   CallStage stage = CallStage::kCalling;
   v1::RunRecord run;
   while (reader->Read(&run)) {
@@ -84,15 +79,14 @@ CallResult ExportRuns(const CallOptions& options, InterruptWatcher& watcher,
   return {reader->Finish(), stage};
 }
 
-std::string DescribeHistoryFailure(const grpc::Status& status,
-                                   std::string_view server, double timeout_s,
-                                   CallStage stage, std::string_view run_id) {
+std::string DescribeHistoryFailure(const grpc::Status& status, std::string_view server,
+                                   double timeout_s, CallStage stage, std::string_view run_id) {
   const std::string where(server);
   switch (status.error_code()) {
     case grpc::StatusCode::NOT_FOUND:
       if (!run_id.empty()) {
-        return "kbench: the server at " + where + " has no run '" +
-               std::string(run_id) + "' (kbench runs lists the runs it has)";
+        return "kbench: the server at " + where + " has no run '" + std::string(run_id) +
+               "' (kbench runs lists the runs it has)";
       }
       break;
     case grpc::StatusCode::UNIMPLEMENTED:
@@ -100,8 +94,7 @@ std::string DescribeHistoryFailure(const grpc::Status& status,
              " does not offer run history (it runs without a results store, "
              "or is older than this kbench)";
     case grpc::StatusCode::INVALID_ARGUMENT:
-      return "kbench: the server refused the filters: " +
-             status.error_message();
+      return "kbench: the server refused the filters: " + status.error_message();
     default:
       break;
   }
@@ -109,8 +102,7 @@ std::string DescribeHistoryFailure(const grpc::Status& status,
 }
 
 ExitCode ExitCodeForHistoryStatus(grpc::StatusCode code) {
-  return code == grpc::StatusCode::NOT_FOUND ? ExitCode::kBadArguments
-                                             : ExitCodeForStatus(code);
+  return code == grpc::StatusCode::NOT_FOUND ? ExitCode::kBadArguments : ExitCodeForStatus(code);
 }
 
 }  // namespace kbench::client

@@ -1,8 +1,7 @@
 // The calls the CLI makes to a server's run history (kbench/v1/
 // history.proto: ListRuns, GetRun, ExportRuns), over a blocking stub, and
 // how their failures read.
-#ifndef KBENCH_CLIENT_HISTORY_CALLS_H_
-#define KBENCH_CLIENT_HISTORY_CALLS_H_
+#pragma once
 
 #include <cstddef>
 #include <functional>
@@ -10,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "client/server_calls.h"
 #include "kbench/v1/history.pb.h"
-#include "server_calls.h"
 
 namespace kbench::client {
 
@@ -23,8 +22,8 @@ CallResult ListRuns(const CallOptions& options, InterruptWatcher& watcher,
                     std::vector<v1::RunRecord>& runs);
 
 // One run, samples included.
-CallResult GetRun(const CallOptions& options, InterruptWatcher& watcher,
-                  const std::string& run_id, v1::RunRecord& run);
+CallResult GetRun(const CallOptions& options, InterruptWatcher& watcher, const std::string& run_id,
+                  v1::RunRecord& run);
 
 // Streams every run matching `filters` to `on_run` as it arrives, on the
 // calling thread.
@@ -37,15 +36,11 @@ CallResult ExportRuns(const CallOptions& options, InterruptWatcher& watcher,
 // UNIMPLEMENTED that the server offers no history; other codes (among them
 // PERMISSION_DENIED, whose message says which runs the caller may read) as
 // DescribeRpcFailure says them.
-std::string DescribeHistoryFailure(const grpc::Status& status,
-                                   std::string_view server, double timeout_s,
-                                   CallStage stage,
-                                   std::string_view run_id = "");
+std::string DescribeHistoryFailure(const grpc::Status& status, std::string_view server,
+                                   double timeout_s, CallStage stage, std::string_view run_id = "");
 
 // kBadArguments for NOT_FOUND (an unknown run id) and INVALID_ARGUMENT (a
 // filter the server refuses); else as ExitCodeForStatus.
 ExitCode ExitCodeForHistoryStatus(grpc::StatusCode code);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_HISTORY_CALLS_H_

@@ -1,14 +1,13 @@
 // Carries out `kbench runs`, `kbench show` and `kbench export` against the
 // server's run history: the call, the output on stdout, the error on
 // stderr, and the exit code.
-#ifndef KBENCH_CLIENT_HISTORY_COMMAND_H_
-#define KBENCH_CLIENT_HISTORY_COMMAND_H_
+#pragma once
 
-#include "command_line.h"
-#include "exit_codes.h"
-#include "history_command_line.h"
-#include "interrupt_watcher.h"
-#include "server_calls.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/history_command_line.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 
 namespace kbench::client {
 
@@ -16,10 +15,7 @@ namespace kbench::client {
 // failed call, after DescribeHistoryFailure's line on stderr). Export
 // writes each run as it arrives, so a failure part way leaves the runs
 // before it on stdout.
-ExitCode RunHistoryCommand(const GlobalOptions& options,
-                           const CallOptions& call, InterruptWatcher& watcher,
-                           const HistoryCommand& command);
+ExitCode RunHistoryCommand(const GlobalOptions& options, const CallOptions& call,
+                           InterruptWatcher& watcher, const HistoryCommand& command);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_HISTORY_COMMAND_H_

@@ -1,10 +1,10 @@
-#include "history_command_line.h"
+#include "client/history_command_line.h"
 
 #include <chrono>
 
-#include "flag_errors.h"
-#include "history_format.h"
-#include "time_values.h"
+#include "client/flag_errors.h"
+#include "client/history_format.h"
+#include "client/time_values.h"
 
 namespace kbench::client {
 namespace {
@@ -23,8 +23,7 @@ constexpr char kHistoryNote[] =
 void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
   command
       .add_option_function<std::string>(
-          "--label",
-          [&filters](const std::string& text) { filters.set_label(text); },
+          "--label", [&filters](const std::string& text) { filters.set_label(text); },
           "Runs with exactly this label, e.g. an assignment")
       ->type_name("TEXT");
   command
@@ -34,8 +33,7 @@ void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
       ->type_name("OP");
   command
       .add_option_function<std::string>(
-          "--user",
-          [&filters](const std::string& text) { filters.set_user(text); },
+          "--user", [&filters](const std::string& text) { filters.set_user(text); },
           "Runs of this user")
       ->type_name("USER");
   command
@@ -51,8 +49,7 @@ void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
       .add_option_function<std::string>(
           "--since",
           [&filters](const std::string& text) {
-            filters.set_since_unix_ms(
-                ValueOrThrow(ParseTime(text, NowUnixMs()), "--since"));
+            filters.set_since_unix_ms(ValueOrThrow(ParseTime(text, NowUnixMs()), "--since"));
           },
           "Runs accepted at or after T: 30m, 12h, 7d ago, or a local date "
           "and time, 2024-05-01 or 2024-05-01T14:30 (Z: UTC)")
@@ -61,8 +58,7 @@ void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
       .add_option_function<std::string>(
           "--until",
           [&filters](const std::string& text) {
-            filters.set_until_unix_ms(
-                ValueOrThrow(ParseTime(text, NowUnixMs()), "--until"));
+            filters.set_until_unix_ms(ValueOrThrow(ParseTime(text, NowUnixMs()), "--until"));
           },
           "Runs accepted before T, written as for --since")
       ->type_name("T");
@@ -71,31 +67,27 @@ void AddFilterFlags(CLI::App& command, v1::ListRunsRequest& filters) {
 }  // namespace
 
 HistoryCommandLine::HistoryCommandLine(CLI::App& app) {
-  runs_ = app.add_subcommand(
-      "runs",
-      "List runs from the server's history, newest first: id, time, user, "
-      "label, problem, dtype, status, the fastest verified variant with its "
-      "median and throughput, and whether every variant verified.");
+  runs_ = app.add_subcommand("runs",
+                             "List runs from the server's history, newest first: id, time, user, "
+                             "label, problem, dtype, status, the fastest verified variant with its "
+                             "median and throughput, and whether every variant verified.");
   AddFilterFlags(*runs_, runs_command_.filters);
   runs_
       ->add_option("--limit", runs_command_.limit,
                    "At most N runs, the newest (default: 50; 0: all)")
       ->type_name("N");
-  runs_->footer(
-      std::string(
-          "\nOutput: a table; --csv one line per run; --json one "
-          "RunRecord (without samples) per line.\n"
-          "\nExamples:\n"
-          "  kbench runs\n"
-          "  kbench runs --label lab3 --status failed_verification\n"
-          "  kbench runs --op attention --since 7d --limit 200 --csv\n") +
-      kHistoryNote);
+  runs_->footer(std::string("\nOutput: a table; --csv one line per run; --json one "
+                            "RunRecord (without samples) per line.\n"
+                            "\nExamples:\n"
+                            "  kbench runs\n"
+                            "  kbench runs --label lab3 --status failed_verification\n"
+                            "  kbench runs --op attention --since 7d --limit 200 --csv\n") +
+                kHistoryNote);
 
-  show_ = app.add_subcommand(
-      "show",
-      "Show everything stored of one run: who and when, the request, the "
-      "device and its ceilings, each variant's statistics, throughput, "
-      "verification and speedup, and its samples summarised.");
+  show_ = app.add_subcommand("show",
+                             "Show everything stored of one run: who and when, the request, the "
+                             "device and its ceilings, each variant's statistics, throughput, "
+                             "verification and speedup, and its samples summarised.");
   show_
       ->add_option("RUN_ID", show_command_.run_id,
                    "The run's id, as kbench runs and every run print it")
@@ -112,23 +104,21 @@ HistoryCommandLine::HistoryCommandLine(CLI::App& app) {
                             "  kbench --json show 4f1c2a > run.json\n") +
                 kHistoryNote);
 
-  export_ = app.add_subcommand(
-      "export",
-      "Export every run matching the filters, streamed: CSV with one row "
-      "per variant per run (the run's fields first), or with --json one "
-      "RunRecord per line, samples included.");
+  export_ = app.add_subcommand("export",
+                               "Export every run matching the filters, streamed: CSV with one row "
+                               "per variant per run (the run's fields first), or with --json one "
+                               "RunRecord per line, samples included.");
   AddFilterFlags(*export_, export_command_.filters);
-  export_->footer(
-      std::string("\nOutput: CSV (the default, or --csv) with the columns of "
-                  "'kbench --csv' after the run's accepted time, user, peer, "
-                  "label, status, error and device; a run without results "
-                  "(refused, failed) has one row with empty variant "
-                  "columns. --json: one RunRecord per line.\n"
-                  "\nExamples:\n"
-                  "  kbench export --label lab3 --csv > cohort.csv\n"
-                  "  kbench export --op attention --since 2024-05-01 --json "
-                  "> runs.jsonl\n") +
-      kHistoryNote);
+  export_->footer(std::string("\nOutput: CSV (the default, or --csv) with the columns of "
+                              "'kbench --csv' after the run's accepted time, user, peer, "
+                              "label, status, error and device; a run without results "
+                              "(refused, failed) has one row with empty variant "
+                              "columns. --json: one RunRecord per line.\n"
+                              "\nExamples:\n"
+                              "  kbench export --label lab3 --csv > cohort.csv\n"
+                              "  kbench export --op attention --since 2024-05-01 --json "
+                              "> runs.jsonl\n") +
+                  kHistoryNote);
 }
 
 std::optional<HistoryCommand> HistoryCommandLine::Parsed() const {

@@ -1,7 +1,6 @@
 // `kbench runs`, `kbench show` and `kbench export`: their flags and help,
 // parsed into the history call to make.
-#ifndef KBENCH_CLIENT_HISTORY_COMMAND_LINE_H_
-#define KBENCH_CLIENT_HISTORY_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <cstddef>
@@ -52,5 +51,3 @@ class HistoryCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_HISTORY_COMMAND_LINE_H_

@@ -1,23 +1,21 @@
-#include "history_format.h"
+#include "client/history_format.h"
 
 #include <algorithm>
 #include <cctype>
 
-#include "csv_format.h"
-#include "flag_values.h"
-#include "json_format.h"
-#include "result_text.h"
-#include "terminal_text.h"
-#include "time_values.h"
+#include "client/csv_format.h"
+#include "client/flag_values.h"
+#include "client/json_format.h"
+#include "client/result_text.h"
+#include "client/terminal_text.h"
+#include "client/time_values.h"
 
 namespace kbench::client {
 namespace {
 
 using Row = std::vector<std::string>;
 
-std::string Who(const v1::RunRecord& run) {
-  return run.user().empty() ? run.peer() : run.user();
-}
+std::string Who(const v1::RunRecord& run) { return run.user().empty() ? run.peer() : run.user(); }
 
 std::string Verified(const v1::RunRecord& run) {
   if (run.results().empty()) return "-";
@@ -66,19 +64,17 @@ RunReport ReportOf(const v1::RunRecord& run) {
 
 std::string FormatRunsTable(const std::vector<v1::RunRecord>& runs) {
   if (runs.empty()) return "no runs\n";
-  std::vector<Row> rows = {{"run", "accepted", "user", "label", "problem",
-                            "dtype", "status", "best", "median ms",
-                            "throughput", "verified"}};
+  std::vector<Row> rows = {{"run", "accepted", "user", "label", "problem", "dtype", "status",
+                            "best", "median ms", "throughput", "verified"}};
   for (const v1::RunRecord& run : runs) {
     const RunReport report = ReportOf(run);
     const v1::VariantResult* best = BestVerified(report);
-    rows.push_back({run.run_id(), FormatLocalTime(run.accepted_unix_ms()),
-                    Who(run), run.label().empty() ? "-" : run.label(),
-                    Shape(run), DTypeName(run.request().dtype()),
-                    RunStatusName(run.status()), best ? best->variant() : "-",
+    rows.push_back({run.run_id(), FormatLocalTime(run.accepted_unix_ms()), Who(run),
+                    run.label().empty() ? "-" : run.label(), Shape(run),
+                    DTypeName(run.request().dtype()), RunStatusName(run.status()),
+                    best ? best->variant() : "-",
                     best ? FormatMeasured(best->stats().median_ms()) : "-",
-                    best ? FormatThroughput(best->throughput()) : "-",
-                    Verified(run)});
+                    best ? FormatThroughput(best->throughput()) : "-", Verified(run)});
   }
   // Why runs without results ended so (refused, error, cancelled,
   // interrupted): the table has no room for it.
@@ -112,23 +108,18 @@ std::string FormatRunsCsv(const std::vector<v1::RunRecord>& runs) {
     std::vector<std::string> fields = CsvRunFields(report);
     fields.insert(
         fields.end(),
-        {std::to_string(run.accepted_unix_ms()),
-         FormatLocalTime(run.accepted_unix_ms()), run.user(), run.peer(),
-         run.label(), RunStatusName(run.status()), best ? best->variant() : "",
-         best ? FormatSignificant(best->stats().median_ms(), 9) : "",
+        {std::to_string(run.accepted_unix_ms()), FormatLocalTime(run.accepted_unix_ms()),
+         run.user(), run.peer(), run.label(), RunStatusName(run.status()),
+         best ? best->variant() : "", best ? FormatSignificant(best->stats().median_ms(), 9) : "",
          best ? FormatSignificant(best->throughput().value(), 9) : "",
          best ? best->throughput().unit() : "",
-         run.results().empty() ? ""
-                               : (Verified(run) == "yes" ? "true" : "false"),
-         run.error()});
+         run.results().empty() ? "" : (Verified(run) == "yes" ? "true" : "false"), run.error()});
     text += CsvLine(fields);
   }
   return text;
 }
 
-std::string FormatRunRecordJson(const v1::RunRecord& run) {
-  return FormatMessageJson(run);
-}
+std::string FormatRunRecordJson(const v1::RunRecord& run) { return FormatMessageJson(run); }
 
 std::string ExportCsvHeader() {
   return "accepted_unix_ms,accepted,user,peer,label,status,error,backend,"
@@ -137,16 +128,15 @@ std::string ExportCsvHeader() {
 }
 
 std::string FormatExportCsvRows(const v1::RunRecord& run) {
-  const std::vector<std::string> run_fields = {
-      std::to_string(run.accepted_unix_ms()),
-      FormatLocalTime(run.accepted_unix_ms()),
-      run.user(),
-      run.peer(),
-      run.label(),
-      RunStatusName(run.status()),
-      run.error(),
-      run.device().backend(),
-      run.device().name()};
+  const std::vector<std::string> run_fields = {std::to_string(run.accepted_unix_ms()),
+                                               FormatLocalTime(run.accepted_unix_ms()),
+                                               run.user(),
+                                               run.peer(),
+                                               run.label(),
+                                               RunStatusName(run.status()),
+                                               run.error(),
+                                               run.device().backend(),
+                                               run.device().name()};
   const RunReport report = ReportOf(run);
   std::vector<std::vector<std::string>> rows = CsvRows(report);
   if (rows.empty()) {

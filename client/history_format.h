@@ -2,16 +2,15 @@
 // lines of runs), `kbench show` (everything of one run) and `kbench export`
 // (CSV, one row per variant per run; or JSON lines of RunRecords).
 // `kbench show`'s text is in run_details_format.h.
-#ifndef KBENCH_CLIENT_HISTORY_FORMAT_H_
-#define KBENCH_CLIENT_HISTORY_FORMAT_H_
+#pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "client/run_report.h"
 #include "kbench/v1/history.pb.h"
-#include "run_report.h"
 
 namespace kbench::client {
 
@@ -51,5 +50,3 @@ std::string ExportCsvHeader();
 std::string FormatExportCsvRows(const v1::RunRecord& run);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_HISTORY_FORMAT_H_

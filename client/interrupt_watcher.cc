@@ -1,11 +1,11 @@
-#include "interrupt_watcher.h"
+#include "client/interrupt_watcher.h"
 
 #include <pthread.h>
 #include <signal.h>
 
 #include <cstdlib>
 
-#include "exit_codes.h"
+#include "client/exit_codes.h"
 
 namespace kbench::client {
 namespace {
@@ -32,8 +32,7 @@ InterruptWatcher::~InterruptWatcher() {
   thread_.join();
 }
 
-InterruptWatcher::Watch::Watch(InterruptWatcher& watcher,
-                               grpc::ClientContext* context)
+InterruptWatcher::Watch::Watch(InterruptWatcher& watcher, grpc::ClientContext* context)
     : watcher_(watcher) {
   std::lock_guard<std::mutex> lock(watcher_.mutex_);
   watcher_.context_ = context;

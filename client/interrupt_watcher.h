@@ -1,8 +1,7 @@
 // Turns Ctrl-C (SIGINT) and SIGTERM into the cancellation of the RPC in
 // flight, so that the server stops the run instead of finishing it for
 // nobody.
-#ifndef KBENCH_CLIENT_INTERRUPT_WATCHER_H_
-#define KBENCH_CLIENT_INTERRUPT_WATCHER_H_
+#pragma once
 
 #include <grpcpp/client_context.h>
 
@@ -56,5 +55,3 @@ class InterruptWatcher {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_INTERRUPT_WATCHER_H_

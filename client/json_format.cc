@@ -1,4 +1,4 @@
-#include "json_format.h"
+#include "client/json_format.h"
 
 #include <google/protobuf/util/json_util.h>
 
@@ -87,8 +87,7 @@ nlohmann::json ProtoToJson(const google::protobuf::Message& message) {
   options.preserve_proto_field_names = true;
   options.always_print_primitive_fields = true;
   std::string text;
-  const auto status =
-      google::protobuf::util::MessageToJsonString(message, &text, options);
+  const auto status = google::protobuf::util::MessageToJsonString(message, &text, options);
   // Printing a message of a compiled-in type cannot fail short of a bug.
   if (!status.ok()) throw std::logic_error(status.ToString());
   nlohmann::json json = nlohmann::json::parse(text);
@@ -122,9 +121,7 @@ std::string FormatMessageJson(const google::protobuf::Message& message) {
   return Dump(ProtoToJson(message)) + "\n";
 }
 
-std::string FormatServerInfoJson(const v1::ServerInfo& info) {
-  return FormatMessageJson(info);
-}
+std::string FormatServerInfoJson(const v1::ServerInfo& info) { return FormatMessageJson(info); }
 
 bool ParseRunRequestJson(const std::string& json_text, v1::RunRequest* request) {
   nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);

@@ -6,13 +6,12 @@
 // protobuf parser, checks its UTF-8) but text to people, so every RunRequest
 // in the JSON, at any depth, says its label as text, not base64; and
 // ParseRunRequestJson reads it back as text.
-#ifndef KBENCH_CLIENT_JSON_FORMAT_H_
-#define KBENCH_CLIENT_JSON_FORMAT_H_
+#pragma once
 
 #include <string>
 
+#include "client/run_report.h"
 #include "kbench/v1/kbench.pb.h"
-#include "run_report.h"
 
 namespace kbench::client {
 
@@ -33,5 +32,3 @@ std::string FormatServerInfoJson(const v1::ServerInfo& info);
 bool ParseRunRequestJson(const std::string& json_text, v1::RunRequest* request);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_JSON_FORMAT_H_

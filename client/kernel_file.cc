@@ -1,4 +1,4 @@
-#include "kernel_file.h"
+#include "client/kernel_file.h"
 
 #include <filesystem>
 #include <fstream>
@@ -32,8 +32,7 @@ void AddKernelFlags(CLI::App& command, KernelFlags& flags, bool kernel_option) {
                   "(default: the source's `// kbench: grid=`)")
       ->type_name("EXPR")
       ->group(group);
-  command
-      .add_option("--block", *flags.launch.mutable_block(), "Block, e.g. 256 or '32,4'")
+  command.add_option("--block", *flags.launch.mutable_block(), "Block, e.g. 256 or '32,4'")
       ->type_name("EXPR")
       ->group(group);
   command
@@ -81,10 +80,14 @@ absl::StatusOr<v1::KernelSource> ParseKbenchLine(absl::string_view source) {
     for (absl::string_view word : absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty())) {
       const std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(word, '=');
       const std::string value(kv.second);
-      if (kv.first == "grid") kernel.mutable_launch()->set_grid(value);
-      else if (kv.first == "block") kernel.mutable_launch()->set_block(value);
-      else if (kv.first == "smem") kernel.mutable_launch()->set_shared_memory_bytes(value);
-      else if (kv.first == "entry") kernel.set_entry(value);
+      if (kv.first == "grid")
+        kernel.mutable_launch()->set_grid(value);
+      else if (kv.first == "block")
+        kernel.mutable_launch()->set_block(value);
+      else if (kv.first == "smem")
+        kernel.mutable_launch()->set_shared_memory_bytes(value);
+      else if (kv.first == "entry")
+        kernel.set_entry(value);
       else
         return absl::InvalidArgumentError(absl::StrCat(
             "the `// kbench:` line has an unknown key '", std::string(kv.first),
@@ -95,8 +98,7 @@ absl::StatusOr<v1::KernelSource> ParseKbenchLine(absl::string_view source) {
   return kernel;
 }
 
-absl::StatusOr<v1::KernelSource> ReadKernelFile(const std::string& path,
-                                                const KernelFlags& flags) {
+absl::StatusOr<v1::KernelSource> ReadKernelFile(const std::string& path, const KernelFlags& flags) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read kernel file ", path));
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -6,13 +6,12 @@
 // win over the line. The kernel's name is the file's name; its language
 // PTX for a .ptx file, CUDA C++ otherwise; its entry --entry, else the
 // line's entry=, else the file's stem (my_add.cu: my_add).
-#ifndef KBENCH_CLIENT_KERNEL_FILE_H_
-#define KBENCH_CLIENT_KERNEL_FILE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
@@ -34,12 +33,9 @@ void AddKernelFlags(CLI::App& command, KernelFlags& flags, bool kernel_option);
 
 // The KernelSource of `path`; INVALID_ARGUMENT naming the file when it
 // cannot be read or its `// kbench:` line has an unknown key.
-absl::StatusOr<v1::KernelSource> ReadKernelFile(const std::string& path,
-                                                const KernelFlags& flags);
+absl::StatusOr<v1::KernelSource> ReadKernelFile(const std::string& path, const KernelFlags& flags);
 
 // The launch spec and entry of a source's `// kbench:` line (the first).
 absl::StatusOr<v1::KernelSource> ParseKbenchLine(absl::string_view source);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_KERNEL_FILE_H_

@@ -4,8 +4,8 @@
 
 #include <cstdlib>
 
-#include "cli.h"
-#include "interrupt_watcher.h"
+#include "client/cli.h"
+#include "client/interrupt_watcher.h"
 
 int main(int argc, char** argv) {
   // First, before gRPC or anything else starts a thread: every later thread

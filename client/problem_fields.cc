@@ -1,23 +1,20 @@
-#include "problem_fields.h"
+#include "client/problem_fields.h"
 
 #include <limits>
 #include <stdexcept>
 #include <string>
 
-#include "flag_values.h"
+#include "client/flag_values.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 
-absl::Status SetProblemField(google::protobuf::Message& problem,
-                             const ops::ProblemField& field,
+absl::Status SetProblemField(google::protobuf::Message& problem, const ops::ProblemField& field,
                              std::string_view text) {
   using google::protobuf::FieldDescriptor;
-  const FieldDescriptor* f =
-      problem.GetDescriptor()->FindFieldByName(field.field);
+  const FieldDescriptor* f = problem.GetDescriptor()->FindFieldByName(field.field);
   if (f == nullptr) {
-    throw std::logic_error("the problem " + problem.GetTypeName() +
-                           " has no field " + field.field);
+    throw std::logic_error("the problem " + problem.GetTypeName() + " has no field " + field.field);
   }
   const google::protobuf::Reflection* reflection = problem.GetReflection();
   switch (f->cpp_type()) {
@@ -35,16 +32,14 @@ absl::Status SetProblemField(google::protobuf::Message& problem,
     case FieldDescriptor::CPPTYPE_UINT32: {
       KBENCH_ASSIGN_OR_RETURN(const uint64_t value, ParseCount(text));
       if (value > std::numeric_limits<uint32_t>::max()) {
-        return BadValue(
-            text, "is too large; the most is " +
-                      std::to_string(std::numeric_limits<uint32_t>::max()));
+        return BadValue(text, "is too large; the most is " +
+                                  std::to_string(std::numeric_limits<uint32_t>::max()));
       }
       reflection->SetUInt32(&problem, f, static_cast<uint32_t>(value));
       return absl::OkStatus();
     }
     default:
-      throw std::logic_error("problem field " + field.field +
-                             " has a type the CLI cannot set");
+      throw std::logic_error("problem field " + field.field + " has a type the CLI cannot set");
   }
 }
 

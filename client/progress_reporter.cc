@@ -1,9 +1,9 @@
-#include "progress_reporter.h"
+#include "client/progress_reporter.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "result_text.h"
+#include "client/result_text.h"
 
 namespace kbench::client {
 namespace {
@@ -28,8 +28,8 @@ void ProgressReporter::OnEvent(const v1::RunEvent& event) {
     case v1::RunEvent::kQueued:
       Finish();
       out_ << "queued: position " << event.queued().position() << ", about "
-           << AboutText(event.queued().eta_seconds()) << " ("
-           << event.queued().running() << " running)";
+           << AboutText(event.queued().eta_seconds()) << " (" << event.queued().running()
+           << " running)";
       // The queue is fair, not first come: a run of a learner who used less
       // device time (or an instructor's) can go ahead.
       if (last_position_ >= 0 && int64_t(event.queued().position()) > last_position_)
@@ -66,8 +66,8 @@ void ProgressReporter::OnStarted(const v1::Started& started) {
     variants += (variants.empty() ? "" : ",") + variant;
     counts_.emplace_back(variant, 0);
   }
-  out_ << "started on " << started.backend() << " (" << started.device()
-       << "), variants " << variants << std::endl;
+  out_ << "started on " << started.backend() << " (" << started.device() << "), variants "
+       << variants << std::endl;
   last_counts_write_ = clock_();
 }
 
@@ -89,9 +89,8 @@ void ProgressReporter::OnVariantResult(const v1::VariantResult& result) {
   if (counts_changed_) WriteCounts();
   Finish();
   const v1::Verification& v = result.verification();
-  out_ << result.variant() << ": "
-       << (v.passed() ? "verified" : "FAILED verification") << " (rel err "
-       << FormatScientific(v.rel_l2_error()) << ", tolerance "
+  out_ << result.variant() << ": " << (v.passed() ? "verified" : "FAILED verification")
+       << " (rel err " << FormatScientific(v.rel_l2_error()) << ", tolerance "
        << FormatScientific(v.tolerance());
   if (v.non_finite() > 0) out_ << ", " << v.non_finite() << " non-finite";
   out_ << ")" << std::endl;
@@ -100,8 +99,7 @@ void ProgressReporter::OnVariantResult(const v1::VariantResult& result) {
 std::string ProgressReporter::CountsLine() const {
   std::string line = "samples:";
   for (size_t i = 0; i < counts_.size(); ++i) {
-    line += (i == 0 ? " " : ", ") + counts_[i].first + " " +
-            std::to_string(counts_[i].second);
+    line += (i == 0 ? " " : ", ") + counts_[i].first + " " + std::to_string(counts_[i].second);
   }
   return line;
 }
@@ -110,8 +108,7 @@ void ProgressReporter::WriteCounts() {
   const std::string line = CountsLine();
   if (is_tty_) {
     // Pad with spaces over whatever the previous, longer line left.
-    const size_t padding =
-        open_line_length_ > line.size() ? open_line_length_ - line.size() : 0;
+    const size_t padding = open_line_length_ > line.size() ? open_line_length_ - line.size() : 0;
     out_ << '\r' << line << std::string(padding, ' ') << std::flush;
     open_line_length_ = line.size();
   } else {

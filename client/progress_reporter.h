@@ -2,8 +2,7 @@
 // device that took the run, a live count of samples per variant (the totals
 // each SampleBatch carries, so a batch the server coalesced loses none), and each
 // variant's verification as its result arrives.
-#ifndef KBENCH_CLIENT_PROGRESS_REPORTER_H_
-#define KBENCH_CLIENT_PROGRESS_REPORTER_H_
+#pragma once
 
 #include <chrono>
 #include <cstdint>
@@ -30,8 +29,7 @@ class ProgressReporter {
  public:
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
 
-  ProgressReporter(std::ostream& out, bool is_tty,
-                   Clock clock = std::chrono::steady_clock::now);
+  ProgressReporter(std::ostream& out, bool is_tty, Clock clock = std::chrono::steady_clock::now);
 
   void OnEvent(const v1::RunEvent& event);
 
@@ -61,5 +59,3 @@ class ProgressReporter {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_PROGRESS_REPORTER_H_

@@ -1,10 +1,10 @@
-#include "quota_command.h"
+#include "client/quota_command.h"
 
 #include <iostream>
 #include <memory>
 #include <sstream>
 
-#include "json_format.h"
+#include "client/json_format.h"
 #include "kbench/v1/quota.grpc.pb.h"
 
 namespace kbench::client {
@@ -75,16 +75,14 @@ ExitCode RunQuotaCommand(const GlobalOptions& options, const CallOptions& call,
     result.stage = CallStage::kCalling;
     result.status =
         show ? stub->GetQuotas(&context, show->request, &report)
-             : stub->SetCohortQuotas(&context, std::get<QuotaSetCommand>(command).request,
-                                     &report);
+             : stub->SetCohortQuotas(&context, std::get<QuotaSetCommand>(command).request, &report);
   }
   if (!result.status.ok()) {
     if (watcher.interrupted()) {
       std::cerr << "kbench: interrupted" << std::endl;
       return ExitCode::kInterrupted;
     }
-    std::cerr << DescribeRpcFailure(result.status, options.server, options.timeout_s,
-                                    result.stage)
+    std::cerr << DescribeRpcFailure(result.status, options.server, options.timeout_s, result.stage)
               << std::endl;
     return result.status.error_code() == grpc::StatusCode::INVALID_ARGUMENT
                ? ExitCode::kBadArguments

@@ -1,17 +1,16 @@
 // Carries out `kbench quota show` and `kbench quota set` against the
 // server's Quotas service: the call, the report on stdout (a table, or
 // --json the QuotaReport), the error on stderr, and the exit code.
-#ifndef KBENCH_CLIENT_QUOTA_COMMAND_H_
-#define KBENCH_CLIENT_QUOTA_COMMAND_H_
+#pragma once
 
 #include <string>
 
-#include "command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/quota_command_line.h"
+#include "client/server_calls.h"
 #include "kbench/v1/quota.pb.h"
-#include "quota_command_line.h"
-#include "server_calls.h"
 
 namespace kbench::client {
 
@@ -25,5 +24,3 @@ ExitCode RunQuotaCommand(const GlobalOptions& options, const CallOptions& call,
 std::string FormatQuotaReport(const v1::QuotaReport& report, bool own);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_QUOTA_COMMAND_H_

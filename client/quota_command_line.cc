@@ -1,4 +1,4 @@
-#include "quota_command_line.h"
+#include "client/quota_command_line.h"
 
 namespace kbench::client {
 namespace {
@@ -16,13 +16,13 @@ constexpr char kQuotaNote[] =
 }  // namespace
 
 QuotaCommandLine::QuotaCommandLine(CLI::App& app) {
-  CLI::App* quota = app.add_subcommand(
-      "quota", "Show your quotas and usage, or show and set a cohort's quotas.");
+  CLI::App* quota =
+      app.add_subcommand("quota", "Show your quotas and usage, or show and set a cohort's quotas.");
   quota->require_subcommand(1);
 
-  show_ = quota->add_subcommand(
-      "show", "Show your own quotas and what you use of them; with --cohort, a "
-              "cohort's quotas (its instructor or an admin).");
+  show_ = quota->add_subcommand("show",
+                                "Show your own quotas and what you use of them; with --cohort, a "
+                                "cohort's quotas (its instructor or an admin).");
   show_
       ->add_option_function<std::string>(
           "--cohort",
@@ -34,12 +34,11 @@ QuotaCommandLine::QuotaCommandLine(CLI::App& app) {
                             "  kbench quota show --cohort cohort-1 --json\n") +
                 kQuotaNote);
 
-  set_ = quota->add_subcommand(
-      "set", "Set some of a cohort's quotas (its instructor or an admin); the "
-             "others keep their value.");
+  set_ = quota->add_subcommand("set",
+                               "Set some of a cohort's quotas (its instructor or an admin); the "
+                               "others keep their value.");
   v1::SetCohortQuotasRequest& request = set_command_.request;
-  set_
-      ->add_option_function<std::string>(
+  set_->add_option_function<std::string>(
           "--cohort", [&request](const std::string& cohort) { request.set_cohort(cohort); },
           "The cohort whose quotas to set")
       ->type_name("COHORT")
@@ -76,8 +75,9 @@ std::optional<QuotaCommand> QuotaCommandLine::Parsed() const {
   if (!set_->parsed()) return std::nullopt;
   if (set_command_.request.overrides().ByteSizeLong() == 0)
     throw CLI::ValidationError(
-        "quota set", "give at least one of --queued-runs, --open-streams, "
-                     "--device-seconds-per-hour, --device-seconds-per-day, --runs-per-minute");
+        "quota set",
+        "give at least one of --queued-runs, --open-streams, "
+        "--device-seconds-per-hour, --device-seconds-per-day, --runs-per-minute");
   return set_command_;
 }
 

@@ -1,8 +1,7 @@
 // `kbench quota show [--cohort C]` and `kbench quota set --cohort C
 // --queued-runs 2 ...`: their flags and help, parsed into the Quotas call
 // to make (kbench/v1/quota.proto).
-#ifndef KBENCH_CLIENT_QUOTA_COMMAND_LINE_H_
-#define KBENCH_CLIENT_QUOTA_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -42,5 +41,3 @@ class QuotaCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_QUOTA_COMMAND_LINE_H_

@@ -1,10 +1,9 @@
-#include "refusal.h"
+#include "client/refusal.h"
 
 namespace kbench::client {
 
 std::optional<v1::Refusal> RefusalOf(const grpc::Status& status) {
-  if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED ||
-      status.error_details().empty())
+  if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED || status.error_details().empty())
     return std::nullopt;
   v1::Refusal refusal;
   if (!refusal.ParseFromString(status.error_details())) return std::nullopt;

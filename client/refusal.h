@@ -1,8 +1,7 @@
 // The kbench.v1.Refusal a RESOURCE_EXHAUSTED status carries in its binary
 // details (kbench.proto): why a run was refused for want of a resource and
 // when a retry can succeed.
-#ifndef KBENCH_CLIENT_REFUSAL_H_
-#define KBENCH_CLIENT_REFUSAL_H_
+#pragma once
 
 #include <grpcpp/support/status.h>
 
@@ -24,5 +23,3 @@ inline constexpr double kMaxQuotaWaitSeconds = 600;
 std::optional<double> QuotaWaitSeconds(const grpc::Status& status);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_REFUSAL_H_

@@ -1,4 +1,4 @@
-#include "result_text.h"
+#include "client/result_text.h"
 
 #include <algorithm>
 
@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
+#include "client/terminal_text.h"
 #include "proto/ops/registry.h"
-#include "terminal_text.h"
 
 namespace kbench::client {
 
@@ -47,12 +47,12 @@ std::string FormatThroughput(const v1::Throughput& throughput) {
 std::string FormatSpeedup(const v1::Speedup& speedup) {
   char text[96];
   if (speedup.verdict() == v1::VERDICT_TOO_FEW_SAMPLES) {
-    std::snprintf(text, sizeof(text), "%.2fx, no verdict (%u rounds; needs %u)",
-                  speedup.speedup(), speedup.rounds(), speedup.verdict_min_rounds());
+    std::snprintf(text, sizeof(text), "%.2fx, no verdict (%u rounds; needs %u)", speedup.speedup(),
+                  speedup.rounds(), speedup.verdict_min_rounds());
     return text;
   }
-  std::snprintf(text, sizeof(text), "%.2fx [%.2f, %.2f] ", speedup.speedup(),
-                speedup.ci_low(), speedup.ci_high());
+  std::snprintf(text, sizeof(text), "%.2fx [%.2f, %.2f] ", speedup.speedup(), speedup.ci_low(),
+                speedup.ci_high());
   return text + std::string(VerdictText(speedup.verdict()));
 }
 

@@ -1,15 +1,14 @@
 // Words and numbers shared by the table, CSV, progress and info output, so
 // that every format spells a verdict, a stop reason or a shape the same way.
-#ifndef KBENCH_CLIENT_RESULT_TEXT_H_
-#define KBENCH_CLIENT_RESULT_TEXT_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "client/run_report.h"
 #include "kbench/v1/kbench.pb.h"
-#include "run_report.h"
 
 namespace kbench::client {
 
@@ -68,5 +67,3 @@ std::string CompileSummary(const v1::CompileFacts& facts);
 std::string FormatBytes(uint64_t bytes);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_RESULT_TEXT_H_

@@ -1,16 +1,16 @@
-#include "run_details_format.h"
+#include "client/run_details_format.h"
 
 #include <string_view>
 
 #include <algorithm>
 #include <vector>
 
-#include "flag_values.h"
-#include "history_format.h"
-#include "result_text.h"
-#include "table_format.h"
-#include "terminal_text.h"
-#include "time_values.h"
+#include "client/flag_values.h"
+#include "client/history_format.h"
+#include "client/result_text.h"
+#include "client/table_format.h"
+#include "client/terminal_text.h"
+#include "client/time_values.h"
 
 namespace kbench::client {
 namespace {
@@ -22,18 +22,15 @@ std::string Timing(const v1::TimingOptions& t) {
   auto value = [](double v, const char* unit = "") {
     return v == 0 ? std::string("default") : FormatSignificant(v) + unit;
   };
-  return "warmup " + value(t.warmup_runs()) + ", min samples " +
-         value(t.min_samples()) + ", min time " + value(t.min_time_ms(), " ms") +
-         ", target rse " + value(t.target_rse()) + ", budget " +
-         value(t.time_budget_ms(), " ms") + ", max samples " +
-         value(t.max_samples()) + ", mode " +
-         std::string(TimingModeName(t.mode())) + ", min effect " +
-         value(t.min_effect());
+  return "warmup " + value(t.warmup_runs()) + ", min samples " + value(t.min_samples()) +
+         ", min time " + value(t.min_time_ms(), " ms") + ", target rse " + value(t.target_rse()) +
+         ", budget " + value(t.time_budget_ms(), " ms") + ", max samples " +
+         value(t.max_samples()) + ", mode " + std::string(TimingModeName(t.mode())) +
+         ", min effect " + value(t.min_effect());
 }
 
 std::string Device(const v1::DeviceInfo& d) {
-  std::string text =
-      d.backend() + " #" + std::to_string(d.index()) + " (" + d.name() + ")";
+  std::string text = d.backend() + " #" + std::to_string(d.index()) + " (" + d.name() + ")";
   if (d.memory_bytes() > 0) text += ", " + FormatBytes(d.memory_bytes());
   if (!d.compute_capability().empty()) {
     text += ", compute capability " + d.compute_capability();
@@ -51,13 +48,11 @@ std::string SampleSummary(const v1::SampleSeries& series) {
   std::vector<double> ms(series.ms().begin(), series.ms().end());
   if (ms.empty()) return series.variant() + " 0 samples";
   std::sort(ms.begin(), ms.end());
-  const double median = ms.size() % 2 == 1
-                            ? ms[ms.size() / 2]
-                            : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
+  const double median =
+      ms.size() % 2 == 1 ? ms[ms.size() / 2] : (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2;
   return series.variant() + " " + std::to_string(ms.size()) + " (min " +
-         FormatSignificant(ms.front()) + ", median " +
-         FormatSignificant(median) + ", max " + FormatSignificant(ms.back()) +
-         " ms)";
+         FormatSignificant(ms.front()) + ", median " + FormatSignificant(median) + ", max " +
+         FormatSignificant(ms.back()) + " ms)";
 }
 
 }  // namespace
@@ -79,28 +74,22 @@ std::string FormatRunDetails(const v1::RunRecord& run) {
   for (const std::string& v : request.variants()) {
     variants += (variants.empty() ? "" : ",") + v;
   }
-  text +=
-      "request: " + DescribeShape(request) + ", " + DTypeName(request.dtype()) +
-      ", variants " + (variants.empty() ? "all" : variants) + ", seed " +
-      (request.seed() == 0 ? "server's pick" : std::to_string(request.seed())) +
-      "\n";
+  text += "request: " + DescribeShape(request) + ", " + DTypeName(request.dtype()) + ", variants " +
+          (variants.empty() ? "all" : variants) + ", seed " +
+          (request.seed() == 0 ? "server's pick" : std::to_string(request.seed())) + "\n";
   text += "timing: " + Timing(request.timing()) + "\n";
-  text += "device: " +
-          (run.has_device() ? Device(run.device()) : std::string("-")) + "\n";
+  text += "device: " + (run.has_device() ? Device(run.device()) : std::string("-")) + "\n";
   if (!run.results().empty()) {
     text += "\n" + FormatTable(ReportOf(run));
     text += "verification:\n";
     for (const v1::VariantResult& result : run.results()) {
       const v1::Verification& v = result.verification();
-      text += "  " + result.variant() + ": " +
-              (v.passed() ? "passed" : "FAILED") + ", rel err " +
+      text += "  " + result.variant() + ": " + (v.passed() ? "passed" : "FAILED") + ", rel err " +
               FormatScientific(v.rel_l2_error()) + " (tolerance " +
               FormatScientific(v.tolerance()) + "), max abs err " +
-              FormatScientific(v.max_abs_error()) + ", " +
-              std::to_string(v.elements_checked()) + " elements checked" +
-              (v.non_finite() > 0
-                   ? ", " + std::to_string(v.non_finite()) + " not finite"
-                   : "") +
+              FormatScientific(v.max_abs_error()) + ", " + std::to_string(v.elements_checked()) +
+              " elements checked" +
+              (v.non_finite() > 0 ? ", " + std::to_string(v.non_finite()) + " not finite" : "") +
               (v.method().empty() ? "" : ", " + v.method()) + "\n";
     }
   }

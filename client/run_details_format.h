@@ -1,6 +1,5 @@
 // Everything stored of one run, for `kbench show RUN_ID`.
-#ifndef KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_
-#define KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_
+#pragma once
 
 #include <string>
 
@@ -23,5 +22,3 @@ std::string FormatRunDetails(const v1::RunRecord& run);
 std::string FormatRunSources(const v1::RunRecord& run);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_RUN_DETAILS_FORMAT_H_

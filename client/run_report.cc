@@ -1,4 +1,4 @@
-#include "run_report.h"
+#include "client/run_report.h"
 
 #include "proto/ops/registry.h"
 
@@ -39,8 +39,7 @@ bool AllVerified(const RunReport& report) {
   return true;
 }
 
-const v1::Speedup* FindSpeedup(const RunReport& report,
-                               std::string_view variant) {
+const v1::Speedup* FindSpeedup(const RunReport& report, std::string_view variant) {
   if (!report.summary || report.results.empty()) return nullptr;
   // Against the baseline (a learner's kernel has one against each other
   // built-in too).
@@ -55,8 +54,7 @@ const v1::VariantResult* BestVerified(const RunReport& report) {
   const v1::VariantResult* best = nullptr;
   for (const v1::VariantResult& result : report.results) {
     if (!result.verification().passed()) continue;
-    if (best == nullptr ||
-        result.stats().median_ms() < best->stats().median_ms()) {
+    if (best == nullptr || result.stats().median_ms() < best->stats().median_ms()) {
       best = &result;
     }
   }

@@ -1,7 +1,6 @@
 // What one benchmark run asked for and what the server sent back, collected
 // from the event stream for the formatters (table, CSV, JSON).
-#ifndef KBENCH_CLIENT_RUN_REPORT_H_
-#define KBENCH_CLIENT_RUN_REPORT_H_
+#pragma once
 
 #include <optional>
 #include <string>
@@ -34,13 +33,10 @@ bool AllVerified(const RunReport& report);
 
 // The summary's speedup of `variant` over the baseline, or nullptr (the
 // baseline itself, or no summary).
-const v1::Speedup* FindSpeedup(const RunReport& report,
-                               std::string_view variant);
+const v1::Speedup* FindSpeedup(const RunReport& report, std::string_view variant);
 
 // The verified result with the lowest median, or nullptr when no result
 // passed verification.
 const v1::VariantResult* BestVerified(const RunReport& report);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_RUN_REPORT_H_

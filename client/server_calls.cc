@@ -1,4 +1,4 @@
-#include "server_calls.h"
+#include "client/server_calls.h"
 
 #include <grpcpp/create_channel.h>
 #include <grpcpp/security/credentials.h>
@@ -14,8 +14,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
+#include "client/tls_probe.h"
 #include "kbench/v1/kbench.grpc.pb.h"
-#include "tls_probe.h"
 
 namespace kbench::client {
 namespace {
@@ -79,33 +79,28 @@ absl::Status CheckTransport(const CallOptions& options, bool login) {
 grpc::Status DescribeConnectFailure(const CallOptions& options) {
   const TlsProbe probe = ProbeTls(options.server, kTlsProbeTimeout);
   if (!options.tls && probe == TlsProbe::kSpeaksTls) {
-    return grpc::Status(
-        grpc::StatusCode::FAILED_PRECONDITION,
-        "the server speaks TLS and this client does not: give --tls (and --ca "
-        "FILE for a private CA)");
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the server speaks TLS and this client does not: give --tls (and --ca "
+                        "FILE for a private CA)");
   }
   if (options.tls && probe == TlsProbe::kSpeaksPlain) {
-    return grpc::Status(
-        grpc::StatusCode::FAILED_PRECONDITION,
-        "the server does not speak TLS (it serves plain text): leave out "
-        "--tls");
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the server does not speak TLS (it serves plain text): leave out "
+                        "--tls");
   }
   if (options.tls && probe == TlsProbe::kSpeaksTls) {
-    return grpc::Status(
-        grpc::StatusCode::FAILED_PRECONDITION,
-        "the TLS handshake with the server failed: its certificate is not "
-        "trusted (give --ca FILE with the CA that signed it) or does not "
-        "name the host of --server");
+    return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                        "the TLS handshake with the server failed: its certificate is not "
+                        "trusted (give --ca FILE with the CA that signed it) or does not "
+                        "name the host of --server");
   }
   return grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection failed");
 }
 
 // Refused connections show as TRANSIENT_FAILURE.
-grpc::Status ConnectToServer(const CallOptions& options,
-                             const InterruptWatcher& watcher,
+grpc::Status ConnectToServer(const CallOptions& options, const InterruptWatcher& watcher,
                              std::shared_ptr<grpc::Channel>& channel) {
-  std::shared_ptr<grpc::ChannelCredentials> credentials =
-      grpc::InsecureChannelCredentials();
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (options.tls) {
     grpc::SslCredentialsOptions ssl;
     if (!options.ca_file.empty()) {
@@ -123,23 +118,20 @@ grpc::Status ConnectToServer(const CallOptions& options,
   args.SetLoadBalancingPolicyName("round_robin");
   channel = grpc::CreateCustomChannel(options.server, credentials, args);
   const auto give_up =
-      Clock::now() +
-      std::chrono::duration_cast<Clock::duration>(options.connect_timeout);
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(options.connect_timeout);
   grpc_connectivity_state state = channel->GetState(/*try_to_connect=*/true);
   while (state != GRPC_CHANNEL_READY) {
     if (watcher.interrupted()) {
       return grpc::Status(grpc::StatusCode::CANCELLED, "interrupted");
     }
-    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE ||
-        state == GRPC_CHANNEL_SHUTDOWN) {
+    if (state == GRPC_CHANNEL_TRANSIENT_FAILURE || state == GRPC_CHANNEL_SHUTDOWN) {
       return DescribeConnectFailure(options);
     }
     if (Clock::now() >= give_up) {
       return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                           "no connection within the connect timeout");
     }
-    channel->WaitForStateChange(
-        state, std::min(give_up, Clock::now() + kInterruptPoll));
+    channel->WaitForStateChange(state, std::min(give_up, Clock::now() + kInterruptPoll));
     state = channel->GetState(/*try_to_connect=*/true);
   }
   return grpc::Status::OK;
@@ -150,26 +142,21 @@ void PrepareContext(const CallOptions& options, grpc::ClientContext& context) {
   if (!options.token.empty()) {
     context.AddMetadata("authorization", "Bearer " + options.token);
   }
-  context.set_deadline(
-      Clock::now() +
-      std::chrono::duration_cast<Clock::duration>(options.timeout));
+  context.set_deadline(Clock::now() + std::chrono::duration_cast<Clock::duration>(options.timeout));
 }
 
-CallResult RunBenchmark(
-    const CallOptions& options, const v1::RunRequest& request,
-    InterruptWatcher& watcher,
-    const std::function<void(const v1::RunEvent&)>& on_event) {
+CallResult RunBenchmark(const CallOptions& options, const v1::RunRequest& request,
+                        InterruptWatcher& watcher,
+                        const std::function<void(const v1::RunEvent&)>& on_event) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = ConnectToServer(options, watcher, channel);
-      !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel); !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);
   grpc::ClientContext context;
   PrepareContext(options, context);
   InterruptWatcher::Watch watch(watcher, &context);
-  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader =
-      stub->Run(&context, request);
+  std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader = stub->Run(&context, request);
   CallStage stage = CallStage::kCalling;
   v1::RunEvent event;
   while (reader->Read(&event)) {
@@ -179,19 +166,17 @@ CallResult RunBenchmark(
   return {reader->Finish(), stage};
 }
 
-CallResult FetchServerInfo(const CallOptions& options,
-                           InterruptWatcher& watcher, v1::ServerInfo& info) {
+CallResult FetchServerInfo(const CallOptions& options, InterruptWatcher& watcher,
+                           v1::ServerInfo& info) {
   std::shared_ptr<grpc::Channel> channel;
-  if (grpc::Status status = ConnectToServer(options, watcher, channel);
-      !status.ok()) {
+  if (grpc::Status status = ConnectToServer(options, watcher, channel); !status.ok()) {
     return {status, CallStage::kConnecting};
   }
   auto stub = v1::KernelBench::NewStub(channel);
   grpc::ClientContext context;
   PrepareContext(options, context);
   InterruptWatcher::Watch watch(watcher, &context);
-  return {stub->GetServerInfo(&context, v1::GetServerInfoRequest(), &info),
-          CallStage::kCalling};
+  return {stub->GetServerInfo(&context, v1::GetServerInfoRequest(), &info), CallStage::kCalling};
 }
 
 }  // namespace kbench::client

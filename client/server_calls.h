@@ -1,6 +1,5 @@
 // The calls the CLI makes to a KernelBench server, over a blocking stub.
-#ifndef KBENCH_CLIENT_SERVER_CALLS_H_
-#define KBENCH_CLIENT_SERVER_CALLS_H_
+#pragma once
 
 #include <grpcpp/channel.h>
 #include <grpcpp/client_context.h>
@@ -12,8 +11,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
 #include "kbench/v1/kbench.pb.h"
 
 namespace kbench::client {
@@ -63,8 +62,7 @@ struct CallResult {
 // speaks TLS and options.tls is false, or the reverse, or the handshake
 // failed: tls_probe.h); UNAVAILABLE when none was made within
 // connect_timeout; CANCELLED if `watcher` saw an interrupt.
-grpc::Status ConnectToServer(const CallOptions& options,
-                             const InterruptWatcher& watcher,
+grpc::Status ConnectToServer(const CallOptions& options, const InterruptWatcher& watcher,
                              std::shared_ptr<grpc::Channel>& channel);
 
 // Sets the call's deadline (options.timeout from now), wait_for_ready
@@ -78,15 +76,12 @@ void PrepareContext(const CallOptions& options, grpc::ClientContext& context);
 // no connection was made (refused at once, or none within connect_timeout);
 // CANCELLED if `watcher` saw an interrupt. The RPC does not wait for a
 // server that is not ready (wait_for_ready false).
-CallResult RunBenchmark(
-    const CallOptions& options, const v1::RunRequest& request,
-    InterruptWatcher& watcher,
-    const std::function<void(const v1::RunEvent&)>& on_event);
+CallResult RunBenchmark(const CallOptions& options, const v1::RunRequest& request,
+                        InterruptWatcher& watcher,
+                        const std::function<void(const v1::RunEvent&)>& on_event);
 
 // Connects as RunBenchmark does and asks for the server's ServerInfo.
-CallResult FetchServerInfo(const CallOptions& options,
-                           InterruptWatcher& watcher, v1::ServerInfo& info);
+CallResult FetchServerInfo(const CallOptions& options, InterruptWatcher& watcher,
+                           v1::ServerInfo& info);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SERVER_CALLS_H_

@@ -1,9 +1,9 @@
-#include "server_info_format.h"
+#include "client/server_info_format.h"
 
 #include <string_view>
 
-#include "flag_values.h"
-#include "result_text.h"
+#include "client/flag_values.h"
+#include "client/result_text.h"
 #include "proto/ops/registry.h"
 
 namespace kbench::client {
@@ -20,9 +20,8 @@ std::string Join(const List& items, ToText to_text) {
 }
 
 std::string DeviceLines(const v1::DeviceInfo& device) {
-  std::string text = "  " + std::to_string(device.index()) + ": " +
-                     device.name() + " (" + device.backend() + "), " +
-                     (device.healthy() ? "healthy" : "UNHEALTHY") + "\n";
+  std::string text = "  " + std::to_string(device.index()) + ": " + device.name() + " (" +
+                     device.backend() + "), " + (device.healthy() ? "healthy" : "UNHEALTHY") + "\n";
   std::string properties;
   auto add = [&properties](const std::string& property) {
     properties += (properties.empty() ? "" : ", ") + property;
@@ -33,8 +32,7 @@ std::string DeviceLines(const v1::DeviceInfo& device) {
     add("memory " + FormatBytes(device.memory_bytes()));
   }
   if (device.max_sm_clock_mhz() > 0) {
-    add("max SM clock " + FormatSignificant(device.max_sm_clock_mhz()) +
-        " MHz");
+    add("max SM clock " + FormatSignificant(device.max_sm_clock_mhz()) + " MHz");
   }
   if (!device.compute_capability().empty()) {
     add("compute capability " + device.compute_capability());
@@ -51,9 +49,7 @@ std::string DeviceLines(const v1::DeviceInfo& device) {
 }
 
 std::string DTypeList(const google::protobuf::RepeatedField<int>& dtypes) {
-  return Join(dtypes, [](int dtype) {
-    return DTypeName(static_cast<v1::DType>(dtype));
-  });
+  return Join(dtypes, [](int dtype) { return DTypeName(static_cast<v1::DType>(dtype)); });
 }
 
 // Whether the op (as this client knows it) has a head_dim problem field,
@@ -80,11 +76,9 @@ std::string OpLines(const v1::OpInfo& op) {
   text += "\n";
   const bool takes_head_dim = TakesHeadDim(op.op());
   if (op.variant_details().empty()) {
-    text += "    variants " +
-            Join(op.variants(), [](const std::string& v) { return v; }) +
+    text += "    variants " + Join(op.variants(), [](const std::string& v) { return v; }) +
             "; dtypes " + DTypeList(op.dtypes());
-    if (!op.head_dims().empty())
-      text += "; head dims " + HeadDims(op.head_dims());
+    if (!op.head_dims().empty()) text += "; head dims " + HeadDims(op.head_dims());
     return text + "\n";
   }
   for (const v1::VariantInfo& variant : op.variant_details()) {
@@ -130,21 +124,18 @@ std::string LimitLines(const v1::Limits& limits) {
 }
 
 std::string TimingLine(const v1::TimingOptions& t) {
-  return "default timing: warmup " + std::to_string(t.warmup_runs()) +
-         ", min samples " + std::to_string(t.min_samples()) + ", min time " +
-         FormatSignificant(t.min_time_ms()) + " ms, target rse " +
-         FormatSignificant(t.target_rse()) + ", min effect " +
-         FormatSignificant(t.min_effect()) + ", budget " +
-         FormatSignificant(t.time_budget_ms()) + " ms, max samples " +
-         std::to_string(t.max_samples()) + ", mode " +
+  return "default timing: warmup " + std::to_string(t.warmup_runs()) + ", min samples " +
+         std::to_string(t.min_samples()) + ", min time " + FormatSignificant(t.min_time_ms()) +
+         " ms, target rse " + FormatSignificant(t.target_rse()) + ", min effect " +
+         FormatSignificant(t.min_effect()) + ", budget " + FormatSignificant(t.time_budget_ms()) +
+         " ms, max samples " + std::to_string(t.max_samples()) + ", mode " +
          std::string(TimingModeName(t.mode())) + "\n";
 }
 
 }  // namespace
 
 std::string FormatServerInfo(const v1::ServerInfo& info) {
-  std::string text =
-      "kbench-server " + info.version() + ", backend " + info.backend() + "\n";
+  std::string text = "kbench-server " + info.version() + ", backend " + info.backend() + "\n";
   text += "devices:\n";
   for (const v1::DeviceInfo& device : info.devices()) {
     text += DeviceLines(device);
@@ -153,8 +144,8 @@ std::string FormatServerInfo(const v1::ServerInfo& info) {
   for (const v1::OpInfo& op : info.ops()) text += OpLines(op);
   text += "limits:\n" + LimitLines(info.limits());
   text += TimingLine(info.default_timing());
-  text += "load: " + std::to_string(info.running()) + " running, " +
-          std::to_string(info.queued()) + " queued\n";
+  text += "load: " + std::to_string(info.running()) + " running, " + std::to_string(info.queued()) +
+          " queued\n";
   return text;
 }
 

@@ -1,6 +1,5 @@
 // The human-readable answer of `kbench info`.
-#ifndef KBENCH_CLIENT_SERVER_INFO_FORMAT_H_
-#define KBENCH_CLIENT_SERVER_INFO_FORMAT_H_
+#pragma once
 
 #include <string>
 
@@ -16,5 +15,3 @@ namespace kbench::client {
 std::string FormatServerInfo(const v1::ServerInfo& info);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SERVER_INFO_FORMAT_H_

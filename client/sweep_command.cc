@@ -1,4 +1,4 @@
-#include "sweep_command.h"
+#include "client/sweep_command.h"
 
 #include <unistd.h>
 
@@ -13,13 +13,13 @@
 #include <sstream>
 #include <thread>
 
-#include "csv_format.h"
-#include "interrupt_watcher.h"
-#include "refusal.h"
-#include "sweep_file.h"
-#include "sweep_preflight.h"
-#include "sweep_progress.h"
-#include "sweep_summary.h"
+#include "client/csv_format.h"
+#include "client/interrupt_watcher.h"
+#include "client/refusal.h"
+#include "client/sweep_file.h"
+#include "client/sweep_preflight.h"
+#include "client/sweep_progress.h"
+#include "client/sweep_summary.h"
 
 namespace kbench::client {
 namespace {
@@ -55,11 +55,9 @@ bool HoldsNoPoint(const std::string& path) {
 
 // Sets up the output as RunSweep's contract says; nullopt after saying on
 // stderr why it cannot be.
-std::optional<Output> PrepareOutput(const GlobalOptions& options,
-                                    const SweepCommand& sweep) {
-  const SweepFormat wanted = options.format == OutputFormat::kJson
-                                 ? SweepFormat::kJsonLines
-                                 : SweepFormat::kCsv;
+std::optional<Output> PrepareOutput(const GlobalOptions& options, const SweepCommand& sweep) {
+  const SweepFormat wanted =
+      options.format == OutputFormat::kJson ? SweepFormat::kJsonLines : SweepFormat::kCsv;
   Output output;
   output.label = sweep.label;
   if (sweep.resume_path.empty()) {
@@ -70,9 +68,8 @@ std::optional<Output> PrepareOutput(const GlobalOptions& options,
       std::filesystem::remove(output.path);
     }
     if (!output.path.empty() && std::filesystem::exists(output.path)) {
-      std::cerr << "kbench: --out " << output.path
-                << " exists; continue that sweep with --resume " << output.path
-                << ", or choose another file" << std::endl;
+      std::cerr << "kbench: --out " << output.path << " exists; continue that sweep with --resume "
+                << output.path << ", or choose another file" << std::endl;
       return std::nullopt;
     }
   } else {
@@ -93,10 +90,8 @@ std::optional<Output> PrepareOutput(const GlobalOptions& options,
     if (options.format != OutputFormat::kTable && !output.done.empty &&
         output.done.format != wanted) {
       std::cerr << "kbench: --resume " << output.path << " holds "
-                << (output.done.format == SweepFormat::kCsv ? "CSV"
-                                                            : "JSON lines")
-                << "; leave out --json/--csv to append in its format"
-                << std::endl;
+                << (output.done.format == SweepFormat::kCsv ? "CSV" : "JSON lines")
+                << "; leave out --json/--csv to append in its format" << std::endl;
       return std::nullopt;
     }
     if (output.label.empty() && !output.done.empty) {
@@ -111,8 +106,7 @@ std::optional<Output> PrepareOutput(const GlobalOptions& options,
     }
     if (text.size() > output.done.valid_bytes) {
       std::filesystem::resize_file(output.path, output.done.valid_bytes);
-      std::cerr << "kbench: --resume: dropped a partial last line of "
-                << output.path << std::endl;
+      std::cerr << "kbench: --resume: dropped a partial last line of " << output.path << std::endl;
     }
   }
   if (output.label.empty()) output.label = DefaultLabel();
@@ -120,8 +114,7 @@ std::optional<Output> PrepareOutput(const GlobalOptions& options,
 }
 
 // The outcome of a point whose call failed or ended without a summary.
-PointOutcome FailedOutcome(const v1::RunRequest& point,
-                           const CallResult& result,
+PointOutcome FailedOutcome(const v1::RunRequest& point, const CallResult& result,
                            const GlobalOptions& options) {
   PointOutcome outcome;
   outcome.point = DescribePoint(point);
@@ -129,8 +122,8 @@ PointOutcome FailedOutcome(const v1::RunRequest& point,
   if (result.status.ok()) {
     outcome.error = "the server ended the run without a summary";
   } else {
-    outcome.error = DescribeRpcFailure(result.status, options.server,
-                                       options.timeout_s, result.stage);
+    outcome.error =
+        DescribeRpcFailure(result.status, options.server, options.timeout_s, result.stage);
     constexpr std::string_view kPrefix = "kbench: ";
     if (outcome.error.rfind(kPrefix, 0) == 0) {
       outcome.error.erase(0, kPrefix.size());
@@ -152,8 +145,8 @@ bool WaitForQuota(double seconds, const std::string& why, const std::string& out
             << "the same command with --resume "
             << (out_path.empty() ? "FILE (write it with --out FILE)" : out_path)
             << " continues later)" << std::endl;
-  const auto until = std::chrono::steady_clock::now() +
-                     std::chrono::milliseconds(int64_t(seconds * 1000));
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(int64_t(seconds * 1000));
   int shown = -1;
   while (!watcher.interrupted()) {
     const auto left = until - std::chrono::steady_clock::now();
@@ -171,8 +164,8 @@ bool WaitForQuota(double seconds, const std::string& why, const std::string& out
 
 }  // namespace
 
-ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
-                  InterruptWatcher& watcher, const SweepCommand& sweep) {
+ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+                  const SweepCommand& sweep) {
   // What the server offers decides, before anything is written, whether
   // every point can run.
   v1::ServerInfo info;
@@ -209,8 +202,7 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
   }
   std::optional<SweepProgress> progress;
   if (!options.quiet) {
-    progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1, sweep.points.size(),
-                     skipped);
+    progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1, sweep.points.size(), skipped);
   }
   std::vector<PointOutcome> outcomes;
   bool unreachable = false;
@@ -244,22 +236,18 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
       if (!out) {
         if (progress) progress->Finish();
         std::cerr << "kbench: cannot write the results to "
-                  << (output->path.empty() ? "stdout" : output->path)
-                  << std::endl;
+                  << (output->path.empty() ? "stdout" : output->path) << std::endl;
         return ExitCode::kServerError;
       }
     } else {
       outcome = FailedOutcome(point, result, options);
       // Not reached, or reached with the wrong transport (a TLS mismatch):
       // the next points would fail the same way.
-      unreachable =
-          result.stage == CallStage::kConnecting &&
-          (result.status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-           result.status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
+      unreachable = result.stage == CallStage::kConnecting &&
+                    (result.status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                     result.status.error_code() == grpc::StatusCode::FAILED_PRECONDITION);
     }
-    if (progress)
-      progress->End(OutcomeText(outcome),
-                    outcome.result != PointOutcome::Result::kOk);
+    if (progress) progress->End(OutcomeText(outcome), outcome.result != PointOutcome::Result::kOk);
     outcomes.push_back(std::move(outcome));
     if (unreachable) break;
   }
@@ -272,8 +260,7 @@ ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
   if (watcher.interrupted()) {
     std::cerr << "kbench: interrupted; the point in flight was cancelled. "
               << "Finish the sweep with the same command and --resume "
-              << (output->path.empty() ? "FILE (write it with --out FILE)"
-                                       : output->path)
+              << (output->path.empty() ? "FILE (write it with --out FILE)" : output->path)
               << std::endl;
     return ExitCode::kInterrupted;
   }

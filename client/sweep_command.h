@@ -1,13 +1,12 @@
 // Runs a parsed sweep (sweep_command_line.h): one Run RPC per point, in
 // order, each written to the results as it ends; progress and the closing
 // summary on stderr.
-#ifndef KBENCH_CLIENT_SWEEP_COMMAND_H_
-#define KBENCH_CLIENT_SWEEP_COMMAND_H_
+#pragma once
 
-#include "command_line.h"
-#include "exit_codes.h"
-#include "interrupt_watcher.h"
-#include "server_calls.h"
+#include "client/command_line.h"
+#include "client/exit_codes.h"
+#include "client/interrupt_watcher.h"
+#include "client/server_calls.h"
 
 namespace kbench::client {
 
@@ -22,9 +21,7 @@ namespace kbench::client {
 // format or columns, a CSV resume without --label), before anything runs;
 // kServerError when the server became unreachable or the output could not
 // be written; kInterrupted after an interrupt.
-ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call,
-                  InterruptWatcher& watcher, const SweepCommand& sweep);
+ExitCode RunSweep(const GlobalOptions& options, const CallOptions& call, InterruptWatcher& watcher,
+                  const SweepCommand& sweep);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_COMMAND_H_

@@ -1,13 +1,13 @@
-#include "sweep_command_line.h"
+#include "client/sweep_command_line.h"
 
 #include <algorithm>
 
-#include "flag_errors.h"
-#include "flag_values.h"
-#include "problem_fields.h"
+#include "client/flag_errors.h"
+#include "client/flag_values.h"
+#include "client/problem_fields.h"
+#include "client/sweep_spec_file.h"
+#include "client/timing_flags.h"
 #include "proto/ops/registry.h"
-#include "sweep_spec_file.h"
-#include "timing_flags.h"
 
 namespace kbench::client {
 namespace {
@@ -83,15 +83,13 @@ void AddAxisFlags(CLI::App& command, const ops::Op& op, SweepSpec& spec) {
         IsBoolField(field)
             ? field.help + ": true, false or both (default: false)"
             : field.help + ": values, e.g. 512,1024 or 2^9..2^14" +
-                  (field.default_value.empty()
-                       ? " (required)"
-                       : " (default: " + field.default_value + ")");
+                  (field.default_value.empty() ? " (required)"
+                                               : " (default: " + field.default_value + ")");
     command
         .add_option_function<std::string>(
             field.flag,
             [&spec, &field](const std::string& text) {
-              spec.axes.push_back(
-                  {&field, ValueOrThrow(AxisValues(field, text), field.flag)});
+              spec.axes.push_back({&field, ValueOrThrow(AxisValues(field, text), field.flag)});
             },
             help)
         ->type_name(IsBoolField(field) ? "true|false|both" : "LIST");
@@ -102,8 +100,7 @@ void AddAxisFlags(CLI::App& command, const ops::Op& op, SweepSpec& spec) {
           [&spec](const std::string& text) {
             spec.dtypes = ValueOrThrow(DTypeValues(text), "--dtype");
           },
-          "Element types, comma-separated: " + DTypeChoices() +
-              " (default: fp32)")
+          "Element types, comma-separated: " + DTypeChoices() + " (default: fp32)")
       ->type_name("LIST");
   std::string variants;
   for (const ops::VariantSpec& variant : op.variants()) {
@@ -157,9 +154,9 @@ SweepCommandLine::SweepCommandLine(CLI::App& app) {
   for (const ops::Op* op : ops::AllOps()) {
     specs_.push_back(std::make_unique<SweepSpec>());
     specs_.back()->op = op;
-    CLI::App* command = sweep_->add_subcommand(
-        SubcommandName(*op), "Sweep " + std::string(op->name()) + ": " +
-                                 std::string(op->description()));
+    CLI::App* command =
+        sweep_->add_subcommand(SubcommandName(*op), "Sweep " + std::string(op->name()) + ": " +
+                                                        std::string(op->description()));
     command->fallthrough();
     AddAxisFlags(*command, *op, *specs_.back());
     command->footer(
@@ -177,22 +174,18 @@ std::optional<SweepCommand> SweepCommandLine::Parsed() const {
   }
   if ((from_flags == nullptr) == spec_path_.empty()) {
     throw CLI::ValidationError(
-        "sweep", from_flags == nullptr
-                     ? "give an op and its axes (kbench sweep attention --seq "
-                       "512,1024) or --spec FILE"
-                     : "give either an op with its axes or --spec FILE, not "
-                       "both");
+        "sweep", from_flags == nullptr ? "give an op and its axes (kbench sweep attention --seq "
+                                         "512,1024) or --spec FILE"
+                                       : "give either an op with its axes or --spec FILE, not "
+                                         "both");
   }
-  if (!resume_path_.empty() && !out_path_.empty() &&
-      resume_path_ != out_path_) {
-    throw CLI::ValidationError(
-        "--resume",
-        "appends to its own file; leave out --out (or give the "
-        "same file)");
+  if (!resume_path_.empty() && !out_path_.empty() && resume_path_ != out_path_) {
+    throw CLI::ValidationError("--resume",
+                               "appends to its own file; leave out --out (or give the "
+                               "same file)");
   }
   const SweepSpec spec =
-      from_flags != nullptr ? *from_flags
-                            : ValueOrThrow(LoadSweepSpec(spec_path_), "--spec");
+      from_flags != nullptr ? *from_flags : ValueOrThrow(LoadSweepSpec(spec_path_), "--spec");
   SweepCommand command;
   command.points = ValueOrThrow(ExpandSweep(spec), "sweep");
   command.label = label_.empty() ? spec.label : label_;

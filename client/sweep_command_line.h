@@ -2,8 +2,7 @@
 // parsed into the points of the sweep. A sweep is given either on the
 // command line (`kbench sweep attention --seq 2^9..2^12 --dtype fp16,bf16`)
 // or by a spec file (`kbench sweep --spec FILE`, sweep_spec_file.h).
-#ifndef KBENCH_CLIENT_SWEEP_COMMAND_LINE_H_
-#define KBENCH_CLIENT_SWEEP_COMMAND_LINE_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -11,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "client/sweep_spec.h"
 #include "kbench/v1/kbench.pb.h"
-#include "sweep_spec.h"
 
 namespace kbench::client {
 
@@ -52,5 +51,3 @@ class SweepCommandLine {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_COMMAND_LINE_H_

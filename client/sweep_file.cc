@@ -1,4 +1,4 @@
-#include "sweep_file.h"
+#include "client/sweep_file.h"
 
 #include <algorithm>
 #include <map>
@@ -6,20 +6,19 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "csv_format.h"
-#include "flag_values.h"
-#include "json_format.h"
-#include "problem_fields.h"
-#include "proto/ops/registry.h"
+#include "client/csv_format.h"
+#include "client/flag_values.h"
+#include "client/json_format.h"
+#include "client/problem_fields.h"
 #include "kernels/common/status_macros.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::client {
 namespace {
 
-absl::Status BadLine(const std::string& name, size_t line,
-                     std::string_view message) {
-  return absl::InvalidArgumentError(name + ": line " + std::to_string(line) +
-                                    ": " + std::string(message));
+absl::Status BadLine(const std::string& name, size_t line, std::string_view message) {
+  return absl::InvalidArgumentError(name + ": line " + std::to_string(line) + ": " +
+                                    std::string(message));
 }
 
 void AddPoint(const v1::RunRequest& point, SweepFile& file) {
@@ -40,16 +39,14 @@ absl::StatusOr<v1::RunRequest> CsvPoint(const std::vector<std::string>& header,
   };
   const ops::Op* op = ops::FindOp(column("op"));
   if (op == nullptr) {
-    return absl::InvalidArgumentError("op '" + column("op") +
-                                      "' is not an op of this client");
+    return absl::InvalidArgumentError("op '" + column("op") + "' is not an op of this client");
   }
   v1::RunRequest point;
   for (const ops::ProblemField& field : op->fields()) {
     const absl::Status status =
         SetProblemField(*op->MutableProblem(point), field, column(field.field));
     if (!status.ok()) {
-      return absl::InvalidArgumentError(field.field + ": " +
-                                        std::string(status.message()));
+      return absl::InvalidArgumentError(field.field + ": " + std::string(status.message()));
     }
   }
   const absl::StatusOr<v1::DType> dtype = ParseDType(column("dtype"));
@@ -58,8 +55,7 @@ absl::StatusOr<v1::RunRequest> CsvPoint(const std::vector<std::string>& header,
   return point;
 }
 
-absl::Status ReadCsv(std::string_view text, const std::string& name,
-                     SweepFile& file) {
+absl::Status ReadCsv(std::string_view text, const std::string& name, SweepFile& file) {
   // Points by run id, in file order, each with its variants.
   std::vector<std::string> run_ids;
   std::map<std::string, v1::RunRequest> points;
@@ -96,8 +92,7 @@ absl::Status ReadCsv(std::string_view text, const std::string& name,
     if (found == points.end()) {
       absl::StatusOr<v1::RunRequest> point = CsvPoint(header, row);
       if (!point.ok()) {
-        return BadLine(name, line_number,
-                       std::string(point.status().message()));
+        return BadLine(name, line_number, std::string(point.status().message()));
       }
       found = points.emplace(run_id, *std::move(point)).first;
       run_ids.push_back(run_id);
@@ -109,8 +104,7 @@ absl::Status ReadCsv(std::string_view text, const std::string& name,
   return absl::OkStatus();
 }
 
-absl::Status ReadJsonLines(std::string_view text, const std::string& name,
-                           SweepFile& file) {
+absl::Status ReadJsonLines(std::string_view text, const std::string& name, SweepFile& file) {
   size_t line_number = 0;
   size_t begin = 0;
   while (begin < file.valid_bytes) {
@@ -159,18 +153,15 @@ std::string PointKey(const v1::RunRequest& point, bool with_variants) {
 }
 
 bool SweepFile::Contains(const v1::RunRequest& point) const {
-  return point.variants().empty()
-             ? problem_keys.count(PointKey(point, false)) > 0
-             : keys.count(PointKey(point, true)) > 0;
+  return point.variants().empty() ? problem_keys.count(PointKey(point, false)) > 0
+                                  : keys.count(PointKey(point, true)) > 0;
 }
 
-absl::StatusOr<SweepFile> ReadSweepFile(std::string_view text,
-                                        SweepFormat format_if_empty,
+absl::StatusOr<SweepFile> ReadSweepFile(std::string_view text, SweepFormat format_if_empty,
                                         const std::string& name) {
   SweepFile file;
   const size_t last_newline = text.rfind('\n');
-  file.valid_bytes =
-      last_newline == std::string_view::npos ? 0 : last_newline + 1;
+  file.valid_bytes = last_newline == std::string_view::npos ? 0 : last_newline + 1;
   file.empty = file.valid_bytes == 0;
   if (file.empty) {
     file.format = format_if_empty;

@@ -2,8 +2,7 @@
 // `kbench --csv` prints them, under one header; or one JSON line as
 // `kbench --json` prints it), and reading an earlier file back for
 // --resume, which skips the points it already holds.
-#ifndef KBENCH_CLIENT_SWEEP_FILE_H_
-#define KBENCH_CLIENT_SWEEP_FILE_H_
+#pragma once
 
 #include <cstddef>
 #include <set>
@@ -11,8 +10,8 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "client/run_report.h"
 #include "kbench/v1/kbench.pb.h"
-#include "run_report.h"
 
 namespace kbench::client {
 
@@ -47,8 +46,7 @@ struct SweepFile {
 // `format_if_empty` when it holds nothing. INVALID_ARGUMENT naming the file
 // and the line for a CSV header other than CsvHeader() or a line that is
 // not a point of either format.
-absl::StatusOr<SweepFile> ReadSweepFile(std::string_view text,
-                                        SweepFormat format_if_empty,
+absl::StatusOr<SweepFile> ReadSweepFile(std::string_view text, SweepFormat format_if_empty,
                                         const std::string& name);
 
 // The text one finished point adds to the file: its CSV rows (no header),
@@ -56,5 +54,3 @@ absl::StatusOr<SweepFile> ReadSweepFile(std::string_view text,
 std::string FormatSweepPoint(const RunReport& report, SweepFormat format);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_FILE_H_

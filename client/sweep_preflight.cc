@@ -1,4 +1,4 @@
-#include "sweep_preflight.h"
+#include "client/sweep_preflight.h"
 
 #include <algorithm>
 #include <string>
@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "client/sweep_summary.h"
 #include "kernels/dtype.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/registry.h"
-#include "sweep_summary.h"
 
 namespace kbench::client {
 namespace {
@@ -54,9 +54,9 @@ std::string WhyNot(const v1::ServerInfo& info, const v1::RunRequest& point) {
                           dtype_name, " (its dtypes: ", DTypeNames(offered->dtypes()), ")");
   }
   for (const std::string& variant : point.variants()) {
-    const auto v = std::find_if(offered->variant_details().begin(),
-                                offered->variant_details().end(),
-                                [&](const v1::VariantInfo& d) { return d.name() == variant; });
+    const auto v =
+        std::find_if(offered->variant_details().begin(), offered->variant_details().end(),
+                     [&](const v1::VariantInfo& d) { return d.name() == variant; });
     if (v == offered->variant_details().end())
       return absl::StrCat("variant '", variant, "' is not one of this server's ", name,
                           " variants (", absl::StrJoin(offered->variants(), ", "), ")");
@@ -81,7 +81,8 @@ absl::Status PreflightSweep(const v1::ServerInfo& info, const std::vector<v1::Ru
   for (const v1::RunRequest& point : points) {
     const std::string why = WhyNot(info, point);
     if (why.empty()) continue;
-    if (++impossible <= kMaxListedPoints) lines.push_back(absl::StrCat("  ", DescribePoint(point), ": ", why));
+    if (++impossible <= kMaxListedPoints)
+      lines.push_back(absl::StrCat("  ", DescribePoint(point), ": ", why));
   }
   if (impossible == 0) return absl::OkStatus();
   if (impossible > kMaxListedPoints)

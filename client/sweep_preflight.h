@@ -2,8 +2,7 @@
 // an impossible sweep (a dtype the backend does not run, a variant it does
 // not have) is refused at once, naming its points, instead of point by
 // point with a refused run each.
-#ifndef KBENCH_CLIENT_SWEEP_PREFLIGHT_H_
-#define KBENCH_CLIENT_SWEEP_PREFLIGHT_H_
+#pragma once
 
 #include <cstddef>
 #include <vector>
@@ -27,5 +26,3 @@ inline constexpr size_t kMaxListedPoints = 10;
 absl::Status PreflightSweep(const v1::ServerInfo& info, const std::vector<v1::RunRequest>& points);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_PREFLIGHT_H_

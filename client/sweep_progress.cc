@@ -1,4 +1,4 @@
-#include "sweep_progress.h"
+#include "client/sweep_progress.h"
 
 #include <cstdio>
 
@@ -22,8 +22,8 @@ std::string FormatEta(std::chrono::seconds left) {
   return text;
 }
 
-SweepProgress::SweepProgress(std::ostream& out, bool is_tty, size_t total,
-                             size_t skipped, Clock clock)
+SweepProgress::SweepProgress(std::ostream& out, bool is_tty, size_t total, size_t skipped,
+                             Clock clock)
     : out_(out),
       is_tty_(is_tty),
       total_(total),
@@ -32,8 +32,7 @@ SweepProgress::SweepProgress(std::ostream& out, bool is_tty, size_t total,
       done_(skipped) {
   if (skipped > 0) {
     out_ << "resume: " << skipped << " of " << total
-         << " points already in the file; running the other " << total - skipped
-         << std::endl;
+         << " points already in the file; running the other " << total - skipped << std::endl;
   }
 }
 
@@ -47,9 +46,8 @@ std::string SweepProgress::Eta() const {
 
 void SweepProgress::DrawBar() {
   const size_t filled = total_ == 0 ? kBarWidth : done_ * kBarWidth / total_;
-  out_ << "\r\033[K[" << std::string(filled, '#')
-       << std::string(kBarWidth - filled, '.') << "] " << done_ << "/" << total_
-       << " points";
+  out_ << "\r\033[K[" << std::string(filled, '#') << std::string(kBarWidth - filled, '.') << "] "
+       << done_ << "/" << total_ << " points";
   if (failed_ > 0) out_ << ", " << failed_ << " failed";
   out_ << ", " << Eta();
   if (!point_.empty()) out_ << ": " << point_;
@@ -71,8 +69,8 @@ void SweepProgress::End(const std::string& result, bool failed) {
     DrawBar();
     return;
   }
-  out_ << "[" << done_ << "/" << total_ << "] " << point_ << ": " << result
-       << ", " << Eta() << std::endl;
+  out_ << "[" << done_ << "/" << total_ << "] " << point_ << ": " << result << ", " << Eta()
+       << std::endl;
 }
 
 void SweepProgress::Finish() {

@@ -1,7 +1,6 @@
 // The progress of a sweep over its points, on stderr, with an ETA from the
 // points done so far (points skipped by --resume do not count toward it).
-#ifndef KBENCH_CLIENT_SWEEP_PROGRESS_H_
-#define KBENCH_CLIENT_SWEEP_PROGRESS_H_
+#pragma once
 
 #include <chrono>
 #include <cstddef>
@@ -53,5 +52,3 @@ class SweepProgress {
 };
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_PROGRESS_H_

@@ -1,24 +1,23 @@
-#include "sweep_spec.h"
+#include "client/sweep_spec.h"
 
 #include <algorithm>
 #include <limits>
 
-#include "flag_values.h"
-#include "problem_fields.h"
+#include "client/flag_values.h"
+#include "client/problem_fields.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
 // Splits on commas, trimming spaces; an empty item is refused.
-absl::StatusOr<std::vector<std::string_view>> SplitItems(
-    std::string_view text) {
+absl::StatusOr<std::vector<std::string_view>> SplitItems(std::string_view text) {
   std::vector<std::string_view> items;
   size_t begin = 0;
   while (true) {
     const size_t comma = text.find(',', begin);
-    std::string_view item = text.substr(
-        begin, comma == std::string_view::npos ? comma : comma - begin);
+    std::string_view item =
+        text.substr(begin, comma == std::string_view::npos ? comma : comma - begin);
     while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
     while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
     if (item.empty()) {
@@ -33,8 +32,7 @@ absl::StatusOr<std::vector<std::string_view>> SplitItems(
 }
 
 template <typename T>
-absl::Status CheckNoRepeat(const std::vector<T>& values, const T& value,
-                           std::string_view text) {
+absl::Status CheckNoRepeat(const std::vector<T>& values, const T& value, std::string_view text) {
   if (std::find(values.begin(), values.end(), value) != values.end()) {
     return BadValue(text, "lists a value twice");
   }
@@ -43,8 +41,8 @@ absl::Status CheckNoRepeat(const std::vector<T>& values, const T& value,
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> AxisItemValues(
-    const ops::ProblemField& field, std::string_view item) {
+absl::StatusOr<std::vector<std::string>> AxisItemValues(const ops::ProblemField& field,
+                                                        std::string_view item) {
   if (IsBoolField(field)) {
     if (item == "both") return std::vector<std::string>{"false", "true"};
     if (item == "true" || item == "false") {
@@ -73,14 +71,12 @@ absl::StatusOr<std::vector<std::string>> AxisItemValues(
   return values;
 }
 
-absl::StatusOr<std::vector<std::string>> AxisValues(
-    const ops::ProblemField& field, std::string_view text) {
-  KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string_view> items,
-                          SplitItems(text));
+absl::StatusOr<std::vector<std::string>> AxisValues(const ops::ProblemField& field,
+                                                    std::string_view text) {
+  KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string_view> items, SplitItems(text));
   std::vector<std::string> values;
   for (std::string_view item : items) {
-    KBENCH_ASSIGN_OR_RETURN(std::vector<std::string> more,
-                            AxisItemValues(field, item));
+    KBENCH_ASSIGN_OR_RETURN(std::vector<std::string> more, AxisItemValues(field, item));
     for (std::string& value : more) {
       if (std::find(values.begin(), values.end(), value) != values.end()) {
         return BadValue(text, "lists " + value + " twice");
@@ -92,8 +88,7 @@ absl::StatusOr<std::vector<std::string>> AxisValues(
 }
 
 absl::StatusOr<std::vector<v1::DType>> DTypeValues(std::string_view text) {
-  KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string_view> items,
-                          SplitItems(text));
+  KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string_view> items, SplitItems(text));
   std::vector<v1::DType> dtypes;
   for (std::string_view item : items) {
     KBENCH_ASSIGN_OR_RETURN(const v1::DType dtype, ParseDType(item));
@@ -116,23 +111,20 @@ absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec) {
   const ops::Op& op = *spec.op;
   // Each field of the op in its order, with its values: the axis's, or the
   // default alone.
-  std::vector<std::pair<const ops::ProblemField*, std::vector<std::string>>>
-      dimensions;
+  std::vector<std::pair<const ops::ProblemField*, std::vector<std::string>>> dimensions;
   for (const ops::ProblemField& field : op.fields()) {
-    auto axis = std::find_if(
-        spec.axes.begin(), spec.axes.end(),
-        [&field](const SweepAxis& a) { return a.field->field == field.field; });
+    auto axis = std::find_if(spec.axes.begin(), spec.axes.end(), [&field](const SweepAxis& a) {
+      return a.field->field == field.field;
+    });
     if (axis != spec.axes.end()) {
       dimensions.emplace_back(&field, axis->values);
     } else if (IsBoolField(field)) {
       dimensions.emplace_back(&field, std::vector<std::string>{"false"});
     } else if (!field.default_value.empty()) {
-      dimensions.emplace_back(&field,
-                              std::vector<std::string>{field.default_value});
+      dimensions.emplace_back(&field, std::vector<std::string>{field.default_value});
     } else {
-      return absl::InvalidArgumentError(
-          field.flag + ": required; give its values, e.g. " + field.flag +
-          " 512,1024 or " + field.flag + " 2^9..2^12");
+      return absl::InvalidArgumentError(field.flag + ": required; give its values, e.g. " +
+                                        field.flag + " 512,1024 or " + field.flag + " 2^9..2^12");
     }
   }
   const size_t count = PointCount(spec);
@@ -149,8 +141,7 @@ absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec) {
   base.set_seed(spec.seed);
   base.set_label(spec.label);
   const std::vector<v1::DType> dtypes =
-      spec.dtypes.empty() ? std::vector<v1::DType>{v1::DTYPE_UNSPECIFIED}
-                          : spec.dtypes;
+      spec.dtypes.empty() ? std::vector<v1::DType>{v1::DTYPE_UNSPECIFIED} : spec.dtypes;
 
   std::vector<v1::RunRequest> points;
   points.reserve(count);
@@ -160,11 +151,10 @@ absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec) {
     v1::RunRequest point = base;
     for (size_t d = 0; d < dimensions.size(); ++d) {
       const ops::ProblemField& field = *dimensions[d].first;
-      const absl::Status status = SetProblemField(
-          *op.MutableProblem(point), field, dimensions[d].second[index[d]]);
+      const absl::Status status =
+          SetProblemField(*op.MutableProblem(point), field, dimensions[d].second[index[d]]);
       if (!status.ok()) {
-        return absl::InvalidArgumentError(field.flag + ": " +
-                                          std::string(status.message()));
+        return absl::InvalidArgumentError(field.flag + ": " + std::string(status.message()));
       }
     }
     for (v1::DType dtype : dtypes) {

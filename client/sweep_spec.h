@@ -2,8 +2,7 @@
 // expanded into one RunRequest per point. The command line (`kbench sweep
 // OP --seq 512,1024 ...`) and spec files (sweep_spec_file.h) both make a
 // SweepSpec; docs/SWEEPS.md describes both.
-#ifndef KBENCH_CLIENT_SWEEP_SPEC_H_
-#define KBENCH_CLIENT_SWEEP_SPEC_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -48,13 +47,13 @@ struct SweepSpec {
 //                of two from 512 to 16384;
 //   bool field:  "true", "false", or "both" (false, then true).
 // Counts come back in decimal ("512"). INVALID_ARGUMENT quoting the item.
-absl::StatusOr<std::vector<std::string>> AxisItemValues(
-    const ops::ProblemField& field, std::string_view item);
+absl::StatusOr<std::vector<std::string>> AxisItemValues(const ops::ProblemField& field,
+                                                        std::string_view item);
 
 // The values of an axis given as comma-separated items ("512,2^11..2^13",
 // "both"), in order. A value listed twice is refused, naming it.
-absl::StatusOr<std::vector<std::string>> AxisValues(
-    const ops::ProblemField& field, std::string_view text);
+absl::StatusOr<std::vector<std::string>> AxisValues(const ops::ProblemField& field,
+                                                    std::string_view text);
 
 // Comma-separated dtype names ("fp16,bf16"); a repeat is refused.
 absl::StatusOr<std::vector<v1::DType>> DTypeValues(std::string_view text);
@@ -71,5 +70,3 @@ size_t PointCount(const SweepSpec& spec);
 absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_SPEC_H_

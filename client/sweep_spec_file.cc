@@ -1,14 +1,14 @@
-#include "sweep_spec_file.h"
+#include "client/sweep_spec_file.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "flag_values.h"
-#include "proto/ops/registry.h"
+#include "client/flag_values.h"
+#include "client/timing_flags.h"
 #include "kernels/common/status_macros.h"
-#include "timing_flags.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::client {
 namespace {
@@ -20,8 +20,7 @@ class SpecErrors {
  public:
   explicit SpecErrors(const std::string& name) : name_(name) {}
 
-  absl::Status At(const std::string& key, const YAML::Node& node,
-                  std::string_view message) const {
+  absl::Status At(const std::string& key, const YAML::Node& node, std::string_view message) const {
     std::string text = name_ + ": " + key;
     if (!node.Mark().is_null()) {
       text += " (line " + std::to_string(node.Mark().line + 1) + ")";
@@ -39,13 +38,11 @@ class SpecErrors {
 
 // A scalar's text, or a sequence of scalars joined by commas (so that
 // [64, 128] reads as "64,128"); an error for a map or a nested list.
-absl::StatusOr<std::string> ListText(const YAML::Node& node,
-                                     const std::string& key,
+absl::StatusOr<std::string> ListText(const YAML::Node& node, const std::string& key,
                                      const SpecErrors& errors) {
   if (node.IsScalar()) return node.Scalar();
   if (!node.IsSequence() || node.size() == 0) {
-    return errors.At(key, node,
-                     "must be a value or a non-empty list of values");
+    return errors.At(key, node, "must be a value or a non-empty list of values");
   }
   std::string text;
   for (const YAML::Node& item : node) {
@@ -57,20 +54,16 @@ absl::StatusOr<std::string> ListText(const YAML::Node& node,
   return text;
 }
 
-absl::StatusOr<std::string> ScalarText(const YAML::Node& node,
-                                       const std::string& key,
+absl::StatusOr<std::string> ScalarText(const YAML::Node& node, const std::string& key,
                                        const SpecErrors& errors) {
   if (!node.IsScalar()) return errors.At(key, node, "must be a single value");
   return node.Scalar();
 }
 
 // The message of a status, for an error that adds its own place.
-std::string Message(const absl::Status& status) {
-  return std::string(status.message());
-}
+std::string Message(const absl::Status& status) { return std::string(status.message()); }
 
-absl::Status ReadAxes(const YAML::Node& axes, SweepSpec& spec,
-                      const SpecErrors& errors) {
+absl::Status ReadAxes(const YAML::Node& axes, SweepSpec& spec, const SpecErrors& errors) {
   if (!axes.IsMap()) {
     return errors.At("axes", axes, "must map fields to values, e.g. seq: 512");
   }
@@ -86,25 +79,21 @@ absl::Status ReadAxes(const YAML::Node& axes, SweepSpec& spec,
       if (f.flag == "--" + name) field = &f;
     }
     if (field == nullptr) {
-      return errors.At(key, entry.first,
-                       "is not a field of " + std::string(spec.op->name()) +
-                           "; its fields are " + names);
+      return errors.At(
+          key, entry.first,
+          "is not a field of " + std::string(spec.op->name()) + "; its fields are " + names);
     }
-    KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                            ListText(entry.second, key, errors));
+    KBENCH_ASSIGN_OR_RETURN(const std::string text, ListText(entry.second, key, errors));
     absl::StatusOr<std::vector<std::string>> values = AxisValues(*field, text);
-    if (!values.ok())
-      return errors.At(key, entry.second, Message(values.status()));
+    if (!values.ok()) return errors.At(key, entry.second, Message(values.status()));
     spec.axes.push_back({field, *std::move(values)});
   }
   return absl::OkStatus();
 }
 
-absl::Status ReadTiming(const YAML::Node& timing, SweepSpec& spec,
-                        const SpecErrors& errors) {
+absl::Status ReadTiming(const YAML::Node& timing, SweepSpec& spec, const SpecErrors& errors) {
   if (!timing.IsMap()) {
-    return errors.At("timing", timing,
-                     "must map timing options to values, e.g. budget-ms: 200");
+    return errors.At("timing", timing, "must map timing options to values, e.g. budget-ms: 200");
   }
   std::string names;
   for (const TimingFlag& flag : TimingFlags()) {
@@ -115,11 +104,9 @@ absl::Status ReadTiming(const YAML::Node& timing, SweepSpec& spec,
     const std::string key = "timing." + name;
     const TimingFlag* flag = FindTimingFlag("--" + name);
     if (flag == nullptr) {
-      return errors.At(key, entry.first,
-                       "is not a timing option; they are " + names);
+      return errors.At(key, entry.first, "is not a timing option; they are " + names);
     }
-    KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                            ScalarText(entry.second, key, errors));
+    KBENCH_ASSIGN_OR_RETURN(const std::string text, ScalarText(entry.second, key, errors));
     if (absl::Status status = flag->set(spec.timing, text); !status.ok()) {
       return errors.At(key, entry.second, Message(status));
     }
@@ -127,11 +114,9 @@ absl::Status ReadTiming(const YAML::Node& timing, SweepSpec& spec,
   return absl::OkStatus();
 }
 
-absl::StatusOr<SweepSpec> ReadSpec(const YAML::Node& root,
-                                   const SpecErrors& errors) {
+absl::StatusOr<SweepSpec> ReadSpec(const YAML::Node& root, const SpecErrors& errors) {
   if (!root.IsMap()) {
-    return errors.File("must be a map of keys (" + std::string(kTopKeys) +
-                       "); see docs/SWEEPS.md");
+    return errors.File("must be a map of keys (" + std::string(kTopKeys) + "); see docs/SWEEPS.md");
   }
   SweepSpec spec;
   const YAML::Node op = root["op"];
@@ -152,31 +137,26 @@ absl::StatusOr<SweepSpec> ReadSpec(const YAML::Node& root,
     } else if (key == "timing") {
       KBENCH_RETURN_IF_ERROR(ReadTiming(value, spec, errors));
     } else if (key == "dtype") {
-      KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                              ListText(value, key, errors));
+      KBENCH_ASSIGN_OR_RETURN(const std::string text, ListText(value, key, errors));
       absl::StatusOr<std::vector<v1::DType>> dtypes = DTypeValues(text);
       if (!dtypes.ok()) return errors.At(key, value, Message(dtypes.status()));
       spec.dtypes = *std::move(dtypes);
     } else if (key == "variant") {
-      KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                              ListText(value, key, errors));
+      KBENCH_ASSIGN_OR_RETURN(const std::string text, ListText(value, key, errors));
       absl::StatusOr<std::vector<std::string>> names = SplitVariantList(text);
       if (!names.ok()) return errors.At(key, value, Message(names.status()));
       spec.variants = *std::move(names);
     } else if (key == "seed") {
-      KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                              ScalarText(value, key, errors));
+      KBENCH_ASSIGN_OR_RETURN(const std::string text, ScalarText(value, key, errors));
       absl::StatusOr<uint64_t> seed = ParseCount(text);
       if (!seed.ok()) return errors.At(key, value, Message(seed.status()));
       spec.seed = *seed;
     } else if (key == "label") {
-      KBENCH_ASSIGN_OR_RETURN(const std::string text,
-                              ScalarText(value, key, errors));
+      KBENCH_ASSIGN_OR_RETURN(const std::string text, ScalarText(value, key, errors));
       spec.label = text;
     } else {
       return errors.At(key, entry.first,
-                       "is not a key of a sweep spec; the keys are " +
-                           std::string(kTopKeys));
+                       "is not a key of a sweep spec; the keys are " + std::string(kTopKeys));
     }
   }
   return spec;
@@ -184,16 +164,14 @@ absl::StatusOr<SweepSpec> ReadSpec(const YAML::Node& root,
 
 }  // namespace
 
-absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& text,
-                                         const std::string& name) {
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& name) {
   const SpecErrors errors(name);
   YAML::Node root;
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return errors.File("line " + std::to_string(e.mark.line + 1) + ", column " +
-                       std::to_string(e.mark.column + 1) +
-                       ": not valid YAML or JSON: " + e.msg);
+                       std::to_string(e.mark.column + 1) + ": not valid YAML or JSON: " + e.msg);
   }
   return ReadSpec(root, errors);
 }

@@ -13,13 +13,12 @@
 //   label: lab3-attention      # optional; --label overrides it
 //
 // docs/SWEEPS.md has the full description and docs/examples/ an example.
-#ifndef KBENCH_CLIENT_SWEEP_SPEC_FILE_H_
-#define KBENCH_CLIENT_SWEEP_SPEC_FILE_H_
+#pragma once
 
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "sweep_spec.h"
+#include "client/sweep_spec.h"
 
 namespace kbench::client {
 
@@ -27,13 +26,10 @@ namespace kbench::client {
 // INVALID_ARGUMENT naming the file, the key (e.g. "axes.seq") and its line
 // for an unknown key, a missing op, a value its key refuses, or text that
 // is not YAML or JSON.
-absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& text,
-                                         const std::string& name);
+absl::StatusOr<SweepSpec> ParseSweepSpec(const std::string& text, const std::string& name);
 
 // Reads the file at `path` and parses it; NOT_FOUND naming it when it
 // cannot be read.
 absl::StatusOr<SweepSpec> LoadSweepSpec(const std::string& path);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_SPEC_FILE_H_

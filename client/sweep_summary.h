@@ -1,13 +1,12 @@
 // The end of a sweep: how each point ended, the closing summary for stderr,
 // and the exit code.
-#ifndef KBENCH_CLIENT_SWEEP_SUMMARY_H_
-#define KBENCH_CLIENT_SWEEP_SUMMARY_H_
+#pragma once
 
 #include <string>
 #include <vector>
 
-#include "exit_codes.h"
-#include "run_report.h"
+#include "client/exit_codes.h"
+#include "client/run_report.h"
 
 namespace kbench::client {
 
@@ -46,8 +45,8 @@ std::string OutcomeText(const PointOutcome& outcome);
 // verification, 1 failed; 4 skipped (already in the file); 3 not run"
 // ("1 point: ..."). `not_run`: points of the sweep that an interruption
 // or an unreachable server left out.
-std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
-                               size_t skipped, size_t not_run = 0);
+std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes, size_t skipped,
+                               size_t not_run = 0);
 
 // 0 when every point ran and verified; 3 when a point failed other than by
 // verification (refused, error, cancelled), even if another failed
@@ -55,5 +54,3 @@ std::string FormatSweepSummary(const std::vector<PointOutcome>& outcomes,
 ExitCode SweepExitCode(const std::vector<PointOutcome>& outcomes);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_SWEEP_SUMMARY_H_

@@ -1,42 +1,36 @@
-#include "table_format.h"
+#include "client/table_format.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#include "flag_values.h"
-#include "result_text.h"
+#include "client/flag_values.h"
+#include "client/result_text.h"
 
 namespace kbench::client {
 namespace {
 
 using Row = std::vector<std::string>;
 
-const Row kColumns = {"variant", "median ms",  "p10 ms",
-                      "p90 ms",  "throughput", "% ceiling",
-                      "rel err", "verified",   "speedup"};
+const Row kColumns = {"variant",   "median ms", "p10 ms",   "p90 ms", "throughput",
+                      "% ceiling", "rel err",   "verified", "speedup"};
 
 // Columns holding text are left-aligned, numbers right-aligned.
-bool IsLeftAligned(size_t column) {
-  return column == 0 || column == 7 || column == 8;
-}
+bool IsLeftAligned(size_t column) { return column == 0 || column == 7 || column == 8; }
 
 std::string HeaderLine(const RunReport& report) {
   uint64_t samples = 0;
   for (const v1::VariantResult& result : report.results) {
     samples += result.stats().samples();
   }
-  std::string line =
-      DescribeShape(report.request) + ", " + DTypeName(report.request.dtype());
+  std::string line = DescribeShape(report.request) + ", " + DTypeName(report.request.dtype());
   if (report.started) {
-    line += ", " + report.started->backend() + " (" + report.started->device() +
-            ")";
+    line += ", " + report.started->backend() + " (" + report.started->device() + ")";
   }
   line += ", " + std::to_string(samples) + " samples";
   if (report.started) line += ", " + report.started->timing_method();
   line += ", run " + (report.run_id.empty() ? "-" : report.run_id);
-  if (report.started)
-    line += ", seed " + std::to_string(report.started->seed());
+  if (report.started) line += ", seed " + std::to_string(report.started->seed());
   return line + "\n";
 }
 
@@ -47,8 +41,7 @@ std::string PercentOfCeiling(double fraction) {
   return text;
 }
 
-Row ResultRow(const RunReport& report, const v1::VariantResult& result,
-              bool is_baseline) {
+Row ResultRow(const RunReport& report, const v1::VariantResult& result, bool is_baseline) {
   const v1::Statistics& stats = result.stats();
   std::string speedup = "-";
   if (is_baseline) {
@@ -93,7 +86,7 @@ std::string FooterLines(const RunReport& report) {
   std::string stops;
   std::string rses;
   std::string clocks;
-  std::string configs;  // how variants that choose a configuration were launched
+  std::string configs;   // how variants that choose a configuration were launched
   std::string compiled;  // how learners' kernels were compiled
   std::vector<std::string> checks;
   for (const v1::VariantResult& result : report.results) {
@@ -106,14 +99,12 @@ std::string FooterLines(const RunReport& report) {
     if (!result.throughput().ceiling().empty()) {
       formula += "; ceiling: " + result.throughput().ceiling();
     }
-    if (std::find(formulas.begin(), formulas.end(), formula) ==
-        formulas.end()) {
+    if (std::find(formulas.begin(), formulas.end(), formula) == formulas.end()) {
       formulas.push_back(formula);
     }
     stops += (stops.empty() ? "" : ", ") + result.variant() + " " +
              std::string(StopReasonText(result.stats().stop_reason()));
-    rses += (rses.empty() ? "" : ", ") + result.variant() + " " +
-            FormatRse(result.stats());
+    rses += (rses.empty() ? "" : ", ") + result.variant() + " " + FormatRse(result.stats());
     if (!result.config().empty())
       configs += (configs.empty() ? "" : "; ") + result.variant() + " " + result.config();
     if (result.has_compile())
@@ -147,13 +138,13 @@ std::string FooterLines(const RunReport& report) {
   }
   for (const std::string& check : checks) text += "checked: " + check + "\n";
   if (report.started && report.started->backend() == "cpu")
-    text += "note: CPU timings check correctness and cost on this CPU; they say nothing about "
-            "a GPU\n";
+    text +=
+        "note: CPU timings check correctness and cost on this CPU; they say nothing about "
+        "a GPU\n";
   if (report.summary) {
     const std::vector<v1::Speedup> speedups(report.summary->speedups().begin(),
                                             report.summary->speedups().end());
-    if (const std::string note = SpeedupFootnote(speedups); !note.empty())
-      text += note + "\n";
+    if (const std::string note = SpeedupFootnote(speedups); !note.empty()) text += note + "\n";
   }
   return text;
 }

@@ -1,11 +1,10 @@
 // The human-readable report of a run, for stdout when neither --json nor
 // --csv is given.
-#ifndef KBENCH_CLIENT_TABLE_FORMAT_H_
-#define KBENCH_CLIENT_TABLE_FORMAT_H_
+#pragma once
 
 #include <string>
 
-#include "run_report.h"
+#include "client/run_report.h"
 
 namespace kbench::client {
 
@@ -23,5 +22,3 @@ namespace kbench::client {
 std::string FormatTable(const RunReport& report);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_TABLE_FORMAT_H_

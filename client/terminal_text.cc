@@ -1,4 +1,4 @@
-#include "terminal_text.h"
+#include "client/terminal_text.h"
 
 #include <cstdio>
 
@@ -17,8 +17,7 @@ std::string Printable(std::string_view text) {
                static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
                static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
       // U+0080..U+009F in UTF-8: the C1 controls (U+009B is CSI).
-      std::snprintf(escaped, sizeof(escaped), "\\u%04x",
-                    static_cast<unsigned char>(text[i + 1]));
+      std::snprintf(escaped, sizeof(escaped), "\\u%04x", static_cast<unsigned char>(text[i + 1]));
       printable += escaped;
       ++i;
     } else {

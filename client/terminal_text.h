@@ -3,8 +3,7 @@
 // instructor's `kbench runs`), and a terminal obeys the control sequences
 // in what it prints: ESC can move the cursor, rewrite earlier lines, set
 // the window title or, on some terminals, answer back as typed input.
-#ifndef KBENCH_CLIENT_TERMINAL_TEXT_H_
-#define KBENCH_CLIENT_TERMINAL_TEXT_H_
+#pragma once
 
 #include <string>
 #include <string_view>
@@ -17,5 +16,3 @@ namespace kbench::client {
 std::string Printable(std::string_view text);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_TERMINAL_TEXT_H_

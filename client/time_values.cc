@@ -1,10 +1,10 @@
-#include "time_values.h"
+#include "client/time_values.h"
 
 #include <charconv>
 #include <chrono>
 #include <ctime>
 
-#include "flag_values.h"
+#include "client/flag_values.h"
 
 namespace kbench::client {
 namespace {
@@ -66,18 +66,16 @@ absl::StatusOr<int64_t> ParseTime(std::string_view text, int64_t now_unix_ms) {
   tm.tm_year = Digits(body, 0, 4) - 1900;
   tm.tm_mon = Digits(body, 5, 2) - 1;
   tm.tm_mday = Digits(body, 8, 2);
-  if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mday < 1 || body[4] != '-' ||
-      body[7] != '-') {
+  if (tm.tm_year < 70 || tm.tm_mon < 0 || tm.tm_mday < 1 || body[4] != '-' || body[7] != '-') {
     return BadTime(text);
   }
   if (body.size() > 10) {
-    if ((body[10] != 'T' && body[10] != ' ') || body.size() < 16 ||
-        body[13] != ':' || (tm.tm_hour = Digits(body, 11, 2)) < 0 ||
-        (tm.tm_min = Digits(body, 14, 2)) < 0) {
+    if ((body[10] != 'T' && body[10] != ' ') || body.size() < 16 || body[13] != ':' ||
+        (tm.tm_hour = Digits(body, 11, 2)) < 0 || (tm.tm_min = Digits(body, 14, 2)) < 0) {
       return BadTime(text);
     }
-    if (body.size() > 16 && (body.size() != 19 || body[16] != ':' ||
-                             (tm.tm_sec = Digits(body, 17, 2)) < 0)) {
+    if (body.size() > 16 &&
+        (body.size() != 19 || body[16] != ':' || (tm.tm_sec = Digits(body, 17, 2)) < 0)) {
       return BadTime(text);
     }
   }

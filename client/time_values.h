@@ -1,6 +1,5 @@
 // Times on the command line (--since, --until) and in the history's output.
-#ifndef KBENCH_CLIENT_TIME_VALUES_H_
-#define KBENCH_CLIENT_TIME_VALUES_H_
+#pragma once
 
 #include <cstdint>
 #include <string>
@@ -25,5 +24,3 @@ int64_t NowUnixMs();
 std::string FormatLocalTime(int64_t unix_ms);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_TIME_VALUES_H_

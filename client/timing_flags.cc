@@ -1,14 +1,13 @@
-#include "timing_flags.h"
+#include "client/timing_flags.h"
 
-#include "flag_errors.h"
-#include "flag_values.h"
+#include "client/flag_errors.h"
+#include "client/flag_values.h"
 #include "kernels/common/status_macros.h"
 
 namespace kbench::client {
 namespace {
 
-constexpr char kTimingGroup[] =
-    "Timing (unset or 0: the server's default, see kbench info)";
+constexpr char kTimingGroup[] = "Timing (unset or 0: the server's default, see kbench info)";
 
 using Options = v1::TimingOptions;
 
@@ -28,8 +27,7 @@ const std::vector<TimingFlag>& TimingFlags() {
          t.set_min_samples(v);
          return absl::OkStatus();
        }},
-      {"--min-time-ms", "MS",
-       "Milliseconds of sampling at least (all variants together)",
+      {"--min-time-ms", "MS", "Milliseconds of sampling at least (all variants together)",
        [](Options& t, std::string_view text) {
          KBENCH_ASSIGN_OR_RETURN(const double v, ParseAmount(text, false));
          t.set_min_time_ms(v);

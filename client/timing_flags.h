@@ -2,8 +2,7 @@
 // with its flag name, help and parser in one table, so that the run
 // subcommands, `kbench sweep` and sweep spec files (docs/SWEEPS.md: the
 // same names without "--") read them alike.
-#ifndef KBENCH_CLIENT_TIMING_FLAGS_H_
-#define KBENCH_CLIENT_TIMING_FLAGS_H_
+#pragma once
 
 #include <CLI/CLI.hpp>
 #include <string>
@@ -35,5 +34,3 @@ const TimingFlag* FindTimingFlag(std::string_view name);
 void AddTimingFlags(CLI::App& command, v1::TimingOptions& timing);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_TIMING_FLAGS_H_

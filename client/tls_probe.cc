@@ -1,4 +1,4 @@
-#include "tls_probe.h"
+#include "client/tls_probe.h"
 
 #include <fcntl.h>
 #include <netdb.h>

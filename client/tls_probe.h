@@ -5,8 +5,7 @@
 // answers with HTTP/2 frames, or closes. So a client without --tls can say
 // "the server speaks TLS", and one with --tls "it does not", instead of a
 // bare "connection failed".
-#ifndef KBENCH_CLIENT_TLS_PROBE_H_
-#define KBENCH_CLIENT_TLS_PROBE_H_
+#pragma once
 
 #include <chrono>
 #include <string>
@@ -24,5 +23,3 @@ enum class TlsProbe {
 TlsProbe ProbeTls(const std::string& server, std::chrono::milliseconds timeout);
 
 }  // namespace kbench::client
-
-#endif  // KBENCH_CLIENT_TLS_PROBE_H_

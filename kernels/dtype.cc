@@ -36,9 +36,12 @@ std::optional<DType> DTypeNamed(std::string_view name) {
 
 float RoundTo(DType dtype, float x) {
   switch (dtype) {
-    case DType::kFp32: return x;
-    case DType::kFp16: return HalfBitsToFloat(FloatToHalfBits(x));
-    case DType::kBf16: return Bf16BitsToFloat(FloatToBf16Bits(x));
+    case DType::kFp32:
+      return x;
+    case DType::kFp16:
+      return HalfBitsToFloat(FloatToHalfBits(x));
+    case DType::kBf16:
+      return Bf16BitsToFloat(FloatToBf16Bits(x));
   }
   return x;
 }
@@ -58,7 +61,7 @@ uint16_t FloatToHalfBits(float x) {
   const uint32_t abs = u & 0x7FFFFFFF;
   if (abs >= 0x7F800000) return uint16_t(sign | 0x7C00 | (abs > 0x7F800000 ? 0x200 : 0));
   if (abs >= 0x477FF000) return uint16_t(sign | 0x7C00);  // rounds to infinity
-  if (abs < 0x38800000) {  // subnormal or zero in half
+  if (abs < 0x38800000) {                                 // subnormal or zero in half
     const float f = std::bit_cast<float>(abs);
     // Scale so that one half subnormal unit (2^-24) is 1, round to nearest even.
     const float scaled = f * 16777216.0f;

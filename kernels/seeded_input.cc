@@ -2,8 +2,7 @@
 
 namespace kbench::kernels {
 
-void FillSeeded(uint64_t seed, InputStream stream, uint64_t first,
-                uint64_t count, float* out) {
+void FillSeeded(uint64_t seed, InputStream stream, uint64_t first, uint64_t count, float* out) {
   for (uint64_t i = 0; i < count; ++i) out[i] = SeededValue(seed, stream, first + i);
 }
 

@@ -25,16 +25,13 @@ KBENCH_HOST_DEVICE inline uint64_t SplitMix64(uint64_t x) {
 }
 
 // Uniform in [-1, 1), with 24 random bits so the value is exact in fp32.
-KBENCH_HOST_DEVICE inline float SeededValue(uint64_t seed, InputStream stream,
-                                            uint64_t index) {
-  const uint64_t key =
-      SplitMix64(seed ^ (0xA0761D6478BD642Full * (uint64_t(stream) + 1)));
+KBENCH_HOST_DEVICE inline float SeededValue(uint64_t seed, InputStream stream, uint64_t index) {
+  const uint64_t key = SplitMix64(seed ^ (0xA0761D6478BD642Full * (uint64_t(stream) + 1)));
   const uint64_t bits = SplitMix64(key + index);
   return float(int64_t(bits >> 40) - (int64_t(1) << 23)) * (1.0f / 8388608.0f);
 }
 
 // Fills out[0, count) with elements [first, first + count) of the stream.
-void FillSeeded(uint64_t seed, InputStream stream, uint64_t first,
-                uint64_t count, float* out);
+void FillSeeded(uint64_t seed, InputStream stream, uint64_t first, uint64_t count, float* out);
 
 }  // namespace kbench::kernels

@@ -8,7 +8,8 @@ Tolerance OneRounding(DType dtype) {
 }
 
 OpTolerances WithAgainstReference(const Tolerance& variant, const Tolerance& reference) {
-  return {variant, reference,
+  return {variant,
+          reference,
           {{variant.element.atol + reference.element.atol,
             variant.element.rtol + reference.element.rtol},
            variant.rel_l2 + reference.rel_l2}};

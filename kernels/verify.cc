@@ -6,8 +6,7 @@
 
 namespace kbench::kernels {
 
-void Comparison::Add(int64_t index, float out, double ref,
-                     const ElementTolerance& tolerance) {
+void Comparison::Add(int64_t index, float out, double ref, const ElementTolerance& tolerance) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
   ++checked;
   sum_sq_ref += ref * ref;
@@ -22,8 +21,7 @@ void Comparison::Add(int64_t index, float out, double ref,
     if (err > bound) ++over_tolerance;
     excess = bound > 0 ? err / bound : (err > 0 ? kInf : 0);
   }
-  if (worst_index < 0 || excess > worst_excess ||
-      (excess == worst_excess && index < worst_index)) {
+  if (worst_index < 0 || excess > worst_excess || (excess == worst_excess && index < worst_index)) {
     worst_index = index;
     worst_excess = excess;
   }

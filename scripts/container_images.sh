@@ -22,19 +22,7 @@ for name in "${images[@]}"; do
 done
 command -v podman >/dev/null || { echo "container_images: needs podman (apt-get install podman)" >&2; exit 2; }
 
-# The URI of the first apt source of bookworm itself (not -updates or
-# -security), in deb822 stanzas or one-line entries; empty when none.
-apt_bookworm_mirror() {
-  local sources=(/etc/apt/sources.list.d/*.sources)
-  [ -e "${sources[0]}" ] && awk '
-    /^[[:space:]]*$/ { uri = "" }
-    /^URIs:/ { uri = $2 }
-    /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == "bookworm" && uri != "") { print uri; exit } }
-  ' "${sources[@]}" | head -n1
-  cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-    awk '$1 == "deb" { f = 2; if ($f ~ /^\[/) while (f < NF && $f !~ /\]$/) f++; if ($f ~ /^\[/ || $f ~ /\]$/) f++;
-                       if ($(f + 1) == "bookworm") { print $f; exit } }' | head -n1
-}
+. scripts/debian_mirror.sh
 
 base=${KBENCH_DEBIAN_IMAGE:-}
 if [ -z "$base" ]; then
@@ -42,7 +30,7 @@ if [ -z "$base" ]; then
   if ! podman image exists "$base"; then
     command -v debootstrap >/dev/null ||
       { echo "container_images: needs debootstrap to make $base (apt-get install debootstrap)" >&2; exit 2; }
-    mirror=${KBENCH_DEBIAN_MIRROR:-$(apt_bookworm_mirror | head -n1)}
+    mirror=$(debian_mirror)
     [ -n "$mirror" ] ||
       { echo "container_images: no bookworm source in this machine's apt sources; set KBENCH_DEBIAN_MIRROR" >&2; exit 2; }
     rootfs=$(mktemp -d /var/tmp/kbench-debian.XXXXXX)

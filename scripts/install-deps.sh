@@ -4,7 +4,9 @@
 # optional: without it the build leaves the CUDA backend out.
 #
 #   scripts/install-deps.sh          everything: build, tests (PostgreSQL 15,
-#                                    Chromium, GoogleTest, python3-yaml, the
+#                                    Chromium and ChromeDriver for the
+#                                    dashboard's page tests, clang-format for
+#                                    the style check, GoogleTest, python3-yaml, the
 #                                    openssl CLI for the TLS test's certificates,
 #                                    python3-grpcio and python3-protobuf for the
 #                                    Python client's test)
@@ -23,7 +25,8 @@ server=(
   libjs-chart.js libssl-dev
 )
 tests=(
-  ccache libgtest-dev libgmock-dev postgresql-15 chromium procps python3 python3-yaml openssl
+  ccache libgtest-dev libgmock-dev postgresql-15 chromium chromium-driver clang-format procps
+  python3 python3-yaml openssl
   python3-grpcio python3-protobuf
 )
 case "$scope" in

@@ -12,8 +12,8 @@
 namespace kbench::server {
 namespace {
 
-v1::SubmissionReport Report(const std::string& user, double score, double spread,
-                            int64_t unix_ms, bool counts = true) {
+v1::SubmissionReport Report(const std::string& user, double score, double spread, int64_t unix_ms,
+                            bool counts = true) {
   v1::SubmissionReport report;
   report.mutable_submission()->set_user(user);
   report.mutable_submission()->set_submitted_unix_ms(unix_ms);
@@ -30,7 +30,8 @@ v1::SubmissionReport Report(const std::string& user, double score, double spread
 
 TEST(RankLearners, RanksTheBestOfEachLearnerWithCompetitionRanksAndUnchainedTies) {
   const std::vector<v1::SubmissionReport> reports = {
-      Report("ada", 1.00, 0.02, 1), Report("ada", 0.90, 0.01, 2),  // ada's best: 0.90
+      Report("ada", 1.00, 0.02, 1),
+      Report("ada", 0.90, 0.01, 2),   // ada's best: 0.90
       Report("bob", 0.905, 0.01, 3),  // overlaps ada's 0.90: tied, rank 1
       Report("cy", 0.925, 0.01, 4),   // overlaps bob's but not ada's: rank 3
       Report("dan", 2.0, 0.01, 5),    // rank 4

@@ -44,9 +44,8 @@ v1::VariantResult Result(const std::string& variant, double ms, bool passed) {
 }  // namespace
 
 absl::Status SeedAssignment(server::store::RunStore& runs,
-                            server::store::AssignmentStore& assignments,
-                            const std::string& cohort, const std::string& first,
-                            const std::string& second) {
+                            server::store::AssignmentStore& assignments, const std::string& cohort,
+                            const std::string& first, const std::string& second) {
   v1::Assignment lab;
   lab.set_name("lab3");
   lab.set_cohort(cohort);

@@ -73,13 +73,12 @@ class AssignmentServiceTest : public ::testing::Test {
         store::OpenAssignmentStore(spec);
     ASSERT_TRUE(assignments.ok()) << assignments.status();
     assignments_ = *std::move(assignments);
-    for (const auto& [user, cohort, role] :
-         {std::tuple{"ada", "fall24", auth::Role::kLearner},
-          {"bob", "fall24", auth::Role::kLearner},
-          {"dan", "fall24", auth::Role::kLearner},
-          {"cy", "spring25", auth::Role::kLearner},
-          {"grace", "fall24", auth::Role::kInstructor},
-          {"root", "", auth::Role::kAdmin}})
+    for (const auto& [user, cohort, role] : {std::tuple{"ada", "fall24", auth::Role::kLearner},
+                                             {"bob", "fall24", auth::Role::kLearner},
+                                             {"dan", "fall24", auth::Role::kLearner},
+                                             {"cy", "spring25", auth::Role::kLearner},
+                                             {"grace", "fall24", auth::Role::kInstructor},
+                                             {"root", "", auth::Role::kAdmin}})
       authenticator_.Add(user, cohort, role);
 
     std::vector<std::unique_ptr<Executor>> executors;
@@ -340,8 +339,7 @@ TEST_F(AssignmentServiceTest, SubmissionsAreLimitedPerHourAndEndWhenClosed) {
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(Submit("ada", Kernel(0.5), &submission).ok());
   grpc::Status status = Submit("ada", Kernel(0.5), &submission);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
-  EXPECT_NE(status.error_message().find("3 per hour"), std::string::npos)
-      << status.error_message();
+  EXPECT_NE(status.error_message().find("3 per hour"), std::string::npos) << status.error_message();
   EXPECT_FALSE(status.error_details().empty()) << "a Refusal says when to retry";
   // Another learner's count is their own.
   EXPECT_TRUE(Submit("bob", Kernel(0.5), &submission).ok());

@@ -88,10 +88,8 @@ TEST_P(AssignmentStoreTest, TheHourlyLimitCountsTheLastHourOfOneLearner) {
   ASSERT_TRUE(store_->Save(Named("lab1", "fall24"), false).ok());
   const int64_t t = 10 * kSubmissionWindowMs;
   for (int i = 0; i < 2; ++i) {
-    absl::StatusOr<std::optional<int64_t>> added =
-        store_->AddSubmission(SubmissionOf("sub-00000000000" + std::to_string(i), "ada",
-                                           t + i * 1000),
-                              2);
+    absl::StatusOr<std::optional<int64_t>> added = store_->AddSubmission(
+        SubmissionOf("sub-00000000000" + std::to_string(i), "ada", t + i * 1000), 2);
     ASSERT_TRUE(added.ok()) << added.status();
     EXPECT_FALSE(added->has_value());
   }

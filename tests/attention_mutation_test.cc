@@ -32,25 +32,33 @@ using kernels::DType;
 
 enum class Mutation {
   kNone,
-  kSoftmaxScaleOnePercent,  // scores scaled by 1.01 / sqrt(d)
+  kSoftmaxScaleOnePercent,    // scores scaled by 1.01 / sqrt(d)
   kSoftmaxScaleThreePercent,  // scores scaled by 1.03 / sqrt(d)
-  kOneWrongElement,         // one element off by 0.05, mid-output
-  kWrongRowInLastHead,      // a row of the last batch-head copied from its neighbour
-  kTailTileUnwritten,       // the last partial tile of query rows never written
-  kCausalMaskOffByOne,      // query i attends to keys 0..i+1
-  kPreviousOutputLeft,      // writes its output on the first run only
+  kOneWrongElement,           // one element off by 0.05, mid-output
+  kWrongRowInLastHead,        // a row of the last batch-head copied from its neighbour
+  kTailTileUnwritten,         // the last partial tile of query rows never written
+  kCausalMaskOffByOne,        // query i attends to keys 0..i+1
+  kPreviousOutputLeft,        // writes its output on the first run only
 };
 
 std::string NameOf(Mutation m) {
   switch (m) {
-    case Mutation::kNone: return "Correct";
-    case Mutation::kSoftmaxScaleOnePercent: return "SoftmaxScaleOnePercent";
-    case Mutation::kSoftmaxScaleThreePercent: return "SoftmaxScaleThreePercent";
-    case Mutation::kOneWrongElement: return "OneWrongElement";
-    case Mutation::kWrongRowInLastHead: return "WrongRowInLastHead";
-    case Mutation::kTailTileUnwritten: return "TailTileUnwritten";
-    case Mutation::kCausalMaskOffByOne: return "CausalMaskOffByOne";
-    case Mutation::kPreviousOutputLeft: return "PreviousOutputLeft";
+    case Mutation::kNone:
+      return "Correct";
+    case Mutation::kSoftmaxScaleOnePercent:
+      return "SoftmaxScaleOnePercent";
+    case Mutation::kSoftmaxScaleThreePercent:
+      return "SoftmaxScaleThreePercent";
+    case Mutation::kOneWrongElement:
+      return "OneWrongElement";
+    case Mutation::kWrongRowInLastHead:
+      return "WrongRowInLastHead";
+    case Mutation::kTailTileUnwritten:
+      return "TailTileUnwritten";
+    case Mutation::kCausalMaskOffByOne:
+      return "CausalMaskOffByOne";
+    case Mutation::kPreviousOutputLeft:
+      return "PreviousOutputLeft";
   }
   return "";
 }
@@ -112,15 +120,15 @@ class MutantWorkload final : public cpu::CpuWorkload {
     const Mutation m = variant == 0 ? Mutation::kNone : mutation_;
     if (m == Mutation::kPreviousOutputLeft && runs_++ > 0) return;
     const int64_t n = shape_.seq_len, d = shape_.head_dim;
-    const int64_t tail = n % kernels::kCpuBlockQ == 0 ? kernels::kCpuBlockQ : n % kernels::kCpuBlockQ;
+    const int64_t tail =
+        n % kernels::kCpuBlockQ == 0 ? kernels::kCpuBlockQ : n % kernels::kCpuBlockQ;
     std::vector<float> unwritten;
     if (m == Mutation::kTailTileUnwritten)
       for (int64_t bh = 0; bh < shape_.BatchHeads(); ++bh)
         unwritten.insert(unwritten.end(), Row(bh, n - tail), Row(bh, n - tail) + tail * d);
     if (m == Mutation::kCausalMaskOffByOne) {
       AttentionMaskOffByOne(shape_, q_.data(), k_.data(), v_.data(), output_.data());
-    } else if (m == Mutation::kSoftmaxScaleOnePercent ||
-               m == Mutation::kSoftmaxScaleThreePercent) {
+    } else if (m == Mutation::kSoftmaxScaleOnePercent || m == Mutation::kSoftmaxScaleThreePercent) {
       std::vector<float> q = q_;
       for (float& e : q) e *= m == Mutation::kSoftmaxScaleOnePercent ? 1.01f : 1.03f;
       kernels::AttentionFusedCpu(shape_, q.data(), k_.data(), v_.data(), output_.data());
@@ -139,8 +147,7 @@ class MutantWorkload final : public cpu::CpuWorkload {
   }
 
   void RunReference(std::span<float> reference) override {
-    kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(),
-                                      reference.data());
+    kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(), reference.data());
   }
 
   const AttentionShape shape_;
@@ -229,20 +236,20 @@ TEST_P(AttentionMutation, FailsVerificationWhileTheCorrectVariantPasses) {
 std::vector<Case> Cases() {
   std::vector<Case> cases;
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
-    for (Mutation m : {dtype == DType::kBf16 ? Mutation::kSoftmaxScaleThreePercent
-                                             : Mutation::kSoftmaxScaleOnePercent,
-                       Mutation::kOneWrongElement,
-                       Mutation::kWrongRowInLastHead, Mutation::kTailTileUnwritten,
-                       Mutation::kCausalMaskOffByOne, Mutation::kPreviousOutputLeft})
+    for (Mutation m :
+         {dtype == DType::kBf16 ? Mutation::kSoftmaxScaleThreePercent
+                                : Mutation::kSoftmaxScaleOnePercent,
+          Mutation::kOneWrongElement, Mutation::kWrongRowInLastHead, Mutation::kTailTileUnwritten,
+          Mutation::kCausalMaskOffByOne, Mutation::kPreviousOutputLeft})
       cases.push_back({m, dtype});
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EachBugAtEachDtype, AttentionMutation, ::testing::ValuesIn(Cases()),
-    [](const ::testing::TestParamInfo<Case>& info) {
-      return NameOf(info.param.mutation) + "_" + kernels::DTypeName(info.param.dtype);
-    });
+INSTANTIATE_TEST_SUITE_P(EachBugAtEachDtype, AttentionMutation, ::testing::ValuesIn(Cases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return NameOf(info.param.mutation) + "_" +
+                                  kernels::DTypeName(info.param.dtype);
+                         });
 
 TEST(AttentionMutation, CorrectVariantsPassAtEveryDtypeCausalOrNot) {
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16}) {

@@ -91,8 +91,7 @@ TEST_F(AuthEndToEnd, InviteLoginWhoamiRunsAndRevocation) {
   EXPECT_THAT(invite.err, HasSubstr(" UTC; learners run: kbench login"));  // when it expires
   EXPECT_THAT(invite.err, HasSubstr("valid until 20"));
 
-  ProcessResult login =
-      Kbench(server.address(), "", {"login", "--invite", code, "--name", "ada"});
+  ProcessResult login = Kbench(server.address(), "", {"login", "--invite", code, "--name", "ada"});
   ASSERT_EQ(login.exit_code, 0) << login.err;
   const std::string credentials = config_ + "/kbench/credentials";
   struct stat file {};
@@ -166,15 +165,14 @@ TEST_F(AuthEndToEnd, LoginWithATokenChecksItThenSavesIt) {
 TEST_F(AuthEndToEnd, ASweepWaitsForTheLearnersQuotaToResetInsteadOfFailingPoints) {
   ASSERT_EQ(Admin({"add-cohort", "fall24"}).exit_code, 0);
   const std::string ada = AddUser("ada", "learner", "fall24");
-  ServerUnderTest server(
-      {"--store", store_, "--backend", "cpu", "--quota-runs-per-minute", "2"});
+  ServerUnderTest server({"--store", store_, "--backend", "cpu", "--quota-runs-per-minute", "2"});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
   // Three points, two runs a minute: the third waits about a minute for the
   // quota's reset, then runs.
   const auto start = std::chrono::steady_clock::now();
   ProcessResult sweep = Kbench(server.address(), ada,
-                               {"sweep", "vector-add", "--n", "64,128,256", "--variant",
-                                "naive", "--budget-ms", "20", "--csv"});
+                               {"sweep", "vector-add", "--n", "64,128,256", "--variant", "naive",
+                                "--budget-ms", "20", "--csv"});
   const auto waited = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(sweep.exit_code, 0) << sweep.err;
   EXPECT_THAT(sweep.err, HasSubstr("quota: runs 2 per minute used"));
@@ -199,11 +197,11 @@ TEST_F(AuthEndToEnd, TheClientKeepsATokenOffTheNetworkInClearText) {
 TEST_F(AuthEndToEnd, TlsCarriesTheCallsAndTheToken) {
   const std::string cert = dir_.path() + "/cert.pem";
   const std::string key = dir_.path() + "/key.pem";
-  ProcessResult made = RunProcess(
-      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-       "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
-       "subjectAltName=DNS:localhost,IP:127.0.0.1"},
-      60s);
+  ProcessResult made =
+      RunProcess({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout",
+                  key, "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+                  "subjectAltName=DNS:localhost,IP:127.0.0.1"},
+                 60s);
   ASSERT_EQ(made.exit_code, 0) << made.err;
   ASSERT_EQ(Admin({"add-cohort", "fall24"}).exit_code, 0);
   const std::string grace = AddUser("grace", "instructor", "fall24");
@@ -232,7 +230,7 @@ TEST_F(AuthEndToEnd, WithoutAuthenticationTheServerListensOnLoopbackOnly) {
        {std::vector<std::string>{"--listen", "0.0.0.0:0", "--http", "off"},
         std::vector<std::string>{"--listen", "127.0.0.1:0", "--http", "0.0.0.0:0"}}) {
     std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--store", store_, "--backend", "cpu",
-                                     "--auth", "off"};
+                                     "--auth",          "off"};
     argv.insert(argv.end(), flags.begin(), flags.end());
     ProcessResult refused = RunProcess(argv, 60s);
     EXPECT_EQ(refused.exit_code, 1);

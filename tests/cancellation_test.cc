@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {

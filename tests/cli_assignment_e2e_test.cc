@@ -118,7 +118,7 @@ TEST_F(CliAssignments, ABadFileIsRefusedNamingTheKeyOrTheProblem) {
   EXPECT_THAT(run.out, HasSubstr("created lab6b: From flags"));
 
   run = Kbench({"assignment", "create", "--name", "lab7", "--due", "7d", "--problems",
-               "{op: vector_add, axes: {n: [2^10, 2^11]}, variant: [naive]}"});
+                "{op: vector_add, axes: {n: [2^10, 2^11]}, variant: [naive]}"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("created lab7"));
   EXPECT_THAT(run.out, HasSubstr("2. n=2048"));

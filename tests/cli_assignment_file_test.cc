@@ -30,7 +30,8 @@ problems:
   dtype: fp16
   variant: [naive, fused]
   timing: {budget-ms: 200}
-)", "lab1.yaml", kNow);
+)",
+                                                       "lab1.yaml", kNow);
   ASSERT_TRUE(lab.ok()) << lab.status();
   EXPECT_EQ(lab->name(), "lab1");
   EXPECT_EQ(lab->cohort(), "fall24");
@@ -55,8 +56,7 @@ TEST(AssignmentFile, ErrorsNameTheFileTheLineAndTheKey) {
     EXPECT_FALSE(lab.ok());
     return std::string(lab.status().message());
   };
-  const std::string problems =
-      "problems:\n  op: vector_add\n  axes: {n: 1024}\n  variant: naive\n";
+  const std::string problems = "problems:\n  op: vector_add\n  axes: {n: 1024}\n  variant: naive\n";
   EXPECT_THAT(error(problems), HasSubstr("lab.yaml: name: missing"));
   EXPECT_THAT(error("name: lab1\n"), HasSubstr("lab.yaml: problems: missing"));
   EXPECT_THAT(error("name: lab1\nproblems:\n  op: vector_add\n  axes: {n: 1024}\n"),

@@ -74,9 +74,8 @@ class CliEndToEnd : public CpuServerSuite {
 
 // A short vector add of both variants, then `extra` arguments.
 std::vector<std::string> VectorAdd(std::vector<std::string> extra = {}) {
-  std::vector<std::string> args = {
-      "vector-add",       "--n",         "1000", "--variant",
-      "naive,vectorized", "--budget-ms", "200"};
+  std::vector<std::string> args = {"vector-add",       "--n",         "1000", "--variant",
+                                   "naive,vectorized", "--budget-ms", "200"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -155,9 +154,8 @@ TEST_F(CliEndToEnd, CsvHasAHeaderAndOneRowPerVariant) {
 }
 
 TEST_F(CliEndToEnd, AttentionRunsThroughRunWithTheShapeFromItsFields) {
-  ProcessResult run =
-      Kbench({"attention", "--seq", "2^6", "--heads", "2", "--causal",
-              "--variant", "naive,fused", "--budget-ms", "100"});
+  ProcessResult run = Kbench({"attention", "--seq", "2^6", "--heads", "2", "--causal", "--variant",
+                              "naive,fused", "--budget-ms", "100"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("attention batch=1 heads=2 seq_len=64 "
                                  "head_dim=64 causal, fp32, cpu"));
@@ -165,9 +163,9 @@ TEST_F(CliEndToEnd, AttentionRunsThroughRunWithTheShapeFromItsFields) {
 }
 
 TEST_F(CliEndToEnd, CsvOfAttentionFillsItsColumnsAndTheNewOnes) {
-  ProcessResult run = Kbench({"attention", "--seq", "64", "--heads", "2",
-                              "--variant", "naive,fused", "--budget-ms", "100",
-                              "--min-effect", "0.05", "--csv"});
+  ProcessResult run =
+      Kbench({"attention", "--seq", "64", "--heads", "2", "--variant", "naive,fused", "--budget-ms",
+              "100", "--min-effect", "0.05", "--csv"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const std::vector<std::string> lines = Lines(run.out);
   ASSERT_EQ(lines.size(), 3u) << run.out;
@@ -175,8 +173,7 @@ TEST_F(CliEndToEnd, CsvOfAttentionFillsItsColumnsAndTheNewOnes) {
   const std::vector<std::string> fused = CsvFields(lines[2]);
   ASSERT_EQ(fused.size(), header.size());
   auto column = [&](const std::string& name) {
-    return fused[std::find(header.begin(), header.end(), name) -
-                 header.begin()];
+    return fused[std::find(header.begin(), header.end(), name) - header.begin()];
   };
   EXPECT_EQ(column("op"), "attention");
   EXPECT_EQ(column("n"), "");
@@ -223,15 +220,13 @@ TEST_F(CliEndToEnd, EmptyOrInvalidServerAddressSaysWhatIsWrong) {
 }
 
 TEST_F(CliEndToEnd, NanBudgetIsRefusedAsNotAFiniteNumber) {
-  ProcessResult run =
-      Kbench({"vector-add", "--n", "1000", "--budget-ms", "nan"});
+  ProcessResult run = Kbench({"vector-add", "--n", "1000", "--budget-ms", "nan"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("--budget-ms: must be a finite number"));
 }
 
 TEST_F(CliEndToEnd, UnknownVariantIsRefusedWithExitCode2NamingIt) {
-  ProcessResult run =
-      Kbench({"vector-add", "--n", "1000", "--variant", "bogus"});
+  ProcessResult run = Kbench({"vector-add", "--n", "1000", "--variant", "bogus"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_THAT(run.err, HasSubstr("kbench: invalid request: "));
   EXPECT_THAT(run.err, HasSubstr("bogus"));
@@ -239,8 +234,7 @@ TEST_F(CliEndToEnd, UnknownVariantIsRefusedWithExitCode2NamingIt) {
 
 TEST_F(CliEndToEnd, UnreachableServerExitsWith3) {
   const auto start = std::chrono::steady_clock::now();
-  ProcessResult run =
-      KbenchAnywhere({"--server", "127.0.0.1:1", "vector-add", "--n", "1000"});
+  ProcessResult run = KbenchAnywhere({"--server", "127.0.0.1:1", "vector-add", "--n", "1000"});
   EXPECT_EQ(run.exit_code, 3) << run.err;
   EXPECT_THAT(run.err, HasSubstr("cannot reach server at 127.0.0.1:1"));
   EXPECT_LT(std::chrono::steady_clock::now() - start, 15s);
@@ -251,8 +245,7 @@ TEST_F(CliEndToEnd, InfoJsonListsVectorAddAndItsVariants) {
   EXPECT_EQ(info["backend"], "cpu");
   const auto& ops = info["ops"];
   const auto vector_add = std::find_if(
-      ops.begin(), ops.end(),
-      [](const nlohmann::json& op) { return op["op"] == "vector_add"; });
+      ops.begin(), ops.end(), [](const nlohmann::json& op) { return op["op"] == "vector_add"; });
   ASSERT_NE(vector_add, ops.end()) << info.dump();
   EXPECT_THAT((*vector_add)["variants"].get<std::vector<std::string>>(),
               ::testing::IsSupersetOf({"naive", "vectorized"}));
@@ -266,8 +259,7 @@ TEST_F(CliEndToEnd, InfoShowsOpDescriptionsAndVariantSummaries) {
     EXPECT_THAT(text.out, HasSubstr(op["op"].get<std::string>() + ": " +
                                     op["description"].get<std::string>()));
     for (const nlohmann::json& variant : op["variant_details"]) {
-      EXPECT_THAT(text.out,
-                  HasSubstr(variant["name"].get<std::string>() + " (fp32"));
+      EXPECT_THAT(text.out, HasSubstr(variant["name"].get<std::string>() + " (fp32"));
       EXPECT_THAT(text.out, HasSubstr(variant["summary"].get<std::string>()));
     }
   }
@@ -286,12 +278,10 @@ TEST_F(CliEndToEnd, TlsToAPlainTextServerIsNamedAsATlsMismatch) {
 TEST_F(CliEndToEnd, AServerThatDiesMidRunIsReportedAsALostConnection) {
   const std::unique_ptr<ServerUnderTest> server = StartCpuServer();
   ASSERT_FALSE(server->address().empty());
-  ChildProcess run({KBENCH_CLIENT_BIN, "--server", server->address(),
-                    "attention", "--seq", "256", "--min-time-ms", "30000",
-                    "--budget-ms", "30000", "--min-samples", "100000",
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", server->address(), "attention", "--seq", "256",
+                    "--min-time-ms", "30000", "--budget-ms", "30000", "--min-samples", "100000",
                     "--max-samples", "100000"});
-  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true))
-      << run.err();
+  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true)) << run.err();
 
   server->process().Signal(SIGKILL);
   EXPECT_EQ(run.Wait(10s), 3) << run.err();
@@ -304,16 +294,13 @@ TEST_F(CliEndToEnd, CtrlCCancelsTheRunOnTheServerAndExitsWith130) {
   const nlohmann::json limits = ServerInfo()["limits"];
   const double max_budget_ms = limits["max_time_budget_ms"].get<double>();
   const uint32_t max_samples_limit = limits["max_samples"].get<uint32_t>();
-  const std::string budget_ms =
-      std::to_string(max_budget_ms > 0 ? max_budget_ms : 60000.0);
+  const std::string budget_ms = std::to_string(max_budget_ms > 0 ? max_budget_ms : 60000.0);
   const std::string max_samples =
       std::to_string(max_samples_limit > 0 ? max_samples_limit : 100000u);
-  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address(), "attention",
-                    "--seq", "256", "--variant", "naive,fused", "--min-time-ms",
-                    budget_ms, "--budget-ms", budget_ms, "--min-samples",
-                    max_samples, "--max-samples", max_samples});
-  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true))
-      << run.err();
+  ChildProcess run({KBENCH_CLIENT_BIN, "--server", address(), "attention", "--seq", "256",
+                    "--variant", "naive,fused", "--min-time-ms", budget_ms, "--budget-ms",
+                    budget_ms, "--min-samples", max_samples, "--max-samples", max_samples});
+  ASSERT_TRUE(run.WaitForOutput("started on", 60s, /*from_stderr=*/true)) << run.err();
   ASSERT_EQ(ServerInfo()["running"], 1);
 
   run.Signal(SIGINT);

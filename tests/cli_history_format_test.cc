@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "csv_format.h"
-#include "history_calls.h"
-#include "history_format.h"
-#include "run_details_format.h"
-#include "time_values.h"
+#include "client/csv_format.h"
+#include "client/history_calls.h"
+#include "client/history_format.h"
+#include "client/run_details_format.h"
+#include "client/time_values.h"
 
 namespace kbench::client {
 namespace {
@@ -47,9 +47,8 @@ TEST_F(ParseTimeTest, ReadsDatesAndTimes) {
 }
 
 TEST_F(ParseTimeTest, RefusesOtherTextQuotingIt) {
-  for (const char* bad :
-       {"", "5", "5w", "-5m", "yesterday", "2024-5-1", "2024-05-01T14",
-        "2024-05-01T14:30:5", "2024/05/01"}) {
+  for (const char* bad : {"", "5", "5w", "-5m", "yesterday", "2024-5-1", "2024-05-01T14",
+                          "2024-05-01T14:30:5", "2024/05/01"}) {
     const auto time = ParseTime(bad, 0);
     ASSERT_FALSE(time.ok()) << bad;
     EXPECT_THAT(time.status().message(), HasSubstr("is not a time")) << bad;
@@ -57,10 +56,8 @@ TEST_F(ParseTimeTest, RefusesOtherTextQuotingIt) {
 }
 
 TEST(RunStatusName, NamesEveryStatusAndReadsItBack) {
-  EXPECT_EQ(RunStatusName(v1::RUN_STATUS_FAILED_VERIFICATION),
-            "failed_verification");
-  EXPECT_EQ(ParseRunStatus("failed-verification").value(),
-            v1::RUN_STATUS_FAILED_VERIFICATION);
+  EXPECT_EQ(RunStatusName(v1::RUN_STATUS_FAILED_VERIFICATION), "failed_verification");
+  EXPECT_EQ(ParseRunStatus("failed-verification").value(), v1::RUN_STATUS_FAILED_VERIFICATION);
   EXPECT_EQ(ParseRunStatus("ok").value(), v1::RUN_STATUS_OK);
   EXPECT_THAT(ParseRunStatus("done").status().message(),
               HasSubstr("'done' is not a run status; use queued, running, ok"));
@@ -124,11 +121,8 @@ using RunsTable = UtcTime;
 TEST_F(RunsTable, ShowsEachRunsBestVerifiedVariantAndStatus) {
   const std::string table = FormatRunsTable({CompletedRun(), RefusedRun()});
   EXPECT_THAT(table, HasSubstr("run    accepted"));
-  EXPECT_THAT(
-      table,
-      HasSubstr("run-7  2024-05-01 14:30:00  ipv4:127.0.0.1:5000  lab3"));
-  EXPECT_THAT(table,
-              HasSubstr("attention batch=1 heads=8 seq_len=1024 head_dim=64"));
+  EXPECT_THAT(table, HasSubstr("run-7  2024-05-01 14:30:00  ipv4:127.0.0.1:5000  lab3"));
+  EXPECT_THAT(table, HasSubstr("attention batch=1 heads=8 seq_len=1024 head_dim=64"));
   EXPECT_THAT(table, HasSubstr("fp16   ok"));
   EXPECT_THAT(table, HasSubstr("fused  0.5"));
   EXPECT_THAT(table, HasSubstr("200"));
@@ -184,13 +178,10 @@ TEST(ExportCsv, HasARowPerVariantWithTheRunsFieldsAndOneForARunWithout) {
   EXPECT_EQ(fields[9], "run-7");
   const std::string refused = FormatExportCsvRows(RefusedRun());
   EXPECT_EQ(std::count(refused.begin(), refused.end(), '\n'), 1);
-  const std::vector<std::string> row =
-      SplitCsvLine(refused.substr(0, refused.size() - 1));
+  const std::vector<std::string> row = SplitCsvLine(refused.substr(0, refused.size() - 1));
   ASSERT_EQ(row.size(), header.size());
   EXPECT_EQ(row[6], "seq_len must be at most 8192");
-  EXPECT_EQ(
-      row[std::find(header.begin(), header.end(), "variant") - header.begin()],
-      "");
+  EXPECT_EQ(row[std::find(header.begin(), header.end(), "variant") - header.begin()], "");
 }
 
 using RunDetails = UtcTime;
@@ -198,16 +189,14 @@ using RunDetails = UtcTime;
 TEST_F(RunDetails, ShowEverythingAndSummariseTheSamples) {
   const std::string text = FormatRunDetails(CompletedRun());
   for (const char* part :
-       {"run run-7: ok", "peer ipv4:127.0.0.1:5000", "label: lab3",
-        "accepted 2024-05-01 14:30:00", "variants naive,fused",
-        "device: cuda #0 (NVIDIA H200)", "matmul 612 TFLOP/s", "median ms",
+       {"run run-7: ok", "peer ipv4:127.0.0.1:5000", "label: lab3", "accepted 2024-05-01 14:30:00",
+        "variants naive,fused", "device: cuda #0 (NVIDIA H200)", "matmul 612 TFLOP/s", "median ms",
         "5.00x", "naive: passed", "naive 3 (min 1, median 2, max 3 ms)"}) {
     EXPECT_THAT(text, HasSubstr(part));
   }
   EXPECT_THAT(text, Not(HasSubstr("3, 1, 2")));
   const std::string refused = FormatRunDetails(RefusedRun());
-  EXPECT_THAT(refused,
-              HasSubstr("run run-8: refused: seq_len must be at most 8192"));
+  EXPECT_THAT(refused, HasSubstr("run run-8: refused: seq_len must be at most 8192"));
   EXPECT_THAT(refused, HasSubstr("device: -"));
   // Its timing was never resolved: "default", not "default ms".
   EXPECT_THAT(refused, HasSubstr("min time default, "));
@@ -236,21 +225,17 @@ TEST(FormatRunSources, PrintsEachKernelsSourceAfterALineNamingIt) {
 
 TEST(DescribeHistoryFailure, SaysWhatAnUnknownIdOrARefusalMeans) {
   const std::string unknown = DescribeHistoryFailure(
-      grpc::Status(grpc::StatusCode::NOT_FOUND, "no run x"), "h:1", 600,
-      CallStage::kCalling, "x");
+      grpc::Status(grpc::StatusCode::NOT_FOUND, "no run x"), "h:1", 600, CallStage::kCalling, "x");
   EXPECT_THAT(unknown, HasSubstr("the server at h:1 has no run 'x'"));
-  EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::NOT_FOUND),
-            ExitCode::kBadArguments);
+  EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::NOT_FOUND), ExitCode::kBadArguments);
   const std::string denied = DescribeHistoryFailure(
       grpc::Status(grpc::StatusCode::PERMISSION_DENIED, "user: a learner sees their own runs"),
       "h:1", 600, CallStage::kCalling);
   EXPECT_THAT(denied, HasSubstr("not allowed: user: a learner sees their own runs"));
-  EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::PERMISSION_DENIED),
-            ExitCode::kNotAllowed);
-  EXPECT_THAT(
-      DescribeHistoryFailure(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, ""),
-                             "h:1", 600, CallStage::kCalling),
-      HasSubstr("does not offer run history"));
+  EXPECT_EQ(ExitCodeForHistoryStatus(grpc::StatusCode::PERMISSION_DENIED), ExitCode::kNotAllowed);
+  EXPECT_THAT(DescribeHistoryFailure(grpc::Status(grpc::StatusCode::UNIMPLEMENTED, ""), "h:1", 600,
+                                     CallStage::kCalling),
+              HasSubstr("does not offer run history"));
 }
 
 }  // namespace

@@ -15,10 +15,10 @@
 
 #include "absl/strings/str_format.h"
 #include "grpcpp/grpcpp.h"
-#include "process_helper.h"
 #include "server/front/history_service.h"
 #include "server/store/run_store.h"
 #include "tests/loopback_service.h"
+#include "tests/process_helper.h"
 #include "tests/run_records.h"
 #include "tests/temp_dir.h"
 
@@ -49,17 +49,15 @@ class HistoryCommands : public ::testing::Test {
     store_ = *std::move(store);
     for (int i = 0; i < kRuns; ++i) {
       const std::string id = absl::StrFormat("run-%02d", i);
-      ASSERT_TRUE(store_
-                      ->Accept(::kbench::testing::AdmittedRun(
-                          id, 1000 + i, i < 6 ? "lab1" : "lab2"))
-                      .ok());
+      ASSERT_TRUE(
+          store_->Accept(::kbench::testing::AdmittedRun(id, 1000 + i, i < 6 ? "lab1" : "lab2"))
+              .ok());
       if (i % 2 == 1) {
         ASSERT_TRUE(store_
                         ->Start(id, ::kbench::testing::TestDevice(),
                                 ::kbench::testing::TestStarted(id), 2000 + i)
                         .ok());
-        ASSERT_TRUE(
-            store_->Finish(id, ::kbench::testing::FullOutcome(id, 5000)).ok());
+        ASSERT_TRUE(store_->Finish(id, ::kbench::testing::FullOutcome(id, 5000)).ok());
       }
     }
     service_ = std::make_unique<server::HistoryService>(*store_);
@@ -120,13 +118,10 @@ TEST_F(HistoryCommands, RunsListsEveryRunNewestFirstWithItsBestVariant) {
 }
 
 TEST_F(HistoryCommands, RunsFiltersAndStopsAtTheLimitAcrossPages) {
-  EXPECT_EQ(FirstColumn(Kbench({"runs", "--label", "lab1"}).out),
-            NewestFirst(0, 6));
-  EXPECT_EQ(FirstColumn(Kbench({"runs", "--limit", "3"}).out),
-            NewestFirst(9, kRuns));
+  EXPECT_EQ(FirstColumn(Kbench({"runs", "--label", "lab1"}).out), NewestFirst(0, 6));
+  EXPECT_EQ(FirstColumn(Kbench({"runs", "--limit", "3"}).out), NewestFirst(9, kRuns));
   ProcessResult ok = Kbench({"runs", "--status", "ok", "--label", "lab2"});
-  EXPECT_EQ(FirstColumn(ok.out),
-            (std::vector<std::string>{"run-11", "run-09", "run-07"}));
+  EXPECT_EQ(FirstColumn(ok.out), (std::vector<std::string>{"run-11", "run-09", "run-07"}));
   ProcessResult none = Kbench({"runs", "--op", "vector_add"});
   EXPECT_EQ(none.out, "no runs\n");
 }
@@ -156,8 +151,7 @@ TEST_F(HistoryCommands, ShowPrintsEverythingAndSummarisesTheSamples) {
                                  "4238 GB/s, matmul 612.2 TFLOP/s"));
   EXPECT_THAT(run.out, HasSubstr("CUDA events around the kernel"));
   EXPECT_THAT(run.out, HasSubstr("3.50x"));
-  EXPECT_THAT(run.out,
-              HasSubstr("naive 3 (min 1.062, median 1.25, max 1.5 ms)"));
+  EXPECT_THAT(run.out, HasSubstr("naive 3 (min 1.062, median 1.25, max 1.5 ms)"));
   ProcessResult json = Kbench({"show", "run-03", "--json"});
   ASSERT_EQ(json.exit_code, 0) << json.err;
   const nlohmann::json record = nlohmann::json::parse(json.out);
@@ -201,8 +195,7 @@ TEST_F(HistoryCommands, ABadFilterIsRefusedWithExitCode2) {
   ProcessResult since = Kbench({"runs", "--since", "yesterday"});
   EXPECT_EQ(since.exit_code, 2);
   EXPECT_THAT(since.err, HasSubstr("--since: 'yesterday' is not a time"));
-  ProcessResult order =
-      Kbench({"runs", "--since", "2024-05-02", "--until", "2024-05-01"});
+  ProcessResult order = Kbench({"runs", "--since", "2024-05-02", "--until", "2024-05-01"});
   EXPECT_EQ(order.exit_code, 2);
   EXPECT_THAT(order.err, HasSubstr("refused the filters"));
 }

@@ -52,8 +52,8 @@ TEST_F(CliKernels, CompileOfAStarterPrintsWhatTheCompilerMade) {
 }
 
 TEST_F(CliKernels, TheTiledAttentionStarterCompilesForFp16) {
-  ProcessResult run = Kbench(
-      {"compile", kStarters + "attention_tiled.cu", "--op", "attention", "--dtype", "fp16"});
+  ProcessResult run =
+      Kbench({"compile", kStarters + "attention_tiled.cu", "--op", "attention", "--dtype", "fp16"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_THAT(run.out, HasSubstr("attention kernel 'attention_tiled'"));
 }
@@ -117,8 +117,7 @@ TEST_F(CliKernels, ShowSourceGivesBackTheKernelAsStoredWithItsRun) {
   ProcessResult runs = Kbench({"--json", "runs", "--label", "source-lab"});
   ASSERT_EQ(runs.exit_code, 0) << runs.err;
   std::smatch id;
-  ASSERT_TRUE(std::regex_search(runs.out, id, std::regex("\"run_id\": ?\"([^\"]+)\"")))
-      << runs.out;
+  ASSERT_TRUE(std::regex_search(runs.out, id, std::regex("\"run_id\": ?\"([^\"]+)\""))) << runs.out;
   ProcessResult shown = Kbench({"show", id[1].str(), "--source"});
   ASSERT_EQ(shown.exit_code, 0) << shown.err;
   std::ifstream source(file);

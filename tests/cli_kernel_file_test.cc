@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "command_line.h"
-#include "compile_command.h"
-#include "compiler_log.h"
-#include "kernel_file.h"
+#include "client/command_line.h"
+#include "client/compile_command.h"
+#include "client/compiler_log.h"
+#include "client/kernel_file.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::client {
@@ -59,9 +59,9 @@ TEST(CompilerStyleLog, WithoutACaretTheColumnIsLeftOut) {
 
 TEST(KernelFile, TheKbenchLineGivesLaunchAndEntryAndFlagsWin) {
   kbench::testing::TempDir dir;
-  const std::string path = WriteFile(
-      dir, "my_add.cu",
-      "// a kernel\n// kbench: grid=cdiv(n,1024) block=256 smem=0 entry=add\nint x;\n");
+  const std::string path =
+      WriteFile(dir, "my_add.cu",
+                "// a kernel\n// kbench: grid=cdiv(n,1024) block=256 smem=0 entry=add\nint x;\n");
   absl::StatusOr<v1::KernelSource> kernel = ReadKernelFile(path, {});
   ASSERT_TRUE(kernel.ok()) << kernel.status();
   EXPECT_EQ(kernel->name(), "my_add.cu");

@@ -12,20 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "command_line.h"
-#include "csv_format.h"
-#include "exit_codes.h"
-#include "flag_values.h"
-#include "json_format.h"
+#include "client/command_line.h"
+#include "client/csv_format.h"
+#include "client/exit_codes.h"
+#include "client/flag_values.h"
+#include "client/json_format.h"
+#include "client/progress_reporter.h"
+#include "client/quota_command.h"
+#include "client/refusal.h"
+#include "client/result_text.h"
+#include "client/run_report.h"
+#include "client/server_info_format.h"
+#include "client/table_format.h"
 #include "kernels/dtype.h"
-#include "progress_reporter.h"
-#include "quota_command.h"
-#include "refusal.h"
-#include "result_text.h"
-#include "run_report.h"
 #include "proto/ops/registry.h"
-#include "server_info_format.h"
-#include "table_format.h"
 
 namespace kbench::client {
 namespace {
@@ -56,8 +56,8 @@ TEST(ParseCount, ReadsKMAndGSuffixesAsPowersOfTwo) {
 }
 
 TEST(ParseCount, RefusesZeroNegativesAndGarbageQuotingTheText) {
-  for (const char* bad : {"0", "-5", "abc", "", "1.5M", "2^", "^3", "1Mx", " 5",
-                          "5 ", "1Ti", "0Mi", "0^3", "1e6"}) {
+  for (const char* bad :
+       {"0", "-5", "abc", "", "1.5M", "2^", "^3", "1Mx", " 5", "5 ", "1Ti", "0Mi", "0^3", "1e6"}) {
     absl::StatusOr<uint64_t> count = ParseCount(bad);
     ASSERT_FALSE(count.ok()) << bad;
     EXPECT_EQ(count.status().code(), absl::StatusCode::kInvalidArgument);
@@ -78,8 +78,7 @@ TEST(SplitVariantList, SplitsOnCommasAndTrimsSpaces) {
             (std::vector<std::string>{"naive", "vectorized"}));
   EXPECT_EQ(SplitVariantList(" naive , fused ").value(),
             (std::vector<std::string>{"naive", "fused"}));
-  EXPECT_EQ(SplitVariantList("fused").value(),
-            (std::vector<std::string>{"fused"}));
+  EXPECT_EQ(SplitVariantList("fused").value(), (std::vector<std::string>{"fused"}));
 }
 
 TEST(SplitVariantList, RefusesEmptyNames) {
@@ -103,15 +102,13 @@ TEST(ParseDType, ReadsEveryNameOfTheKernelsDTypeTable) {
     EXPECT_EQ(DTypeName(*dtype), info.name);
     EXPECT_THAT(DTypeChoices(), HasSubstr(info.name));
   }
-  EXPECT_THAT(std::string(ParseDType("fp64").status().message()),
-              HasSubstr(DTypeChoices()));
+  EXPECT_THAT(std::string(ParseDType("fp64").status().message()), HasSubstr(DTypeChoices()));
 }
 
 TEST(CheckServerAddress, AcceptsHostPortAndGrpcTargets) {
   for (const char* good :
-       {"localhost:50051", "127.0.0.1:1", "gpu-1.lab_x.example:65535",
-        "[::1]:50051", "unix:/tmp/kbench.sock", "dns:///gpu1:50051",
-        "ipv4:10.0.0.1:7000"}) {
+       {"localhost:50051", "127.0.0.1:1", "gpu-1.lab_x.example:65535", "[::1]:50051",
+        "unix:/tmp/kbench.sock", "dns:///gpu1:50051", "ipv4:10.0.0.1:7000"}) {
     EXPECT_TRUE(CheckServerAddress(good).ok()) << good;
   }
 }
@@ -149,14 +146,13 @@ struct Parsed {
 Parsed Parse(std::vector<const char*> args) {
   args.insert(args.begin(), "kbench");
   std::ostringstream out, err;
-  auto result =
-      ParseCommandLine(static_cast<int>(args.size()), args.data(), out, err);
+  auto result = ParseCommandLine(static_cast<int>(args.size()), args.data(), out, err);
   return {std::move(result), out.str(), err.str()};
 }
 
 TEST(ParseCommandLine, TakesGlobalOptionsAfterTheSubcommand) {
-  Parsed parsed = Parse({"vector-add", "--n", "1Mi", "--json", "--server",
-                         "gpu1:7000", "--timeout", "30", "--quiet"});
+  Parsed parsed = Parse({"vector-add", "--n", "1Mi", "--json", "--server", "gpu1:7000", "--timeout",
+                         "30", "--quiet"});
   const auto& line = std::get<CommandLine>(parsed.result);
   EXPECT_EQ(line.options.format, OutputFormat::kJson);
   EXPECT_EQ(line.options.server, "gpu1:7000");
@@ -169,18 +165,15 @@ TEST(ParseCommandLine, TakesGlobalOptionsAfterTheSubcommand) {
 
 TEST(ParseCommandLine, TakesGlobalOptionsBeforeTheSubcommand) {
   Parsed parsed = Parse({"--csv", "attention", "--seq", "128"});
-  EXPECT_EQ(std::get<CommandLine>(parsed.result).options.format,
-            OutputFormat::kCsv);
+  EXPECT_EQ(std::get<CommandLine>(parsed.result).options.format, OutputFormat::kCsv);
 }
 
 TEST(ParseCommandLine, FillsTheAttentionRequestWithDefaultsAndFlags) {
-  Parsed parsed = Parse(
-      {"attention",    "--seq",        "4096",   "--causal",      "--variant",
-       "naive,fused",  "--dtype",      "bf16",   "--min-samples", "7",
-       "--target-rse", "0.005",        "--mode", "hot",           "--seed",
-       "42",           "--min-effect", "0.02",   "--label",       "hw3"});
-  const auto& request =
-      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
+  Parsed parsed = Parse({"attention",    "--seq",        "4096",   "--causal",      "--variant",
+                         "naive,fused",  "--dtype",      "bf16",   "--min-samples", "7",
+                         "--target-rse", "0.005",        "--mode", "hot",           "--seed",
+                         "42",           "--min-effect", "0.02",   "--label",       "hw3"});
+  const auto& request = std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
   ASSERT_EQ(request.problem_case(), v1::RunRequest::kAttention);
   EXPECT_EQ(request.attention().batch(), 1u);
   EXPECT_EQ(request.attention().heads(), 8u);
@@ -201,18 +194,16 @@ TEST(ParseCommandLine, FillsTheAttentionRequestWithDefaultsAndFlags) {
 
 TEST(ParseCommandLine, LeavesCausalOffAndTheMinEffectToTheServerUnlessGiven) {
   Parsed parsed = Parse({"attention", "--seq", "128"});
-  const auto& request =
-      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
+  const auto& request = std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command);
   EXPECT_FALSE(request.attention().causal());
   EXPECT_EQ(request.timing().min_effect(), 0);
 }
 
 TEST(ParseCommandLine, ReadsEveryUnsignedProblemFieldAsACount) {
-  Parsed parsed = Parse({"attention", "--seq", "2^12", "--heads", "16",
-                         "--batch", "2^2", "--head-dim", "2^7"});
+  Parsed parsed =
+      Parse({"attention", "--seq", "2^12", "--heads", "16", "--batch", "2^2", "--head-dim", "2^7"});
   const auto& attention =
-      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command)
-          .attention();
+      std::get<v1::RunRequest>(std::get<CommandLine>(parsed.result).command).attention();
   EXPECT_EQ(attention.seq_len(), 4096u);
   EXPECT_EQ(attention.heads(), 16u);
   EXPECT_EQ(attention.batch(), 4u);
@@ -252,8 +243,7 @@ TEST(ParseCommandLine, OffersOneRunSubcommandPerOpWithItsFieldsAndExamples) {
       EXPECT_THAT(help.out, HasSubstr(field.flag)) << name;
       EXPECT_THAT(help.out, HasSubstr(field.help)) << name;
       if (!field.default_value.empty() && !field.type_name.empty()) {
-        EXPECT_THAT(help.out,
-                    HasSubstr("(default: " + field.default_value + ")"))
+        EXPECT_THAT(help.out, HasSubstr("(default: " + field.default_value + ")"))
             << name << " " << field.flag;
       }
     }
@@ -273,12 +263,10 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
     std::vector<const char*> args;
     for (const std::string& word : words) args.push_back(word.c_str());
     Parsed all = Parse(args);
-    const auto& request =
-        std::get<v1::RunRequest>(std::get<CommandLine>(all.result).command);
+    const auto& request = std::get<v1::RunRequest>(std::get<CommandLine>(all.result).command);
     EXPECT_EQ(request.problem_case(), op->problem_case()) << name;
     for (const ops::ProblemField& field : op->fields()) {
-      EXPECT_EQ(op->FieldText(request, field),
-                field.type_name.empty() ? "true" : "3")
+      EXPECT_EQ(op->FieldText(request, field), field.type_name.empty() ? "true" : "3")
           << name << " " << field.flag;
     }
     // Only the subcommand: each field without a default is named as missing,
@@ -295,8 +283,7 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
       EXPECT_EQ(std::get<ExitCode>(bare.result), ExitCode::kBadArguments);
       continue;
     }
-    const auto& defaults =
-        std::get<v1::RunRequest>(std::get<CommandLine>(bare.result).command);
+    const auto& defaults = std::get<v1::RunRequest>(std::get<CommandLine>(bare.result).command);
     for (const ops::ProblemField& field : op->fields()) {
       EXPECT_EQ(op->FieldText(defaults, field),
                 field.type_name.empty() ? "false" : field.default_value);
@@ -305,15 +292,12 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
 }
 
 TEST(ParseCommandLine, RefusesNonFiniteTimingValuesAsNotAFiniteNumber) {
-  for (const char* flag :
-       {"--budget-ms", "--min-time-ms", "--target-rse", "--min-effect"}) {
+  for (const char* flag : {"--budget-ms", "--min-time-ms", "--target-rse", "--min-effect"}) {
     for (const char* value : {"nan", "inf", "-inf", "NaN"}) {
       Parsed parsed = Parse({"vector-add", "--n", "8", flag, value});
-      ASSERT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments)
-          << flag << " " << value;
+      ASSERT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments) << flag << " " << value;
       EXPECT_THAT(parsed.err, HasSubstr(flag));
-      EXPECT_THAT(parsed.err, HasSubstr("must be a finite number"))
-          << parsed.err;
+      EXPECT_THAT(parsed.err, HasSubstr("must be a finite number")) << parsed.err;
       EXPECT_THAT(parsed.err, Not(HasSubstr("0 or more")));
     }
   }
@@ -369,13 +353,11 @@ TEST(ParseCommandLine, SaysWhatIsWrongWithAnInvalidServerAddress) {
 TEST(ParseCommandLine, DefaultsToLocalhostWithoutFlagOrEnvironment) {
   unsetenv("KBENCH_SERVER");
   Parsed parsed = Parse({"info"});
-  EXPECT_EQ(std::get<CommandLine>(parsed.result).options.server,
-            "localhost:50051");
+  EXPECT_EQ(std::get<CommandLine>(parsed.result).options.server, "localhost:50051");
   setenv("KBENCH_SERVER", "envhost:1234", 1);
   Parsed from_env = Parse({"info"});
   unsetenv("KBENCH_SERVER");
-  EXPECT_EQ(std::get<CommandLine>(from_env.result).options.server,
-            "envhost:1234");
+  EXPECT_EQ(std::get<CommandLine>(from_env.result).options.server, "envhost:1234");
 }
 
 TEST(ParseCommandLine, RefusesABadCountNamingTheFlag) {
@@ -416,40 +398,35 @@ TEST(ParseCommandLine, HelpTeachesExitCodesEnvironmentAndExamples) {
 
 TEST(ExitCodeForStatus, MapsInvalidArgumentTo2AuthTo4AndOtherFailuresTo3) {
   EXPECT_EQ(ExitCodeForStatus(grpc::StatusCode::OK), ExitCode::kOk);
-  EXPECT_EQ(ExitCodeForStatus(grpc::StatusCode::INVALID_ARGUMENT),
-            ExitCode::kBadArguments);
+  EXPECT_EQ(ExitCodeForStatus(grpc::StatusCode::INVALID_ARGUMENT), ExitCode::kBadArguments);
   EXPECT_EQ(int(ExitCodeForStatus(grpc::StatusCode::UNAUTHENTICATED)), 4);
   EXPECT_EQ(int(ExitCodeForStatus(grpc::StatusCode::PERMISSION_DENIED)), 4);
   for (grpc::StatusCode code :
        {grpc::StatusCode::UNAVAILABLE, grpc::StatusCode::INTERNAL,
-        grpc::StatusCode::DEADLINE_EXCEEDED,
-        grpc::StatusCode::RESOURCE_EXHAUSTED, grpc::StatusCode::CANCELLED,
-        grpc::StatusCode::UNKNOWN}) {
-    EXPECT_EQ(ExitCodeForStatus(code), ExitCode::kServerError)
-        << static_cast<int>(code);
+        grpc::StatusCode::DEADLINE_EXCEEDED, grpc::StatusCode::RESOURCE_EXHAUSTED,
+        grpc::StatusCode::CANCELLED, grpc::StatusCode::UNKNOWN}) {
+    EXPECT_EQ(ExitCodeForStatus(code), ExitCode::kServerError) << static_cast<int>(code);
   }
 }
 
 TEST(DescribeRpcFailure, PassesOnTheServersMessageForInvalidRequests) {
-  grpc::Status status(grpc::StatusCode::INVALID_ARGUMENT,
-                      "seq_len must be 1 to 65536");
+  grpc::Status status(grpc::StatusCode::INVALID_ARGUMENT, "seq_len must be 1 to 65536");
   EXPECT_EQ(DescribeRpcFailure(status, "localhost:50051", 600),
             "kbench: invalid request: seq_len must be 1 to 65536");
 }
 
 TEST(DescribeRpcFailure, TellsHowToReachTheServerWhenUnavailable) {
   std::string message = DescribeRpcFailure(
-      grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection refused"),
-      "localhost:50051", 600);
+      grpc::Status(grpc::StatusCode::UNAVAILABLE, "connection refused"), "localhost:50051", 600);
   EXPECT_THAT(message, HasSubstr("cannot reach server at localhost:50051"));
   EXPECT_THAT(message, HasSubstr("KBENCH_SERVER"));
   EXPECT_THAT(message, HasSubstr("is kbench-server running?"));
 }
 
 TEST(DescribeRpcFailure, SaysTheConnectionWasLostWhenTheServerDiedMidRun) {
-  const std::string message = DescribeRpcFailure(
-      grpc::Status(grpc::StatusCode::UNAVAILABLE, "Socket closed"),
-      "localhost:50051", 600, CallStage::kStreaming);
+  const std::string message =
+      DescribeRpcFailure(grpc::Status(grpc::StatusCode::UNAVAILABLE, "Socket closed"),
+                         "localhost:50051", 600, CallStage::kStreaming);
   EXPECT_THAT(message, HasSubstr("connection to the server at localhost:50051 "
                                  "was lost during the run"));
   EXPECT_THAT(message, HasSubstr("Socket closed"));
@@ -458,9 +435,9 @@ TEST(DescribeRpcFailure, SaysTheConnectionWasLostWhenTheServerDiedMidRun) {
 }
 
 TEST(DescribeRpcFailure, DoesNotAskWhetherAServerThatAnsweredIsRunning) {
-  const std::string message = DescribeRpcFailure(
-      grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down"),
-      "localhost:50051", 600, CallStage::kCalling);
+  const std::string message =
+      DescribeRpcFailure(grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down"),
+                         "localhost:50051", 600, CallStage::kCalling);
   EXPECT_THAT(message, HasSubstr("unavailable"));
   EXPECT_THAT(message, HasSubstr("server is shutting down"));
   EXPECT_THAT(message, Not(HasSubstr("is kbench-server running?")));
@@ -471,8 +448,7 @@ grpc::Status Refusal(v1::Refusal::Reason reason, double retry_after_seconds,
   v1::Refusal refusal;
   refusal.set_reason(reason);
   refusal.set_retry_after_seconds(retry_after_seconds);
-  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, message,
-                      refusal.SerializeAsString());
+  return grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, message, refusal.SerializeAsString());
 }
 
 TEST(DescribeRpcFailure, SaysALearnersOwnQuotaIsNotABusyServer) {
@@ -523,8 +499,7 @@ v1::RunEvent Started() {
   return event;
 }
 
-v1::RunEvent Result(const std::string& variant, double median_ms, double gbps,
-                    bool passed) {
+v1::RunEvent Result(const std::string& variant, double median_ms, double gbps, bool passed) {
   v1::RunEvent event;
   v1::VariantResult* result = event.mutable_variant_result();
   result->set_variant(variant);
@@ -575,8 +550,7 @@ RunReport VectorAddReport(bool vectorized_passes = true) {
   report.request = request;
   for (const v1::RunEvent& event :
        {Started(), Result("naive", 1.5, 812.3, true),
-        Result("vectorized", 0.65, 1874.0, vectorized_passes),
-        Summary(vectorized_passes)}) {
+        Result("vectorized", 0.65, 1874.0, vectorized_passes), Summary(vectorized_passes)}) {
     RecordEvent(event, report);
   }
   return report;
@@ -620,8 +594,7 @@ TEST(FormatTable, ShowsTheRseOfEachVariantAndADashWhereAbsent) {
   RunReport report = VectorAddReport();
   report.results[0].mutable_stats()->set_rse(0.003125);
   // results[1] has no rse: a single sample has none.
-  EXPECT_THAT(FormatTable(report),
-              HasSubstr("rse of the mean: naive 0.312%, vectorized -\n"));
+  EXPECT_THAT(FormatTable(report), HasSubstr("rse of the mean: naive 0.312%, vectorized -\n"));
 }
 
 TEST(FormatTable, SaysWhatWasCheckedAndWhyAVariantFailed) {
@@ -645,17 +618,14 @@ TEST(FormatTable, DescribesTheShapeFromTheOpsFields) {
   attention->set_head_dim(64);
   attention->set_causal(true);
   report.request.set_dtype(v1::DTYPE_BF16);
-  EXPECT_THAT(FormatTable(report),
-              HasSubstr("attention batch=2 heads=8 seq_len=256 head_dim=64 "
-                        "causal, bf16, cpu"));
-  EXPECT_EQ(DescribeShape(report.request),
-            ops::OpOf(report.request)->Describe(report.request));
+  EXPECT_THAT(FormatTable(report), HasSubstr("attention batch=2 heads=8 seq_len=256 head_dim=64 "
+                                             "causal, bf16, cpu"));
+  EXPECT_EQ(DescribeShape(report.request), ops::OpOf(report.request)->Describe(report.request));
 }
 
 // The cells of `variant`'s row of a table: columns are separated by two or
 // more spaces, and no cell holds two spaces in a row.
-std::vector<std::string> TableRow(const std::string& table,
-                                  const std::string& variant) {
+std::vector<std::string> TableRow(const std::string& table, const std::string& variant) {
   for (const std::string& line : Lines(table)) {
     if (line.rfind(variant + " ", 0) != 0) continue;
     std::vector<std::string> cells;
@@ -672,16 +642,13 @@ std::vector<std::string> TableRow(const std::string& table,
 }
 
 TEST(FormatTable, PutsEachVariantOnItsOwnRowInColumnOrder) {
-  const std::string table =
-      FormatTable(VectorAddReport(/*vectorized_passes=*/false));
-  EXPECT_EQ(
-      TableRow(table, "naive"),
-      (std::vector<std::string>{"naive", "1.500", "1.350", "1.650", "812.3 GB/s",
-                                "19.2%", "3.10e-08", "yes", "baseline"}));
+  const std::string table = FormatTable(VectorAddReport(/*vectorized_passes=*/false));
+  EXPECT_EQ(TableRow(table, "naive"),
+            (std::vector<std::string>{"naive", "1.500", "1.350", "1.650", "812.3 GB/s", "19.2%",
+                                      "3.10e-08", "yes", "baseline"}));
   EXPECT_EQ(TableRow(table, "vectorized"),
-            (std::vector<std::string>{"vectorized", "0.6500", "0.5850", "0.7150",
-                                      "1874 GB/s", "44.2%", "4.20e-01", "NO",
-                                      "2.31x [2.28, 2.35] faster"}));
+            (std::vector<std::string>{"vectorized", "0.6500", "0.5850", "0.7150", "1874 GB/s",
+                                      "44.2%", "4.20e-01", "NO", "2.31x [2.28, 2.35] faster"}));
 }
 
 TEST(FormatMeasured, KeepsFourSignificantFiguresWithTheirTrailingZeros) {
@@ -724,8 +691,7 @@ TEST(FormatTable, ShowsClocksAndThrottlingWhenAvailable) {
   clocks->set_sm_clock_mhz_min(1755);
   clocks->set_sm_clock_mhz_max(1980);
   clocks->set_throttled(true);
-  EXPECT_THAT(FormatTable(report),
-              HasSubstr("clocks: vectorized 1755-1980 MHz throttled"));
+  EXPECT_THAT(FormatTable(report), HasSubstr("clocks: vectorized 1755-1980 MHz throttled"));
 }
 
 TEST(FormatTable, SaysHowAVariantThatChoosesAConfigurationWasLaunched) {
@@ -827,14 +793,13 @@ TEST(FormatCsv, WritesTheHeaderAndOneRowPerVariantOf33Fields) {
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], CsvHeader());
   for (const std::string& line : lines) EXPECT_EQ(FieldCount(line), 33u);
-  EXPECT_EQ(lines[1].rfind("run-17,vector_add,fp32,1000,,,,,,naive,50,1.5,", 0),
-            0u);
+  EXPECT_EQ(lines[1].rfind("run-17,vector_add,fp32,1000,,,,,,naive,50,1.5,", 0), 0u);
   // The baseline has no speedup; the other row has it, its verdict, the
   // minimum effect the verdict required, the interval's confidence and the
   // rounds it came from.
   EXPECT_THAT(lines[1], ::testing::EndsWith(",true,,,,,converged,0.95,,,"));
-  EXPECT_THAT(lines[2], ::testing::EndsWith(
-                            ",true,2.31,2.28,2.35,faster,converged,0.95,0.02,0.95,50"));
+  EXPECT_THAT(lines[2],
+              ::testing::EndsWith(",true,2.31,2.28,2.35,faster,converged,0.95,0.02,0.95,50"));
 }
 
 TEST(FormatCsv, LeavesNEmptyForAttentionAndFillsTheShape) {
@@ -847,14 +812,12 @@ TEST(FormatCsv, LeavesNEmptyForAttentionAndFillsTheShape) {
   attention->set_causal(true);
   const std::vector<std::string> lines = Lines(FormatCsv(report));
   ASSERT_EQ(lines.size(), 3u);
-  EXPECT_EQ(lines[1].rfind("run-17,attention,fp32,,2,8,256,64,true,naive,", 0),
-            0u);
+  EXPECT_EQ(lines[1].rfind("run-17,attention,fp32,,2,8,256,64,true,naive,", 0), 0u);
   EXPECT_EQ(FieldCount(lines[1]), 33u);
 }
 
 TEST(FormatRunJson, AssemblesRequestStartedResultsAndSummary) {
-  const nlohmann::json json =
-      nlohmann::json::parse(FormatRunJson(VectorAddReport()));
+  const nlohmann::json json = nlohmann::json::parse(FormatRunJson(VectorAddReport()));
   EXPECT_EQ(json["run_id"], "run-17");
   EXPECT_EQ(json["op"], "vector_add");
   // The RunRequest, its integers as numbers (proto JSON writes a uint64 as
@@ -896,8 +859,7 @@ v1::ServerInfo InfoOf(const std::string& backend) {
 TEST(FormatServerInfo, ShowsEachOpsDescriptionAndEachVariantsSummary) {
   const std::string text = FormatServerInfo(InfoOf("cuda"));
   for (const ops::Op* op : ops::AllOps()) {
-    EXPECT_THAT(text, HasSubstr(std::string(op->name()) + ": " +
-                                std::string(op->description())));
+    EXPECT_THAT(text, HasSubstr(std::string(op->name()) + ": " + std::string(op->description())));
     for (const ops::VariantSpec& variant : op->variants()) {
       EXPECT_THAT(text, HasSubstr(": " + variant.summary + "\n"));
     }
@@ -922,9 +884,8 @@ TEST(FormatServerInfo, ShowsEachVariantsDTypesAndHeadDims) {
   naive->add_dtypes(v1::DTYPE_FP16);
   const std::string text = FormatServerInfo(info);
   EXPECT_THAT(text, HasSubstr("  attention: softmax attention\n"));
-  EXPECT_THAT(text,
-              HasSubstr("    fused (fp32, bf16; head dims 64, 128): tiles on "
-                        "chip\n"));
+  EXPECT_THAT(text, HasSubstr("    fused (fp32, bf16; head dims 64, 128): tiles on "
+                              "chip\n"));
   EXPECT_THAT(text, HasSubstr("    naive (fp16; any head dim up to "
                               "max_head_dim): S to memory\n"));
 }
@@ -1044,9 +1005,7 @@ TEST(ProgressReporter, ReportsQueueStartAndVerificationOnALog) {
   progress.OnEvent(queued);
   EXPECT_THAT(out.str(), HasSubstr("queued: position 3, about 5 min (1 running); moved back: "
                                    "runs of learners with less device time lately go first\n"));
-  EXPECT_THAT(
-      out.str(),
-      HasSubstr("started on cpu (Test CPU), variants naive,vectorized"));
+  EXPECT_THAT(out.str(), HasSubstr("started on cpu (Test CPU), variants naive,vectorized"));
   EXPECT_THAT(out.str(), HasSubstr("naive: verified"));
   EXPECT_THAT(out.str(), HasSubstr("vectorized: FAILED verification"));
 }

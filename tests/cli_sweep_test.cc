@@ -9,16 +9,16 @@
 #include <string>
 #include <vector>
 
-#include "command_line.h"
-#include "csv_format.h"
-#include "json_format.h"
+#include "client/command_line.h"
+#include "client/csv_format.h"
+#include "client/json_format.h"
+#include "client/sweep_file.h"
+#include "client/sweep_preflight.h"
+#include "client/sweep_progress.h"
+#include "client/sweep_spec.h"
+#include "client/sweep_spec_file.h"
+#include "client/sweep_summary.h"
 #include "proto/ops/registry.h"
-#include "sweep_file.h"
-#include "sweep_preflight.h"
-#include "sweep_progress.h"
-#include "sweep_spec.h"
-#include "sweep_spec_file.h"
-#include "sweep_summary.h"
 
 namespace kbench::client {
 namespace {
@@ -45,30 +45,26 @@ TEST(AxisValues, ReadsARangeAsDoublingFromLowToHigh) {
               ElementsAre("512", "1024", "2048", "4096", "8192", "16384"));
   EXPECT_THAT(AxisValues(Field("attention", "--seq"), "384..2000").value(),
               ElementsAre("384", "768", "1536"));
-  EXPECT_THAT(AxisValues(Field("attention", "--seq"), "64..64").value(),
-              ElementsAre("64"));
+  EXPECT_THAT(AxisValues(Field("attention", "--seq"), "64..64").value(), ElementsAre("64"));
 }
 
 TEST(AxisValues, MixesRangesAndValues) {
-  EXPECT_THAT(
-      AxisValues(Field("attention", "--seq"), "100,2^9..2^10,3000").value(),
-      ElementsAre("100", "512", "1024", "3000"));
+  EXPECT_THAT(AxisValues(Field("attention", "--seq"), "100,2^9..2^10,3000").value(),
+              ElementsAre("100", "512", "1024", "3000"));
 }
 
 TEST(AxisValues, ReadsBothTrueAndFalseForABoolField) {
   const ops::ProblemField& causal = Field("attention", "--causal");
   EXPECT_THAT(AxisValues(causal, "both").value(), ElementsAre("false", "true"));
   EXPECT_THAT(AxisValues(causal, "true").value(), ElementsAre("true"));
-  EXPECT_THAT(AxisValues(causal, "true,false").value(),
-              ElementsAre("true", "false"));
+  EXPECT_THAT(AxisValues(causal, "true,false").value(), ElementsAre("true", "false"));
   EXPECT_THAT(AxisValues(causal, "yes").status().message(),
               HasSubstr("'yes' is not true, false or both"));
 }
 
 TEST(AxisValues, RefusesBadItemsQuotingThem) {
   const ops::ProblemField& seq = Field("attention", "--seq");
-  for (const char* bad :
-       {"0", "2^14..2^9", "2^9..", "..4", "512,,1024", "", "abc", "1..x"}) {
+  for (const char* bad : {"0", "2^14..2^9", "2^9..", "..4", "512,,1024", "", "abc", "1..x"}) {
     const auto values = AxisValues(seq, bad);
     ASSERT_FALSE(values.ok()) << bad;
     EXPECT_EQ(values.status().code(), absl::StatusCode::kInvalidArgument);
@@ -78,15 +74,13 @@ TEST(AxisValues, RefusesBadItemsQuotingThem) {
 }
 
 TEST(AxisValues, RefusesAValueListedTwice) {
-  EXPECT_THAT(
-      AxisValues(Field("attention", "--seq"), "512,2^9").status().message(),
-      HasSubstr("lists 512 twice"));
+  EXPECT_THAT(AxisValues(Field("attention", "--seq"), "512,2^9").status().message(),
+              HasSubstr("lists 512 twice"));
   EXPECT_FALSE(AxisValues(Field("attention", "--causal"), "both,true").ok());
 }
 
 TEST(DTypeValues, ReadsAListAndRefusesUnknownsAndRepeats) {
-  EXPECT_THAT(DTypeValues("fp16,bf16").value(),
-              ElementsAre(v1::DTYPE_FP16, v1::DTYPE_BF16));
+  EXPECT_THAT(DTypeValues("fp16,bf16").value(), ElementsAre(v1::DTYPE_FP16, v1::DTYPE_BF16));
   EXPECT_THAT(DTypeValues("fp8").status().message(), HasSubstr("'fp8'"));
   EXPECT_FALSE(DTypeValues("fp16,fp16").ok());
 }
@@ -135,8 +129,7 @@ TEST(ExpandSweep, NamesTheFlagOfARequiredFieldWithoutValues) {
 TEST(ExpandSweep, NamesTheFlagOfAValueItsFieldRefuses) {
   SweepSpec spec = AttentionSpec();
   spec.axes[0].values = {"4294967296"};  // seq_len is 32 bits
-  EXPECT_THAT(ExpandSweep(spec).status().message(),
-              HasSubstr("--seq: '4294967296' is too large"));
+  EXPECT_THAT(ExpandSweep(spec).status().message(), HasSubstr("--seq: '4294967296' is too large"));
 }
 
 TEST(ExpandSweep, RefusesMoreThanTheMostPointsWithoutMakingThem) {
@@ -207,8 +200,7 @@ TEST(ParseSweepSpec, ReadsTheSameSpecWrittenAsJson) {
   const auto yaml_points = ExpandSweep(yaml).value();
   ASSERT_EQ(json_points.size(), yaml_points.size());
   for (size_t i = 0; i < json_points.size(); ++i) {
-    EXPECT_EQ(json_points[i].SerializeAsString(),
-              yaml_points[i].SerializeAsString());
+    EXPECT_EQ(json_points[i].SerializeAsString(), yaml_points[i].SerializeAsString());
   }
 }
 
@@ -227,8 +219,7 @@ TEST(ParseSweepSpec, NamesTheFileTheKeyAndTheLineOfABadValue) {
               HasSubstr("bad.yaml: axes.seq (line 4): '2^9..2^x'"));
   EXPECT_THAT(ErrorOf("head-dim: [64, 128]", "head-dim: [64, 0]"),
               HasSubstr("axes.head-dim (line 5)"));
-  EXPECT_THAT(ErrorOf("causal: both", "causal: maybe"),
-              HasSubstr("axes.causal"));
+  EXPECT_THAT(ErrorOf("causal: both", "causal: maybe"), HasSubstr("axes.causal"));
   EXPECT_THAT(ErrorOf("budget-ms: 200", "budget-ms: -1"),
               HasSubstr("timing.budget-ms (line 10): must be 0 or more"));
   EXPECT_THAT(ErrorOf("dtype: [fp16, bf16]", "dtype: [fp16, fp8]"),
@@ -255,15 +246,13 @@ TEST(ParseSweepSpec, RefusesAMissingOrUnknownOp) {
 }
 
 TEST(ParseSweepSpec, RefusesTextThatIsNotYamlNamingTheLine) {
-  const auto spec =
-      ParseSweepSpec("op: attention\naxes: {seq: [1, 2\n", "x.json");
+  const auto spec = ParseSweepSpec("op: attention\naxes: {seq: [1, 2\n", "x.json");
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(spec.status().message(), HasSubstr("x.json: line "));
   EXPECT_THAT(spec.status().message(), HasSubstr("not valid YAML or JSON"));
   EXPECT_THAT(ParseSweepSpec("- a\n- b\n", "list.yaml").status().message(),
               HasSubstr("list.yaml: must be a map of keys"));
-  EXPECT_EQ(LoadSweepSpec("/nonexistent/spec.yaml").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(LoadSweepSpec("/nonexistent/spec.yaml").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(LoadSweepSpec, ReadsTheExampleInTheRepository) {
@@ -280,8 +269,7 @@ RunReport ReportOf(const v1::RunRequest& point, const std::string& run_id) {
   RunReport report;
   report.request = point;
   report.run_id = run_id;
-  std::vector<std::string> variants(point.variants().begin(),
-                                    point.variants().end());
+  std::vector<std::string> variants(point.variants().begin(), point.variants().end());
   if (variants.empty()) variants = {"naive", "fused"};
   for (const std::string& variant : variants) {
     v1::VariantResult& result = report.results.emplace_back();
@@ -312,8 +300,7 @@ TEST(ReadSweepFile, FindsThePointsOfACsvFileByProblemDTypeAndVariants) {
   std::string text = CsvHeader() + "\n";
   text += FormatSweepPoint(ReportOf(points[0], "r0"), SweepFormat::kCsv);
   text += FormatSweepPoint(ReportOf(points[2], "r2"), SweepFormat::kCsv);
-  const SweepFile file =
-      ReadSweepFile(text, SweepFormat::kJsonLines, "f.csv").value();
+  const SweepFile file = ReadSweepFile(text, SweepFormat::kJsonLines, "f.csv").value();
   EXPECT_EQ(file.format, SweepFormat::kCsv);
   EXPECT_FALSE(file.empty);
   EXPECT_EQ(file.valid_bytes, text.size());
@@ -338,10 +325,8 @@ TEST(ReadSweepFile, FindsThePointsOfACsvFileByProblemDTypeAndVariants) {
 TEST(ReadSweepFile, FindsThePointsOfAJsonLinesFileAndItsLabel) {
   auto points = FourPoints({});  // every variant the server offers
   points[1].set_label("lab3");
-  const std::string text =
-      FormatSweepPoint(ReportOf(points[1], "r1"), SweepFormat::kJsonLines);
-  const SweepFile file =
-      ReadSweepFile(text, SweepFormat::kCsv, "f.jsonl").value();
+  const std::string text = FormatSweepPoint(ReportOf(points[1], "r1"), SweepFormat::kJsonLines);
+  const SweepFile file = ReadSweepFile(text, SweepFormat::kCsv, "f.jsonl").value();
   EXPECT_EQ(file.format, SweepFormat::kJsonLines);
   EXPECT_EQ(file.label, "lab3");
   EXPECT_TRUE(file.Contains(points[1]));
@@ -354,8 +339,7 @@ TEST(ReadSweepFile, FindsThePointsOfAJsonLinesFileAndItsLabel) {
 }
 
 TEST(ReadSweepFile, TakesTheWantedFormatForAnEmptyFile) {
-  const SweepFile file =
-      ReadSweepFile("", SweepFormat::kJsonLines, "f").value();
+  const SweepFile file = ReadSweepFile("", SweepFormat::kJsonLines, "f").value();
   EXPECT_TRUE(file.empty);
   EXPECT_EQ(file.format, SweepFormat::kJsonLines);
 }
@@ -363,8 +347,7 @@ TEST(ReadSweepFile, TakesTheWantedFormatForAnEmptyFile) {
 TEST(ReadSweepFile, LeavesOutAPartialLastLine) {
   const auto points = FourPoints({"naive", "fused"});
   const std::string whole =
-      CsvHeader() + "\n" +
-      FormatSweepPoint(ReportOf(points[0], "r0"), SweepFormat::kCsv);
+      CsvHeader() + "\n" + FormatSweepPoint(ReportOf(points[0], "r0"), SweepFormat::kCsv);
   const std::string text = whole + "r1,attention,fp3";
   const SweepFile file = ReadSweepFile(text, SweepFormat::kCsv, "f").value();
   EXPECT_EQ(file.valid_bytes, whole.size());
@@ -383,16 +366,11 @@ TEST(ReadSweepFile, SkipsAHeaderRepeatedByAppends) {
 }
 
 TEST(ReadSweepFile, RefusesAnotherHeaderOrALineOfNeitherFormat) {
-  EXPECT_THAT(ReadSweepFile("run_id,op\n", SweepFormat::kCsv, "old.csv")
-                  .status()
-                  .message(),
+  EXPECT_THAT(ReadSweepFile("run_id,op\n", SweepFormat::kCsv, "old.csv").status().message(),
               HasSubstr("old.csv: line 1: is not the CSV header"));
-  EXPECT_THAT(ReadSweepFile("{\"a\": 1}\n", SweepFormat::kCsv, "x.jsonl")
-                  .status()
-                  .message(),
+  EXPECT_THAT(ReadSweepFile("{\"a\": 1}\n", SweepFormat::kCsv, "x.jsonl").status().message(),
               HasSubstr("x.jsonl: line 1: is not a point"));
-  EXPECT_THAT(ReadSweepFile(CsvHeader() + "\nr1,attention\n", SweepFormat::kCsv,
-                            "short.csv")
+  EXPECT_THAT(ReadSweepFile(CsvHeader() + "\nr1,attention\n", SweepFormat::kCsv, "short.csv")
                   .status()
                   .message(),
               HasSubstr("short.csv: line 2: has 2 fields"));
@@ -403,8 +381,7 @@ TEST(FormatSweepPoint, WritesCsvRowsWithoutAHeaderOrOneJsonLine) {
   const RunReport report = ReportOf(points[0], "r0");
   const std::string csv = FormatSweepPoint(report, SweepFormat::kCsv);
   EXPECT_EQ(csv, FormatCsv(report).substr(CsvHeader().size() + 1));
-  EXPECT_EQ(FormatSweepPoint(report, SweepFormat::kJsonLines),
-            FormatRunJson(report));
+  EXPECT_EQ(FormatSweepPoint(report, SweepFormat::kJsonLines), FormatRunJson(report));
 }
 
 // ---- Summary, exit code, progress ------------------------------------------
@@ -423,11 +400,9 @@ TEST(SweepExitCode, IsZeroOnlyWhenEveryPointVerified) {
   EXPECT_EQ(SweepExitCode({Outcome(R::kOk), Outcome(R::kOk)}), ExitCode::kOk);
   EXPECT_EQ(SweepExitCode({Outcome(R::kOk), Outcome(R::kFailedVerification)}),
             ExitCode::kVerificationFailed);
-  EXPECT_EQ(SweepExitCode({Outcome(R::kFailed), Outcome(R::kOk)}),
+  EXPECT_EQ(SweepExitCode({Outcome(R::kFailed), Outcome(R::kOk)}), ExitCode::kServerError);
+  EXPECT_EQ(SweepExitCode({Outcome(R::kFailedVerification), Outcome(R::kFailed)}),
             ExitCode::kServerError);
-  EXPECT_EQ(
-      SweepExitCode({Outcome(R::kFailedVerification), Outcome(R::kFailed)}),
-      ExitCode::kServerError);
 }
 
 TEST(OutcomeOfReport, TakesTheFastestVerifiedVariantAndItsSpeedup) {
@@ -448,10 +423,8 @@ TEST(OutcomeOfReport, TakesTheFastestVerifiedVariantAndItsSpeedup) {
 
 TEST(FormatSweepSummary, TabulatesBestVariantsAndListsFailures) {
   const auto points = FourPoints({"naive", "fused"});
-  const std::string text =
-      FormatSweepSummary({OutcomeOfReport(ReportOf(points[0], "r0")),
-                          Outcome(PointOutcome::Result::kFailed)},
-                         3);
+  const std::string text = FormatSweepSummary(
+      {OutcomeOfReport(ReportOf(points[0], "r0")), Outcome(PointOutcome::Result::kFailed)}, 3);
   EXPECT_THAT(text, HasSubstr("point"));
   EXPECT_THAT(text, HasSubstr("seq_len=512"));
   EXPECT_THAT(text, HasSubstr("fused"));
@@ -463,8 +436,7 @@ TEST(FormatSweepSummary, TabulatesBestVariantsAndListsFailures) {
 
 TEST(FormatSweepSummary, SaysHowManyPointsAnInterruptionLeftOut) {
   const auto points = FourPoints({"naive", "fused"});
-  const std::string text =
-      FormatSweepSummary({OutcomeOfReport(ReportOf(points[0], "r0"))}, 0, 3);
+  const std::string text = FormatSweepSummary({OutcomeOfReport(ReportOf(points[0], "r0"))}, 0, 3);
   EXPECT_THAT(text, HasSubstr("1 point: 1 ok, 0 failed verification, 0 failed; 3 not run\n"));
 }
 
@@ -536,8 +508,7 @@ TEST(SweepProgress, PrintsALinePerPointWithAnEtaFromThePointsDone) {
   progress.Start("p2");
   now += std::chrono::seconds(10);
   progress.End("failed: x", true);
-  EXPECT_THAT(out.str(),
-              HasSubstr("resume: 1 of 5 points already in the file"));
+  EXPECT_THAT(out.str(), HasSubstr("resume: 1 of 5 points already in the file"));
   EXPECT_THAT(out.str(),
               HasSubstr("[2/5] p1: ok, ETA 30s"));  // 3 left, 10 s each
   EXPECT_THAT(out.str(), HasSubstr("[3/5] p2: failed: x, ETA 20s"));
@@ -559,8 +530,7 @@ TEST(SweepProgress, RewritesOneBarOnATerminal) {
   progress.Start("p1");
   progress.End("ok", false);
   progress.Finish();
-  EXPECT_THAT(out.str(),
-              HasSubstr("\r\033[K[#####...............] 1/4 points"));
+  EXPECT_THAT(out.str(), HasSubstr("\r\033[K[#####...............] 1/4 points"));
   EXPECT_EQ(out.str().back(), '\n');
 }
 
@@ -575,17 +545,15 @@ struct Parsed {
 Parsed Parse(std::vector<const char*> args) {
   args.insert(args.begin(), "kbench");
   std::ostringstream out, err;
-  auto result =
-      ParseCommandLine(static_cast<int>(args.size()), args.data(), out, err);
+  auto result = ParseCommandLine(static_cast<int>(args.size()), args.data(), out, err);
   return {std::move(result), out.str(), err.str()};
 }
 
 TEST(ParseSweepCommandLine, ExpandsAxesGivenAsFlags) {
   Parsed parsed =
-      Parse({"sweep", "attention", "--seq", "512,1024,2048,4096", "--head-dim",
-             "64,128", "--dtype", "fp16,bf16", "--causal", "both", "--variant",
-             "naive,fused", "--budget-ms", "50", "--label", "lab", "--out",
-             "x.csv", "--json"});
+      Parse({"sweep", "attention", "--seq", "512,1024,2048,4096", "--head-dim", "64,128", "--dtype",
+             "fp16,bf16", "--causal", "both", "--variant", "naive,fused", "--budget-ms", "50",
+             "--label", "lab", "--out", "x.csv", "--json"});
   const CommandLine& line = std::get<CommandLine>(parsed.result);
   EXPECT_EQ(line.options.format, OutputFormat::kJson);
   const auto& sweep = std::get<SweepCommand>(line.command);
@@ -604,8 +572,8 @@ TEST(ParseSweepCommandLine, RefusesBadAxesNamingTheFlagWithExitCode2) {
   EXPECT_EQ(std::get<ExitCode>(missing.result), ExitCode::kBadArguments);
   EXPECT_THAT(missing.err, HasSubstr("--seq: required"));
   // 21 * 9 * 9 * 9 = 15309 points.
-  Parsed many = Parse({"sweep", "attention", "--seq", "1..2^20", "--heads",
-                       "1..2^8", "--batch", "1..2^8", "--head-dim", "1..2^8"});
+  Parsed many = Parse({"sweep", "attention", "--seq", "1..2^20", "--heads", "1..2^8", "--batch",
+                       "1..2^8", "--head-dim", "1..2^8"});
   EXPECT_EQ(std::get<ExitCode>(many.result), ExitCode::kBadArguments);
   EXPECT_THAT(many.err, HasSubstr("more than 10000 points"));
 }
@@ -614,42 +582,34 @@ TEST(ParseSweepCommandLine, WantsEitherAnOpOrASpecAndOneOutputFile) {
   Parsed neither = Parse({"sweep"});
   EXPECT_EQ(std::get<ExitCode>(neither.result), ExitCode::kBadArguments);
   EXPECT_THAT(neither.err, HasSubstr("--spec FILE"));
-  Parsed both =
-      Parse({"sweep", "--spec", "s.yaml", "attention", "--seq", "64"});
+  Parsed both = Parse({"sweep", "--spec", "s.yaml", "attention", "--seq", "64"});
   EXPECT_EQ(std::get<ExitCode>(both.result), ExitCode::kBadArguments);
   EXPECT_THAT(both.err, HasSubstr("not both"));
-  Parsed files = Parse({"sweep", "vector-add", "--n", "64", "--out", "a.csv",
-                        "--resume", "b.csv"});
+  Parsed files = Parse({"sweep", "vector-add", "--n", "64", "--out", "a.csv", "--resume", "b.csv"});
   EXPECT_EQ(std::get<ExitCode>(files.result), ExitCode::kBadArguments);
   EXPECT_THAT(files.err, HasSubstr("--resume"));
   Parsed no_spec = Parse({"sweep", "--spec", "/nonexistent.yaml"});
   EXPECT_EQ(std::get<ExitCode>(no_spec.result), ExitCode::kBadArguments);
-  EXPECT_THAT(no_spec.err,
-              HasSubstr("cannot read the sweep spec /nonexistent.yaml"));
+  EXPECT_THAT(no_spec.err, HasSubstr("cannot read the sweep spec /nonexistent.yaml"));
 }
 
 TEST(ParseSweepCommandLine, TakesTheSpecFilesLabelUnlessLabelIsGiven) {
-  const std::string spec =
-      KBENCH_SOURCE_DIR "/docs/examples/attention_sweep.yaml";
+  const std::string spec = KBENCH_SOURCE_DIR "/docs/examples/attention_sweep.yaml";
   Parsed from_file = Parse({"sweep", "--spec", spec.c_str()});
-  const auto& sweep =
-      std::get<SweepCommand>(std::get<CommandLine>(from_file.result).command);
+  const auto& sweep = std::get<SweepCommand>(std::get<CommandLine>(from_file.result).command);
   EXPECT_EQ(sweep.label, LoadSweepSpec(spec)->label);
   EXPECT_FALSE(sweep.points.empty());
   Parsed given = Parse({"sweep", "--spec", spec.c_str(), "--label", "mine"});
-  EXPECT_EQ(
-      std::get<SweepCommand>(std::get<CommandLine>(given.result).command).label,
-      "mine");
+  EXPECT_EQ(std::get<SweepCommand>(std::get<CommandLine>(given.result).command).label, "mine");
 }
 
 TEST(ParseSweepCommandLine, HelpTeachesAxesResumeAndExitCodes) {
   Parsed help = Parse({"sweep", "--help"});
   EXPECT_EQ(std::get<ExitCode>(help.result), ExitCode::kOk);
-  for (const char* text :
-       {"2^9..2^14", "--causal both", "--resume FILE", "--spec", "Exit codes",
-        "some point failed "
-        "verification",
-        "130", "kbench sweep attention"}) {
+  for (const char* text : {"2^9..2^14", "--causal both", "--resume FILE", "--spec", "Exit codes",
+                           "some point failed "
+                           "verification",
+                           "130", "kbench sweep attention"}) {
     EXPECT_THAT(help.out, HasSubstr(text));
   }
   Parsed op_help = Parse({"sweep", "attention", "--help"});

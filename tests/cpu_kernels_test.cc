@@ -45,9 +45,7 @@ struct VectorAddCase {
   int64_t n;
 };
 
-void PrintTo(const VectorAddCase& c, std::ostream* os) {
-  *os << c.variant << " n=" << c.n;
-}
+void PrintTo(const VectorAddCase& c, std::ostream* os) { *os << c.variant << " n=" << c.n; }
 
 class VectorAddCpu : public ::testing::TestWithParam<VectorAddCase> {};
 
@@ -56,8 +54,7 @@ constexpr int64_t kGuard = 16;
 constexpr float kSentinel = -777.25f;
 
 // a and b hold n + kGuard seeded elements; c holds n + kGuard sentinels.
-void RunVectorAdd(VectorAddFn fn, int64_t n, int64_t offset,
-                  std::vector<float>& c) {
+void RunVectorAdd(VectorAddFn fn, int64_t n, int64_t offset, std::vector<float>& c) {
   const int64_t size = offset + n + kGuard;
   std::vector<float> a(size), b(size);
   FillSeeded(kSeed, InputStream::kA, 0, size, a.data());
@@ -101,8 +98,7 @@ TEST_P(VectorAddCpu, HandlesPointersNotAlignedTo16Bytes) {
     const double ref = VectorAddReference(kSeed, DType::kFp32, uint64_t(i + 1));
     ASSERT_EQ(double(c[1 + i]), ref) << "element " << i;
   }
-  for (int64_t i = 1 + param.n; i < int64_t(c.size()); ++i)
-    EXPECT_EQ(c[i], kSentinel);
+  for (int64_t i = 1 + param.n; i < int64_t(c.size()); ++i) EXPECT_EQ(c[i], kSentinel);
 }
 
 std::vector<VectorAddCase> VectorAddCases() {
@@ -114,13 +110,12 @@ std::vector<VectorAddCase> VectorAddCases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    TailSizes, VectorAddCpu, ::testing::ValuesIn(VectorAddCases()),
-    [](const ::testing::TestParamInfo<VectorAddCase>& info) {
-      std::ostringstream name;
-      name << info.param.variant << "_n" << info.param.n;
-      return name.str();
-    });
+INSTANTIATE_TEST_SUITE_P(TailSizes, VectorAddCpu, ::testing::ValuesIn(VectorAddCases()),
+                         [](const ::testing::TestParamInfo<VectorAddCase>& info) {
+                           std::ostringstream name;
+                           name << info.param.variant << "_n" << info.param.n;
+                           return name.str();
+                         });
 
 // ---- Attention -------------------------------------------------------------
 
@@ -143,8 +138,7 @@ AttentionOutputs RunAttention(const AttentionShape& shape) {
   std::vector<float> scores(shape.ScoreElements(), kNaN);
   out.naive.assign(count, kNaN);
   out.fused.assign(count, kNaN);
-  AttentionNaiveCpu(shape, q.data(), k.data(), out.v.data(), scores.data(),
-                    out.naive.data());
+  AttentionNaiveCpu(shape, q.data(), k.data(), out.v.data(), scores.data(), out.naive.data());
   AttentionFusedCpu(shape, q.data(), k.data(), out.v.data(), out.fused.data());
   return out;
 }
@@ -159,15 +153,14 @@ std::vector<AttentionRow> AllRows(const AttentionShape& shape) {
 Comparison CompareAll(const std::vector<float>& out, const std::vector<double>& ref,
                       const Tolerance& tolerance) {
   Comparison stats;
-  for (size_t i = 0; i < out.size(); ++i)
-    stats.Add(int64_t(i), out[i], ref[i], tolerance.element);
+  for (size_t i = 0; i < out.size(); ++i) stats.Add(int64_t(i), out[i], ref[i], tolerance.element);
   return stats;
 }
 
 std::string ShapeName(const AttentionShape& s) {
   std::ostringstream name;
-  name << "b" << s.batch << "h" << s.heads << "n" << s.seq_len << "d"
-       << s.head_dim << (s.causal ? "_causal" : "");
+  name << "b" << s.batch << "h" << s.heads << "n" << s.seq_len << "d" << s.head_dim
+       << (s.causal ? "_causal" : "");
   return name.str();
 }
 
@@ -176,9 +169,7 @@ class AttentionCpu : public ::testing::TestWithParam<AttentionShape> {};
 }  // namespace
 
 // Found by argument-dependent lookup, so it lives in AttentionShape's namespace.
-static void PrintTo(const AttentionShape& shape, std::ostream* os) {
-  *os << ShapeName(shape);
-}
+static void PrintTo(const AttentionShape& shape, std::ostream* os) { *os << ShapeName(shape); }
 
 namespace {
 
@@ -220,23 +211,20 @@ std::vector<AttentionShape> AttentionShapes() {
   // {batch, heads, seq_len, head_dim}: seq_len around and off the block sizes
   // kCpuBlockQ = 32 and kCpuBlockK = 64; head_dim 1, 16 and 64.
   const std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>> dims = {
-      {1, 1, 1, 1},   {1, 1, 1, 16},  {1, 1, 33, 16}, {1, 2, 64, 16},
-      {1, 2, 65, 64}, {2, 3, 100, 16}, {1, 2, 130, 64}, {2, 1, 97, 1},
-      {3, 1, 31, 64}};
+      {1, 1, 1, 1},    {1, 1, 1, 16},   {1, 1, 33, 16}, {1, 2, 64, 16}, {1, 2, 65, 64},
+      {2, 3, 100, 16}, {1, 2, 130, 64}, {2, 1, 97, 1},  {3, 1, 31, 64}};
   std::vector<AttentionShape> shapes;
   for (const auto& [b, h, n, d] : dims) {
     for (bool causal : {false, true})
-      shapes.push_back({.batch = b, .heads = h, .seq_len = n, .head_dim = d,
-                        .causal = causal});
+      shapes.push_back({.batch = b, .heads = h, .seq_len = n, .head_dim = d, .causal = causal});
   }
   return shapes;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    OddShapes, AttentionCpu, ::testing::ValuesIn(AttentionShapes()),
-    [](const ::testing::TestParamInfo<AttentionShape>& info) {
-      return ShapeName(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(OddShapes, AttentionCpu, ::testing::ValuesIn(AttentionShapes()),
+                         [](const ::testing::TestParamInfo<AttentionShape>& info) {
+                           return ShapeName(info.param);
+                         });
 
 TEST(CausalAttentionCpu, FirstQueryRowEqualsFirstValueRow) {
   // Query 0 sees key 0 alone: softmax over one score is 1, so O = V row 0.
@@ -258,8 +246,7 @@ TEST(CausalAttentionCpu, FirstQueryRowEqualsFirstValueRow) {
 TEST(AttentionReferenceRows, ReturnsRowsInTheOrderGiven) {
   const AttentionShape shape{.batch = 1, .heads = 2, .seq_len = 9, .head_dim = 4};
   const auto all = AttentionReferenceRows(shape, kSeed, DType::kFp32, AllRows(shape));
-  const auto some = AttentionReferenceRows(shape, kSeed, DType::kFp32,
-                                           {{1, 8}, {0, 3}, {0, 0}});
+  const auto some = AttentionReferenceRows(shape, kSeed, DType::kFp32, {{1, 8}, {0, 3}, {0, 0}});
   ASSERT_EQ(some.size(), 3u * 4u);
   for (int x = 0; x < 4; ++x) {
     EXPECT_EQ(some[0 * 4 + x], all[(1 * 9 + 8) * 4 + x]);
@@ -280,8 +267,7 @@ TEST(SampleAttentionRows, ListsEveryRowWhenTheProblemIsSmall) {
   }
 }
 
-void ExpectValidSample(const AttentionShape& shape, int64_t max_rows,
-                       uint64_t seed) {
+void ExpectValidSample(const AttentionShape& shape, int64_t max_rows, uint64_t seed) {
   const auto rows = SampleAttentionRows(shape, max_rows, seed);
   ASSERT_EQ(int64_t(rows.size()), max_rows);
   std::set<std::pair<int64_t, int64_t>> seen;
@@ -335,8 +321,7 @@ TEST(SampleAttentionRows, SpreadsOverAllBatchHeadsWhenThereAreMoreThanRows) {
   }
   EXPECT_GE(heads.size(), 150u);
   EXPECT_LE(largest_gap, 2 * 1024 / 150) << "batch-heads left unsampled in a run";
-  EXPECT_GE(std::count_if(heads.begin(), heads.end(), [](int64_t bh) { return bh >= 768; }),
-            30);
+  EXPECT_GE(std::count_if(heads.begin(), heads.end(), [](int64_t bh) { return bh >= 768; }), 30);
 }
 
 TEST(SampleAttentionRows, IncludesThePartialTailTileOfTheLastBatchHead) {
@@ -362,8 +347,8 @@ TEST(AttentionSimpleReference, MatchesTheDoubleReferenceWithinItsTolerance) {
     const Tolerance tolerance = AttentionTolerances(DType::kFp32, shape).reference;
     const Comparison stats = CompareAll(
         o, AttentionReferenceRows(shape, kSeed, DType::kFp32, AllRows(shape)), tolerance);
-    EXPECT_TRUE(stats.Passes(tolerance)) << "causal " << causal << " rel_l2 "
-                                         << stats.rel_l2_error();
+    EXPECT_TRUE(stats.Passes(tolerance))
+        << "causal " << causal << " rel_l2 " << stats.rel_l2_error();
   }
 }
 

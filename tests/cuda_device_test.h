@@ -15,12 +15,12 @@
 
 #include "kernels/attention/attention_shape.h"
 #include "kernels/dtype.h"
-#include "server/worker/backends/cuda/cuda_device.h"
-#include "server/worker/device.h"
 #include "proto/ops/attention/attention_op.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "server/run/run_plan.h"
+#include "server/worker/backends/cuda/cuda_device.h"
+#include "server/worker/device.h"
 
 namespace kbench::server {
 
@@ -37,8 +37,7 @@ class CudaDeviceTest : public ::testing::Test {
   }
   static void TearDownTestSuite() { device_.reset(); }
   void SetUp() override {
-    if (const auto count = CudaDeviceCount(); !count.ok())
-      GTEST_SKIP() << count.status().message();
+    if (const auto count = CudaDeviceCount(); !count.ok()) GTEST_SKIP() << count.status().message();
     ASSERT_NE(device_, nullptr);
   }
 
@@ -47,9 +46,8 @@ class CudaDeviceTest : public ::testing::Test {
 
 // Vector add of n fp32 elements; variants are ids (ops::kVectorAdd*).
 inline Problem MakeVectorAddProblem(int64_t n, uint64_t seed,
-                                    std::vector<int> variants = {
-                                        ops::kVectorAddNaive,
-                                        ops::kVectorAddVectorized}) {
+                                    std::vector<int> variants = {ops::kVectorAddNaive,
+                                                                 ops::kVectorAddVectorized}) {
   Problem problem;
   problem.op = &ops::VectorAddOp();
   problem.request.mutable_vector_add()->set_n(uint64_t(n));
@@ -61,11 +59,10 @@ inline Problem MakeVectorAddProblem(int64_t n, uint64_t seed,
 }
 
 // Attention of `shape` in `dtype`; variants are ids (ops::kAttention*).
-inline Problem MakeAttentionProblem(const kernels::AttentionShape& shape,
-                                    kernels::DType dtype, uint64_t seed,
-                                    std::vector<int> variants = {
-                                        ops::kAttentionNaive,
-                                        ops::kAttentionFused}) {
+inline Problem MakeAttentionProblem(const kernels::AttentionShape& shape, kernels::DType dtype,
+                                    uint64_t seed,
+                                    std::vector<int> variants = {ops::kAttentionNaive,
+                                                                 ops::kAttentionFused}) {
   Problem problem;
   problem.op = &ops::AttentionOp();
   v1::AttentionProblem* p = problem.request.mutable_attention();

@@ -152,9 +152,9 @@ TEST_F(DashboardApiTest, CsvHasTheHeaderAndTheRowsOfTheJson) {
   EXPECT_EQ(lines[0],
             "learner,op,problem,dtype,variant,median_ms,throughput,unit,percent_of_ceiling,"
             "samples,attempts,run_id,accepted_unix_ms");
-  EXPECT_THAT(lines, ::testing::Contains(HasSubstr(
-                         "ada,attention,batch=2 heads=4 seq_len=1000 head_dim=64 causal,"
-                         "bf16,fused,0.9,")));
+  EXPECT_THAT(lines, ::testing::Contains(
+                         HasSubstr("ada,attention,batch=2 heads=4 seq_len=1000 head_dim=64 causal,"
+                                   "bf16,fused,0.9,")));
   EXPECT_THAT(lines, ::testing::Contains(::testing::EndsWith(",a2,1700000060000")));
 }
 

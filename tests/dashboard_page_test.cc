@@ -55,13 +55,20 @@ Chromium RunChromium(const std::string& url, const std::vector<std::string>& act
   TempDir profile;
   const std::string out = profile.path() + "/stdout";
   const std::string err = profile.path() + "/stderr";
-  std::vector<std::string> args = {ChromiumPath(), "--headless", "--no-sandbox",
-                                   "--disable-gpu", "--disable-quic", "--no-first-run",
+  std::vector<std::string> args = {ChromiumPath(),
+                                   "--headless",
+                                   "--no-sandbox",
+                                   "--disable-gpu",
+                                   "--disable-quic",
+                                   "--no-first-run",
                                    "--disable-background-networking",
-                                   "--disable-component-update", "--disable-sync",
+                                   "--disable-component-update",
+                                   "--disable-sync",
                                    "--user-data-dir=" + profile.path() + "/profile",
-                                   "--virtual-time-budget=5000", "--enable-logging=stderr",
-                                   "--v=0", "--window-size=1280,1600"};
+                                   "--virtual-time-budget=5000",
+                                   "--enable-logging=stderr",
+                                   "--v=0",
+                                   "--window-size=1280,1600"};
   args.insert(args.end(), action.begin(), action.end());
   args.push_back(url);
   std::vector<char*> argv;
@@ -120,8 +127,8 @@ class DashboardPageTest : public ::testing::Test {
   // test's own by default).
   std::string LoadView(const std::string& fragment, const std::string& view,
                        const std::string& name, const DashboardTestServer* server = nullptr) {
-    const std::string url = absl::StrCat("http://127.0.0.1:", (server ? *server : server_).port(),
-                                         "/#", fragment);
+    const std::string url =
+        absl::StrCat("http://127.0.0.1:", (server ? *server : server_).port(), "/#", fragment);
     const Chromium dom = RunChromium(url, {"--dump-dom"});
     EXPECT_EQ(dom.exit_code, 0) << dom.stderr_text;
     EXPECT_THAT(dom.stdout_text, HasSubstr("data-ready=\"" + view + "\""))
@@ -178,7 +185,8 @@ TEST_F(DashboardPageTest, AssignmentViewShowsEachLearnersBestAndTheFailures) {
   EXPECT_THAT(dom, HasSubstr("<td class=\"num\">0.25</td>"));
   EXPECT_THAT(dom, HasSubstr("6 runs by 4 learners"));
   EXPECT_THAT(dom, HasSubstr("href=\"/api/assignment/best?label=lab1-attention&amp;format=csv\""));
-  EXPECT_THAT(dom, HasSubstr("href=\"/api/assignment/failures?label=lab1-attention&amp;format=csv\""));
+  EXPECT_THAT(dom,
+              HasSubstr("href=\"/api/assignment/failures?label=lab1-attention&amp;format=csv\""));
 }
 
 TEST_F(DashboardPageTest, LearnerViewShowsTheLearnersHistory) {
@@ -224,8 +232,8 @@ TEST_F(DashboardCoursePageTest, TheCourseViewShowsTheLeaderboardRosterAndWhoIsSt
 }
 
 TEST_F(DashboardCoursePageTest, ASubmissionPageShowsItsProblemsAndTheDiffOfItsSource) {
-  const std::string dom = LoadView("submission/sub-00000000000b", "submission", "submission",
-                                   &course_);
+  const std::string dom =
+      LoadView("submission/sub-00000000000b", "submission", "submission", &course_);
   EXPECT_THAT(dom, HasSubstr("Counts: score 400 µs"));
   EXPECT_THAT(dom, HasSubstr("<td>n=4096</td>"));
   EXPECT_THAT(dom, HasSubstr("Compiled for sm_90a: 16 registers per thread"));

@@ -14,11 +14,11 @@
 #include "nlohmann/json.hpp"
 #include "prometheus/registry.h"
 #include "server/auth/token_authenticator.h"
+#include "server/front/assignment_book.h"
 #include "server/http/dashboard_server.h"
+#include "server/store/assignment_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
-#include "server/front/assignment_book.h"
-#include "server/store/assignment_store.h"
 #include "tests/assignment_seed.h"
 #include "tests/process_helper.h"
 #include "tests/role_stores.h"
@@ -48,15 +48,16 @@ class DashboardRolesTest : public ::testing::Test {
         store::OpenAssignmentStore(dir_.path() + "/runs.db");
     ASSERT_TRUE(assignments.ok()) << assignments.status();
     assignments_ = *std::move(assignments);
-    ASSERT_TRUE(::kbench::testing::SeedAssignment(*stores_.runs, *assignments_, "fall24", "ada",
-                                                  "bob")
-                    .ok());
-    book_ = std::make_unique<AssignmentBook>(*assignments_, *stores_.runs,
-                                             stores_.identities.get(), nullptr);
-    absl::StatusOr<std::unique_ptr<DashboardServer>> server = DashboardServer::Start(
-        *stores_.runs, NoLiveRuns, registry_,
-        {.listen = "127.0.0.1:0", .authenticator = authenticator_.get(),
-         .assignments = book_.get()});
+    ASSERT_TRUE(
+        ::kbench::testing::SeedAssignment(*stores_.runs, *assignments_, "fall24", "ada", "bob")
+            .ok());
+    book_ = std::make_unique<AssignmentBook>(*assignments_, *stores_.runs, stores_.identities.get(),
+                                             nullptr);
+    absl::StatusOr<std::unique_ptr<DashboardServer>> server =
+        DashboardServer::Start(*stores_.runs, NoLiveRuns, registry_,
+                               {.listen = "127.0.0.1:0",
+                                .authenticator = authenticator_.get(),
+                                .assignments = book_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
   }
@@ -122,8 +123,8 @@ TEST_F(DashboardRolesTest, AssignmentsShowEachRoleWhatItMaySee) {
   EXPECT_EQ(json("/api/assignments/submissions?assignment=lab3", t.grace, 200)["rows"].size(), 3u);
   json("/api/assignments/submissions?assignment=lab3&learner=bob", t.ada, 403);
   json("/api/assignments/submission?id=sub-00000000000c", t.ada, 404);
-  EXPECT_EQ(json("/api/assignments/submission?id=sub-00000000000c", t.grace, 200)["report"]
-                ["submission"]["user"],
+  EXPECT_EQ(json("/api/assignments/submission?id=sub-00000000000c", t.grace,
+                 200)["report"]["submission"]["user"],
             "bob");
 
   json("/api/assignments/roster", t.ada, 403);
@@ -183,17 +184,17 @@ TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
   const std::string cert = dir_.path() + "/cert.pem";
   const std::string key = dir_.path() + "/key.pem";
   ::kbench::testing::ProcessResult made = ::kbench::testing::RunProcess(
-      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-       "-out", cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+       cert, "-days", "1", "-subj", "/CN=localhost", "-addext",
        "subjectAltName=DNS:localhost,IP:127.0.0.1"},
       60s);
   ASSERT_EQ(made.exit_code, 0) << made.err;
-  absl::StatusOr<std::unique_ptr<DashboardServer>> https = DashboardServer::Start(
-      *stores_.runs, NoLiveRuns, registry_,
-      {.listen = "127.0.0.1:0",
-       .authenticator = authenticator_.get(),
-       .tls_cert = cert,
-       .tls_key = key});
+  absl::StatusOr<std::unique_ptr<DashboardServer>> https =
+      DashboardServer::Start(*stores_.runs, NoLiveRuns, registry_,
+                             {.listen = "127.0.0.1:0",
+                              .authenticator = authenticator_.get(),
+                              .tls_cert = cert,
+                              .tls_key = key});
   ASSERT_TRUE(https.ok()) << https.status();
   httplib::SSLClient client("127.0.0.1", (*https)->port());
   client.set_ca_cert_path(cert.c_str());
@@ -210,9 +211,9 @@ TEST_F(DashboardRolesTest, ServesHttpsWithTheGivenCertificate) {
       plain.Get("/api/runs", {{"Authorization", "Bearer " + stores_.tokens.ada}});
   EXPECT_TRUE(!cleartext || cleartext->status != 200);
 
-  const absl::StatusOr<std::unique_ptr<DashboardServer>> bad = DashboardServer::Start(
-      *stores_.runs, NoLiveRuns, registry_,
-      {.listen = "127.0.0.1:0", .tls_cert = key, .tls_key = cert});
+  const absl::StatusOr<std::unique_ptr<DashboardServer>> bad =
+      DashboardServer::Start(*stores_.runs, NoLiveRuns, registry_,
+                             {.listen = "127.0.0.1:0", .tls_cert = key, .tls_key = cert});
   EXPECT_TRUE(absl::IsInvalidArgument(bad.status())) << bad.status();
 }
 

@@ -72,11 +72,18 @@ void DashboardTestServer::Start(bool with_authentication, bool with_assignments)
     book_ = std::make_unique<server::AssignmentBook>(*assignments_, *store_, identities_.get(),
                                                      nullptr);
   }
+  // TestLiveState, with the counts SetCounts gave.
+  auto live = [this] {
+    server::LiveState state = TestLiveState();
+    state.info.set_running(running_);
+    state.info.set_queued(queued_);
+    return state;
+  };
   absl::StatusOr<std::unique_ptr<server::http::DashboardServer>> server =
-      server::http::DashboardServer::Start(
-          *store_, TestLiveState, registry_,
-          {.listen = "127.0.0.1:0", .authenticator = authenticator_.get(),
-           .assignments = book_.get()});
+      server::http::DashboardServer::Start(*store_, live, registry_,
+                                           {.listen = "127.0.0.1:0",
+                                            .authenticator = authenticator_.get(),
+                                            .assignments = book_.get()});
   ASSERT_TRUE(server.ok()) << server.status();
   server_ = *std::move(server);
 }

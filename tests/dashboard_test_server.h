@@ -7,12 +7,13 @@
 // and the dashboard serves /api/assignments/... from an AssignmentBook.
 #pragma once
 
+#include <atomic>
 #include <memory>
 
 #include "prometheus/registry.h"
 #include "server/auth/token_authenticator.h"
-#include "server/http/dashboard_server.h"
 #include "server/front/assignment_book.h"
+#include "server/http/dashboard_server.h"
 #include "server/store/assignment_store.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
@@ -24,8 +25,7 @@ class DashboardTestServer {
  public:
   // Fails the calling test (ASSERT) when the store or server cannot start;
   // check ok() after.
-  explicit DashboardTestServer(bool with_authentication = false,
-                               bool with_assignments = false);
+  explicit DashboardTestServer(bool with_authentication = false, bool with_assignments = false);
 
   bool ok() const { return server_ != nullptr; }
   int port() const { return server_->port(); }
@@ -33,6 +33,12 @@ class DashboardTestServer {
   prometheus::Registry& registry() { return registry_; }
   // grace's token; empty without authentication.
   const std::string& token() const { return token_; }
+  // From now on the live state counts `running` and `queued` runs (1 and 1
+  // at the start), as a server's would change under load.
+  void SetCounts(int running, int queued) {
+    running_ = running;
+    queued_ = queued;
+  }
 
  private:
   void Start(bool with_authentication, bool with_assignments);
@@ -45,10 +51,12 @@ class DashboardTestServer {
   std::unique_ptr<server::auth::TokenAuthenticator> authenticator_;
   std::string token_;
   prometheus::Registry registry_;
+  std::atomic<int> running_ = 1;
+  std::atomic<int> queued_ = 1;
   std::unique_ptr<server::http::DashboardServer> server_;
 };
 
-// The live state the test server's provider returns.
+// The live state the test server's provider returns, before SetCounts.
 server::LiveState TestLiveState();
 
 }  // namespace kbench::testing

@@ -15,7 +15,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "kbench/v1/kbench.grpc.pb.h"
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {
@@ -54,8 +54,7 @@ TEST(Deployment, TheFirstStartWithAuthOnAndAnEmptyStoreBootstrapsTheAdmin) {
   const std::string token_file = dir + "/admin-token";
   std::ofstream(token_file) << kToken << "\n";
   ServerUnderTest server({"--backend", "cpu", "--auth", "on", "--store", dir + "/runs.sqlite",
-                          "--bootstrap-admin", "root", "--bootstrap-admin-token-file",
-                          token_file});
+                          "--bootstrap-admin", "root", "--bootstrap-admin-token-file", token_file});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
   EXPECT_THAT(server.process().err(), HasSubstr("bootstrap: added the admin \"root\""));
   EXPECT_EQ(ServerInfoWithToken(server, "").error_code(), grpc::StatusCode::UNAUTHENTICATED);
@@ -68,8 +67,8 @@ TEST(Deployment, AuthOnWithAnEmptyStoreAndNoBootstrapStillRefusesToStart) {
   char pattern[] = "/tmp/kbench-bootstrap-XXXXXX";
   const std::string dir = mkdtemp(pattern);
   const testing::ProcessResult result =
-      RunProcess({KBENCH_SERVER_BIN, "--backend", "cpu", "--listen", "127.0.0.1:0", "--http",
-                  "off", "--auth", "on", "--store", dir + "/runs.sqlite"},
+      RunProcess({KBENCH_SERVER_BIN, "--backend", "cpu", "--listen", "127.0.0.1:0", "--http", "off",
+                  "--auth", "on", "--store", dir + "/runs.sqlite"},
                  60s);
   std::filesystem::remove_all(dir);
   EXPECT_EQ(result.exit_code, 1);
@@ -99,8 +98,7 @@ TEST(Deployment, ProbeSaysServingForTheHealthPortAndFailsForADeadOne) {
   ServerUnderTest server({"--backend", "cpu", "--health-listen", "127.0.0.1:0"});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
   const std::string health_address = HealthAddress(server);
-  const testing::ProcessResult live =
-      RunProcess({KBENCH_SERVER_BIN, "probe", health_address}, 30s);
+  const testing::ProcessResult live = RunProcess({KBENCH_SERVER_BIN, "probe", health_address}, 30s);
   EXPECT_EQ(live.exit_code, 0) << live.err;
   EXPECT_THAT(live.out, HasSubstr("SERVING"));
   const testing::ProcessResult ready = RunProcess(

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
-#include "server/worker/backends/cpu/cpu_device.h"
 #include "server/run/run_observer.h"
+#include "server/worker/backends/cpu/cpu_device.h"
 #include "tests/fake_device.h"
 #include "tests/in_process_server.h"
 #include "tests/test_authenticator.h"

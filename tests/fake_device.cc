@@ -57,8 +57,7 @@ class FakeWorkload final : public server::Workload {
     return kernels::Compare(output_, Reference(), tolerance);
   }
   absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) override {
-    const std::vector<float>& from =
-        buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+    const std::vector<float>& from = buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
     std::copy_n(from.begin() + first, out.size(), out.begin());
     return absl::OkStatus();
   }
@@ -67,8 +66,8 @@ class FakeWorkload final : public server::Workload {
   void Write(const FakeVariant& v, bool correct) {
     if (!v.writes) return;
     for (int64_t i = 0; i < n_; ++i)
-      output_[i] = float(kernels::VectorAddReference(seed_, dtype_, uint64_t(i))) +
-                   (correct ? 0.0f : 1.0f);
+      output_[i] =
+          float(kernels::VectorAddReference(seed_, dtype_, uint64_t(i))) + (correct ? 0.0f : 1.0f);
   }
   const std::vector<float>& Reference() {
     if (reference_.empty()) {
@@ -97,12 +96,9 @@ class FakeWorkload final : public server::Workload {
   std::map<int, int> calls_;
 };
 
-FakeDevice::FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants,
-                       double sleep_ms, double copy_gbps, uint32_t index)
-    : variants_(std::move(variants)),
-      sleep_ms_(sleep_ms),
-      copy_gbps_(copy_gbps),
-      index_(index) {}
+FakeDevice::FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants, double sleep_ms,
+                       double copy_gbps, uint32_t index)
+    : variants_(std::move(variants)), sleep_ms_(sleep_ms), copy_gbps_(copy_gbps), index_(index) {}
 
 v1::DeviceInfo FakeDevice::Info() const {
   v1::DeviceInfo info;

@@ -17,9 +17,9 @@
 namespace kbench::testing {
 
 struct FakeVariant {
-  double ms = 1.0;        // the time TimeSample reports
-  bool correct = true;    // false: every element off by one
-  bool writes = true;     // false: leaves the output as poisoned
+  double ms = 1.0;             // the time TimeSample reports
+  bool correct = true;         // false: every element off by one
+  bool writes = true;          // false: leaves the output as poisoned
   bool breaks_device = false;  // true: Run fails and the device turns unhealthy
   // true: the untimed run is right but timed samples write a wrong output
   // (what a kernel that breaks under back-to-back launches would do).
@@ -30,13 +30,13 @@ class FakeDevice final : public server::Device {
  public:
   // sleep_ms: real time each Run and TimeSample spends. backend: what
   // Info() reports ("cpu", so that admission offers the registry's ops).
-  FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants,
-             double sleep_ms = 0, double copy_gbps = 0, uint32_t index = 0);
+  FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants, double sleep_ms = 0,
+             double copy_gbps = 0, uint32_t index = 0);
 
   v1::DeviceInfo Info() const override;
   bool Healthy() const override { return healthy_; }
-  absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(
-      const server::Problem& problem, const server::GoOn& go_on) override;
+  absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(const server::Problem& problem,
+                                                            const server::GoOn& go_on) override;
   void StartClockWatch() override;
   server::ClockReading StopClockWatch() override;
 

@@ -9,13 +9,9 @@ FakeOp::FakeOp(std::vector<std::string> variant_names) {
     variants_.push_back({variant_names[i], "fake", {{"cpu", {kernels::DType::kFp32}, {}}}, int(i)});
 }
 
-const std::vector<ops::ProblemField>& FakeOp::fields() const {
-  return ops::VectorAddOp().fields();
-}
+const std::vector<ops::ProblemField>& FakeOp::fields() const { return ops::VectorAddOp().fields(); }
 
-const std::vector<std::string>& FakeOp::examples() const {
-  return ops::VectorAddOp().examples();
-}
+const std::vector<std::string>& FakeOp::examples() const { return ops::VectorAddOp().examples(); }
 
 ops::Work FakeOp::WorkOf(const v1::RunRequest& request, kernels::DType dtype) const {
   return ops::VectorAddOp().WorkOf(request, dtype);

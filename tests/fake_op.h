@@ -19,9 +19,7 @@ class FakeOp final : public ops::Op {
 
   std::string_view name() const override { return "vector_add"; }
   std::string_view description() const override { return "fake vector add"; }
-  v1::RunRequest::ProblemCase problem_case() const override {
-    return v1::RunRequest::kVectorAdd;
-  }
+  v1::RunRequest::ProblemCase problem_case() const override { return v1::RunRequest::kVectorAdd; }
   const google::protobuf::Message& Problem(const v1::RunRequest& r) const override {
     return r.vector_add();
   }

@@ -6,20 +6,17 @@
 // take the softmax's streaming path; every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
 // refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256
-// and dims padded up to them are checked); split-KV (kernels/cuda/attention/attention_split_kv.h): the rule's splits
-// on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes
-// (B = H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up
-// to kMaxKvSplits, past the key tiles (empty splits). fused runs the wgmma
-// kernel on a Hopper device (checked), so the mma.sync kernel has cases of
-// its own, and the wgmma kernel's ping-pong config runs the shapes that
-// reuse every pipeline slot, as do its one and three consumers (d = 64)
-// and its 176-key tiles (d = 128), each persistent too, its persistent
-// consumers overlapping items (kCrossItem), and its balanced tail (items
-// cut into up to three pieces, the counters zero after each launch; its
-// rule host only). Then through the CUDA backend
-// (server/worker/backends/attention/cuda_attention.cc) and the registry's attention op: what the backend
-// offers and what admission refuses (host only), refusals with the right
-// codes, the device reference against the double reference, the device's
+// and dims padded up to them are checked); split-KV (kernels/cuda/attention/attention_split_kv.h):
+// the rule's splits on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes (B =
+// H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up to kMaxKvSplits, past the
+// key tiles (empty splits). fused runs the wgmma kernel on a Hopper device (checked), so the
+// mma.sync kernel has cases of its own, and the wgmma kernel's ping-pong config runs the shapes
+// that reuse every pipeline slot, as do its one and three consumers (d = 64) and its 176-key tiles
+// (d = 128), each persistent too, its persistent consumers overlapping items (kCrossItem), and its
+// balanced tail (items cut into up to three pieces, the counters zero after each launch; its rule
+// host only). Then through the CUDA backend (server/worker/backends/attention/cuda_attention.cc)
+// and the registry's attention op: what the backend offers and what admission refuses (host only),
+// refusals with the right codes, the device reference against the double reference, the device's
 // comparison against the host's, both variants checked and timed cold and
 // hot (a CUDA graph around cuBLAS and the kernels), and RunJob verifying
 // every variant x dtype x causal x head_dim, and a split-KV shape. Skipped,
@@ -79,21 +76,19 @@ int64_t CheckedRows(const AttentionShape& shape) {
 }
 
 // The output of `dtype` on the device, copied to the host as float.
-absl::StatusOr<std::vector<float>> ToHost(const DeviceBuffer& buffer,
-                                          DType dtype, const Stream& stream) {
+absl::StatusOr<std::vector<float>> ToHost(const DeviceBuffer& buffer, DType dtype,
+                                          const Stream& stream) {
   const size_t n = buffer.bytes() / size_t(DTypeBytes(dtype));
   std::vector<float> out(n);
   std::vector<uint16_t> bits(dtype == DType::kFp32 ? 0 : n);
-  void* host = dtype == DType::kFp32 ? static_cast<void*>(out.data())
-                                     : static_cast<void*>(bits.data());
+  void* host =
+      dtype == DType::kFp32 ? static_cast<void*>(out.data()) : static_cast<void*>(bits.data());
   KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(host, buffer.get(), buffer.bytes(),
-                      cudaMemcpyDeviceToHost, stream.get()));
+      cudaMemcpyAsync(host, buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost, stream.get()));
   KBENCH_RETURN_IF_ERROR(stream.Synchronize());
   if (dtype != DType::kFp32)
     for (size_t i = 0; i < n; ++i)
-      out[i] = dtype == DType::kFp16 ? HalfBitsToFloat(bits[i])
-                                     : Bf16BitsToFloat(bits[i]);
+      out[i] = dtype == DType::kFp16 ? HalfBitsToFloat(bits[i]) : Bf16BitsToFloat(bits[i]);
   return out;
 }
 
@@ -112,13 +107,12 @@ TEST(CudaAttention, FusedRefusesHeadDimsItDoesNotRun) {
   // Every multiple of 8 from 32 to 256.
   for (int64_t d : {32, 40, 64, 96, 128, 136, 200, 256})
     EXPECT_TRUE(FusedAttentionSupports(d)) << d;
-  for (int64_t d : {0, 8, 24, 100, 127, 264, 512})
-    EXPECT_FALSE(FusedAttentionSupports(d)) << d;
+  for (int64_t d : {0, 8, 24, 100, 127, 264, 512}) EXPECT_FALSE(FusedAttentionSupports(d)) << d;
   const AttentionTensors none;
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
     for (int64_t d : {100, 264})
-      EXPECT_EQ(LaunchAttentionFused(Shape(1, 1, 64, d, false), dtype, none,
-                                     FusedAttentionPlan{}, nullptr),
+      EXPECT_EQ(LaunchAttentionFused(Shape(1, 1, 64, d, false), dtype, none, FusedAttentionPlan{},
+                                     nullptr),
                 cudaErrorInvalidValue);
 }
 
@@ -187,8 +181,7 @@ TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, true)), 4);
   // The plan: its splits, workspace and description (fp32: the 3xFP16
   // kernel on every device).
-  FusedAttentionPlan plan =
-      PlanAttentionFused(Shape(1, 1, 8192, 256, false), DType::kFp32, 132);
+  FusedAttentionPlan plan = PlanAttentionFused(Shape(1, 1, 8192, 256, false), DType::kFp32, 132);
   EXPECT_EQ(plan.splits, 2);
   EXPECT_EQ(plan.workspace_bytes, SplitKvWorkspaceBytes(Shape(1, 1, 8192, 256, false), 2));
   EXPECT_EQ(plan.workspace_bytes, int64_t(2) * 8192 * 257 * 4);
@@ -207,10 +200,9 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
   FusedAttentionPlan plan;
   plan.splits = 4;
   for (DType dtype : {DType::kFp32, DType::kFp16})
-    EXPECT_EQ(LaunchAttentionFused(shape, dtype, none, plan, nullptr),
-              cudaErrorInvalidValue);
-  EXPECT_EQ(LaunchAttentionFusedMma(shape, DType::kFp16, none, kDefaultMmaConfig,
-                                    kMaxKvSplits + 1, nullptr),
+    EXPECT_EQ(LaunchAttentionFused(shape, dtype, none, plan, nullptr), cudaErrorInvalidValue);
+  EXPECT_EQ(LaunchAttentionFusedMma(shape, DType::kFp16, none, kDefaultMmaConfig, kMaxKvSplits + 1,
+                                    nullptr),
             cudaErrorInvalidValue);
   EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, Fp32ConfigFor(shape), 0, nullptr),
             cudaErrorInvalidValue);
@@ -250,7 +242,7 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(1, 49, 2100, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, true), 132), 2);
-  EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);  // 344 blocks
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);    // 344 blocks
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 48, false), 132), 3);  // padded to 64
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 128, false), 132), 2);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 32, 16384, 64, false), 132), 192);
@@ -375,8 +367,7 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
       << plan.description;
   const FusedAttentionPlan fp32 =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
-  EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos)
-      << fp32.description;
+  EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos) << fp32.description;
 }
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
@@ -409,16 +400,14 @@ struct Case {
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
-  const char* variant = c.variant == Variant::kNaive      ? "naive"
-                        : c.variant == Variant::kFused    ? "fused"
-                        : c.variant == Variant::kFusedMma ? "fusedmma"
+  const char* variant = c.variant == Variant::kNaive       ? "naive"
+                        : c.variant == Variant::kFused     ? "fused"
+                        : c.variant == Variant::kFusedMma  ? "fusedmma"
                         : c.variant == Variant::kFusedFree ? "fusedfree"
                                                            : "fusedpingpong";
-  return std::string(variant) + "_" +
-         DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
-         std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) +
-         "n" + std::to_string(c.shape.seq_len) + "d" +
-         std::to_string(c.shape.head_dim) +
+  return std::string(variant) + "_" + DTypeName(c.dtype) + (c.causal ? "_causal" : "_full") + "_b" +
+         std::to_string(c.shape.batch) + "h" + std::to_string(c.shape.heads) + "n" +
+         std::to_string(c.shape.seq_len) + "d" + std::to_string(c.shape.head_dim) +
          (c.splits > 0 ? "_s" + std::to_string(c.splits) : "") +
          (c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
               ? "_fp32c" + std::to_string(int(c.fp32_config))
@@ -451,48 +440,42 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
   }
 
   // Runs case `c` on `shape` with NaN-poisoned output; the output as float.
-  static absl::StatusOr<std::vector<float>> Run(const Case& c,
-                                                const AttentionShape& shape) {
+  static absl::StatusOr<std::vector<float>> Run(const Case& c, const AttentionShape& shape) {
     const cudaStream_t stream = stream_->get();
     const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(bytes));
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(bytes));
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(bytes));
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer o, DeviceBuffer::Allocate(bytes));
-    for (auto [buffer, input] :
-         {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
-          std::pair{&v, InputStream::kV}}) {
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          LaunchFillSeeded(c.dtype, kSeed, input, 0, buffer->get(),
-                           shape.TensorElements(), stream));
+    for (auto [buffer, input] : {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
+                                 std::pair{&v, InputStream::kV}}) {
+      KBENCH_CUDA_RETURN_IF_ERROR(LaunchFillSeeded(c.dtype, kSeed, input, 0, buffer->get(),
+                                                   shape.TensorElements(), stream));
     }
     DeviceBuffer scores;
     if (c.variant == Variant::kNaive) {
       // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
       KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
       KBENCH_ASSIGN_OR_RETURN(
-          scores, DeviceBuffer::Allocate(size_t(shape.ScoreElements()) *
-                                         DTypeBytes(c.dtype)));
+          scores, DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * DTypeBytes(c.dtype)));
       KBENCH_RETURN_IF_ERROR(cublas_->Bind(stream));
-      KBENCH_CUBLAS_RETURN_IF_ERROR(AttentionScoresGemm(
-          cublas_->get(), shape, c.dtype, q.get(), k.get(), scores.get()));
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          LaunchAttentionSoftmax(shape, c.dtype, scores.get(), stream));
-      KBENCH_CUBLAS_RETURN_IF_ERROR(AttentionOutputGemm(
-          cublas_->get(), shape, c.dtype, scores.get(), v.get(), o.get()));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(
+          AttentionScoresGemm(cublas_->get(), shape, c.dtype, q.get(), k.get(), scores.get()));
+      KBENCH_CUDA_RETURN_IF_ERROR(LaunchAttentionSoftmax(shape, c.dtype, scores.get(), stream));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(
+          AttentionOutputGemm(cublas_->get(), shape, c.dtype, scores.get(), v.get(), o.get()));
     } else {
       int sms = 0;
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
       FusedAttentionPlan plan = PlanAttentionFused(shape, c.dtype, sms);
       if (c.variant == Variant::kFusedMma) {
         const bool fp32 = c.dtype == DType::kFp32;
-        plan.splits =
-            c.splits > 0 ? c.splits
-                         : SplitKvSplits(shape,
-                                         fp32 ? Fp32SplitKvKernel(c.fp32_config, shape.head_dim)
-                                              : MmaSplitKvKernel(shape.head_dim),
-                                         sms);
+        plan.splits = c.splits > 0
+                          ? c.splits
+                          : SplitKvSplits(shape,
+                                          fp32 ? Fp32SplitKvKernel(c.fp32_config, shape.head_dim)
+                                               : MmaSplitKvKernel(shape.head_dim),
+                                          sms);
         plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
         plan.balanced_tail = false;  // (the wgmma kernel's)
         plan.workspace_zeroed_bytes = 0;
@@ -510,38 +493,33 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       }
       DeviceBuffer workspace;
       if (plan.workspace_bytes > 0) {
-        KBENCH_ASSIGN_OR_RETURN(
-            workspace, DeviceBuffer::Allocate(size_t(plan.workspace_bytes)));
+        KBENCH_ASSIGN_OR_RETURN(workspace, DeviceBuffer::Allocate(size_t(plan.workspace_bytes)));
         // NaN partials: a split or piece that leaves a row unwritten shows;
         // only the counters the plan names start at zero.
-        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-            workspace.get(), 0xFF, size_t(plan.workspace_bytes), stream));
-        KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-            workspace.get(), 0, size_t(plan.workspace_zeroed_bytes), stream));
+        KBENCH_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(workspace.get(), 0xFF, size_t(plan.workspace_bytes), stream));
+        KBENCH_CUDA_RETURN_IF_ERROR(
+            cudaMemsetAsync(workspace.get(), 0, size_t(plan.workspace_zeroed_bytes), stream));
       }
-      const AttentionTensors x{q.get(), k.get(), v.get(), o.get(),
-                               workspace.get()};
+      const AttentionTensors x{q.get(), k.get(), v.get(), o.get(), workspace.get()};
       for (int launch = 0; launch < c.launches; ++launch) {
         KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
         KBENCH_CUDA_RETURN_IF_ERROR(
             c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
                 ? LaunchAttentionFusedFp32(shape, x, c.fp32_config, plan.splits, stream)
             : c.variant == Variant::kFusedMma
-                ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig,
-                                          plan.splits, stream)
+                ? LaunchAttentionFusedMma(shape, c.dtype, x, kDefaultMmaConfig, plan.splits, stream)
             : c.variant == Variant::kFusedFree
-                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                            WgmmaConfig::kFree, plan.balanced_tail, stream)
+                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits, WgmmaConfig::kFree,
+                                            plan.balanced_tail, stream)
             : c.variant == Variant::kFusedPingPong
-                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits,
-                                            WgmmaConfig::kPingPong, plan.balanced_tail,
-                                            stream)
+                ? LaunchAttentionFusedWgmma(shape, c.dtype, x, plan.splits, WgmmaConfig::kPingPong,
+                                            plan.balanced_tail, stream)
                 : LaunchAttentionFused(shape, c.dtype, x, plan, stream));
         if (plan.workspace_zeroed_bytes > 0) {
           std::vector<char> counters(size_t(plan.workspace_zeroed_bytes));
-          KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(counters.data(), workspace.get(),
-                                                      counters.size(),
-                                                      cudaMemcpyDeviceToHost, stream));
+          KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(
+              counters.data(), workspace.get(), counters.size(), cudaMemcpyDeviceToHost, stream));
           KBENCH_RETURN_IF_ERROR(stream_->Synchronize());
           if (std::count(counters.begin(), counters.end(), 0) != int64_t(counters.size()))
             return absl::InternalError("launch " + std::to_string(launch) +
@@ -553,24 +531,20 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
   }
 
   // The reference of a problem, shared by the variants that check it.
-  static const std::vector<double>& Reference(
-      const AttentionShape& shape, DType dtype,
-      const std::vector<AttentionRow>& rows) {
-    const auto key = std::make_tuple(shape.batch, shape.heads, shape.seq_len,
-                                     shape.head_dim, shape.causal, int(dtype));
+  static const std::vector<double>& Reference(const AttentionShape& shape, DType dtype,
+                                              const std::vector<AttentionRow>& rows) {
+    const auto key = std::make_tuple(shape.batch, shape.heads, shape.seq_len, shape.head_dim,
+                                     shape.causal, int(dtype));
     auto it = references_.find(key);
     if (it == references_.end())
-      it = references_
-               .emplace(key, AttentionReferenceRows(shape, kSeed, dtype, rows))
-               .first;
+      it = references_.emplace(key, AttentionReferenceRows(shape, kSeed, dtype, rows)).first;
     return it->second;
   }
 
   static inline std::unique_ptr<Stream> stream_;
   static inline std::unique_ptr<CublasHandle> cublas_;
-  static inline std::map<
-      std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int>,
-      std::vector<double>>
+  static inline std::map<std::tuple<int64_t, int64_t, int64_t, int64_t, bool, int>,
+                         std::vector<double>>
       references_;
 };
 
@@ -596,19 +570,15 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   const int64_t d = shape.head_dim;
   for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t x = 0; x < d; ++x) {
-      const int64_t index =
-          (rows[r].batch_head * shape.seq_len + rows[r].row) * d + x;
-      errors.Add(index, out[size_t(index)], ref[r * size_t(d) + size_t(x)],
-                 tolerance.element);
+      const int64_t index = (rows[r].batch_head * shape.seq_len + rows[r].row) * d + x;
+      errors.Add(index, out[size_t(index)], ref[r * size_t(d) + size_t(x)], tolerance.element);
     }
   EXPECT_EQ(errors.checked, uint64_t(rows.size()) * uint64_t(d));
   EXPECT_TRUE(errors.Passes(tolerance))
-      << "rel L2 " << errors.rel_l2_error() << " (tolerance "
-      << tolerance.rel_l2 << "), " << errors.over_tolerance
-      << " elements over atol " << tolerance.element.atol << " + rtol "
-      << tolerance.element.rtol << ", worst element " << errors.worst_index
-      << " (" << errors.worst_excess << " x its bound), max abs "
-      << errors.max_abs_error;
+      << "rel L2 " << errors.rel_l2_error() << " (tolerance " << tolerance.rel_l2 << "), "
+      << errors.over_tolerance << " elements over atol " << tolerance.element.atol << " + rtol "
+      << tolerance.element.rtol << ", worst element " << errors.worst_index << " ("
+      << errors.worst_excess << " x its bound), max abs " << errors.max_abs_error;
 }
 
 std::vector<Case> Cases() {
@@ -622,20 +592,16 @@ std::vector<Case> Cases() {
       for (bool causal : {false, true})
         for (int64_t d : {64, 128})
           for (const auto& [b, h, n] : shapes)
-            cases.push_back(
-                {variant, dtype, causal, Shape(b, h, n, d, causal)});
+            cases.push_back({variant, dtype, causal, Shape(b, h, n, d, causal)});
   // Longer rows: several key tiles and query blocks; the naive softmax's
   // block-per-row and streaming kernels (33000 fp16 scores a row do not fit
   // its registers).
   for (bool causal : {false, true}) {
     for (Variant variant : {Variant::kNaive, Variant::kFused})
       for (DType dtype : {DType::kFp32, DType::kFp16})
-        cases.push_back(
-            {variant, dtype, causal, Shape(1, 2, 4100, 128, causal)});
-    cases.push_back({Variant::kNaive, DType::kFp16, causal,
-                     Shape(1, 1, 33000, 64, causal)});
-    cases.push_back({Variant::kNaive, DType::kFp32, causal,
-                     Shape(1, 1, 33001, 64, causal)});
+        cases.push_back({variant, dtype, causal, Shape(1, 2, 4100, 128, causal)});
+    cases.push_back({Variant::kNaive, DType::kFp16, causal, Shape(1, 1, 33000, 64, causal)});
+    cases.push_back({Variant::kNaive, DType::kFp32, causal, Shape(1, 1, 33001, 64, causal)});
   }
   // Head dims padded up to the tiles of 64, 128 and 256, and 256 itself, in
   // one pass and split (1000 keys on 2 query blocks), both dtypes' kernels.
@@ -653,18 +619,15 @@ std::vector<Case> Cases() {
   // splits (24 and 128 query blocks on 132 SMs), in every dtype.
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16}) {
     for (bool causal : {false, true})
-      cases.push_back({Variant::kFused, dtype, causal,
-                       Shape(1, 1, 3000, 128, causal), 0, true});
-    cases.push_back({Variant::kFused, dtype, true,
-                     Shape(1, 4, 4096, 128, true), 0, true});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(1, 1, 3000, 128, causal), 0, true});
+    cases.push_back({Variant::kFused, dtype, true, Shape(1, 4, 4096, 128, true), 0, true});
     // Forced splits: uneven shares with 300 query blocks, and
     // kMaxKvSplits over fewer key tiles (empty splits, causal ones too).
     for (bool causal : {false, true})
       for (int64_t d : {64, 128}) {
-        cases.push_back({Variant::kFused, dtype, causal,
-                         Shape(3, 50, 129, d, causal), 3});
-        cases.push_back({Variant::kFused, dtype, causal,
-                         Shape(1, 2, 1000, d, causal), kMaxKvSplits});
+        cases.push_back({Variant::kFused, dtype, causal, Shape(3, 50, 129, d, causal), 3});
+        cases.push_back(
+            {Variant::kFused, dtype, causal, Shape(1, 2, 1000, d, causal), kMaxKvSplits});
       }
   }
   // The mma.sync kernel on its own: tails, padded and every tiled head dim,
@@ -680,16 +643,16 @@ std::vector<Case> Cases() {
     }
   // fp32's 3xFP16 tilings, each on tails, every tiled head dim, its auto
   // plan on a low-parallelism shape and forced splits.
-  for (Fp32Config config : {Fp32Config::kWarps8Rows16, Fp32Config::kWarps4Rows16,
-                            Fp32Config::kWarps4Rows32})
+  for (Fp32Config config :
+       {Fp32Config::kWarps8Rows16, Fp32Config::kWarps4Rows16, Fp32Config::kWarps4Rows32})
     for (bool causal : {false, true}) {
       for (int64_t d : {64, 128, 256})
-        cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
-                         Shape(2, 3, 77, d, causal), 0, false, config});
-      cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
-                       Shape(1, 1, 3000, 128, causal), 0, false, config});
-      cases.push_back({Variant::kFusedMma, DType::kFp32, causal,
-                       Shape(3, 50, 129, 64, causal), 3, false, config});
+        cases.push_back({Variant::kFusedMma, DType::kFp32, causal, Shape(2, 3, 77, d, causal), 0,
+                         false, config});
+      cases.push_back({Variant::kFusedMma, DType::kFp32, causal, Shape(1, 1, 3000, 128, causal), 0,
+                       false, config});
+      cases.push_back({Variant::kFusedMma, DType::kFp32, causal, Shape(3, 50, 129, 64, causal), 3,
+                       false, config});
     }
   // The wgmma kernel's pipeline: many key tiles with the slots reused (N
   // past 2 stages x 128 keys, tails), and one query block per head.
@@ -715,8 +678,7 @@ std::vector<Case> Cases() {
       // with this item's last P V (kCrossItem); split 3 ways, causal query
       // blocks of one key tile leave empty items between full ones.
       for (int64_t d : {64, 128})
-        cases.push_back(
-            {Variant::kFusedPingPong, dtype, causal, Shape(5, 35, 300, d, causal), 3});
+        cases.push_back({Variant::kFusedPingPong, dtype, causal, Shape(5, 35, 300, d, causal), 3});
     }
   // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
   // shapes run them): persistent with an odd number of query blocks a
@@ -739,8 +701,7 @@ std::vector<Case> Cases() {
   // kMaxKvSplits (empty splits).
   for (DType dtype : {DType::kFp16, DType::kBf16}) {
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 66, 2100, 120, false), 3});
-    cases.push_back({Variant::kFused, dtype, false, Shape(1, 2, 2100, 128, false),
-                     kMaxKvSplits});
+    cases.push_back({Variant::kFused, dtype, false, Shape(1, 2, 2100, 128, false), kMaxKvSplits});
   }
   // Their short first tile, its S computed over its last keys alone: N =
   // 12 x 176 - 16 s - 1 pads the first tile with 16 s + 1 keys, of which S
@@ -817,8 +778,7 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
   for (const auto& op : ops)
     if (op.op() == "attention") attention = &op;
   ASSERT_NE(attention, nullptr);
-  EXPECT_EQ(std::vector<std::string>(attention->variants().begin(),
-                                     attention->variants().end()),
+  EXPECT_EQ(std::vector<std::string>(attention->variants().begin(), attention->variants().end()),
             (std::vector<std::string>{"naive", "fused"}));
   EXPECT_EQ(attention->dtypes_size(), 3);
   ASSERT_EQ(attention->variant_details_size(), 2);
@@ -834,31 +794,28 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
 TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   // Host only: the op's check of a problem against the chosen variants.
   const ops::Op& op = ops::AttentionOp();
-  const Problem problem =
-      MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16, kSeed);
+  const Problem problem = MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16, kSeed);
   v1::Limits limits;
   v1::DeviceInfo gpu;
   gpu.set_sm_count(132);
   op.SetDefaultLimits(gpu, limits);
-  const absl::Status status = op.CheckVariants(
-      problem.request, {&op.variants()[ops::kAttentionFused]}, "cuda", limits);
+  const absl::Status status =
+      op.CheckVariants(problem.request, {&op.variants()[ops::kAttentionFused]}, "cuda", limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("head_dim 100"), std::string::npos) << status;
-  EXPECT_NE(status.message().find("a multiple of 8 from 32 to 256"), std::string::npos)
-      << status;
-  EXPECT_TRUE(op.CheckVariants(problem.request,
-                               {&op.variants()[ops::kAttentionNaive]}, "cuda",
-                               limits)
-                  .ok());
+  EXPECT_NE(status.message().find("a multiple of 8 from 32 to 256"), std::string::npos) << status;
+  EXPECT_TRUE(
+      op.CheckVariants(problem.request, {&op.variants()[ops::kAttentionNaive]}, "cuda", limits)
+          .ok());
 }
 
 TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {
   // Admission refuses it first (AdmissionRefusesFusedHeadDimsNamingTheSupported);
   // past admission the launcher refuses it before any launch, and the device
   // stays usable.
-  auto workload = device_->Prepare(MakeAttentionProblem(
-      Shape(1, 1, 64, 100, false), DType::kFp16, kSeed, {ops::kAttentionFused}),
-      NeverCancelled);
+  auto workload = device_->Prepare(MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16,
+                                                        kSeed, {ops::kAttentionFused}),
+                                   NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const absl::Status run = (*workload)->Run(0);
   EXPECT_FALSE(run.ok());
@@ -866,17 +823,15 @@ TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {
   EXPECT_TRUE(device_->Healthy());
 }
 
-TEST_F(CudaAttentionDevice,
-       NaiveScoresTooLargeForTheDeviceAreResourceExhausted) {
+TEST_F(CudaAttentionDevice, NaiveScoresTooLargeForTheDeviceAreResourceExhausted) {
   // 2^21 x 2^21 fp16 scores: 8 TiB, more than any GPU has.
-  auto workload = device_->Prepare(
-      MakeAttentionProblem(Shape(1, 1, int64_t(1) << 21, 64, false),
-                           DType::kFp16, kSeed, {ops::kAttentionNaive}),
-      NeverCancelled);
+  auto workload =
+      device_->Prepare(MakeAttentionProblem(Shape(1, 1, int64_t(1) << 21, 64, false), DType::kFp16,
+                                            kSeed, {ops::kAttentionNaive}),
+                       NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(workload.status().message().find("bytes"), std::string::npos)
-      << workload.status();
+  EXPECT_NE(workload.status().message().find("bytes"), std::string::npos) << workload.status();
   EXPECT_TRUE(device_->Healthy());
 }
 
@@ -888,16 +843,15 @@ std::vector<float> ReadRows(Workload& workload, ops::OutputBuffer buffer,
   std::vector<float> out(rows.size() * size_t(d));
   for (size_t r = 0; r < rows.size(); ++r) {
     const int64_t first = (rows[r].batch_head * shape.seq_len + rows[r].row) * d;
-    const absl::Status status = workload.Read(
-        buffer, first, std::span<float>(out).subspan(r * size_t(d), size_t(d)));
+    const absl::Status status =
+        workload.Read(buffer, first, std::span<float>(out).subspan(r * size_t(d), size_t(d)));
     EXPECT_TRUE(status.ok()) << status;
   }
   return out;
 }
 
 // Sampled rows against their double reference (ref, head_dim a row).
-kernels::Comparison AgainstExact(const std::vector<float>& out,
-                                 const std::vector<double>& ref,
+kernels::Comparison AgainstExact(const std::vector<float>& out, const std::vector<double>& ref,
                                  const AttentionShape& shape,
                                  const std::vector<kernels::AttentionRow>& rows,
                                  const kernels::ElementTolerance& tolerance) {
@@ -906,14 +860,12 @@ kernels::Comparison AgainstExact(const std::vector<float>& out,
   for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t x = 0; x < d; ++x)
       c.Add((rows[r].batch_head * shape.seq_len + rows[r].row) * d + x,
-            out[r * size_t(d) + size_t(x)], ref[r * size_t(d) + size_t(x)],
-            tolerance);
+            out[r * size_t(d) + size_t(x)], ref[r * size_t(d) + size_t(x)], tolerance);
   return c;
 }
 
-class CudaAttentionDeviceDtypes
-    : public CudaAttentionDevice,
-      public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
+class CudaAttentionDeviceDtypes : public CudaAttentionDevice,
+                                  public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
 
 // The device reference (kernels/cuda/attention/reference_kernel.h) against the
 // double reference, on rows sampled over every batch-head, within the
@@ -923,27 +875,22 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
   const auto [dtype, causal] = GetParam();
   for (const AttentionShape& shape :
        {Shape(3, 50, 129, 64, causal), Shape(1, 2, 4100, 128, causal)}) {
-    SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H="
-                                      << shape.heads << " N=" << shape.seq_len
-                                      << " d=" << shape.head_dim);
+    SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H=" << shape.heads
+                                      << " N=" << shape.seq_len << " d=" << shape.head_dim);
     auto workload = device_->Prepare(
-        MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused}),
-        NeverCancelled);
+        MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused}), NeverCancelled);
     ASSERT_TRUE(workload.ok()) << workload.status();
     const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
-    const std::vector<double> exact =
-        kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
-    const kernels::Tolerance tolerance =
-        kernels::AttentionTolerances(dtype, shape).reference;
-    const kernels::Comparison c = AgainstExact(
-        ReadRows(**workload, ops::OutputBuffer::kReference, shape, rows),
-        exact, shape, rows, tolerance.element);
+    const std::vector<double> exact = kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
+    const kernels::Tolerance tolerance = kernels::AttentionTolerances(dtype, shape).reference;
+    const kernels::Comparison c =
+        AgainstExact(ReadRows(**workload, ops::OutputBuffer::kReference, shape, rows), exact, shape,
+                     rows, tolerance.element);
     EXPECT_EQ(c.checked, uint64_t(rows.size() * size_t(shape.head_dim)));
     EXPECT_TRUE(c.Passes(tolerance))
-        << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
-        << "), " << c.over_tolerance << " over, " << c.non_finite
-        << " non-finite, worst element " << c.worst_index << " ("
-        << c.worst_excess << " x its bound)";
+        << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2 << "), "
+        << c.over_tolerance << " over, " << c.non_finite << " non-finite, worst element "
+        << c.worst_index << " (" << c.worst_excess << " x its bound)";
   }
 }
 
@@ -962,26 +909,22 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   // Every row: 600.
   const auto rows = kernels::SampleAttentionRows(shape, 1 << 20, kSeed);
   ASSERT_EQ(int64_t(rows.size()), shape.BatchHeads() * shape.seq_len);
-  const std::vector<double> exact =
-      kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
-  const kernels::Tolerance tolerance =
-      kernels::AttentionTolerances(dtype, shape).variant;
+  const std::vector<double> exact = kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
+  const kernels::Tolerance tolerance = kernels::AttentionTolerances(dtype, shape).variant;
   auto check = [&](const char* when) {
     SCOPED_TRACE(when);
     auto verification = verifier->Check(**workload);
     ASSERT_TRUE(verification.ok()) << verification.status();
     EXPECT_TRUE(verification->passed()) << verification->failure();
-    EXPECT_EQ(verification->elements_checked(),
-              uint64_t(shape.TensorElements()));
+    EXPECT_EQ(verification->elements_checked(), uint64_t(shape.TensorElements()));
     EXPECT_EQ(verification->non_finite(), 0u);
-    const kernels::Comparison c = AgainstExact(
-        ReadRows(**workload, ops::OutputBuffer::kOutput, shape, rows), exact,
-        shape, rows, tolerance.element);
+    const kernels::Comparison c =
+        AgainstExact(ReadRows(**workload, ops::OutputBuffer::kOutput, shape, rows), exact, shape,
+                     rows, tolerance.element);
     EXPECT_EQ(c.checked, uint64_t(shape.TensorElements()));
     EXPECT_TRUE(c.Passes(tolerance))
         << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
-        << "), worst element " << c.worst_index << " (" << c.worst_excess
-        << " x its bound)";
+        << "), worst element " << c.worst_index << " (" << c.worst_excess << " x its bound)";
   };
   for (int variant : {0, 1}) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
@@ -1022,8 +965,8 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
     for (const kernels::ElementTolerance& tolerance :
          {kernels::ElementTolerance{0, 0},
           kernels::AttentionTolerances(dtype, shape).against_reference.element}) {
-      SCOPED_TRACE(::testing::Message() << "atol " << tolerance.atol
-                                        << ", rtol " << tolerance.rtol);
+      SCOPED_TRACE(::testing::Message()
+                   << "atol " << tolerance.atol << ", rtol " << tolerance.rtol);
       const kernels::Comparison host = kernels::Compare(out, ref, tolerance);
       auto device = (*workload)->CompareWithReference(tolerance);
       ASSERT_TRUE(device.ok()) << device.status();
@@ -1032,8 +975,7 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
       EXPECT_EQ(device->non_finite, host.non_finite);
       EXPECT_EQ(device->over_tolerance, host.over_tolerance);
       EXPECT_EQ(device->max_abs_error, host.max_abs_error);
-      EXPECT_NEAR(device->sum_sq_error, host.sum_sq_error,
-                  1e-9 * host.sum_sq_error);
+      EXPECT_NEAR(device->sum_sq_error, host.sum_sq_error, 1e-9 * host.sum_sq_error);
       EXPECT_NEAR(device->sum_sq_ref, host.sum_sq_ref, 1e-9 * host.sum_sq_ref);
       if (tolerance.atol == 0) {
         EXPECT_EQ(device->worst_index, host.worst_index);
@@ -1041,8 +983,7 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
     }
 
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
-    const kernels::Tolerance against =
-        kernels::AttentionTolerances(dtype, shape).against_reference;
+    const kernels::Tolerance against = kernels::AttentionTolerances(dtype, shape).against_reference;
     auto corrupted = (*workload)->CompareWithReference(against.element);
     ASSERT_TRUE(corrupted.ok()) << corrupted.status();
     EXPECT_EQ(corrupted->checked, uint64_t(n));
@@ -1052,14 +993,13 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    DtypesCausal, CudaAttentionDeviceDtypes,
-    ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
-                                         DType::kBf16),
-                       ::testing::Bool()),
-    [](const ::testing::TestParamInfo<std::tuple<DType, bool>>& info) {
-      return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(DtypesCausal, CudaAttentionDeviceDtypes,
+                         ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
+                                                              DType::kBf16),
+                                            ::testing::Bool()),
+                         [](const ::testing::TestParamInfo<std::tuple<DType, bool>>& info) {
+                           return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param));
+                         });
 
 // The real path: RunJob on the opened device with the registry's op, both
 // variants, every dtype x causal x head_dim, cold and hot, on a shape with
@@ -1073,8 +1013,7 @@ class CudaAttentionRunJob : public CudaAttentionDevice,
 TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
   const auto [dtype, causal, head_dim, mode] = GetParam();
   AdmittedRun run;
-  run.problem = MakeAttentionProblem(Shape(3, 50, 129, head_dim, causal),
-                                     dtype, kSeed);
+  run.problem = MakeAttentionProblem(Shape(3, 50, 129, head_dim, causal), dtype, kSeed);
   run.plan = ShortPlan();
   run.plan.mode = mode;
   testing::RecordingSink sink;
@@ -1091,8 +1030,7 @@ TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
     const v1::VariantResult& result = event.variant_result();
     const v1::Verification& v = result.verification();
     EXPECT_TRUE(v.passed()) << result.variant() << ": " << v.failure();
-    EXPECT_EQ(v.elements_checked(),
-              uint64_t(3 * 50 * 129 * uint64_t(head_dim)));
+    EXPECT_EQ(v.elements_checked(), uint64_t(3 * 50 * 129 * uint64_t(head_dim)));
     EXPECT_EQ(v.non_finite(), 0u);
     EXPECT_EQ(v.elements_over_tolerance(), 0u);
     EXPECT_GT(result.stats().samples(), 0u);
@@ -1123,8 +1061,7 @@ void ExpectFusedJobVerified(Device& device, const AttentionShape& shape, DType d
     EXPECT_TRUE(v.passed()) << v.failure();
     EXPECT_EQ(v.elements_checked(), uint64_t(shape.TensorElements()));
     EXPECT_EQ(v.non_finite(), 0u);
-    if (!config.empty())
-      EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr(config));
+    if (!config.empty()) EXPECT_THAT(event.variant_result().config(), ::testing::HasSubstr(config));
   }
   EXPECT_EQ(results, 1);
 }
@@ -1139,8 +1076,7 @@ TEST_F(CudaAttentionDevice, SplitKvRunJobIsVerified) {
       for (v1::TimingMode mode : {v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT}) {
         SCOPED_TRACE(DTypeCausalName(dtype, causal) +
                      (mode == v1::TIMING_MODE_HOT ? "_hot" : "_cold"));
-        ExpectFusedJobVerified(*device_, Shape(1, 1, 3000, 128, causal), dtype, mode,
-                               "split-KV");
+        ExpectFusedJobVerified(*device_, Shape(1, 1, 3000, 128, causal), dtype, mode, "split-KV");
       }
   EXPECT_TRUE(device_->Healthy());
 }
@@ -1166,16 +1102,13 @@ TEST_F(CudaAttentionDevice, BalancedTailRunJobIsVerified) {
 
 INSTANTIATE_TEST_SUITE_P(
     DtypesCausalHeadDimsModes, CudaAttentionRunJob,
-    ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
-                                         DType::kBf16),
+    ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16, DType::kBf16),
                        ::testing::Bool(),
-                       ::testing::Values(int64_t(64), int64_t(96), int64_t(128),
-                                         int64_t(256)),
-                       ::testing::Values(v1::TIMING_MODE_COLD,
-                                         v1::TIMING_MODE_HOT)),
+                       ::testing::Values(int64_t(64), int64_t(96), int64_t(128), int64_t(256)),
+                       ::testing::Values(v1::TIMING_MODE_COLD, v1::TIMING_MODE_HOT)),
     [](const ::testing::TestParamInfo<RunJobCase>& info) {
-      return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param)) +
-             "_d" + std::to_string(std::get<2>(info.param)) +
+      return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param)) + "_d" +
+             std::to_string(std::get<2>(info.param)) +
              (std::get<3>(info.param) == v1::TIMING_MODE_HOT ? "_hot" : "_cold");
     });
 

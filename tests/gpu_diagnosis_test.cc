@@ -21,15 +21,13 @@ std::vector<DeviceNodeCheck> Nodes(bool exist, int open_errno) {
 }
 
 TEST(ExplainNoCudaDevice, ADeniedDeviceNodeIsNamedWithTheDevicePolicyToFix) {
-  const std::string why =
-      ExplainNoCudaDevice("cudaErrorNoDevice", Nodes(true, EACCES), "");
+  const std::string why = ExplainNoCudaDevice("cudaErrorNoDevice", Nodes(true, EACCES), "");
   EXPECT_THAT(why, HasSubstr("/dev/nvidiactl is denied"));
   EXPECT_THAT(why, HasSubstr("DeviceAllow=char-nvidia"));
 }
 
 TEST(ExplainNoCudaDevice, NoControlNodeMeansNoDriverLoaded) {
-  const std::string why =
-      ExplainNoCudaDevice("cudaErrorInsufficientDriver", Nodes(false, 0), "");
+  const std::string why = ExplainNoCudaDevice("cudaErrorInsufficientDriver", Nodes(false, 0), "");
   EXPECT_THAT(why, HasSubstr("no /dev/nvidiactl: the NVIDIA driver is not loaded"));
   EXPECT_THAT(why, HasSubstr("580 or newer"));
 }

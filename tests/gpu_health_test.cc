@@ -17,16 +17,13 @@ TEST(CudaError, NamesTheCallThePlaceAndTheError) {
   const absl::Status status = Failing(cudaErrorIllegalAddress);
   EXPECT_EQ(status.code(), absl::StatusCode::kInternal);
   const std::string message(status.message());
-  EXPECT_EQ(message.rfind("error failed at tests/gpu_health_test.cc:", 0), 0u)
-      << message;
-  EXPECT_NE(message.find("cudaErrorIllegalAddress"), std::string::npos)
-      << message;
+  EXPECT_EQ(message.rfind("error failed at tests/gpu_health_test.cc:", 0), 0u) << message;
+  EXPECT_NE(message.find("cudaErrorIllegalAddress"), std::string::npos) << message;
   EXPECT_EQ(CudaErrorOf(status), cudaErrorIllegalAddress);
 }
 
 TEST(CudaError, OutOfMemoryIsResourceExhausted) {
-  EXPECT_EQ(Failing(cudaErrorMemoryAllocation).code(),
-            absl::StatusCode::kResourceExhausted);
+  EXPECT_EQ(Failing(cudaErrorMemoryAllocation).code(), absl::StatusCode::kResourceExhausted);
 }
 
 TEST(CudaError, OtherStatusesCarryNoCudaError) {
@@ -40,9 +37,7 @@ TEST(DeviceHealth, AStickyErrorMakesTheDeviceUnusable) {
   EXPECT_FALSE(health.Healthy());
   const absl::Status usable = health.CheckUsable();
   EXPECT_EQ(usable.code(), absl::StatusCode::kInternal);
-  EXPECT_NE(usable.message().find("cudaErrorLaunchFailure"),
-            absl::string_view::npos)
-      << usable;
+  EXPECT_NE(usable.message().find("cudaErrorLaunchFailure"), absl::string_view::npos) << usable;
   EXPECT_NE(usable.message().find("restarted"), absl::string_view::npos);
 }
 
@@ -61,8 +56,7 @@ TEST(DeviceHealth, KeepsTheFirstStickyError) {
   health.Observe(Failing(cudaErrorLaunchFailure));
   const absl::Status usable = health.CheckUsable();
   EXPECT_NE(usable.message().find("device 3"), absl::string_view::npos);
-  EXPECT_NE(usable.message().find("cudaErrorIllegalAddress"),
-            absl::string_view::npos);
+  EXPECT_NE(usable.message().find("cudaErrorIllegalAddress"), absl::string_view::npos);
 }
 
 }  // namespace

@@ -172,26 +172,26 @@ TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
                         Case{shape(1, 4, 256, 64, true), kernels::DType::kBf16}}) {
     SCOPED_TRACE(kernels::DTypeName(c.dtype));
     testing::RecordingSink sink;
-    const absl::Status status = Run(
-        MakeAttentionProblem(c.shape, c.dtype, 11, {ops::kAttentionNaive}),
-        {Kernel("attention_naive.cu", "attention_naive", ReadStarter("attention_naive.cu"),
-                "cdiv(B*H*N,4)", "128"),
-         Kernel("attention_tiled.cu", "attention_tiled", ReadStarter("attention_tiled.cu"),
-                "cdiv(N,8),B*H", "256", "128*d")},
-        sink);
+    const absl::Status status =
+        Run(MakeAttentionProblem(c.shape, c.dtype, 11, {ops::kAttentionNaive}),
+            {Kernel("attention_naive.cu", "attention_naive", ReadStarter("attention_naive.cu"),
+                    "cdiv(B*H*N,4)", "128"),
+             Kernel("attention_tiled.cu", "attention_tiled", ReadStarter("attention_tiled.cu"),
+                    "cdiv(N,8),B*H", "256", "128*d")},
+            sink);
     ASSERT_TRUE(status.ok()) << status;
     const auto results = Results(sink);
     ASSERT_EQ(results.size(), 3u);
     for (const auto& [name, result] : results) {
       EXPECT_TRUE(result.verification().passed())
           << name << ": " << result.verification().failure();
-      std::printf("[ learner  ] attention %s B=%lld H=%lld N=%lld d=%lld%s %-20s median %.4f ms "
-                  "max abs error %.3g  %s\n",
-                  kernels::DTypeName(c.dtype), (long long)c.shape.batch,
-                  (long long)c.shape.heads, (long long)c.shape.seq_len,
-                  (long long)c.shape.head_dim, c.shape.causal ? " causal" : "", name.c_str(),
-                  result.stats().median_ms(), result.verification().max_abs_error(),
-                  result.config().c_str());
+      std::printf(
+          "[ learner  ] attention %s B=%lld H=%lld N=%lld d=%lld%s %-20s median %.4f ms "
+          "max abs error %.3g  %s\n",
+          kernels::DTypeName(c.dtype), (long long)c.shape.batch, (long long)c.shape.heads,
+          (long long)c.shape.seq_len, (long long)c.shape.head_dim, c.shape.causal ? " causal" : "",
+          name.c_str(), result.stats().median_ms(), result.verification().max_abs_error(),
+          result.config().c_str());
     }
     EXPECT_TRUE(sink.events().back().summary().all_verified());
   }
@@ -200,22 +200,22 @@ TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
 TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {
   const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
   testing::RecordingSink sink;
-  const absl::Status status = Run(
-      MakeVectorAddProblem(100000, 3, {ops::kVectorAddNaive}),
-      {Kernel("lazy.cu", "lazy", "extern \"C\" __global__ void lazy" + params + " {}",
-              "cdiv(n,256)", "256"),
-       Kernel("minus.cu", "minus",
-              "extern \"C\" __global__ void minus" + params +
-                  " { long long i = blockIdx.x * 256ll + threadIdx.x;"
-                  " if (i < n) c[i] = a[i] - b[i]; }",
-              "cdiv(n,256)", "256"),
-       // Leaves the last element unwritten.
-       Kernel("short.cu", "short_by_one",
-              "extern \"C\" __global__ void short_by_one" + params +
-                  " { long long i = blockIdx.x * 256ll + threadIdx.x;"
-                  " if (i < n - 1) c[i] = a[i] + b[i]; }",
-              "cdiv(n,256)", "256")},
-      sink);
+  const absl::Status status =
+      Run(MakeVectorAddProblem(100000, 3, {ops::kVectorAddNaive}),
+          {Kernel("lazy.cu", "lazy", "extern \"C\" __global__ void lazy" + params + " {}",
+                  "cdiv(n,256)", "256"),
+           Kernel("minus.cu", "minus",
+                  "extern \"C\" __global__ void minus" + params +
+                      " { long long i = blockIdx.x * 256ll + threadIdx.x;"
+                      " if (i < n) c[i] = a[i] - b[i]; }",
+                  "cdiv(n,256)", "256"),
+           // Leaves the last element unwritten.
+           Kernel("short.cu", "short_by_one",
+                  "extern \"C\" __global__ void short_by_one" + params +
+                      " { long long i = blockIdx.x * 256ll + threadIdx.x;"
+                      " if (i < n - 1) c[i] = a[i] + b[i]; }",
+                  "cdiv(n,256)", "256")},
+          sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
   ASSERT_EQ(results.size(), 4u);
@@ -232,16 +232,16 @@ TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {
 TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {
   const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
   testing::RecordingSink sink;
-  absl::Status status = Run(
-      MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
-      {Kernel("bounded.cu", "bounded",
-              "extern \"C\" __global__ void __launch_bounds__(256) bounded" + params + " {}",
-              "cdiv(n,1024)", "1024")},
-      sink);
+  absl::Status status =
+      Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+          {Kernel("bounded.cu", "bounded",
+                  "extern \"C\" __global__ void __launch_bounds__(256) bounded" + params + " {}",
+                  "cdiv(n,1024)", "1024")},
+          sink);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
-  EXPECT_THAT(status.message(), AllOf(HasSubstr("kernels[0] 'bounded.cu'"),
-                                      HasSubstr("1024 threads per block"),
-                                      HasSubstr("takes at most 256")));
+  EXPECT_THAT(status.message(),
+              AllOf(HasSubstr("kernels[0] 'bounded.cu'"), HasSubstr("1024 threads per block"),
+                    HasSubstr("takes at most 256")));
   testing::RecordingSink sink2;
   status = Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
                {Kernel("hungry.cu", "hungry",
@@ -264,13 +264,12 @@ TEST_F(LearnerKernels, AnIllegalAddressEndsTheRunWithTheCudaError) {
   EXPECT_EXIT(
       {
         testing::RecordingSink sink;
-        const absl::Status status = Run(
-            MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
-            {Kernel("wild.cu", "wild",
-                    "extern \"C\" __global__ void wild" + params +
-                        " { c[threadIdx.x + (1ll << 40)] = 1.0f; }",
-                    "1", "32")},
-            sink);
+        const absl::Status status = Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+                                        {Kernel("wild.cu", "wild",
+                                                "extern \"C\" __global__ void wild" + params +
+                                                    " { c[threadIdx.x + (1ll << 40)] = 1.0f; }",
+                                                "1", "32")},
+                                        sink);
         std::fprintf(stderr, "status: %s healthy: %d\n", status.ToString().c_str(),
                      int(device_->Healthy()));
         std::_Exit(!status.ok() && !device_->Healthy() ? 42 : 1);

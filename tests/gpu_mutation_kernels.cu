@@ -49,8 +49,8 @@ __global__ void MutantAttention(const float* q, const float* k, const float* v, 
 }  // namespace
 
 cudaError_t LaunchMutantAttention(const kernels::AttentionShape& shape, const float* q,
-                                  const float* k, const float* v, float* o,
-                                  Mutation mutation, cudaStream_t stream) {
+                                  const float* k, const float* v, float* o, Mutation mutation,
+                                  cudaStream_t stream) {
   const int64_t rows = shape.BatchHeads() * shape.seq_len;
   const float scale = float(1.0 / std::sqrt(double(shape.head_dim)));
   MutantAttention<<<unsigned((rows + 127) / 128), 128, 0, stream>>>(

@@ -13,18 +13,18 @@
 namespace kbench::testing {
 
 enum class Mutation {
-  kNone,              // correct
-  kScale,             // softmax scale 1% off
-  kOneElement,        // one element of the output wrong
-  kLastHeadRow,       // one row of the last batch-head wrong
-  kUnwrittenTail,     // the last tile of 64 rows of the last batch-head left as poisoned
-  kCausalOffByOne,    // query i also attends to key i + 1
+  kNone,            // correct
+  kScale,           // softmax scale 1% off
+  kOneElement,      // one element of the output wrong
+  kLastHeadRow,     // one row of the last batch-head wrong
+  kUnwrittenTail,   // the last tile of 64 rows of the last batch-head left as poisoned
+  kCausalOffByOne,  // query i also attends to key i + 1
 };
 
 // Writes O (fp32) for fp32 Q, K, V, poisoning nothing itself; `o` must be
 // poisoned by the caller for kUnwrittenTail to show.
 cudaError_t LaunchMutantAttention(const kernels::AttentionShape& shape, const float* q,
-                                  const float* k, const float* v, float* o,
-                                  Mutation mutation, cudaStream_t stream);
+                                  const float* k, const float* v, float* o, Mutation mutation,
+                                  cudaStream_t stream);
 
 }  // namespace kbench::testing

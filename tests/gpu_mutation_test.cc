@@ -47,8 +47,8 @@ class GpuMutation : public ::testing::TestWithParam<Case> {
 
 // Fills Q, K, V from `seed`, runs the (mutant) kernel on a poisoned output,
 // and compares it with the device reference of `reference_seed`'s inputs.
-kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation,
-                                  uint64_t seed, uint64_t reference_seed) {
+kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation, uint64_t seed,
+                                  uint64_t reference_seed) {
   const int64_t n = shape.TensorElements();
   auto alloc = [&] { return *kbench::cuda::DeviceBuffer::Allocate(size_t(n) * 4); };
   kbench::cuda::DeviceBuffer q = alloc(), k = alloc(), v = alloc(), o = alloc(), ref = alloc();
@@ -65,17 +65,16 @@ kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation
     EXPECT_EQ(kernels::cuda::LaunchFillSeeded(DType::kFp32, which, input, 0, buffer->get(), n, s),
               cudaSuccess);
   EXPECT_EQ(cudaMemsetAsync(o.get(), 0xFF, size_t(n) * 4, s), cudaSuccess);
-  EXPECT_EQ(LaunchMutantAttention(shape, q.as<float>(), k.as<float>(), v.as<float>(),
-                                  o.as<float>(), mutation, s),
+  EXPECT_EQ(LaunchMutantAttention(shape, q.as<float>(), k.as<float>(), v.as<float>(), o.as<float>(),
+                                  mutation, s),
             cudaSuccess);
   EXPECT_EQ(kernels::cuda::LaunchAttentionReference(shape, DType::kFp32, rq.get(), rk.get(),
                                                     rv.get(), ref.as<float>(), s),
             cudaSuccess);
   const kernels::ElementTolerance tolerance =
       kernels::AttentionTolerances(DType::kFp32, shape).against_reference.element;
-  EXPECT_EQ(kernels::cuda::LaunchCompare(DType::kFp32, o.get(), ref.as<float>(), n,
-                                         tolerance.atol, tolerance.rtol,
-                                         partials.as<ComparisonPartial>(), s),
+  EXPECT_EQ(kernels::cuda::LaunchCompare(DType::kFp32, o.get(), ref.as<float>(), n, tolerance.atol,
+                                         tolerance.rtol, partials.as<ComparisonPartial>(), s),
             cudaSuccess);
   std::vector<ComparisonPartial> host(size_t(kernels::cuda::ComparisonBlocks(n)));
   EXPECT_EQ(cudaMemcpyAsync(host.data(), partials.get(), host.size() * sizeof(ComparisonPartial),
@@ -86,8 +85,7 @@ kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation
 }
 
 // Causal, 2 x 3 heads, N = 200 (a partial last tile), d = 64.
-const AttentionShape kShape{.batch = 2, .heads = 3, .seq_len = 200, .head_dim = 64,
-                            .causal = true};
+const AttentionShape kShape{.batch = 2, .heads = 3, .seq_len = 200, .head_dim = 64, .causal = true};
 
 TEST_P(GpuMutation, FailsTheDeviceCheckWhileTheCorrectKernelPasses) {
   const kernels::Tolerance tolerance =
@@ -95,23 +93,23 @@ TEST_P(GpuMutation, FailsTheDeviceCheckWhileTheCorrectKernelPasses) {
   const kernels::Comparison c = RunAndCompare(kShape, GetParam().mutation, 11, 11);
   EXPECT_EQ(c.checked, uint64_t(kShape.TensorElements()));
   if (GetParam().mutation == Mutation::kNone) {
-    EXPECT_TRUE(c.Passes(tolerance)) << "rel l2 " << c.rel_l2_error() << ", over "
-                                     << c.over_tolerance;
+    EXPECT_TRUE(c.Passes(tolerance))
+        << "rel l2 " << c.rel_l2_error() << ", over " << c.over_tolerance;
   } else {
-    EXPECT_FALSE(c.Passes(tolerance)) << GetParam().name << ": rel l2 " << c.rel_l2_error()
-                                      << " (limit " << tolerance.rel_l2 << "), over "
-                                      << c.over_tolerance << ", non-finite " << c.non_finite;
+    EXPECT_FALSE(c.Passes(tolerance))
+        << GetParam().name << ": rel l2 " << c.rel_l2_error() << " (limit " << tolerance.rel_l2
+        << "), over " << c.over_tolerance << ", non-finite " << c.non_finite;
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AttentionFp32, GpuMutation,
-    ::testing::Values(Case{Mutation::kNone, "correct"}, Case{Mutation::kScale, "scale"},
-                      Case{Mutation::kOneElement, "one_element"},
-                      Case{Mutation::kLastHeadRow, "last_head_row"},
-                      Case{Mutation::kUnwrittenTail, "unwritten_tail"},
-                      Case{Mutation::kCausalOffByOne, "causal_off_by_one"}),
-    [](const auto& info) { return std::string(info.param.name); });
+INSTANTIATE_TEST_SUITE_P(AttentionFp32, GpuMutation,
+                         ::testing::Values(Case{Mutation::kNone, "correct"},
+                                           Case{Mutation::kScale, "scale"},
+                                           Case{Mutation::kOneElement, "one_element"},
+                                           Case{Mutation::kLastHeadRow, "last_head_row"},
+                                           Case{Mutation::kUnwrittenTail, "unwritten_tail"},
+                                           Case{Mutation::kCausalOffByOne, "causal_off_by_one"}),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GpuMutationPreviousRun, AnOutputOfOtherInputsLeftInPlaceFails) {
   if (auto count = server::CudaDeviceCount(); !count.ok()) GTEST_SKIP() << count.status().message();

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "proto/ops/vector_add/vector_add_op.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/runner.h"
 #include "tests/cuda_device_test.h"
 #include "tests/recording_sink.h"
@@ -39,8 +39,7 @@ TEST_F(CudaRunner, InterleavesVariantsAndVerifiesEveryResult) {
   ASSERT_TRUE(events.front().has_started());
   EXPECT_EQ(events.front().started().backend(), "cuda");
   EXPECT_EQ(events.front().started().seed(), 99u);
-  EXPECT_NE(events.front().started().timing_method().find("L2"),
-            std::string::npos);
+  EXPECT_NE(events.front().started().timing_method().find("L2"), std::string::npos);
 
   // Rounds of one sample each: the batches end with both variants at the
   // same count, every time carried (the order within rounds is
@@ -62,16 +61,13 @@ TEST_F(CudaRunner, InterleavesVariantsAndVerifiesEveryResult) {
     const v1::VariantResult& result = event.variant_result();
     EXPECT_TRUE(result.verification().passed())
         << result.variant() << ": " << result.verification().failure();
-    EXPECT_EQ(result.verification().elements_checked(),
-              run.problem.request.vector_add().n());
+    EXPECT_EQ(result.verification().elements_checked(), run.problem.request.vector_add().n());
     EXPECT_EQ(result.verification().non_finite(), 0u);
-    EXPECT_GT(result.throughput().fraction_of_ceiling(), 0.1)
-        << result.variant();
+    EXPECT_GT(result.throughput().fraction_of_ceiling(), 0.1) << result.variant();
     // Clocks are read around every sample where NVML is usable.
     if (result.clocks().available()) {
       EXPECT_GT(result.clocks().sm_clock_mhz_min(), 0);
-      EXPECT_LE(result.clocks().sm_clock_mhz_min(),
-                result.clocks().sm_clock_mhz_max());
+      EXPECT_LE(result.clocks().sm_clock_mhz_min(), result.clocks().sm_clock_mhz_max());
     }
   }
   EXPECT_EQ(results, 2);

@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "server/worker/backends/cuda/cuda_device.h"
 #include "proto/ops/vector_add/vector_add_op.h"
+#include "server/worker/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
 
 namespace kbench::server {
@@ -29,8 +29,7 @@ class CudaTiming : public CudaDeviceTest {
   }
 
   // Median of `count` samples after one warm-up run.
-  static double MedianMs(Workload& workload, int variant, v1::TimingMode mode,
-                         int count = 21) {
+  static double MedianMs(Workload& workload, int variant, v1::TimingMode mode, int count = 21) {
     EXPECT_TRUE(workload.Run(variant).ok());
     std::vector<double> ms;
     for (int i = 0; i < count; ++i) {
@@ -41,7 +40,6 @@ class CudaTiming : public CudaDeviceTest {
     std::sort(ms.begin(), ms.end());
     return ms.empty() ? 0 : ms[ms.size() / 2];
   }
-
 };
 
 TEST_F(CudaTiming, ColdAndHotSamplesOfACacheSizedProblemArePositiveAndFinite) {
@@ -73,8 +71,7 @@ TEST_F(CudaTiming, AHotSampleIsTheTimeOfOneLaunch) {
   // launch of either takes about as long.
   auto workload = Prepare(int64_t(1) << 26);
   ASSERT_NE(workload, nullptr);
-  const double cold =
-      MedianMs(*workload, kVectorized, v1::TIMING_MODE_COLD, 11);
+  const double cold = MedianMs(*workload, kVectorized, v1::TIMING_MODE_COLD, 11);
   const double hot = MedianMs(*workload, kVectorized, v1::TIMING_MODE_HOT, 11);
   EXPECT_GT(hot, 0.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
   EXPECT_LT(hot, 1.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";

@@ -50,12 +50,10 @@ absl::StatusOr<Arrays> MakeArrays(int64_t n, const Stream& stream) {
   KBENCH_ASSIGN_OR_RETURN(arrays.c, DeviceBuffer::Allocate(bytes));
   using kernels::DType;
   using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kA, 0,
-                                      arrays.a.get(), n, stream.get()));
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kB, 0,
-                                      arrays.b.get(), n, stream.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kA,
+                                                              0, arrays.a.get(), n, stream.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(DType::kFp32, kSeed, InputStream::kB,
+                                                              0, arrays.b.get(), n, stream.get()));
   KBENCH_RETURN_IF_ERROR(stream.Synchronize());
   return arrays;
 }
@@ -63,33 +61,29 @@ absl::StatusOr<Arrays> MakeArrays(int64_t n, const Stream& stream) {
 // Runs the kernel once on a NaN-poisoned c and counts the elements that are
 // not exactly a + b (inputs carry 24 random bits in [-1, 1): the fp32 sum is
 // exact).
-absl::StatusOr<int64_t> WrongElements(const Arrays& arrays, int max_blocks,
-                                      const Stream& stream) {
+absl::StatusOr<int64_t> WrongElements(const Arrays& arrays, int max_blocks, const Stream& stream) {
   KBENCH_CUDA_RETURN_IF_ERROR(
       cudaMemsetAsync(arrays.c.get(), 0xFF, arrays.c.bytes(), stream.get()));
   KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(
-      arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(),
-      arrays.n, stream.get(), max_blocks));
+      arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(), arrays.n, stream.get(),
+      max_blocks));
   std::vector<float> c(size_t(arrays.n));
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(c.data(), arrays.c.get(), arrays.c.bytes(),
-                      cudaMemcpyDeviceToHost, stream.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(c.data(), arrays.c.get(), arrays.c.bytes(),
+                                              cudaMemcpyDeviceToHost, stream.get()));
   KBENCH_RETURN_IF_ERROR(stream.Synchronize());
   int64_t wrong = 0;
   for (size_t i = 0; i < c.size(); ++i)
-    wrong += double(c[i]) !=
-             kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i);
+    wrong += double(c[i]) != kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i);
   return wrong;
 }
 
 // The sorted cold samples of the kernel with a grid of at most max_blocks.
-absl::StatusOr<std::vector<double>> ColdSamples(const Arrays& arrays,
-                                                int max_blocks,
+absl::StatusOr<std::vector<double>> ColdSamples(const Arrays& arrays, int max_blocks,
                                                 SampleTimer& timer) {
   auto enqueue = [&](cudaStream_t stream) -> absl::Status {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(
-        arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(),
-        arrays.n, stream, max_blocks));
+        arrays.a.as<float>(), arrays.b.as<float>(), arrays.c.as<float>(), arrays.n, stream,
+        max_blocks));
     return absl::OkStatus();
   };
   std::vector<double> ms;
@@ -101,16 +95,13 @@ absl::StatusOr<std::vector<double>> ColdSamples(const Arrays& arrays,
   return ms;
 }
 
-TEST(VectorAddVectorizedGrid,
-     EveryGridOfTheSweepWritesExactSumsAndTimesSanely) {
+TEST(VectorAddVectorizedGrid, EveryGridOfTheSweepWritesExactSumsAndTimesSanely) {
   if (const auto count = server::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   int l2_bytes = 0, wave = 0;
-  ASSERT_EQ(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0),
-            cudaSuccess);
-  ASSERT_EQ(kernels::cuda::VectorAddVectorizedResidentBlocks(0, &wave),
-            cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, 0), cudaSuccess);
+  ASSERT_EQ(kernels::cuda::VectorAddVectorizedResidentBlocks(0, &wave), cudaSuccess);
   auto stream = Stream::Create();
   ASSERT_TRUE(stream.ok()) << stream.status();
   auto flusher = L2Flusher::Create(size_t(l2_bytes));
@@ -124,23 +115,18 @@ TEST(VectorAddVectorizedGrid,
     // Caps in waves of resident blocks; 0 stands for no cap (the default).
     for (const int waves : {0, 1, 2, 4, 8}) {
       SCOPED_TRACE(absl::StrCat("n = ", n, ", waves = ", waves));
-      const int max_blocks =
-          waves > 0 ? waves * wave : kernels::cuda::kMaxGridBlocks;
-      const absl::StatusOr<int64_t> wrong =
-          WrongElements(*arrays, max_blocks, *stream);
+      const int max_blocks = waves > 0 ? waves * wave : kernels::cuda::kMaxGridBlocks;
+      const absl::StatusOr<int64_t> wrong = WrongElements(*arrays, max_blocks, *stream);
       ASSERT_TRUE(wrong.ok()) << wrong.status();
       EXPECT_EQ(*wrong, 0);
-      const absl::StatusOr<std::vector<double>> ms =
-          ColdSamples(*arrays, max_blocks, *timer);
+      const absl::StatusOr<std::vector<double>> ms = ColdSamples(*arrays, max_blocks, *timer);
       ASSERT_TRUE(ms.ok()) << ms.status();
-      for (double sample : *ms)
-        EXPECT_TRUE(std::isfinite(sample) && sample > 0) << sample;
+      for (double sample : *ms) EXPECT_TRUE(std::isfinite(sample) && sample > 0) << sample;
       const double median = (*ms)[ms->size() / 2];
       std::printf(
           "grid sweep: n=%lld waves=%d (0: no cap) blocks<=%d "
           "median %.4f ms, %.0f GB/s\n",
-          (long long)n, waves, max_blocks, median,
-          12.0 * double(n) / (median * 1e-3) / 1e9);
+          (long long)n, waves, max_blocks, median, 12.0 * double(n) / (median * 1e-3) / 1e9);
     }
   }
 }

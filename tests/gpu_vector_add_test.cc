@@ -25,8 +25,7 @@ namespace {
 
 constexpr uint64_t kSeed = 20261129;
 const kernels::OpTolerances& Tolerances() {
-  static const kernels::OpTolerances t =
-      kernels::VectorAddTolerances(kernels::DType::kFp32);
+  static const kernels::OpTolerances t = kernels::VectorAddTolerances(kernels::DType::kFp32);
   return t;
 }
 
@@ -34,8 +33,7 @@ const kernels::OpTolerances& Tolerances() {
 using CudaVectorAdd = CudaDeviceTest;
 
 // `buffer` of the workload, all n elements.
-std::vector<float> ReadAll(Workload& workload, ops::OutputBuffer buffer,
-                           int64_t n) {
+std::vector<float> ReadAll(Workload& workload, ops::OutputBuffer buffer, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   const absl::Status status = workload.Read(buffer, 0, out);
   EXPECT_TRUE(status.ok()) << status;
@@ -47,14 +45,12 @@ kernels::Comparison AgainstExact(const std::vector<float>& out,
                                  const kernels::ElementTolerance& tolerance) {
   kernels::Comparison c;
   for (size_t i = 0; i < out.size(); ++i)
-    c.Add(int64_t(i), out[i],
-          kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i),
+    c.Add(int64_t(i), out[i], kernels::VectorAddReference(kSeed, kernels::DType::kFp32, i),
           tolerance);
   return c;
 }
 
-class CudaVectorAddSizes : public CudaVectorAdd,
-                           public ::testing::WithParamInterface<int64_t> {};
+class CudaVectorAddSizes : public CudaVectorAdd, public ::testing::WithParamInterface<int64_t> {};
 
 TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
   const int64_t n = GetParam();
@@ -67,21 +63,17 @@ TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
-    const std::vector<float> out =
-        ReadAll(**workload, ops::OutputBuffer::kOutput, n);
-    const kernels::Comparison exact =
-        AgainstExact(out, Tolerances().variant.element);
+    const std::vector<float> out = ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+    const kernels::Comparison exact = AgainstExact(out, Tolerances().variant.element);
     EXPECT_EQ(exact.checked, uint64_t(n));
     EXPECT_EQ(exact.non_finite, 0u);
     EXPECT_TRUE(exact.Passes(Tolerances().variant))
-        << "rel L2 " << exact.rel_l2_error() << ", worst element "
-        << exact.worst_index;
+        << "rel L2 " << exact.rel_l2_error() << ", worst element " << exact.worst_index;
     // Inputs carry 24 random bits in [-1, 1), so their fp32 sum is exact.
     EXPECT_EQ(exact.max_abs_error, 0);
 
     // Every element against the device reference, on the device.
-    auto all = (*workload)->CompareWithReference(
-        Tolerances().against_reference.element);
+    auto all = (*workload)->CompareWithReference(Tolerances().against_reference.element);
     ASSERT_TRUE(all.ok()) << all.status();
     EXPECT_EQ(all->checked, uint64_t(n));
     EXPECT_TRUE(all->Passes(Tolerances().against_reference));
@@ -95,32 +87,27 @@ TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    TailsAndBlocks, CudaVectorAddSizes,
-    ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
-                      int64_t(255), int64_t(256), int64_t(257),
-                      int64_t(1) << 20, (int64_t(1) << 20) - 1,
-                      int64_t(1000003), (int64_t(1) << 24) + 3));
+INSTANTIATE_TEST_SUITE_P(TailsAndBlocks, CudaVectorAddSizes,
+                         ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
+                                           int64_t(255), int64_t(256), int64_t(257),
+                                           int64_t(1) << 20, (int64_t(1) << 20) - 1,
+                                           int64_t(1000003), (int64_t(1) << 24) + 3));
 
 TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
   const int64_t n = 100003;
   auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed), NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->Run(0).ok());
-  const std::vector<float> ref =
-      ReadAll(**workload, ops::OutputBuffer::kReference, n);
-  const kernels::Comparison reference =
-      AgainstExact(ref, Tolerances().reference.element);
+  const std::vector<float> ref = ReadAll(**workload, ops::OutputBuffer::kReference, n);
+  const kernels::Comparison reference = AgainstExact(ref, Tolerances().reference.element);
   EXPECT_TRUE(reference.Passes(Tolerances().reference));
   EXPECT_EQ(reference.max_abs_error, 0);
 
   // The device's reduction is the host's over the same two buffers.
-  const std::vector<float> out =
-      ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+  const std::vector<float> out = ReadAll(**workload, ops::OutputBuffer::kOutput, n);
   const kernels::Comparison host =
       kernels::Compare(out, ref, Tolerances().against_reference.element);
-  auto device = (*workload)->CompareWithReference(
-      Tolerances().against_reference.element);
+  auto device = (*workload)->CompareWithReference(Tolerances().against_reference.element);
   ASSERT_TRUE(device.ok()) << device.status();
   EXPECT_EQ(device->checked, host.checked);
   EXPECT_EQ(device->non_finite, host.non_finite);
@@ -143,11 +130,9 @@ TEST_F(CudaVectorAdd, PoisonedOutputIsAllNaNUntilAKernelWritesIt) {
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->PoisonOutput().ok());
-  for (float x : ReadAll(**workload, ops::OutputBuffer::kOutput, n))
-    ASSERT_TRUE(std::isnan(x));
-  const kernels::Comparison exact = AgainstExact(
-      ReadAll(**workload, ops::OutputBuffer::kOutput, n),
-      Tolerances().variant.element);
+  for (float x : ReadAll(**workload, ops::OutputBuffer::kOutput, n)) ASSERT_TRUE(std::isnan(x));
+  const kernels::Comparison exact = AgainstExact(ReadAll(**workload, ops::OutputBuffer::kOutput, n),
+                                                 Tolerances().variant.element);
   EXPECT_EQ(exact.non_finite, uint64_t(n));
   EXPECT_FALSE(exact.Passes(Tolerances().variant));
 }
@@ -164,14 +149,12 @@ TEST_F(CudaVectorAdd, CompareWithReferenceCountsACorruptedOutput) {
   for (int variant : {0, 1}) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->Run(variant).ok());
-    auto before = (*workload)->CompareWithReference(
-        Tolerances().against_reference.element);
+    auto before = (*workload)->CompareWithReference(Tolerances().against_reference.element);
     ASSERT_TRUE(before.ok()) << before.status();
     EXPECT_TRUE(before->Passes(Tolerances().against_reference));
 
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
-    auto after = (*workload)->CompareWithReference(
-        Tolerances().against_reference.element);
+    auto after = (*workload)->CompareWithReference(Tolerances().against_reference.element);
     ASSERT_TRUE(after.ok()) << after.status();
     EXPECT_EQ(after->checked, uint64_t(n));
     EXPECT_EQ(after->non_finite, uint64_t(n));
@@ -193,17 +176,14 @@ TEST_F(CudaVectorAdd, RefusesFp16) {
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(workload.status().message().find("fp32"), absl::string_view::npos)
-      << workload.status();
+  EXPECT_NE(workload.status().message().find("fp32"), absl::string_view::npos) << workload.status();
 }
 
 TEST_F(CudaVectorAdd, OutOfMemoryIsResourceExhaustedAndTheDeviceStaysUsable) {
-  auto huge =
-      device_->Prepare(MakeVectorAddProblem(int64_t(1) << 42, kSeed), NeverCancelled);
+  auto huge = device_->Prepare(MakeVectorAddProblem(int64_t(1) << 42, kSeed), NeverCancelled);
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_NE(huge.status().message().find(std::to_string(int64_t(1) << 44)),
-            absl::string_view::npos)
+  EXPECT_NE(huge.status().message().find(std::to_string(int64_t(1) << 44)), absl::string_view::npos)
       << huge.status();
   EXPECT_TRUE(device_->Healthy());
   auto small = device_->Prepare(MakeVectorAddProblem(1000, kSeed), NeverCancelled);

@@ -14,8 +14,8 @@
 #include "server/front/history_service.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
-#include "tests/role_stores.h"
 #include "tests/loopback_service.h"
+#include "tests/role_stores.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server {

@@ -10,8 +10,8 @@
 #include "kbench/v1/history.grpc.pb.h"
 #include "server/front/history_service.h"
 #include "server/store/run_store.h"
-#include "tests/run_records.h"
 #include "tests/loopback_service.h"
+#include "tests/run_records.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server {

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "server/identity/secret.h"
 #include "server/app/roster.h"
+#include "server/identity/secret.h"
 #include "server/store/identity_store.h"
 #include "server/store/run_store.h"
 #include "server/store/unix_time.h"
@@ -28,8 +28,7 @@ int64_t NowPlusHours(int hours) { return Now() + int64_t{hours} * 3600 * 1000; }
 class IdentityStoreTest : public ::testing::TestWithParam<Engine> {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::string> spec =
-        ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
+    absl::StatusOr<std::string> spec = ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
     ASSERT_TRUE(spec.ok()) << spec.status();
     spec_ = *spec;
     absl::StatusOr<std::unique_ptr<IdentityStore>> store = OpenIdentityStore(spec_);
@@ -109,8 +108,7 @@ TEST_P(IdentityStoreTest, AddsAllUsersOrNone) {
 }
 
 TEST_P(IdentityStoreTest, AnInviteMakesLearnersInItsCohortUntilUsedUp) {
-  absl::StatusOr<std::string> code =
-      store_->CreateInvite("fall24", 2, NowPlusHours(1), "grace");
+  absl::StatusOr<std::string> code = store_->CreateInvite("fall24", 2, NowPlusHours(1), "grace");
   ASSERT_TRUE(code.ok()) << code.status();
   absl::StatusOr<std::string> ada = store_->RedeemInvite(*code, "ada", Now());
   ASSERT_TRUE(ada.ok()) << ada.status();

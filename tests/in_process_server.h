@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "grpcpp/grpcpp.h"
-#include "server/worker/backends/cpu/cpu_device.h"
-#include "server/run/limits.h"
-#include "server/worker/local_executor.h"
 #include "server/front/service.h"
+#include "server/run/limits.h"
+#include "server/worker/backends/cpu/cpu_device.h"
+#include "server/worker/local_executor.h"
 #include "tests/fake_device.h"
 
 namespace kbench::server {
@@ -98,8 +98,7 @@ inline v1::VectorAddRequest SmallVectorAdd() {
 // A fake device whose samples each take sleep_ms of real time.
 inline std::unique_ptr<Device> SlowDevice(double sleep_ms) {
   return std::make_unique<FakeDevice>(
-      std::vector<std::pair<std::string, testing::FakeVariant>>{{"naive", {1.0}}},
-      sleep_ms);
+      std::vector<std::pair<std::string, testing::FakeVariant>>{{"naive", {1.0}}}, sleep_ms);
 }
 
 inline v1::VectorAddRequest LongVectorAdd() {
@@ -116,7 +115,7 @@ inline v1::VectorAddRequest LongVectorAdd() {
 // Reads events until one satisfies pred; false if the stream ended first.
 template <typename Pred>
 inline bool ReadUntil(grpc::ClientReaderInterface<v1::RunEvent>& reader, Pred pred,
-               std::vector<v1::RunEvent>* seen = nullptr) {
+                      std::vector<v1::RunEvent>* seen = nullptr) {
   v1::RunEvent event;
   while (reader.Read(&event)) {
     if (seen) seen->push_back(event);

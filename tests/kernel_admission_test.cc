@@ -64,8 +64,8 @@ TEST(KernelAdmission, AStarterShapedKernelPasses) {
 TEST(KernelAdmission, SourceOverTheLimitIsRefusedNamingFieldAndLimit) {
   const absl::Status s = CheckCompile(Kernel(std::string(1 << 20, ' ')));
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(s.message(), AllOf(HasSubstr("kernel.source"), HasSubstr("262144"),
-                                 HasSubstr("got 1048576")));
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("kernel.source"), HasSubstr("262144"), HasSubstr("got 1048576")));
 }
 
 TEST(KernelAdmission, NameEntryAndLanguageAreChecked) {
@@ -74,7 +74,8 @@ TEST(KernelAdmission, NameEntryAndLanguageAreChecked) {
   EXPECT_THAT(CheckCompile(k).message(), HasSubstr("kernel.name must be 1 to 64"));
   k = Kernel();
   k.set_entry(std::string(129, 'a'));
-  EXPECT_THAT(CheckCompile(k).message(), HasSubstr("kernel.entry must be an identifier of 1 to 128"));
+  EXPECT_THAT(CheckCompile(k).message(),
+              HasSubstr("kernel.entry must be an identifier of 1 to 128"));
   k = Kernel();
   k.set_language(v1::KERNEL_LANGUAGE_UNSPECIFIED);
   EXPECT_THAT(CheckCompile(k).message(), HasSubstr("kernel.language"));
@@ -132,7 +133,8 @@ TEST(KernelAdmission, LaunchSpecSyntaxIsCheckedAtCompile) {
 TEST(KernelAdmission, CompileOfAnUnknownOpOrDtypeIsRefused) {
   v1::CompileKernelRequest r = Compile(Kernel());
   r.set_op("matmul");
-  EXPECT_THAT(CheckCompileRequest(r, CpuLimits()).message(), HasSubstr("no kernel ABI for 'matmul'"));
+  EXPECT_THAT(CheckCompileRequest(r, CpuLimits()).message(),
+              HasSubstr("no kernel ABI for 'matmul'"));
   r.set_op("vector_add");
   r.set_dtype(v1::DTYPE_FP16);
   EXPECT_THAT(CheckCompileRequest(r, CpuLimits()).message(),
@@ -221,23 +223,26 @@ TEST(KernelAdmission, RunLimitsComeBeforeThePrecondition) {
 TEST(KernelAdmission, LaunchValuesAreCheckedAgainstTheProblem) {
   v1::KernelSource k = Kernel();
   k.mutable_launch()->clear_grid();
-  EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
-              HasSubstr("kernels[0].launch.grid is required"));
+  EXPECT_THAT(Admitted(VectorAddRun(k)).message(), HasSubstr("kernels[0].launch.grid is required"));
   k = Kernel();
   k.mutable_launch()->set_block("2048");
-  EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
-              HasSubstr("kernels[0].launch.block.x must be from 1 to 1024 for this problem, got 2048"));
+  EXPECT_THAT(
+      Admitted(VectorAddRun(k)).message(),
+      HasSubstr("kernels[0].launch.block.x must be from 1 to 1024 for this problem, got 2048"));
   k = Kernel();
   k.mutable_launch()->set_block("64, 32");
-  EXPECT_THAT(Admitted(VectorAddRun(k)).message(), HasSubstr("at most 1024 threads per block, got 2048"));
+  EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
+              HasSubstr("at most 1024 threads per block, got 2048"));
   k = Kernel();
   k.mutable_launch()->set_grid("n - 1000");
-  EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
-              HasSubstr("kernels[0].launch.grid.x must be from 1 to 2147483647 for this problem, got 0"));
+  EXPECT_THAT(
+      Admitted(VectorAddRun(k)).message(),
+      HasSubstr("kernels[0].launch.grid.x must be from 1 to 2147483647 for this problem, got 0"));
   k = Kernel();
   k.mutable_launch()->set_shared_memory_bytes("1024*1024*1024");
-  EXPECT_THAT(Admitted(VectorAddRun(k)).message(),
-              HasSubstr("shared_memory_bytes must be from 0 to 232448 for this problem, got 1073741824"));
+  EXPECT_THAT(
+      Admitted(VectorAddRun(k)).message(),
+      HasSubstr("shared_memory_bytes must be from 0 to 232448 for this problem, got 1073741824"));
   EXPECT_EQ(Admitted(VectorAddRun(k), "cuda").code(), absl::StatusCode::kInvalidArgument);
 }
 

@@ -69,8 +69,7 @@ TEST(KernelCompile, EveryStarterCompilesForEachDtypeOfItsOp) {
       request.mutable_kernel()->set_name(file.path().filename().string());
       request.set_dtype(ops::ToProto(dtype));
       absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
-      ASSERT_TRUE(facts.ok()) << stem << " " << kernels::DTypeName(dtype) << ": "
-                              << facts.status();
+      ASSERT_TRUE(facts.ok()) << stem << " " << kernels::DTypeName(dtype) << ": " << facts.status();
       EXPECT_EQ(facts->arch(), "sm_90a");
       EXPECT_EQ(facts->entry(), stem);
       EXPECT_GT(facts->registers_per_thread(), 0u) << stem;
@@ -113,7 +112,9 @@ TEST(KernelCompile, TheModuleToRunIsTheLinkedCubinAndIsCachedWithTheFacts) {
   ASSERT_TRUE(first.ok()) << first.status();
   // An ELF image for the architecture, the size the linker reported.
   ASSERT_GT(first->cubin.size(), 4u);
-  EXPECT_EQ(first->cubin.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(first->cubin.substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_FALSE(first->facts.cached());
   absl::StatusOr<CompiledKernel> again = compiler.CompileModule(Request(kAdd));
   ASSERT_TRUE(again.ok()) << again.status();
@@ -162,8 +163,8 @@ TEST(KernelCompile, AMangledNameSaysToDeclareTheKernelExternC) {
 
 TEST(KernelCompile, AWrongParameterListSaysWhatTheOpExpects) {
   KernelCompiler compiler(Options());
-  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(
-      "extern \"C\" __global__ void my_add(const kbench_t* a, kbench_t* c, int n) {}\n"));
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(
+      Request("extern \"C\" __global__ void my_add(const kbench_t* a, kbench_t* c, int n) {}\n"));
   ASSERT_FALSE(facts.ok());
   EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(facts.status().message(),
@@ -237,8 +238,8 @@ TEST(KernelCompile, ACompileThatExplodesIsStoppedByTheCpuLimit) {
   EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(facts.status().message(), HasSubstr("compile stopped"));
   EXPECT_LT(seconds, 30);
-  std::cout << "exploding template: " << facts.status().message() << " after " << seconds
-            << " s" << std::endl;
+  std::cout << "exploding template: " << facts.status().message() << " after " << seconds << " s"
+            << std::endl;
 }
 
 }  // namespace

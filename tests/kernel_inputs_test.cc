@@ -34,8 +34,7 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 TEST(SeededValue, IsAPureFunctionOfSeedStreamAndIndex) {
   for (uint64_t i : {0ull, 1ull, 12345ull, (1ull << 40) + 7}) {
-    EXPECT_EQ(SeededValue(42, InputStream::kA, i),
-              SeededValue(42, InputStream::kA, i));
+    EXPECT_EQ(SeededValue(42, InputStream::kA, i), SeededValue(42, InputStream::kA, i));
   }
 }
 
@@ -72,8 +71,7 @@ TEST(SeededValue, IsRoughlyUniform) {
 
 TEST(SeededValue, ValuesAlongAStreamAreNotAllEqual) {
   std::set<float> distinct;
-  for (uint64_t i = 0; i < 1000; ++i)
-    distinct.insert(SeededValue(1, InputStream::kA, i));
+  for (uint64_t i = 0; i < 1000; ++i) distinct.insert(SeededValue(1, InputStream::kA, i));
   EXPECT_GT(distinct.size(), 990u);
 }
 
@@ -86,24 +84,20 @@ double Agreement(F f, G g) {
 }
 
 TEST(SeededValue, DiffersAcrossSeeds) {
-  const double same = Agreement(
-      [](uint64_t i) { return SeededValue(1, InputStream::kA, i); },
-      [](uint64_t i) { return SeededValue(2, InputStream::kA, i); });
+  const double same = Agreement([](uint64_t i) { return SeededValue(1, InputStream::kA, i); },
+                                [](uint64_t i) { return SeededValue(2, InputStream::kA, i); });
   EXPECT_LT(same, 0.01);
 }
 
 TEST(SeededValue, DiffersAcrossStreamsOfOneSeed) {
-  const InputStream streams[] = {InputStream::kA, InputStream::kB,
-                                 InputStream::kQ, InputStream::kK,
+  const InputStream streams[] = {InputStream::kA, InputStream::kB, InputStream::kQ, InputStream::kK,
                                  InputStream::kV};
   for (InputStream s : streams) {
     for (InputStream t : streams) {
       if (s == t) continue;
-      const double same = Agreement(
-          [s](uint64_t i) { return SeededValue(9, s, i); },
-          [t](uint64_t i) { return SeededValue(9, t, i); });
-      EXPECT_LT(same, 0.01) << "streams " << uint32_t(s) << " and "
-                            << uint32_t(t);
+      const double same = Agreement([s](uint64_t i) { return SeededValue(9, s, i); },
+                                    [t](uint64_t i) { return SeededValue(9, t, i); });
+      EXPECT_LT(same, 0.01) << "streams " << uint32_t(s) << " and " << uint32_t(t);
     }
   }
 }
@@ -111,9 +105,9 @@ TEST(SeededValue, DiffersAcrossStreamsOfOneSeed) {
 TEST(SeededValue, StreamIsNotTheSameSequenceShifted) {
   // Stream B must not be stream A at some offset (e.g. A at index + 1).
   for (uint64_t shift : {1ull, 2ull, 1000ull}) {
-    const double same = Agreement(
-        [](uint64_t i) { return SeededValue(5, InputStream::kB, i); },
-        [shift](uint64_t i) { return SeededValue(5, InputStream::kA, i + shift); });
+    const double same =
+        Agreement([](uint64_t i) { return SeededValue(5, InputStream::kB, i); },
+                  [shift](uint64_t i) { return SeededValue(5, InputStream::kA, i + shift); });
     EXPECT_LT(same, 0.01) << "shift " << shift;
   }
 }
@@ -180,8 +174,7 @@ TEST(HalfBits, RoundsToNearestEvenAtMidpoints) {
   // 1 + 3 * 2^-11 lies halfway between mantissas 1 and 2 (even).
   EXPECT_EQ(FloatToHalfBits(1.0f + std::ldexp(3.0f, -11)), 0x3C02);
   // Just above a midpoint rounds up.
-  EXPECT_EQ(FloatToHalfBits(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)),
-            0x3C01);
+  EXPECT_EQ(FloatToHalfBits(1.0f + std::ldexp(1.0f, -11) + std::ldexp(1.0f, -20)), 0x3C01);
   // Subnormal midpoints: 0.5 and 1.5 units of 2^-24.
   EXPECT_EQ(FloatToHalfBits(std::ldexp(1.0f, -25)), 0x0000);
   EXPECT_EQ(FloatToHalfBits(std::ldexp(3.0f, -25)), 0x0002);
@@ -205,8 +198,8 @@ TEST(HalfBits, OverflowsToInfinity) {
 }
 
 TEST(HalfBits, NaNStaysNaN) {
-  for (float nan : {kNaN, -kNaN, std::bit_cast<float>(0x7F800001u),
-                    std::bit_cast<float>(0x7FC00000u | 1u)}) {
+  for (float nan :
+       {kNaN, -kNaN, std::bit_cast<float>(0x7F800001u), std::bit_cast<float>(0x7FC00000u | 1u)}) {
     const uint16_t h = FloatToHalfBits(nan);
     EXPECT_EQ(h & 0x7C00, 0x7C00);
     EXPECT_NE(h & 0x03FF, 0) << std::hex << h;
@@ -250,8 +243,7 @@ TEST(Bf16Bits, Has8BitsOfPrecisionAndFloatRange) {
 TEST(Bf16Bits, RoundsToNearestEvenAtMidpoints) {
   EXPECT_EQ(FloatToBf16Bits(1.0f + std::ldexp(1.0f, -8)), 0x3F80);
   EXPECT_EQ(FloatToBf16Bits(1.0f + std::ldexp(3.0f, -8)), 0x3F82);
-  EXPECT_EQ(FloatToBf16Bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)),
-            0x3F81);
+  EXPECT_EQ(FloatToBf16Bits(1.0f + std::ldexp(1.0f, -8) + std::ldexp(1.0f, -20)), 0x3F81);
   EXPECT_EQ(FloatToBf16Bits(-(1.0f + std::ldexp(3.0f, -8))), 0xBF82);
 }
 
@@ -265,8 +257,8 @@ TEST(Bf16Bits, OverflowsToInfinity) {
 TEST(Bf16Bits, NaNStaysNaN) {
   // 0x7F800001 has its payload only in the low 16 bits: truncating it would
   // give infinity.
-  for (float nan : {kNaN, -kNaN, std::bit_cast<float>(0x7F800001u),
-                    std::bit_cast<float>(0x7FFFFFFFu)}) {
+  for (float nan :
+       {kNaN, -kNaN, std::bit_cast<float>(0x7F800001u), std::bit_cast<float>(0x7FFFFFFFu)}) {
     EXPECT_TRUE(std::isnan(Bf16BitsToFloat(FloatToBf16Bits(nan))))
         << std::hex << std::bit_cast<uint32_t>(nan);
     EXPECT_TRUE(std::isnan(RoundTo(DType::kBf16, nan)));
@@ -307,9 +299,9 @@ TEST(Comparison, ComputesRelativeL2AndMaxAbsError) {
 TEST(Comparison, CountsElementsOverAtolPlusRtolTimesReference) {
   Comparison stats;
   const ElementTolerance tolerance{0.01, 0.1};
-  stats.Add(0, 2.2f, 2.0, tolerance);    // 0.2 <= 0.01 + 0.2
-  stats.Add(1, 2.25f, 2.0, tolerance);   // 0.25 > 0.21
-  stats.Add(2, 0.02f, 0.0, tolerance);   // 0.02 > 0.01
+  stats.Add(0, 2.2f, 2.0, tolerance);   // 0.2 <= 0.01 + 0.2
+  stats.Add(1, 2.25f, 2.0, tolerance);  // 0.25 > 0.21
+  stats.Add(2, 0.02f, 0.0, tolerance);  // 0.02 > 0.01
   EXPECT_EQ(stats.over_tolerance, 2u);
   EXPECT_EQ(stats.worst_index, 2);  // excess 2.0, against 1.19 for element 1
   EXPECT_FALSE(stats.Passes({tolerance, 1e9}));

@@ -62,12 +62,12 @@ TEST(PtxEntries, EntriesAndParameterSizesAreRead) {
 TEST(PtxEntries, TheOpsAbiIsCheckedByCountAndSize) {
   const std::vector<PtxEntry> entries = *ReadPtxEntries(kPtx);
   EXPECT_TRUE(CheckEntryAbi(entries, "vector_add_naive", *ops::AbiOf("vector_add")).ok());
-  const absl::Status attention = CheckEntryAbi(entries, "vector_add_naive", *ops::AbiOf("attention"));
+  const absl::Status attention =
+      CheckEntryAbi(entries, "vector_add_naive", *ops::AbiOf("attention"));
   EXPECT_EQ(attention.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(attention.message(),
-              AllOf(HasSubstr("takes 4 parameters (8, 8, 8, 8 bytes)"),
-                    HasSubstr("attention kernels take 10 parameters"),
-                    HasSubstr("float scale, int causal")));
+  EXPECT_THAT(attention.message(), AllOf(HasSubstr("takes 4 parameters (8, 8, 8, 8 bytes)"),
+                                         HasSubstr("attention kernels take 10 parameters"),
+                                         HasSubstr("float scale, int causal")));
   EXPECT_THAT(CheckEntryAbi(entries, "no_params", *ops::AbiOf("vector_add")).message(),
               HasSubstr("'no_params' takes 0 parameters;"));
   EXPECT_THAT(CheckEntryAbi(entries, "missing", *ops::AbiOf("vector_add")).message(),

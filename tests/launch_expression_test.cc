@@ -23,7 +23,8 @@ int64_t Value(const std::string& text, const std::vector<int64_t>& values = {2, 
   return *v;
 }
 
-std::string ParseError(const std::string& text, const std::vector<std::string>& names = kAttention) {
+std::string ParseError(const std::string& text,
+                       const std::vector<std::string>& names = kAttention) {
   absl::StatusOr<LaunchExpression> e = LaunchExpression::Parse(text, names);
   EXPECT_FALSE(e.ok()) << text;
   EXPECT_EQ(e.status().code(), absl::StatusCode::kInvalidArgument);

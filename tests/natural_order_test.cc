@@ -18,8 +18,9 @@ TEST(NaturalLess, OrdersRunsOfDigitsByValue) {
 }
 
 TEST(NaturalLess, ComparesEveryNumberOfAShapeInTurn) {
-  std::vector<std::string> problems = {"batch=1 heads=8 seq_len=1024", "batch=1 heads=8 seq_len=256",
-                                       "batch=1 heads=16 seq_len=128", "batch=2 heads=1 seq_len=64"};
+  std::vector<std::string> problems = {
+      "batch=1 heads=8 seq_len=1024", "batch=1 heads=8 seq_len=256", "batch=1 heads=16 seq_len=128",
+      "batch=2 heads=1 seq_len=64"};
   std::sort(problems.begin(), problems.end(), NaturalLess);
   EXPECT_EQ(problems, (std::vector<std::string>{
                           "batch=1 heads=8 seq_len=256", "batch=1 heads=8 seq_len=1024",

@@ -18,8 +18,7 @@ namespace {
 
 TEST(VariantTable, PutsEachEntryAtThePositionItsEnumNames) {
   enum Letters : int { kA, kB, kC };
-  const std::vector<VariantSpec> table =
-      VariantTable<Letters>(
+  const std::vector<VariantSpec> table = VariantTable<Letters>(
       {{kC, {"c", "third", {}}}, {kA, {"a", "first", {}}}, {kB, {"b", "second", {}}}});
   ASSERT_EQ(table.size(), 3u);
   for (int id : {kA, kB, kC}) EXPECT_EQ(table[id].id, id);

@@ -92,18 +92,17 @@ class StopSharedPostgres : public ::testing::Environment {
 
 }  // namespace
 
-PostgresServer::PostgresServer(std::string bin, int port)
-    : bin_(std::move(bin)), port_(port) {}
+PostgresServer::PostgresServer(std::string bin, int port) : bin_(std::move(bin)), port_(port) {}
 
 absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   const char* from_env = std::getenv("KBENCH_PG_BIN");
   const std::string bin = from_env != nullptr ? from_env : kDefaultBin;
   for (const char* tool : {"initdb", "pg_ctl", "postgres", "createdb"}) {
     if (access(absl::StrCat(bin, "/", tool).c_str(), X_OK) != 0) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "PostgreSQL 15 is not installed: no ", tool, " in ", bin,
-          " (scripts/install-deps.sh installs postgresql-15; KBENCH_PG_BIN names "
-          "another directory)"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("PostgreSQL 15 is not installed: no ", tool, " in ", bin,
+                       " (scripts/install-deps.sh installs postgresql-15; KBENCH_PG_BIN names "
+                       "another directory)"));
     }
   }
   std::unique_ptr<PostgresServer> server(new PostgresServer(bin, 0));
@@ -119,25 +118,25 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
     }
   }
   const std::string data = dir + "/data";
-  KBENCH_RETURN_IF_ERROR(RunTool({bin + "/initdb", "-D", data, "-U", "postgres", "-A",
-                                  "trust", "-E", "UTF8", "--locale=C", "--no-sync"},
+  KBENCH_RETURN_IF_ERROR(RunTool({bin + "/initdb", "-D", data, "-U", "postgres", "-A", "trust",
+                                  "-E", "UTF8", "--locale=C", "--no-sync"},
                                  dir + "/initdb.log"));
   absl::Status started;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
     KBENCH_ASSIGN_OR_RETURN(server->port_, FreePort());
-    started = RunTool(
-        {bin + "/pg_ctl", "-D", data, "-l", dir + "/postgres.log", "-w", "-t", "60", "-o",
-         absl::StrCat("-p ", server->port_, " -k ", dir,
-                      " -c listen_addresses=127.0.0.1 -c fsync=off"),
-         "start"},
-        dir + "/pg_ctl.log");
+    started =
+        RunTool({bin + "/pg_ctl", "-D", data, "-l", dir + "/postgres.log", "-w", "-t", "60", "-o",
+                 absl::StrCat("-p ", server->port_, " -k ", dir,
+                              " -c listen_addresses=127.0.0.1 -c fsync=off"),
+                 "start"},
+                dir + "/pg_ctl.log");
     if (started.ok()) {
       server->running_ = true;
       return server;
     }
   }
-  return absl::UnavailableError(absl::StrCat(started.message(), "\npostgres.log:\n",
-                                             ReadFile(dir + "/postgres.log")));
+  return absl::UnavailableError(
+      absl::StrCat(started.message(), "\npostgres.log:\n", ReadFile(dir + "/postgres.log")));
 }
 
 PostgresServer::~PostgresServer() {
@@ -150,9 +149,9 @@ PostgresServer::~PostgresServer() {
 
 absl::StatusOr<std::string> PostgresServer::CreateDatabase() {
   const std::string name = absl::StrCat("kbench_test_", ++databases_);
-  KBENCH_RETURN_IF_ERROR(RunTool({bin_ + "/createdb", "-h", "127.0.0.1", "-p",
-                                  absl::StrCat(port_), "-U", "postgres", name},
-                                 dir_.path() + "/createdb.log"));
+  KBENCH_RETURN_IF_ERROR(RunTool(
+      {bin_ + "/createdb", "-h", "127.0.0.1", "-p", absl::StrCat(port_), "-U", "postgres", name},
+      dir_.path() + "/createdb.log"));
   return absl::StrCat("postgresql://postgres@127.0.0.1:", port_, "/", name);
 }
 

@@ -1,7 +1,6 @@
 // Runs a program as a child process with its output captured, for tests that
 // drive binaries end to end (POSIX). Header-only: tests include it directly.
-#ifndef KBENCH_TESTS_PROCESS_HELPER_H_
-#define KBENCH_TESTS_PROCESS_HELPER_H_
+#pragma once
 
 #include <fcntl.h>
 #include <poll.h>
@@ -28,12 +27,10 @@ class ChildProcess {
   using Millis = std::chrono::milliseconds;
 
   // Starts argv[0], a path, with the arguments argv[1..].
-  explicit ChildProcess(const std::vector<std::string>& argv,
-                        bool capture_stderr = true) {
+  explicit ChildProcess(const std::vector<std::string>& argv, bool capture_stderr = true) {
     int out_pipe[2];
     int err_pipe[2] = {-1, -1};
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 ||
-        (capture_stderr && pipe2(err_pipe, O_CLOEXEC) != 0)) {
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || (capture_stderr && pipe2(err_pipe, O_CLOEXEC) != 0)) {
       throw std::runtime_error("pipe2 failed");
     }
     // Built before fork: after it, the child only makes async-signal-safe
@@ -75,8 +72,7 @@ class ChildProcess {
 
   // Reads output until stdout (or stderr, if `from_stderr`) holds `text`.
   // False if the timeout passed or both pipes closed first.
-  bool WaitForOutput(std::string_view text, Millis timeout,
-                     bool from_stderr = false) {
+  bool WaitForOutput(std::string_view text, Millis timeout, bool from_stderr = false) {
     const auto give_up = std::chrono::steady_clock::now() + timeout;
     const std::string& where = from_stderr ? err_ : out_;
     while (where.find(text) == std::string::npos) {
@@ -106,8 +102,7 @@ class ChildProcess {
       int status = 0;
       if (waitpid(pid_, &status, WNOHANG) == pid_) {
         while (out_fd_ >= 0 || err_fd_ >= 0) Pump(Millis(100));
-        exit_code_ =
-            WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        exit_code_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
     }
     return exit_code_;
@@ -161,5 +156,3 @@ inline ProcessResult RunProcess(const std::vector<std::string>& argv,
 }
 
 }  // namespace kbench::testing
-
-#endif  // KBENCH_TESTS_PROCESS_HELPER_H_

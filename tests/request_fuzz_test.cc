@@ -36,7 +36,7 @@
 #include "kbench/v1/history.pb.h"
 #include "kbench/v1/kbench.pb.h"
 #include "kbench/v1/quota.pb.h"
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {
@@ -409,6 +409,9 @@ TEST(RequestFuzz, EveryRpcAnswersGeneratedRequestsWithAnExpectedCodeAndParsableR
   ASSERT_FALSE(methods.empty());
 
   const long rss_before_kb = RssKb(server.process().pid());
+  // The server's RSS every 500 requests, printed: whether its memory levels
+  // off or keeps growing.
+  std::vector<long> rss_series_kb;
   Generator generate(seed);
   std::map<std::string, std::map<grpc::StatusCode, int>> seen;
   const auto start = std::chrono::steady_clock::now();
@@ -434,11 +437,15 @@ TEST(RequestFuzz, EveryRpcAnswersGeneratedRequestsWithAnExpectedCodeAndParsableR
     ASSERT_LT(std::chrono::steady_clock::now() - sent, kCallDeadline) << "hang: " << what;
     ASSERT_TRUE(kExpected.count(code) > 0 || (!parses && kUnparsed.count(code) > 0)) << what;
     ASSERT_EQ(outcome.unparsed, 0) << "a response did not parse: " << what;
+    if ((i + 1) % 500 == 0) rss_series_kb.push_back(RssKb(server.process().pid()));
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("  %llu requests in %.1f s; server RSS %ld -> %ld kB\n", (unsigned long long)requests,
               seconds, rss_before_kb, RssKb(server.process().pid()));
+  std::printf("  server RSS every 500 requests (kB):");
+  for (long kb : rss_series_kb) std::printf(" %ld", kb);
+  std::printf("\n");
   for (const auto& [name, codes] : seen) {
     std::printf("  %s:", name.c_str());
     for (const auto& [code, count] : codes) std::printf(" %d x%d", int(code), count);

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "server/identity/principal.h"
 #include "kernels/common/status_macros.h"
+#include "server/identity/principal.h"
 #include "tests/run_records.h"
 
 namespace kbench::testing {
@@ -25,11 +25,8 @@ absl::StatusOr<SeededStores> OpenSeededStores(const std::string& spec) {
                               {"grace", Role::kInstructor, "fall24", ""},
                               {"root", Role::kAdmin, "", ""},
                           }));
-  stores.tokens = {.ada = tokens[0],
-                   .bob = tokens[1],
-                   .cy = tokens[2],
-                   .grace = tokens[3],
-                   .root = tokens[4]};
+  stores.tokens = {
+      .ada = tokens[0], .bob = tokens[1], .cy = tokens[2], .grace = tokens[3], .root = tokens[4]};
   return stores;
 }
 

@@ -61,9 +61,9 @@ class RunMetricsTest : public ::testing::Test {
 
   // A run accepted at `accepted_ms` that a device takes `wait_ms` later and
   // that ends `run_ms` after that, with `events` in between.
-  void Run(const std::string& run_id, const std::string& op, int64_t accepted_ms,
-           int64_t wait_ms, int64_t run_ms, const std::vector<v1::RunEvent>& events,
-           const absl::Status& ended, uint32_t device = 0) {
+  void Run(const std::string& run_id, const std::string& op, int64_t accepted_ms, int64_t wait_ms,
+           int64_t run_ms, const std::vector<v1::RunEvent>& events, const absl::Status& ended,
+           uint32_t device = 0) {
     metrics_.OnAccepted(Admission(run_id, op, accepted_ms));
     now_ms_ = accepted_ms + wait_ms;
     metrics_.OnStarted(run_id, Device(device));
@@ -99,8 +99,9 @@ TEST_F(RunMetricsTest, CountsRunsByOpAndFinalStatus) {
   EXPECT_THAT(text, HasSubstr("kbench_runs_total{op=\"vector_add\",status=\"error\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("kbench_runs_total{op=\"attention\",status=\"refused\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("kbench_runs_total{op=\"none\",status=\"refused\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr(
-                        "kbench_verification_failures_total{op=\"attention\",variant=\"fused\"} 1\n"));
+  EXPECT_THAT(
+      text,
+      HasSubstr("kbench_verification_failures_total{op=\"attention\",variant=\"fused\"} 1\n"));
   EXPECT_THAT(text, Not(HasSubstr("variant=\"naive\"")));
 }
 
@@ -112,8 +113,10 @@ TEST_F(RunMetricsTest, ObservesQueueWaitAndDurationInSeconds) {
   EXPECT_THAT(text, HasSubstr("# TYPE kbench_run_queue_wait_seconds histogram"));
   EXPECT_THAT(text, HasSubstr("kbench_run_queue_wait_seconds_count{op=\"attention\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("kbench_run_queue_wait_seconds_sum{op=\"attention\"} 2\n"));
-  EXPECT_THAT(text, HasSubstr("kbench_run_queue_wait_seconds_bucket{op=\"attention\",le=\"1\"} 1\n"));
-  EXPECT_THAT(text, HasSubstr("kbench_run_queue_wait_seconds_bucket{op=\"attention\",le=\"2\"} 2\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kbench_run_queue_wait_seconds_bucket{op=\"attention\",le=\"1\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("kbench_run_queue_wait_seconds_bucket{op=\"attention\",le=\"2\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("kbench_run_duration_seconds_count{op=\"attention\"} 2\n"));
   EXPECT_THAT(text, HasSubstr("kbench_run_duration_seconds_sum{op=\"attention\"} 6\n"));
   EXPECT_THAT(text, HasSubstr("kbench_run_duration_seconds_bucket{op=\"attention\",le=\"2\"} 1\n"));

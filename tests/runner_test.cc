@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include "proto/ops/attention/attention_op.h"
 #include "server/worker/backends/cpu/cpu_device.h"
 #include "server/worker/statistics.h"
-#include "proto/ops/attention/attention_op.h"
 #include "tests/fake_device.h"
 #include "tests/fake_op.h"
 #include "tests/recording_sink.h"
@@ -428,8 +428,8 @@ AdmittedRun CpuAttention(uint32_t batch, uint32_t heads, uint32_t seq_len, uint3
 
 TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
   auto device = cpu::MakeCpuDevice();
-  const AdmittedRun run = CpuAttention(2, 2, 60, 16, true,
-                                       {ops::kAttentionNaive, ops::kAttentionFused}, 7, FastPlan());
+  const AdmittedRun run =
+      CpuAttention(2, 2, 60, 16, true, {ops::kAttentionNaive, ops::kAttentionFused}, 7, FastPlan());
   RecordingSink sink;
   ASSERT_TRUE(RunJob(*device, run, "r", sink).ok());
   const auto results = Results(sink.events());
@@ -452,8 +452,7 @@ TEST(Runner, AttentionAboveTheRowBudgetHasEveryElementChecked) {
   plan.max_samples = 3;
   RecordingSink sink;
   ASSERT_TRUE(
-      RunJob(*device, CpuAttention(4, 80, 16, 8, false, {ops::kAttentionFused}, 9, plan), "r",
-             sink)
+      RunJob(*device, CpuAttention(4, 80, 16, 8, false, {ops::kAttentionFused}, 9, plan), "r", sink)
           .ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);

@@ -105,8 +105,7 @@ TEST(Scheduler, StopAbandonsWaitingJobsWithUnavailable) {
   ASSERT_EQ(waiting_done.wait_for(std::chrono::seconds(1)), std::future_status::ready);
   EXPECT_EQ(waiting->status.code(), absl::StatusCode::kUnavailable);
   EXPECT_TRUE(running->status.ok()) << running->status;
-  EXPECT_EQ(scheduler.Submit(std::make_shared<TestJob>()).code(),
-            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(scheduler.Submit(std::make_shared<TestJob>()).code(), absl::StatusCode::kUnavailable);
 }
 
 TEST(Scheduler, RunsGoToEveryFreeDeviceAtOnce) {
@@ -126,8 +125,7 @@ TEST(Scheduler, RunsGoToEveryFreeDeviceAtOnce) {
   EXPECT_EQ(most_running, 3u);
   std::set<int> devices;
   for (auto& job : jobs) {
-    ASSERT_EQ(job->done.get_future().wait_for(std::chrono::seconds(10)),
-              std::future_status::ready);
+    ASSERT_EQ(job->done.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
     EXPECT_TRUE(job->status.ok()) << job->status;
     devices.insert(job->device_index);
   }

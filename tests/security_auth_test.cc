@@ -88,18 +88,17 @@ TEST_F(SecurityAuth, AutoKeepsAuthenticationOnAcrossARestartOnceEveryUserIsRevok
   EXPECT_EQ(WhoAmI(restarted, ada_).error_code(), grpc::StatusCode::UNAUTHENTICATED);
   grpc::ClientContext context;
   v1::ServerInfo info;
-  EXPECT_EQ(restarted.Stub()->GetServerInfo(&context, v1::GetServerInfoRequest(), &info)
-                .error_code(),
-            grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(
+      restarted.Stub()->GetServerInfo(&context, v1::GetServerInfoRequest(), &info).error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
 }
 
 TEST_F(SecurityAuth, AutoDoesNotCreateAMistypedStore) {
   SeedCohort();
   const std::string typo = dir_.path() + "/rnus.db";
-  ProcessResult refused = RunProcess(
-      {KBENCH_SERVER_BIN, "--store", typo, "--backend", "cpu", "--listen", "127.0.0.1:0",
-       "--http", "off", "--insecure"},
-      60s);
+  ProcessResult refused = RunProcess({KBENCH_SERVER_BIN, "--store", typo, "--backend", "cpu",
+                                      "--listen", "127.0.0.1:0", "--http", "off", "--insecure"},
+                                     60s);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_THAT(refused.err, HasSubstr("--store " + typo + ": no store there"));
   EXPECT_THAT(refused.err, HasSubstr("--auth off"));
@@ -186,9 +185,8 @@ TEST_F(SecurityAuth, TheClientSendsNoInviteCodeOrTokenInClearTextOffThisMachine)
   EXPECT_EQ(login.exit_code, 2);
   EXPECT_THAT(login.err, HasSubstr("invite code"));
   EXPECT_THAT(login.err, HasSubstr("clear text"));
-  for (const char* server :
-       {"127.0.0.1.nip.io:50051", "dns:///127.0.0.1.nip.io:50051", "localhost.example.org:1",
-        "ipv4:10.0.0.1:1"}) {
+  for (const char* server : {"127.0.0.1.nip.io:50051", "dns:///127.0.0.1.nip.io:50051",
+                             "localhost.example.org:1", "ipv4:10.0.0.1:1"}) {
     ProcessResult token = Kbench(server, "kbt_secret", {"info"});
     EXPECT_EQ(token.exit_code, 2) << server;
     EXPECT_THAT(token.err, HasSubstr("clear text")) << server;
@@ -241,8 +239,8 @@ TEST_F(SecurityAuth, InvitesAreBoundedListedRevocableAndDieWithTheirCreator) {
   SeedCohort();
   ServerUnderTest server({"--store", store_, "--backend", "cpu"});
   ASSERT_FALSE(server.address().empty()) << server.process().err();
-  ProcessResult too_many = Kbench(server.address(), grace_,
-                                  {"invite", "--cohort", "fall24", "--uses", "1000"});
+  ProcessResult too_many =
+      Kbench(server.address(), grace_, {"invite", "--cohort", "fall24", "--uses", "1000"});
   EXPECT_EQ(too_many.exit_code, 2);
   EXPECT_THAT(too_many.err, HasSubstr("200"));
 
@@ -270,11 +268,11 @@ TEST_F(SecurityAuth, InvitesAreBoundedListedRevocableAndDieWithTheirCreator) {
   EXPECT_THAT(bad_id.err, HasSubstr("hex digits"));
   ASSERT_EQ(Admin({"revoke-invite", ids[0]}).exit_code, 0);
   std::vector<grpc::StatusCode> revoked_logins;
-  for (const std::string& code : codes) revoked_logins.push_back(Login(server, code, "bob").error_code());
+  for (const std::string& code : codes)
+    revoked_logins.push_back(Login(server, code, "bob").error_code());
   // Exactly one code still works: the one not revoked.
   EXPECT_EQ(std::count(revoked_logins.begin(), revoked_logins.end(), grpc::StatusCode::OK), 1);
-  const std::string& alive =
-      revoked_logins[0] == grpc::StatusCode::OK ? codes[0] : codes[1];
+  const std::string& alive = revoked_logins[0] == grpc::StatusCode::OK ? codes[0] : codes[1];
 
   ASSERT_EQ(Admin({"revoke", "grace"}).exit_code, 0);
   const grpc::Status dead = Login(server, alive, "cy");

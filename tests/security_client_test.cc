@@ -24,7 +24,9 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 // A label that clears the screen and sets the window title.
-constexpr char kHostileLabel[] = "lab1\x1b[2J\x1b]0;pwned\x07\xc2\x9b" "31m";
+constexpr char kHostileLabel[] =
+    "lab1\x1b[2J\x1b]0;pwned\x07\xc2\x9b"
+    "31m";
 
 v1::RunRecord HostileRun() {
   v1::RunRecord run;

@@ -21,9 +21,10 @@
 namespace kbench::testing {
 namespace {
 
-const std::vector<std::string> kFormulas = {
-    "=1+2", "=cmd|' /C calc'!A0", "@SUM(1)", "+1+1", "-1+1", "\t=1+2", "\r=1+2",
-    "=HYPERLINK(\"http://x\",\"y\")"};
+const std::vector<std::string> kFormulas = {"=1+2",    "=cmd|' /C calc'!A0",
+                                            "@SUM(1)", "+1+1",
+                                            "-1+1",    "\t=1+2",
+                                            "\r=1+2",  "=HYPERLINK(\"http://x\",\"y\")"};
 
 // A cell a spreadsheet would run: it starts with = or @ or a tab or CR, or
 // with + or - and is not a number.
@@ -70,11 +71,11 @@ TEST(SecurityCsv, TheDashboardsCsvHoldsNoLiveFormula) {
   ASSERT_TRUE(server.ok());
   for (size_t i = 0; i < kFormulas.size(); ++i)
     ASSERT_TRUE(server.runs()
-                    .Accept(AdmittedRun("run-" + std::to_string(2000 + i), 2000 + i,
-                                        kFormulas[i], "attention", "ada"))
+                    .Accept(AdmittedRun("run-" + std::to_string(2000 + i), 2000 + i, kFormulas[i],
+                                        "attention", "ada"))
                     .ok());
-  for (const std::string path : {"/api/labels?format=csv", "/api/runs?format=csv",
-                                 "/api/learner?learner=ada&format=csv"}) {
+  for (const std::string path :
+       {"/api/labels?format=csv", "/api/runs?format=csv", "/api/learner?learner=ada&format=csv"}) {
     httplib::Result result = server.Get(path, server.tokens().grace);
     ASSERT_TRUE(result) << path;
     ASSERT_EQ(result->status, 200) << path << ": " << result->body;
@@ -98,8 +99,7 @@ TEST(SecurityCsv, KbenchRunsAndExportCsvHoldNoLiveFormula) {
 }
 
 TEST(SecurityCsv, ImportRostersTokensHoldNoLiveFormula) {
-  std::istringstream roster(
-      "name,email\nada,=1+2\nbob,@SUM(1)\ncy,-1+1\n");
+  std::istringstream roster("name,email\nada,=1+2\nbob,@SUM(1)\ncy,-1+1\n");
   absl::StatusOr<std::vector<server::store::NewUser>> learners =
       server::ParseRoster(roster, "fall24");
   ASSERT_TRUE(learners.ok()) << learners.status();

@@ -84,15 +84,13 @@ TEST(SecurityEcho, HugeInputsAtEveryRpcAreEchoedBoundedAndTheConnectionGoesOn) {
     v1::CreateInviteRequest request;
     request.set_cohort(kHuge);
     v1::CreateInviteResponse invite;
-    ExpectBoundedEcho(
-        auth->CreateInvite(SecurityServer::As(tokens.grace).get(), request, &invite),
-        grpc::StatusCode::PERMISSION_DENIED);
+    ExpectBoundedEcho(auth->CreateInvite(SecurityServer::As(tokens.grace).get(), request, &invite),
+                      grpc::StatusCode::PERMISSION_DENIED);
     // A real invite, so that the name is what is refused (a code that is
     // not one of this server's is refused first, echoing nothing).
     v1::CreateInviteRequest real;
     real.set_cohort("fall24");
-    ASSERT_TRUE(
-        auth->CreateInvite(SecurityServer::As(tokens.grace).get(), real, &invite).ok());
+    ASSERT_TRUE(auth->CreateInvite(SecurityServer::As(tokens.grace).get(), real, &invite).ok());
     v1::LoginRequest login;
     login.set_invite_code(invite.code());
     login.set_name(kHuge);
@@ -114,8 +112,8 @@ TEST(SecurityEcho, TheDashboardEchoesParametersBoundedAsJson) {
   ASSERT_TRUE(server.ok());
   for (const std::string& path : std::vector<std::string>{
            "/api/runs?status=" + std::string(4000, 's'), "/api/runs?since_unix_ms=%80%FF",
-        "/api/runs?format=" + std::string(4000, 'f'), "/api/nothing%80" + std::string(4000, 'p'),
-        "/api/runs?%80%FF=1"}) {
+           "/api/runs?format=" + std::string(4000, 'f'), "/api/nothing%80" + std::string(4000, 'p'),
+           "/api/runs?%80%FF=1"}) {
     httplib::Result result = server.Get(path, server.tokens().root);
     ASSERT_TRUE(result) << path.substr(0, 40);
     EXPECT_GE(result->status, 400) << path.substr(0, 40);

@@ -104,9 +104,9 @@ class SecurityHttpTest : public ::testing::Test {
     ASSERT_TRUE(stores.ok()) << stores.status();
     stores_ = *std::move(stores);
     authenticator_ = std::make_unique<auth::TokenAuthenticator>(*stores_.identities);
-    absl::StatusOr<std::unique_ptr<DashboardServer>> server = DashboardServer::Start(
-        *stores_.runs, TwoCohortsLive, registry_,
-        {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
+    absl::StatusOr<std::unique_ptr<DashboardServer>> server =
+        DashboardServer::Start(*stores_.runs, TwoCohortsLive, registry_,
+                               {.listen = "127.0.0.1:0", .authenticator = authenticator_.get()});
     ASSERT_TRUE(server.ok()) << server.status();
     server_ = *std::move(server);
   }
@@ -153,9 +153,9 @@ TEST_F(SecurityHttpTest, AGetThatDeclaresABodyIsRefusedBeforeTheBody) {
 TEST_F(SecurityHttpTest, AClientWaitingFor100ContinueLearnsTheRefusal) {
   RawConnection connection(server_->port());
   ASSERT_TRUE(connection.connected());
-  ASSERT_TRUE(connection.Send(
-      "PUT /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n"
-      "Expect: 100-continue\r\n\r\n"));
+  ASSERT_TRUE(
+      connection.Send("PUT /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n"
+                      "Expect: 100-continue\r\n\r\n"));
   EXPECT_THAT(connection.ReadHead(), StartsWith("HTTP/1.1 405"));
 }
 
@@ -187,8 +187,8 @@ TEST_F(SecurityHttpTest, AHostOfAnotherNameIsRefused) {
   EXPECT_EQ(rebound->status, 403);
   EXPECT_THAT(rebound->body, HasSubstr("--http-host"));
   EXPECT_EQ(Get("/", "", {{"Host", "attacker.example:8080"}})->status, 403);
-  for (const char* host : {"127.0.0.1", "localhost:8080", "LOCALHOST", "[::1]:8080",
-                           "10.1.2.3:8080"}) {
+  for (const char* host :
+       {"127.0.0.1", "localhost:8080", "LOCALHOST", "[::1]:8080", "10.1.2.3:8080"}) {
     EXPECT_EQ(Get("/", "", {{"Host", host}})->status, 200) << host;
   }
 }
@@ -275,21 +275,23 @@ TEST_F(SecurityHttpTest, HttpsRefusesTls11) {
   const std::string cert = dir_.path() + "/cert.pem";
   const std::string key = dir_.path() + "/key.pem";
   ::kbench::testing::ProcessResult made = ::kbench::testing::RunProcess(
-      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
-       "-out", cert, "-days", "1", "-subj", "/CN=localhost"},
+      {"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out",
+       cert, "-days", "1", "-subj", "/CN=localhost"},
       60s);
   ASSERT_EQ(made.exit_code, 0) << made.err;
-  absl::StatusOr<std::unique_ptr<DashboardServer>> https = DashboardServer::Start(
-      *stores_.runs, TwoCohortsLive, registry_,
-      {.listen = "127.0.0.1:0", .authenticator = authenticator_.get(), .tls_cert = cert,
-       .tls_key = key});
+  absl::StatusOr<std::unique_ptr<DashboardServer>> https =
+      DashboardServer::Start(*stores_.runs, TwoCohortsLive, registry_,
+                             {.listen = "127.0.0.1:0",
+                              .authenticator = authenticator_.get(),
+                              .tls_cert = cert,
+                              .tls_key = key});
   ASSERT_TRUE(https.ok()) << https.status();
   const std::string address = "127.0.0.1:" + std::to_string((*https)->port());
   // SECLEVEL 0: OpenSSL 3 would refuse TLS 1.1 on the client's side alone.
-  ::kbench::testing::ProcessResult old_tls = ::kbench::testing::RunProcess(
-      {"/usr/bin/openssl", "s_client", "-connect", address, "-tls1_1", "-cipher",
-       "DEFAULT:@SECLEVEL=0"},
-      30s);
+  ::kbench::testing::ProcessResult old_tls =
+      ::kbench::testing::RunProcess({"/usr/bin/openssl", "s_client", "-connect", address, "-tls1_1",
+                                     "-cipher", "DEFAULT:@SECLEVEL=0"},
+                                    30s);
   EXPECT_NE(old_tls.exit_code, 0) << old_tls.out;
   ::kbench::testing::ProcessResult tls12 = ::kbench::testing::RunProcess(
       {"/usr/bin/openssl", "s_client", "-connect", address, "-tls1_2"}, 30s);

@@ -23,9 +23,8 @@ constexpr char kReplacement[] = "\xef\xbf\xbd";  // U+FFFD
 
 // Each dashboard endpoint that lists runs answers `token` with JSON.
 void ExpectDashboardReadable(const SecurityServer& server, const std::string& token) {
-  for (const std::string path :
-       {"/api/labels", "/api/runs", "/api/learners", "/api/learner?learner=ada",
-        "/api/runs?format=csv"}) {
+  for (const std::string path : {"/api/labels", "/api/runs", "/api/learners",
+                                 "/api/learner?learner=ada", "/api/runs?format=csv"}) {
     httplib::Result result = server.Get(path, token);
     ASSERT_TRUE(result) << path;
     EXPECT_EQ(result->status, 200) << path << ": " << result->body;

@@ -30,8 +30,8 @@ SecurityServer::SecurityServer(const v1::QuotaLimits& quotas) {
   options.quotas = quotas_.get();
   std::vector<std::unique_ptr<server::Executor>> executors;
   executors.push_back(std::make_unique<server::LocalExecutor>(server::cpu::MakeCpuDevice()));
-  scheduler_ = std::make_unique<server::Scheduler>(std::move(executors),
-                                                   options.limits.max_queue(), nullptr);
+  scheduler_ = std::make_unique<server::Scheduler>(std::move(executors), options.limits.max_queue(),
+                                                   nullptr);
   service_ = std::make_unique<server::KernelBenchService>(
       *scheduler_, options, std::vector<server::RunObserver*>{recorder_.get()});
   history_ = std::make_unique<server::HistoryService>(*stores_.runs, authenticator_.get(),

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {
@@ -57,8 +57,8 @@ TEST(ServerBounds, ThirtyStreamsThatNeverReadKeepTheServerUnderItsMemoryBound) {
     // server cannot send, it holds.
     args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 65536);
-    stubs.push_back(v1::KernelBench::NewStub(grpc::CreateCustomChannel(
-        server.address(), grpc::InsecureChannelCredentials(), args)));
+    stubs.push_back(v1::KernelBench::NewStub(
+        grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), args)));
     contexts.push_back(std::make_unique<grpc::ClientContext>());
     readers.push_back(stubs.back()->Run(contexts.back().get(), request));
   }
@@ -68,8 +68,7 @@ TEST(ServerBounds, ThirtyStreamsThatNeverReadKeepTheServerUnderItsMemoryBound) {
   do {
     std::this_thread::sleep_for(500ms);
     info = server.Info();
-  } while ((info.running() > 0 || info.queued() > 0) &&
-           std::chrono::steady_clock::now() < give_up);
+  } while ((info.running() > 0 || info.queued() > 0) && std::chrono::steady_clock::now() < give_up);
   ASSERT_EQ(info.running() + info.queued(), 0u) << "the runs did not end";
   const long peak_kb = StatusKb(pid, "VmHWM");
   EXPECT_LT(peak_kb - before_kb, kBoundKb)

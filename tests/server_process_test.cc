@@ -8,7 +8,7 @@
 #include <chrono>
 #include <string>
 
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {
@@ -65,8 +65,8 @@ TEST(ServerProcess, WhileDrainingNewRunsGetUnavailableWithTheDrainMessage) {
   for (int i = 0; i < 3; ++i) {
     grpc::ChannelArguments args;
     args.SetInt("kbench.test.connection", i);
-    auto fresh = v1::KernelBench::NewStub(grpc::CreateCustomChannel(
-        server.address(), grpc::InsecureChannelCredentials(), args));
+    auto fresh = v1::KernelBench::NewStub(
+        grpc::CreateCustomChannel(server.address(), grpc::InsecureChannelCredentials(), args));
     RunStream refused(*fresh, VectorAdd(1000, 10));
     const grpc::Status status = refused.Finish();
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();

@@ -3,8 +3,7 @@
 // $TMPDIR of the test's own (so the test can find every process it left),
 // runs read to their end, the health service watched, and /proc scanned for
 // the server's workers. Header-only; not thread-safe unless said.
-#ifndef KBENCH_TESTS_SERVER_UNDER_TEST_H_
-#define KBENCH_TESTS_SERVER_UNDER_TEST_H_
+#pragma once
 
 #include <dirent.h>
 #include <signal.h>
@@ -27,7 +26,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
-#include "process_helper.h"
+#include "tests/process_helper.h"
 
 namespace kbench::testing {
 
@@ -46,8 +45,7 @@ class ServerUnderTest {
     // The default results store too (unless the test gives --store), so
     // test servers never share one.
     setenv("KBENCH_STATE_DIR", tmpdir_.c_str(), 1);
-    std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--http",
-                                     "off"};
+    std::vector<std::string> argv = {KBENCH_SERVER_BIN, "--listen", "127.0.0.1:0", "--http", "off"};
     argv.insert(argv.end(), args.begin(), args.end());
     process_ = std::make_unique<ChildProcess>(argv, capture_stderr);
     constexpr char kListening[] = "kbench-server listening on 127.0.0.1:";
@@ -243,5 +241,3 @@ inline bool NoProcessLeftMentioning(const std::string& text, std::chrono::second
 }
 
 }  // namespace kbench::testing
-
-#endif  // KBENCH_TESTS_SERVER_UNDER_TEST_H_

@@ -144,9 +144,8 @@ TEST(Service, ASecondClientWaitsAndIsToldItsPosition) {
   first_context.TryCancel();
   ReadAll(*first);
   std::vector<v1::RunEvent> seen;
-  ASSERT_TRUE(ReadUntil(*third, [](const auto& e) {
-    return e.has_queued() && e.queued().position() == 0;
-  }, &seen));
+  ASSERT_TRUE(ReadUntil(
+      *third, [](const auto& e) { return e.has_queued() && e.queued().position() == 0; }, &seen));
   const Stream second_rest = ReadAll(*second);
   EXPECT_TRUE(second_rest.status.ok()) << second_rest.status.error_message();
   const Stream third_rest = ReadAll(*third);
@@ -247,15 +246,14 @@ TEST(Service, ObserversHearNothingOfARunAfterItsEnd) {
   executors.push_back(std::move(executor));
   Scheduler scheduler(std::move(executors), 8, nullptr);
   EndWatcher watcher;
-  KernelBenchService service(scheduler, ServiceOptions{CpuLimits(), DefaultTiming()},
-                             {&watcher});
+  KernelBenchService service(scheduler, ServiceOptions{CpuLimits(), DefaultTiming()}, {&watcher});
   grpc::ServerBuilder builder;
   int port = 0;
   builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  auto stub = v1::KernelBench::NewStub(grpc::CreateChannel(
-      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
+  auto stub = v1::KernelBench::NewStub(
+      grpc::CreateChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   auto reader = stub->RunVectorAdd(&context, LongVectorAdd());
   ASSERT_EQ(executing.wait_for(std::chrono::seconds(10)), std::future_status::ready);

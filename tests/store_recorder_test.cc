@@ -60,7 +60,8 @@ class StoreRecorderTest : public ::testing::Test {
     v1::RunEvent started;
     *started.mutable_started() = TestStarted(run_id);
     recorder_->OnEvent(run_id, started);
-    for (uint32_t i = 0; i < 3; ++i) recorder_->OnEvent(run_id, SampleBatch(i + 1, 2.0 + i, 0.5 + i));
+    for (uint32_t i = 0; i < 3; ++i)
+      recorder_->OnEvent(run_id, SampleBatch(i + 1, 2.0 + i, 0.5 + i));
     if (!all_verified) return;
     for (const char* variant : {"naive", "fused"}) {
       v1::RunEvent result;

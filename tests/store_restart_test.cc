@@ -10,7 +10,7 @@
 #include <string>
 
 #include "kbench/v1/history.grpc.pb.h"
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench::testing {
 namespace {

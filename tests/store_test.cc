@@ -28,8 +28,7 @@ using Engine = ::kbench::testing::StoreEngine;
 class RunStoreTest : public ::testing::TestWithParam<Engine> {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::string> spec =
-        ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
+    absl::StatusOr<std::string> spec = ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
     ASSERT_TRUE(spec.ok()) << spec.status();
     spec_ = *spec;
     Open();
@@ -111,8 +110,8 @@ TEST_P(RunStoreTest, StartIsRunningAndCanBeRepeatedUntilTheEnd) {
   EXPECT_TRUE(run->samples().empty());
 
   ASSERT_TRUE(store_->Finish("r1", FullOutcome("r1", 2000)).ok());
-  EXPECT_TRUE(absl::IsFailedPrecondition(
-      store_->Start("r1", TestDevice(), TestStarted("r1"), 3000)));
+  EXPECT_TRUE(
+      absl::IsFailedPrecondition(store_->Start("r1", TestDevice(), TestStarted("r1"), 3000)));
   EXPECT_TRUE(absl::IsFailedPrecondition(store_->Finish("r1", FullOutcome("r1", 3000))));
 }
 
@@ -337,8 +336,8 @@ TEST_P(RunStoreTest, DeviceTimeSumsAUsersRunsThatEndedInTheWindow) {
     ASSERT_TRUE(store_->Start(run_id, TestDevice(), TestStarted(run_id), start_ms).ok());
     ASSERT_TRUE(store_->Finish(run_id, FullOutcome(run_id, end_ms)).ok());
   };
-  ran("old", "ada", 1000, 5000);     // ended before the window
-  ran("edge", "ada", 9000, 10000);   // ended as the window opens: counts whole
+  ran("old", "ada", 1000, 5000);    // ended before the window
+  ran("edge", "ada", 9000, 10000);  // ended as the window opens: counts whole
   ran("late", "ada", 20000, 22500);
   ran("bob's", "bob", 20000, 90000);
   ASSERT_TRUE(store_->Accept(AdmittedRun("running", 30000, "lab1", "attention", "ada")).ok());

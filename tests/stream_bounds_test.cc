@@ -72,12 +72,14 @@ int OpenStreamThatNeverReads(int port, const v1::VectorAddRequest& request) {
   std::string out = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
   out += Frame(0x4, 0, 0, std::string("\x00\x04\x00\x00\x00\x00", 6));  // INITIAL_WINDOW_SIZE 0
   out += Frame(0x4, 0x1, 0, "");  // ACK of the server's settings
-  std::string headers;  // HPACK literals without indexing, new names
-  for (const auto& [name, value] :
-       std::vector<std::pair<std::string, std::string>>{
-           {":method", "POST"}, {":scheme", "http"},
-           {":path", "/kbench.v1.KernelBench/RunVectorAdd"}, {":authority", "localhost"},
-           {"content-type", "application/grpc"}, {"te", "trailers"}}) {
+  std::string headers;            // HPACK literals without indexing, new names
+  for (const auto& [name, value] : std::vector<std::pair<std::string, std::string>>{
+           {":method", "POST"},
+           {":scheme", "http"},
+           {":path", "/kbench.v1.KernelBench/RunVectorAdd"},
+           {":authority", "localhost"},
+           {"content-type", "application/grpc"},
+           {"te", "trailers"}}) {
     headers += '\0';
     headers += char(name.size()) + name;
     headers += char(value.size()) + value;
@@ -154,6 +156,51 @@ TEST(StreamBounds, AReaderThatStallsPastTheLimitIsToldWhy) {
   EXPECT_NE(s.status.error_message().find("max_reader_stall_seconds"), std::string::npos)
       << s.status.error_message();
   for (const v1::RunEvent& e : s.events) EXPECT_FALSE(e.has_summary());
+}
+
+// With gRPC's own window (which it grows to megabytes by probing the
+// bandwidth) a client that stops reading may never make a write of the
+// server's wait, so the stall bound has nothing to time; what matters is
+// that such a reader holds nothing past its run: the device is free when
+// the run's own bounds end it, and the client's stream slot is free for its
+// next call. Either way the stream tells the whole run or why it ended.
+TEST(StreamBounds, AReaderThatStopsWithGrpcsOwnWindowHoldsNothingPastItsRun) {
+  v1::Limits limits = CpuLimits();
+  limits.set_max_reader_stall_seconds(0.5);
+  limits.set_max_streams_per_client(1);
+  TestServer server(std::make_unique<FakeDevice>(
+                        std::vector<std::pair<std::string, testing::FakeVariant>>{
+                            {"naive", {2.0}}, {"vectorized", {1.0}}},
+                        /*sleep_ms=*/0.01),
+                    limits);
+  auto stub = server.Stub();  // gRPC's default window and bandwidth probing
+  grpc::ClientContext context;
+  auto reader = stub->RunVectorAdd(&context, ManySamples(30000));
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 1; }));
+  ASSERT_TRUE(Eventually([&] { return server.scheduler().running() == 0; }, 30s));
+  // The one stream this client may hold is free again, though nothing of
+  // the first has been read.
+  EXPECT_TRUE(Eventually(
+      [&] {
+        grpc::ClientContext next_context;
+        v1::VectorAddRequest quick = ManySamples(10);
+        quick.mutable_timing()->set_min_time_ms(0);
+        quick.mutable_timing()->set_time_budget_ms(1000);
+        auto next = stub->RunVectorAdd(&next_context, quick);
+        const Stream s = ReadAll(*next);
+        return s.status.ok();
+      },
+      10s))
+      << "the client's stream slot stayed held by a stream it stopped reading";
+  const Stream s = ReadAll(*reader);
+  if (s.status.ok()) {
+    ASSERT_FALSE(s.events.empty());
+    EXPECT_TRUE(s.events.back().has_summary()) << "the stream ended without its summary";
+  } else {
+    EXPECT_EQ(s.status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(s.status.error_message().find("max_reader_stall_seconds"), std::string::npos)
+        << s.status.error_message();
+  }
 }
 
 TEST(StreamBounds, AClientThatNeverReadsHasItsRunCancelledAtTheStallLimit) {

@@ -114,8 +114,8 @@ class StreamWriterTest : public ::testing::Test {
 
   // Waits (at most 10 s) until a write is in flight.
   bool WaitForWriteInFlight() {
-    for (auto end = std::chrono::steady_clock::now() + 10s;
-         std::chrono::steady_clock::now() < end; std::this_thread::sleep_for(10ms))
+    for (auto end = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < end;
+         std::this_thread::sleep_for(10ms))
       if (writer_->state().write_started) return true;
     return false;
   }

@@ -8,8 +8,7 @@
 namespace kbench::testing {
 
 TempDir::TempDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "kbench-test-XXXXXX").string();
+  std::string pattern = (std::filesystem::temp_directory_path() / "kbench-test-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
     throw std::runtime_error("mkdtemp failed for " + pattern);
   }

@@ -11,19 +11,19 @@
 namespace kbench::server {
 namespace {
 
-using ::testing::HasSubstr;
 using ::kbench::text::FirstInvalidUtf8;
+using ::testing::HasSubstr;
 
 constexpr size_t kAllWellFormed = std::string_view::npos;
 
 TEST(FirstInvalidUtf8, AcceptsAsciiAndEveryLengthOfSequence) {
   EXPECT_EQ(FirstInvalidUtf8(""), kAllWellFormed);
   EXPECT_EQ(FirstInvalidUtf8("plain ascii ~"), kAllWellFormed);
-  EXPECT_EQ(FirstInvalidUtf8("caf\xc3\xa9"), kAllWellFormed);          // U+00E9
-  EXPECT_EQ(FirstInvalidUtf8("\xe2\x82\xac 5"), kAllWellFormed);       // U+20AC
-  EXPECT_EQ(FirstInvalidUtf8("\xf0\x9f\x98\x80"), kAllWellFormed);     // U+1F600
-  EXPECT_EQ(FirstInvalidUtf8("\xf4\x8f\xbf\xbf"), kAllWellFormed);     // U+10FFFF
-  EXPECT_EQ(FirstInvalidUtf8("\xed\x9f\xbf"), kAllWellFormed);         // U+D7FF
+  EXPECT_EQ(FirstInvalidUtf8("caf\xc3\xa9"), kAllWellFormed);       // U+00E9
+  EXPECT_EQ(FirstInvalidUtf8("\xe2\x82\xac 5"), kAllWellFormed);    // U+20AC
+  EXPECT_EQ(FirstInvalidUtf8("\xf0\x9f\x98\x80"), kAllWellFormed);  // U+1F600
+  EXPECT_EQ(FirstInvalidUtf8("\xf4\x8f\xbf\xbf"), kAllWellFormed);  // U+10FFFF
+  EXPECT_EQ(FirstInvalidUtf8("\xed\x9f\xbf"), kAllWellFormed);      // U+D7FF
 }
 
 TEST(FirstInvalidUtf8, RefusesOverlongForms) {
@@ -34,8 +34,8 @@ TEST(FirstInvalidUtf8, RefusesOverlongForms) {
 }
 
 TEST(FirstInvalidUtf8, RefusesSurrogatesAndCodePointsAboveU10FFFF) {
-  EXPECT_EQ(FirstInvalidUtf8("x\xed\xa0\x80"), 1u);      // U+D800
-  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u);   // U+110000
+  EXPECT_EQ(FirstInvalidUtf8("x\xed\xa0\x80"), 1u);     // U+D800
+  EXPECT_EQ(FirstInvalidUtf8("\xf4\x90\x80\x80"), 0u);  // U+110000
   EXPECT_EQ(FirstInvalidUtf8("ok\xf5\x80\x80\x80"), 2u);
   EXPECT_EQ(FirstInvalidUtf8("\xff"), 0u);
 }

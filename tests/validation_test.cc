@@ -61,12 +61,9 @@ class Validation : public ::testing::Test {
 
 // Refused with INVALID_ARGUMENT and a message holding every piece.
 template <typename T>
-void ExpectRefused(const absl::StatusOr<T>& result,
-                   const std::vector<std::string>& pieces) {
-  ASSERT_FALSE(result.ok()) << "admitted, expected a refusal naming "
-                            << pieces.front();
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument)
-      << result.status();
+void ExpectRefused(const absl::StatusOr<T>& result, const std::vector<std::string>& pieces) {
+  ASSERT_FALSE(result.ok()) << "admitted, expected a refusal naming " << pieces.front();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument) << result.status();
   for (const std::string& piece : pieces)
     EXPECT_THAT(std::string(result.status().message()), HasSubstr(piece));
 }
@@ -133,9 +130,12 @@ TEST_F(Validation, NonZeroTimingFieldsOverrideTheDefaults) {
   timing.set_mode(v1::TIMING_MODE_HOT);
   const auto plan = Timing(timing);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ExpectPlanEq(*plan, TimingPlan{.warmup_runs = 7, .min_samples = 20,
-                                 .min_time_ms = 10, .target_rse = 0.02,
-                                 .time_budget_ms = 500, .max_samples = 50,
+  ExpectPlanEq(*plan, TimingPlan{.warmup_runs = 7,
+                                 .min_samples = 20,
+                                 .min_time_ms = 10,
+                                 .target_rse = 0.02,
+                                 .time_budget_ms = 500,
+                                 .max_samples = 50,
                                  .mode = v1::TIMING_MODE_HOT});
 }
 
@@ -156,23 +156,20 @@ TEST_F(Validation, RefusesVectorAddOfZeroElements) {
   v1::VectorAddRequest request = SmallVectorAdd();
   request.set_n(0);
   ExpectRefused(VectorAdd(request),
-                {"n must be between 1 and", absl::StrCat(limits_.max_vector_n()),
-                 "got 0"});
+                {"n must be between 1 and", absl::StrCat(limits_.max_vector_n()), "got 0"});
 }
 
 TEST_F(Validation, RefusesVectorAddOverMaxVectorN) {
   v1::VectorAddRequest request = SmallVectorAdd();
   request.set_n(limits_.max_vector_n() + 1);
-  ExpectRefused(VectorAdd(request),
-                {"n must be", absl::StrCat(limits_.max_vector_n()),
-                 absl::StrCat(limits_.max_vector_n() + 1)});
+  ExpectRefused(VectorAdd(request), {"n must be", absl::StrCat(limits_.max_vector_n()),
+                                     absl::StrCat(limits_.max_vector_n() + 1)});
 }
 
 TEST_F(Validation, RefusesZeroSeqLen) {
   v1::AttentionRequest request = SmallAttention();
   request.set_seq_len(0);
-  ExpectRefused(Attention(request),
-                {"seq_len", absl::StrCat(limits_.max_seq_len()), "got 0"});
+  ExpectRefused(Attention(request), {"seq_len", absl::StrCat(limits_.max_seq_len()), "got 0"});
 }
 
 TEST_F(Validation, RefusesSeqLenOverTheLimit) {
@@ -180,17 +177,15 @@ TEST_F(Validation, RefusesSeqLenOverTheLimit) {
   request.set_batch(1);
   request.set_heads(1);
   request.set_seq_len(limits_.max_seq_len() + 1);
-  ExpectRefused(Attention(request),
-                {"seq_len", absl::StrCat(limits_.max_seq_len()),
-                 absl::StrCat(limits_.max_seq_len() + 1)});
+  ExpectRefused(Attention(request), {"seq_len", absl::StrCat(limits_.max_seq_len()),
+                                     absl::StrCat(limits_.max_seq_len() + 1)});
 }
 
 TEST_F(Validation, RefusesHeadDimOverTheLimit) {
   v1::AttentionRequest request = SmallAttention();
   request.set_head_dim(limits_.max_head_dim() + 1);
-  ExpectRefused(Attention(request),
-                {"head_dim", absl::StrCat(limits_.max_head_dim()),
-                 absl::StrCat(limits_.max_head_dim() + 1)});
+  ExpectRefused(Attention(request), {"head_dim", absl::StrCat(limits_.max_head_dim()),
+                                     absl::StrCat(limits_.max_head_dim() + 1)});
 }
 
 TEST_F(Validation, CapsAnOperatorsHeadDimLimitAtWhatTheKernelsRun) {
@@ -211,15 +206,13 @@ TEST_F(Validation, CapsAnOperatorsHeadDimLimitAtWhatTheKernelsRun) {
 TEST_F(Validation, RefusesZeroBatch) {
   v1::AttentionRequest request = SmallAttention();
   request.set_batch(0);
-  ExpectRefused(Attention(request),
-                {"batch", absl::StrCat(limits_.max_batch()), "got 0"});
+  ExpectRefused(Attention(request), {"batch", absl::StrCat(limits_.max_batch()), "got 0"});
 }
 
 TEST_F(Validation, RefusesZeroHeads) {
   v1::AttentionRequest request = SmallAttention();
   request.set_heads(0);
-  ExpectRefused(Attention(request),
-                {"heads", absl::StrCat(limits_.max_heads()), "got 0"});
+  ExpectRefused(Attention(request), {"heads", absl::StrCat(limits_.max_heads()), "got 0"});
 }
 
 TEST_F(Validation, RefusesAttentionTensorsOverMaxAttentionElements) {
@@ -230,12 +223,11 @@ TEST_F(Validation, RefusesAttentionTensorsOverMaxAttentionElements) {
   request.set_seq_len(2);
   request.set_head_dim(limits_.max_head_dim());
   request.add_variants("fused");
-  const uint64_t elements = uint64_t(limits_.max_batch()) * limits_.max_heads() *
-                            2 * limits_.max_head_dim();
+  const uint64_t elements =
+      uint64_t(limits_.max_batch()) * limits_.max_heads() * 2 * limits_.max_head_dim();
   ASSERT_GT(elements, limits_.max_attention_elements());
   ExpectRefused(Attention(request),
-                {absl::StrCat(limits_.max_attention_elements()),
-                 absl::StrCat(elements)});
+                {absl::StrCat(limits_.max_attention_elements()), absl::StrCat(elements)});
 }
 
 // A shape whose naive score matrix is over max_score_elements while its
@@ -257,13 +249,11 @@ TEST_F(Validation, RefusesNaiveAttentionWhoseScoresExceedTheLimit) {
   const double scores = bh * request.seq_len() * request.seq_len();
   ASSERT_GT(scores, double(limits_.max_score_elements()));
   ASSERT_LE(4 * scores * request.head_dim() / 1e9, limits_.max_attention_gflop());
-  ASSERT_LE(bh * request.seq_len() * request.head_dim(),
-            double(limits_.max_attention_elements()));
+  ASSERT_LE(bh * request.seq_len() * request.head_dim(), double(limits_.max_attention_elements()));
   request.add_variants("fused");
   request.add_variants("naive");
   ExpectRefused(Attention(request),
-                {"naive", "max_score_elements",
-                 absl::StrCat(limits_.max_score_elements())});
+                {"naive", "max_score_elements", absl::StrCat(limits_.max_score_elements())});
 }
 
 TEST_F(Validation, RefusesScoreHeavyAttentionWhenVariantsDefaultToAll) {
@@ -314,17 +304,15 @@ TEST_F(Validation, RefusesAVariantNamedTwice) {
 TEST_F(Validation, RefusesMoreVariantsThanTheLimit) {
   v1::VectorAddRequest request = SmallVectorAdd();
   for (uint32_t i = 0; i <= limits_.max_variants(); ++i) request.add_variants("naive");
-  ExpectRefused(VectorAdd(request),
-                {"variants", absl::StrCat(limits_.max_variants()),
-                 absl::StrCat(limits_.max_variants() + 1)});
+  ExpectRefused(VectorAdd(request), {"variants", absl::StrCat(limits_.max_variants()),
+                                     absl::StrCat(limits_.max_variants() + 1)});
 }
 
 TEST_F(Validation, RefusesHalfPrecisionOnTheCpuAndListsFp32) {
   for (v1::DType dtype : {v1::DTYPE_FP16, v1::DTYPE_BF16}) {
     v1::VectorAddRequest request = SmallVectorAdd();
     request.set_dtype(dtype);
-    ExpectRefused(VectorAdd(request),
-                  {"dtype", dtype == v1::DTYPE_FP16 ? "fp16" : "bf16", "fp32"});
+    ExpectRefused(VectorAdd(request), {"dtype", dtype == v1::DTYPE_FP16 ? "fp16" : "bf16", "fp32"});
     v1::AttentionRequest attention = SmallAttention();
     attention.set_dtype(dtype);
     ExpectRefused(Attention(attention), {"dtype", "fp32"});
@@ -386,9 +374,8 @@ TEST_F(Validation, ResolvedRequestAdmitsToTheSameRun) {
 TEST_F(Validation, RefusesALabelOverTheLimit) {
   v1::VectorAddRequest request = SmallVectorAdd();
   request.set_label(std::string(limits_.max_label_length() + 1, 'x'));
-  ExpectRefused(VectorAdd(request),
-                {"label", absl::StrCat(limits_.max_label_length()),
-                 absl::StrCat(limits_.max_label_length() + 1)});
+  ExpectRefused(VectorAdd(request), {"label", absl::StrCat(limits_.max_label_length()),
+                                     absl::StrCat(limits_.max_label_length() + 1)});
   v1::AttentionRequest attention = SmallAttention();
   attention.set_label(request.label());
   ExpectRefused(Attention(attention), {"label"});
@@ -439,15 +426,13 @@ TEST_F(Validation, RefusesMinSamplesOverTheDefaultMaxSamples) {
 TEST_F(Validation, RefusesMaxSamplesOverTheLimit) {
   v1::TimingOptions timing;
   timing.set_max_samples(limits_.max_samples() + 1);
-  ExpectRefused(Timing(timing),
-                {"timing.max_samples", absl::StrCat(limits_.max_samples())});
+  ExpectRefused(Timing(timing), {"timing.max_samples", absl::StrCat(limits_.max_samples())});
 }
 
 TEST_F(Validation, RefusesWarmupRunsOverTheLimit) {
   v1::TimingOptions timing;
   timing.set_warmup_runs(limits_.max_warmup_runs() + 1);
-  ExpectRefused(Timing(timing),
-                {"timing.warmup_runs", absl::StrCat(limits_.max_warmup_runs())});
+  ExpectRefused(Timing(timing), {"timing.warmup_runs", absl::StrCat(limits_.max_warmup_runs())});
 }
 
 TEST_F(Validation, RefusesATimeBudgetOverTheLimit) {
@@ -489,8 +474,7 @@ TEST_F(Validation, RefusesAMinTimeOverTheTimeBudget) {
 TEST_F(Validation, RefusesAMinTimeOverTheDefaultTimeBudget) {
   v1::TimingOptions timing;
   timing.set_min_time_ms(defaults_.time_budget_ms + 1);
-  ExpectRefused(Timing(timing),
-                {"timing.min_time_ms", absl::StrCat(defaults_.time_budget_ms)});
+  ExpectRefused(Timing(timing), {"timing.min_time_ms", absl::StrCat(defaults_.time_budget_ms)});
 }
 
 TEST_F(Validation, RefusesAnUnknownTimingMode) {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "server_under_test.h"
+#include "tests/server_under_test.h"
 
 namespace kbench {
 namespace {
@@ -107,8 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "worker for device 0 exited on signal 6 (SIGABRT) during run", "; restarted"},
         FaultCase{v1::FAULT_WORKER_EXIT, "worker for device 0 exited with status 7 during run",
                   "; restarted"},
-        FaultCase{v1::FAULT_WORKER_HANG,
-                  "worker for device 0 made no progress for 2 s during run",
+        FaultCase{v1::FAULT_WORKER_HANG, "worker for device 0 made no progress for 2 s during run",
                   "; killed and restarted"}),
     [](const auto& info) { return v1::Fault_Name(info.param.fault); });
 

@@ -22,13 +22,10 @@ inline constexpr int kFusedCudaMaxHeadDim = 256;
 inline constexpr int kFusedCudaHeadDimStep = 8;
 static_assert(kFusedCudaMaxHeadDim <= kMaxAttentionHeadDim);
 
-inline constexpr std::array<int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) /
-                                         kFusedCudaHeadDimStep +
-                                     1>
+inline constexpr std::array<
+    int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) / kFusedCudaHeadDimStep + 1>
     kFusedCudaHeadDims = [] {
-      std::array<int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) /
-                              kFusedCudaHeadDimStep +
-                          1>
+      std::array<int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) / kFusedCudaHeadDimStep + 1>
           dims{};
       for (size_t i = 0; i < dims.size(); ++i)
         dims[i] = kFusedCudaMinHeadDim + int(i) * kFusedCudaHeadDimStep;

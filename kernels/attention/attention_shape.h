@@ -21,8 +21,8 @@ struct AttentionShape {
   // FLOPs by the FlashAttention convention: 4 * B * H * N^2 * d, halved when
   // causal (two matmuls of 2 * N^2 * d each; softmax not counted).
   double Flops() const {
-    const double full = 4.0 * double(batch) * double(heads) *
-                        double(seq_len) * double(seq_len) * double(head_dim);
+    const double full =
+        4.0 * double(batch) * double(heads) * double(seq_len) * double(seq_len) * double(head_dim);
     return causal ? full / 2 : full;
   }
 };

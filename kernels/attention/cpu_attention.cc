@@ -8,14 +8,11 @@
 namespace kbench::kernels {
 
 namespace {
-float Scale(const AttentionShape& shape) {
-  return 1.0f / std::sqrt(float(shape.head_dim));
-}
+float Scale(const AttentionShape& shape) { return 1.0f / std::sqrt(float(shape.head_dim)); }
 }  // namespace
 
-void AttentionNaiveCpu(const AttentionShape& shape, const float* q,
-                       const float* k, const float* v, float* scores,
-                       float* o) {
+void AttentionNaiveCpu(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                       float* scores, float* o) {
   const int64_t n = shape.seq_len, d = shape.head_dim;
   const float scale = Scale(shape);
   const float neg_inf = -std::numeric_limits<float>::infinity();
@@ -63,8 +60,8 @@ void AttentionNaiveCpu(const AttentionShape& shape, const float* q,
   }
 }
 
-void AttentionFusedCpu(const AttentionShape& shape, const float* q,
-                       const float* k, const float* v, float* o) {
+void AttentionFusedCpu(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                       float* o) {
   const int64_t n = shape.seq_len, d = shape.head_dim;
   const float scale = Scale(shape);
   const float neg_inf = -std::numeric_limits<float>::infinity();

@@ -20,10 +20,9 @@ namespace kbench::kernels {
 inline constexpr int64_t kCpuBlockQ = 32;
 inline constexpr int64_t kCpuBlockK = 64;
 
-void AttentionNaiveCpu(const AttentionShape& shape, const float* q,
-                       const float* k, const float* v, float* scores,
+void AttentionNaiveCpu(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                       float* scores, float* o);
+void AttentionFusedCpu(const AttentionShape& shape, const float* q, const float* k, const float* v,
                        float* o);
-void AttentionFusedCpu(const AttentionShape& shape, const float* q,
-                       const float* k, const float* v, float* o);
 
 }  // namespace kbench::kernels

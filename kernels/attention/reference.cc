@@ -17,15 +17,13 @@ std::vector<double> HeadInput(uint64_t seed, DType dtype, InputStream stream,
   const int64_t count = shape.seq_len * shape.head_dim;
   std::vector<double> out(count);
   const uint64_t first = uint64_t(batch_head * count);
-  for (int64_t i = 0; i < count; ++i)
-    out[i] = RoundTo(dtype, SeededValue(seed, stream, first + i));
+  for (int64_t i = 0; i < count; ++i) out[i] = RoundTo(dtype, SeededValue(seed, stream, first + i));
   return out;
 }
 
 }  // namespace
 
-std::vector<double> AttentionReferenceRows(const AttentionShape& shape,
-                                           uint64_t seed, DType dtype,
+std::vector<double> AttentionReferenceRows(const AttentionShape& shape, uint64_t seed, DType dtype,
                                            const std::vector<AttentionRow>& rows) {
   const int64_t n = shape.seq_len, d = shape.head_dim;
   const double scale = 1.0 / std::sqrt(double(d));
@@ -65,8 +63,8 @@ std::vector<double> AttentionReferenceRows(const AttentionShape& shape,
   return out;
 }
 
-std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
-                                              int64_t max_rows, uint64_t seed) {
+std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape, int64_t max_rows,
+                                              uint64_t seed) {
   const int64_t heads = shape.BatchHeads(), n = shape.seq_len;
   std::vector<AttentionRow> rows;
   if (heads * n <= max_rows) {

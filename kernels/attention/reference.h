@@ -21,8 +21,7 @@ struct AttentionRow {
 // Reference values of the given rows of O, head_dim doubles each, in the
 // order given. Rows of one batch-head share their K and V regeneration, so
 // list them grouped (SampleAttentionRows does).
-std::vector<double> AttentionReferenceRows(const AttentionShape& shape,
-                                           uint64_t seed, DType dtype,
+std::vector<double> AttentionReferenceRows(const AttentionShape& shape, uint64_t seed, DType dtype,
                                            const std::vector<AttentionRow>& rows);
 
 // The rows of a query tile of the largest kernel (CUDA's fused kernels
@@ -40,7 +39,7 @@ inline constexpr int64_t kTailTileRows = 64;
 //     consecutive batch-heads as the budget allows (so batch-heads up to the
 //     last are sampled however many there are);
 // then rows anywhere. Grouped by batch-head, ascending.
-std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape,
-                                              int64_t max_rows, uint64_t seed);
+std::vector<AttentionRow> SampleAttentionRows(const AttentionShape& shape, int64_t max_rows,
+                                              uint64_t seed);
 
 }  // namespace kbench::kernels

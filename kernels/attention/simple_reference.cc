@@ -5,8 +5,8 @@
 
 namespace kbench::kernels {
 
-void AttentionSimpleReference(const AttentionShape& shape, const float* q,
-                              const float* k, const float* v, float* o) {
+void AttentionSimpleReference(const AttentionShape& shape, const float* q, const float* k,
+                              const float* v, float* o) {
   const int64_t n = shape.seq_len, d = shape.head_dim;
   const float scale = 1.0f / std::sqrt(float(d));
   std::vector<float> s(n), acc(d);

@@ -18,7 +18,7 @@ namespace kbench::kernels {
 // two passes over its keys: scores and their max, then exp(s - max), their
 // sum and the weighted sum of V rows, divided by the sum at the end. fp32
 // accumulation, keys in order. Tensors as AttentionShape says.
-void AttentionSimpleReference(const AttentionShape& shape, const float* q,
-                              const float* k, const float* v, float* o);
+void AttentionSimpleReference(const AttentionShape& shape, const float* q, const float* k,
+                              const float* v, float* o);
 
 }  // namespace kbench::kernels

@@ -60,9 +60,8 @@ Tolerance AttentionBound(DType output, bool rounds_p, const AttentionShape& shap
 }  // namespace
 
 OpTolerances AttentionTolerances(DType dtype, const AttentionShape& shape) {
-  return WithAgainstReference(
-      AttentionBound(dtype, /*rounds_p=*/dtype != DType::kFp32, shape),
-      AttentionBound(DType::kFp32, /*rounds_p=*/false, shape));
+  return WithAgainstReference(AttentionBound(dtype, /*rounds_p=*/dtype != DType::kFp32, shape),
+                              AttentionBound(DType::kFp32, /*rounds_p=*/false, shape));
 }
 
 }  // namespace kbench::kernels

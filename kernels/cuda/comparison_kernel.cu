@@ -50,8 +50,8 @@ __device__ void Merge(ComparisonPartial& into, const ComparisonPartial& other) {
 }
 
 template <typename T>
-__global__ void CompareKernel(const T* out, const float* ref, int64_t n, double atol,
-                              double rtol, ComparisonPartial* partials) {
+__global__ void CompareKernel(const T* out, const float* ref, int64_t n, double atol, double rtol,
+                              ComparisonPartial* partials) {
   __shared__ ComparisonPartial shared[kBlock];
   ComparisonPartial c{0, 0, 0, 0.0, 0.0, 0.0, -1, 0.0};
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
@@ -75,23 +75,22 @@ int ComparisonBlocks(int64_t n) {
   return int(blocks < kMaxComparisonBlocks ? blocks : kMaxComparisonBlocks);
 }
 
-cudaError_t LaunchCompare(DType dtype, const void* out, const float* ref, int64_t n,
-                          double atol, double rtol, ComparisonPartial* partials,
-                          cudaStream_t stream) {
+cudaError_t LaunchCompare(DType dtype, const void* out, const float* ref, int64_t n, double atol,
+                          double rtol, ComparisonPartial* partials, cudaStream_t stream) {
   if (n < 1) return cudaErrorInvalidValue;
   const unsigned grid = unsigned(ComparisonBlocks(n));
   switch (dtype) {
     case DType::kFp32:
-      CompareKernel<<<grid, kBlock, 0, stream>>>(static_cast<const float*>(out), ref, n, atol,
-                                                  rtol, partials);
+      CompareKernel<<<grid, kBlock, 0, stream>>>(static_cast<const float*>(out), ref, n, atol, rtol,
+                                                 partials);
       break;
     case DType::kFp16:
       CompareKernel<<<grid, kBlock, 0, stream>>>(static_cast<const __half*>(out), ref, n, atol,
-                                                  rtol, partials);
+                                                 rtol, partials);
       break;
     case DType::kBf16:
-      CompareKernel<<<grid, kBlock, 0, stream>>>(static_cast<const __nv_bfloat16*>(out), ref,
-                                                  n, atol, rtol, partials);
+      CompareKernel<<<grid, kBlock, 0, stream>>>(static_cast<const __nv_bfloat16*>(out), ref, n,
+                                                 atol, rtol, partials);
       break;
   }
   return cudaGetLastError();

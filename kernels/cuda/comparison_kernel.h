@@ -32,8 +32,7 @@ int ComparisonBlocks(int64_t n);
 // Compares out (n elements of `dtype`) with ref (n fp32) element by element
 // as kernels::Comparison::Add does, into partials[0, ComparisonBlocks(n));
 // the caller merges them on the host.
-cudaError_t LaunchCompare(DType dtype, const void* out, const float* ref, int64_t n,
-                          double atol, double rtol, ComparisonPartial* partials,
-                          cudaStream_t stream);
+cudaError_t LaunchCompare(DType dtype, const void* out, const float* ref, int64_t n, double atol,
+                          double rtol, ComparisonPartial* partials, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

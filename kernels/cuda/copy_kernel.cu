@@ -16,8 +16,7 @@ __global__ void CopyKernel(const float4* __restrict__ src, float4* __restrict__ 
 
 }  // namespace
 
-cudaError_t LaunchCopy(const float* src, float* dst, int64_t n, int blocks,
-                       cudaStream_t stream) {
+cudaError_t LaunchCopy(const float* src, float* dst, int64_t n, int blocks, cudaStream_t stream) {
   if (n < 0 || blocks < 1) return cudaErrorInvalidValue;
   const int64_t vectors = n / 4;
   const int tail = int(n % 4);

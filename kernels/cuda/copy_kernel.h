@@ -11,7 +11,6 @@ namespace kbench::kernels::cuda {
 
 // dst[i] = src[i] for i < n floats; 16-byte aligned pointers.
 // `blocks` is the grid (e.g. a few waves of the device's SMs).
-cudaError_t LaunchCopy(const float* src, float* dst, int64_t n, int blocks,
-                       cudaStream_t stream);
+cudaError_t LaunchCopy(const float* src, float* dst, int64_t n, int blocks, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

@@ -1,8 +1,8 @@
 // The kernels' element types: DTypeOf<T>, and the device conversions
 // between them and fp32, the one place .cu files take them from:
 // ToFloat<T>(T) widens exactly, and FromFloat<T>(float) rounds to nearest
-// even, as kernels/dtype.h rounds on the host. T is float, __half or __nv_bfloat16 (kernels/dtype.h's fp32,
-// fp16 and bf16); another T has no definition and fails to build. Device
+// even, as kernels/dtype.h rounds on the host. T is float, __half or __nv_bfloat16
+// (kernels/dtype.h's fp32, fp16 and bf16); another T has no definition and fails to build. Device
 // only, no state: safe from any thread.
 #pragma once
 
@@ -18,9 +18,9 @@ namespace kbench::kernels::cuda {
 // The DType of element type T (host and device).
 template <typename T>
 constexpr DType DTypeOf() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __half> ||
-                    std::is_same_v<T, __nv_bfloat16>,
-                "an element type of kernels/dtype.h");
+  static_assert(
+      std::is_same_v<T, float> || std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>,
+      "an element type of kernels/dtype.h");
   return std::is_same_v<T, float>    ? DType::kFp32
          : std::is_same_v<T, __half> ? DType::kFp16
                                      : DType::kBf16;
@@ -29,7 +29,9 @@ constexpr DType DTypeOf() {
 template <typename T>
 __device__ __forceinline__ float ToFloat(T x);
 template <>
-__device__ __forceinline__ float ToFloat<float>(float x) { return x; }
+__device__ __forceinline__ float ToFloat<float>(float x) {
+  return x;
+}
 template <>
 __device__ __forceinline__ float ToFloat<__half>(__half x) {
   return __half2float(x);
@@ -42,7 +44,9 @@ __device__ __forceinline__ float ToFloat<__nv_bfloat16>(__nv_bfloat16 x) {
 template <typename T>
 __device__ __forceinline__ T FromFloat(float x);
 template <>
-__device__ __forceinline__ float FromFloat<float>(float x) { return x; }
+__device__ __forceinline__ float FromFloat<float>(float x) {
+  return x;
+}
 template <>
 __device__ __forceinline__ __half FromFloat<__half>(float x) {
   return __float2half_rn(x);

@@ -15,28 +15,26 @@ constexpr int kBlock = 256;
 constexpr int64_t kMaxBlocks = 65536;
 
 template <typename T>
-__global__ void FillSeededKernel(uint64_t seed, InputStream input,
-                                 uint64_t first, T* out, int64_t n) {
+__global__ void FillSeededKernel(uint64_t seed, InputStream input, uint64_t first, T* out,
+                                 int64_t n) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride)
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     out[i] = FromFloat<T>(SeededValue(seed, input, first + uint64_t(i)));
 }
 
 template <typename T>
-cudaError_t Fill(uint64_t seed, InputStream input, uint64_t first, void* out,
-                 int64_t n, cudaStream_t stream) {
+cudaError_t Fill(uint64_t seed, InputStream input, uint64_t first, void* out, int64_t n,
+                 cudaStream_t stream) {
   const int64_t blocks = std::min((n + kBlock - 1) / kBlock, kMaxBlocks);
-  FillSeededKernel<T><<<unsigned(blocks), kBlock, 0, stream>>>(
-      seed, input, first, static_cast<T*>(out), n);
+  FillSeededKernel<T>
+      <<<unsigned(blocks), kBlock, 0, stream>>>(seed, input, first, static_cast<T*>(out), n);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input,
-                             uint64_t first, void* out, int64_t n,
-                             cudaStream_t stream) {
+cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input, uint64_t first,
+                             void* out, int64_t n, cudaStream_t stream) {
   if (n < 1) return cudaErrorInvalidValue;
   switch (dtype) {
     case DType::kFp32:

@@ -19,8 +19,7 @@
 
 namespace kbench::kernels::cuda {
 
-cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input,
-                             uint64_t first, void* out, int64_t n,
-                             cudaStream_t stream);
+cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input, uint64_t first,
+                             void* out, int64_t n, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

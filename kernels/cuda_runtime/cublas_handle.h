@@ -33,14 +33,12 @@ namespace kbench::cuda {
 // cuBLAS's recommended workspace on Hopper.
 inline constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
 
-absl::Status CublasError(cublasStatus_t status, const char* call,
-                         const char* file, int line);
+absl::Status CublasError(cublasStatus_t status, const char* call, const char* file, int line);
 
 class CublasHandle {
  public:
   // On the calling thread's current device.
-  static absl::StatusOr<CublasHandle> Create(
-      size_t workspace_bytes = kCublasWorkspaceBytes);
+  static absl::StatusOr<CublasHandle> Create(size_t workspace_bytes = kCublasWorkspaceBytes);
 
   CublasHandle() = default;
   CublasHandle(CublasHandle&&) noexcept = default;
@@ -54,8 +52,7 @@ class CublasHandle {
   struct Destroy {
     void operator()(cublasHandle_t handle) const { cublasDestroy(handle); }
   };
-  using Handle =
-      std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, Destroy>;
+  using Handle = std::unique_ptr<std::remove_pointer_t<cublasHandle_t>, Destroy>;
 
   CublasHandle(DeviceBuffer workspace, Handle handle)
       : workspace_(std::move(workspace)), handle_(std::move(handle)) {}
@@ -67,10 +64,9 @@ class CublasHandle {
 
 }  // namespace kbench::cuda
 
-#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                            \
-  do {                                                                 \
-    if (const cublasStatus_t kbench_cublas_status_ = (expr);           \
-        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)                \
-      return ::kbench::cuda::CublasError(kbench_cublas_status_, #expr, \
-                                         __FILE__, __LINE__);          \
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                                                 \
+  do {                                                                                      \
+    if (const cublasStatus_t kbench_cublas_status_ = (expr);                                \
+        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                     \
+      return ::kbench::cuda::CublasError(kbench_cublas_status_, #expr, __FILE__, __LINE__); \
   } while (0)

@@ -3,8 +3,8 @@
 #include <memory>
 #include <utility>
 
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::cuda {
 namespace {
@@ -12,16 +12,13 @@ namespace {
 struct GraphDeleter {
   void operator()(cudaGraph_t graph) const { cudaGraphDestroy(graph); }
 };
-using GraphPtr =
-    std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
+using GraphPtr = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, GraphDeleter>;
 
 }  // namespace
 
 absl::StatusOr<GraphExec> GraphExec::Capture(
-    cudaStream_t stream,
-    absl::FunctionRef<absl::Status(cudaStream_t)> enqueue) {
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    cudaStream_t stream, absl::FunctionRef<absl::Status(cudaStream_t)> enqueue) {
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   const absl::Status enqueued = enqueue(stream);
   cudaGraph_t raw = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(stream, &raw);
@@ -33,8 +30,7 @@ absl::StatusOr<GraphExec> GraphExec::Capture(
   return GraphExec(exec);
 }
 
-GraphExec::GraphExec(GraphExec&& other) noexcept
-    : exec_(std::exchange(other.exec_, nullptr)) {}
+GraphExec::GraphExec(GraphExec&& other) noexcept : exec_(std::exchange(other.exec_, nullptr)) {}
 
 GraphExec& GraphExec::operator=(GraphExec&& other) noexcept {
   if (this != &other) {

@@ -19,9 +19,8 @@ class GraphExec {
   // Captures everything `enqueue` puts on `stream` (which must be idle of
   // other capture) and instantiates it. Capture always ends, also when
   // `enqueue` fails; its error is returned then.
-  static absl::StatusOr<GraphExec> Capture(
-      cudaStream_t stream,
-      absl::FunctionRef<absl::Status(cudaStream_t)> enqueue);
+  static absl::StatusOr<GraphExec> Capture(cudaStream_t stream,
+                                           absl::FunctionRef<absl::Status(cudaStream_t)> enqueue);
 
   GraphExec() = default;
   GraphExec(GraphExec&& other) noexcept;

@@ -15,24 +15,21 @@ constexpr absl::string_view kPayloadUrl = "kbench.dev/cuda-error";
 }  // namespace
 
 absl::string_view ProjectPath(absl::string_view file) {
-  for (absl::string_view root :
-       {"/server/", "/kernels/", "/tools/", "/tests/"}) {
+  for (absl::string_view root : {"/server/", "/kernels/", "/tools/", "/tests/"}) {
     if (const size_t at = file.rfind(root); at != absl::string_view::npos)
       return file.substr(at + 1);
   }
   return file;
 }
 
-absl::Status CudaError(cudaError_t error, const char* call, const char* file,
-                       int line) {
+absl::Status CudaError(cudaError_t error, const char* call, const char* file, int line) {
   // Resets the runtime's last error; a sticky error stays regardless.
   cudaGetLastError();
   const std::string message =
-      absl::StrCat(call, " failed at ", ProjectPath(file), ":", line, ": ",
-                   cudaGetErrorName(error), ": ", cudaGetErrorString(error));
-  absl::Status status = error == cudaErrorMemoryAllocation
-                            ? absl::ResourceExhaustedError(message)
-                            : absl::InternalError(message);
+      absl::StrCat(call, " failed at ", ProjectPath(file), ":", line, ": ", cudaGetErrorName(error),
+                   ": ", cudaGetErrorString(error));
+  absl::Status status = error == cudaErrorMemoryAllocation ? absl::ResourceExhaustedError(message)
+                                                           : absl::InternalError(message);
   status.SetPayload(kPayloadUrl, absl::Cord(absl::StrCat(int(error))));
   return status;
 }
@@ -40,8 +37,7 @@ absl::Status CudaError(cudaError_t error, const char* call, const char* file,
 std::optional<cudaError_t> CudaErrorOf(const absl::Status& status) {
   const auto payload = status.GetPayload(kPayloadUrl);
   int code = 0;
-  if (!payload || !absl::SimpleAtoi(std::string(*payload), &code))
-    return std::nullopt;
+  if (!payload || !absl::SimpleAtoi(std::string(*payload), &code)) return std::nullopt;
   return cudaError_t(code);
 }
 

@@ -22,8 +22,7 @@ namespace kbench::cuda {
 
 // Builds the Status of a failed call and clears CUDA's last error, so a
 // passing error is not reported again by the next launch check.
-absl::Status CudaError(cudaError_t error, const char* call, const char* file,
-                       int line);
+absl::Status CudaError(cudaError_t error, const char* call, const char* file, int line);
 
 // `file` (a __FILE__) from the project root, so messages do not carry the
 // build host's directories.
@@ -39,10 +38,8 @@ bool IsSticky(cudaError_t error);
 
 }  // namespace kbench::cuda
 
-#define KBENCH_CUDA_RETURN_IF_ERROR(expr)                                   \
-  do {                                                                      \
-    if (const cudaError_t kbench_cuda_error_ = (expr);                      \
-        kbench_cuda_error_ != cudaSuccess)                                  \
-      return ::kbench::cuda::CudaError(kbench_cuda_error_, #expr, __FILE__, \
-                                       __LINE__);                           \
+#define KBENCH_CUDA_RETURN_IF_ERROR(expr)                                                 \
+  do {                                                                                    \
+    if (const cudaError_t kbench_cuda_error_ = (expr); kbench_cuda_error_ != cudaSuccess) \
+      return ::kbench::cuda::CudaError(kbench_cuda_error_, #expr, __FILE__, __LINE__);    \
   } while (0)

@@ -19,17 +19,15 @@ absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes) {
     int device = -1;
     cudaGetDevice(&device);
     return absl::ResourceExhaustedError(
-        absl::StrCat("CUDA device ", device, " cannot allocate ", bytes,
-                     " bytes (", bytes >> 20, " MiB): ", free_bytes >> 20,
-                     " MiB free of ", total_bytes >> 20, " MiB"));
+        absl::StrCat("CUDA device ", device, " cannot allocate ", bytes, " bytes (", bytes >> 20,
+                     " MiB): ", free_bytes >> 20, " MiB free of ", total_bytes >> 20, " MiB"));
   }
   KBENCH_CUDA_RETURN_IF_ERROR(error);
   return DeviceBuffer(ptr, bytes);
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
-    : ptr_(std::exchange(other.ptr_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+    : ptr_(std::exchange(other.ptr_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   if (this != &other) {

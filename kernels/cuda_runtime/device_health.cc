@@ -10,9 +10,9 @@ namespace kbench::cuda {
 absl::Status DeviceHealth::CheckUsable() const {
   if (Healthy()) return absl::OkStatus();
   absl::MutexLock lock(&mu_);
-  return absl::InternalError(absl::StrCat(
-      "CUDA device ", ordinal_, " is unusable after a sticky error (",
-      first_error_, "); the process must be restarted"));
+  return absl::InternalError(absl::StrCat("CUDA device ", ordinal_,
+                                          " is unusable after a sticky error (", first_error_,
+                                          "); the process must be restarted"));
 }
 
 void DeviceHealth::Observe(const absl::Status& status) {

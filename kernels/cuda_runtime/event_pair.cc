@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::cuda {
 
@@ -11,13 +11,11 @@ absl::StatusOr<Event> Event::Create() {
   cudaEvent_t event = nullptr;
   // Blocking sync: the waiting host thread sleeps rather than spins, so a
   // long sample does not hold a CPU core that the gRPC server needs.
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaEventCreateWithFlags(&event, cudaEventBlockingSync));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&event, cudaEventBlockingSync));
   return Event(event);
 }
 
-Event::Event(Event&& other) noexcept
-    : event_(std::exchange(other.event_, nullptr)) {}
+Event::Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
 
 Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
@@ -48,28 +46,22 @@ namespace {
 absl::Status Record(cudaEvent_t event, cudaStream_t stream) {
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamIsCapturing(stream, &capture));
-  const unsigned flags = capture == cudaStreamCaptureStatusActive
-                             ? cudaEventRecordExternal
-                             : cudaEventRecordDefault;
+  const unsigned flags =
+      capture == cudaStreamCaptureStatusActive ? cudaEventRecordExternal : cudaEventRecordDefault;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaEventRecordWithFlags(event, stream, flags));
   return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status EventPair::Start(cudaStream_t stream) {
-  return Record(start_.get(), stream);
-}
+absl::Status EventPair::Start(cudaStream_t stream) { return Record(start_.get(), stream); }
 
-absl::Status EventPair::Stop(cudaStream_t stream) {
-  return Record(stop_.get(), stream);
-}
+absl::Status EventPair::Stop(cudaStream_t stream) { return Record(stop_.get(), stream); }
 
 absl::StatusOr<double> EventPair::ElapsedMs() {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(stop_.get()));
   float ms = 0;
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&ms, start_.get(), stop_.get()));
   return double(ms);
 }
 

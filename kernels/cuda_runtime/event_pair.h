@@ -45,8 +45,7 @@ class EventPair {
   absl::StatusOr<double> ElapsedMs();
 
  private:
-  EventPair(Event start, Event stop)
-      : start_(std::move(start)), stop_(std::move(stop)) {}
+  EventPair(Event start, Event stop) : start_(std::move(start)), stop_(std::move(stop)) {}
 
   Event start_;
   Event stop_;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::cuda {
 
@@ -17,8 +17,7 @@ absl::StatusOr<L2Flusher> L2Flusher::Create(size_t l2_bytes) {
 
 absl::Status L2Flusher::Flush(cudaStream_t stream) {
   ++value_;
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer_.get(), value_, buffer_.bytes(), stream));
   return absl::OkStatus();
 }
 

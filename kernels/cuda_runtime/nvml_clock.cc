@@ -21,9 +21,9 @@ constexpr uint64_t kReasonHwSlowdown = 0x8;
 constexpr uint64_t kReasonSwThermalSlowdown = 0x20;
 constexpr uint64_t kReasonHwThermalSlowdown = 0x40;
 constexpr uint64_t kReasonHwPowerBrakeSlowdown = 0x80;
-constexpr uint64_t kThrottlingReasons =
-    kReasonSwPowerCap | kReasonHwSlowdown | kReasonSwThermalSlowdown |
-    kReasonHwThermalSlowdown | kReasonHwPowerBrakeSlowdown;
+constexpr uint64_t kThrottlingReasons = kReasonSwPowerCap | kReasonHwSlowdown |
+                                        kReasonSwThermalSlowdown | kReasonHwThermalSlowdown |
+                                        kReasonHwPowerBrakeSlowdown;
 
 }  // namespace
 
@@ -62,15 +62,12 @@ Loaded LoadNvml() {
     const bool bound =
         Bind(library, "nvmlInit_v2", &api.init) &&
         Bind(library, "nvmlErrorString", &api.error_string) &&
-        Bind(library, "nvmlDeviceGetHandleByPciBusId_v2",
-             &api.handle_by_pci_bus_id) &&
+        Bind(library, "nvmlDeviceGetHandleByPciBusId_v2", &api.handle_by_pci_bus_id) &&
         Bind(library, "nvmlDeviceGetClockInfo", &api.clock_info) &&
         Bind(library, "nvmlDeviceGetMaxClockInfo", &api.max_clock_info) &&
         // Renamed "clocks event reasons" in newer drivers; same signature.
-        (Bind(library, "nvmlDeviceGetCurrentClocksEventReasons",
-              &api.throttle_reasons) ||
-         Bind(library, "nvmlDeviceGetCurrentClocksThrottleReasons",
-              &api.throttle_reasons));
+        (Bind(library, "nvmlDeviceGetCurrentClocksEventReasons", &api.throttle_reasons) ||
+         Bind(library, "nvmlDeviceGetCurrentClocksThrottleReasons", &api.throttle_reasons));
     if (!bound) {
       result.error = "libnvidia-ml.so.1 lacks a function kbench uses";
       return result;
@@ -91,12 +88,11 @@ NvmlClock NvmlClock::Open(const std::string& pci_bus_id) {
   const Loaded nvml = LoadNvml();
   if (nvml.api == nullptr) return NvmlClock(nullptr, nullptr, nvml.error);
   NvmlDevice device = nullptr;
-  if (const NvmlReturn r =
-          nvml.api->handle_by_pci_bus_id(pci_bus_id.c_str(), &device);
+  if (const NvmlReturn r = nvml.api->handle_by_pci_bus_id(pci_bus_id.c_str(), &device);
       r != kNvmlSuccess) {
     return NvmlClock(nullptr, nullptr,
-                     absl::StrCat("NVML has no GPU at PCI bus id ", pci_bus_id,
-                                  ": ", nvml.api->error_string(r)));
+                     absl::StrCat("NVML has no GPU at PCI bus id ", pci_bus_id, ": ",
+                                  nvml.api->error_string(r)));
   }
   return NvmlClock(nvml.api, device, "");
 }
@@ -113,8 +109,7 @@ std::optional<SmClock> NvmlClock::Read() const {
 
 std::optional<double> NvmlClock::MaxSmClockMhz() const {
   unsigned mhz = 0;
-  if (api_ == nullptr ||
-      api_->max_clock_info(device_, kNvmlClockSm, &mhz) != kNvmlSuccess)
+  if (api_ == nullptr || api_->max_clock_info(device_, kNvmlClockSm, &mhz) != kNvmlSuccess)
     return std::nullopt;
   return double(mhz);
 }

@@ -43,9 +43,7 @@ class NvmlClock {
 
  private:
   NvmlClock(const Api* api, void* device, std::string unavailable_reason)
-      : api_(api),
-        device_(device),
-        unavailable_reason_(std::move(unavailable_reason)) {}
+      : api_(api), device_(device), unavailable_reason_(std::move(unavailable_reason)) {}
 
   const Api* api_ = nullptr;
   void* device_ = nullptr;

@@ -5,8 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_format.h"
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::cuda {
 namespace {
@@ -18,14 +18,12 @@ constexpr int kMaxRebuilds = 3;
 
 int LaunchesFor(double per_launch_ms) {
   if (!(per_launch_ms > 0)) return kMaxHotLaunches;
-  return int(std::clamp(std::ceil(kHotBatchMs / per_launch_ms), 1.0,
-                        double(kMaxHotLaunches)));
+  return int(std::clamp(std::ceil(kHotBatchMs / per_launch_ms), 1.0, double(kMaxHotLaunches)));
 }
 
 }  // namespace
 
-absl::StatusOr<SampleTimer> SampleTimer::Create(cudaStream_t stream,
-                                                L2Flusher* flusher) {
+absl::StatusOr<SampleTimer> SampleTimer::Create(cudaStream_t stream, L2Flusher* flusher) {
   KBENCH_ASSIGN_OR_RETURN(EventPair events, EventPair::Create());
   return SampleTimer(stream, flusher, std::move(events));
 }
@@ -53,8 +51,7 @@ int SampleTimer::HotLaunches(int key) const {
   return it == hot_.end() ? 0 : it->second.launches;
 }
 
-absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(
-    Enqueue enqueue) {
+absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(Enqueue enqueue) {
   // One untimed run first: module load and first touch stay out of the guess.
   KBENCH_RETURN_IF_ERROR(enqueue(stream_));
   KBENCH_RETURN_IF_ERROR(events_.Start(stream_));
@@ -72,9 +69,7 @@ absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(
     // The first replay uploads the graph; the second is representative.
     KBENCH_RETURN_IF_ERROR(Replay(hot.graph).status());
     KBENCH_ASSIGN_OR_RETURN(double ms, Replay(hot.graph));
-    if (ms >= kHotBatchMs || hot.launches >= kMaxHotLaunches ||
-        rebuild == kMaxRebuilds)
-      return hot;
+    if (ms >= kHotBatchMs || hot.launches >= kMaxHotLaunches || rebuild == kMaxRebuilds) return hot;
     hot.launches = LaunchesFor(ms / hot.launches / 1.1);
   }
 }

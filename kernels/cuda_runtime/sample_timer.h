@@ -33,8 +33,7 @@ inline constexpr int kMaxHotLaunches = 4096;
 
 class SampleTimer {
  public:
-  static absl::StatusOr<SampleTimer> Create(cudaStream_t stream,
-                                            L2Flusher* flusher);
+  static absl::StatusOr<SampleTimer> Create(cudaStream_t stream, L2Flusher* flusher);
 
   absl::StatusOr<double> Cold(Enqueue enqueue);
   // `key` names the work (a variant's index): its graph is built on the

@@ -16,8 +16,7 @@ struct Float4 {
 };
 }  // namespace
 
-void VectorAddVectorizedCpu(const float* a, const float* b, float* c,
-                            int64_t n) {
+void VectorAddVectorizedCpu(const float* a, const float* b, float* c, int64_t n) {
   const int64_t chunks = n / 4;
   for (int64_t i = 0; i < chunks; ++i) {
     Float4 va, vb;

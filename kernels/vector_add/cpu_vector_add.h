@@ -12,7 +12,6 @@
 namespace kbench::kernels {
 
 void VectorAddNaiveCpu(const float* a, const float* b, float* c, int64_t n);
-void VectorAddVectorizedCpu(const float* a, const float* b, float* c,
-                            int64_t n);
+void VectorAddVectorizedCpu(const float* a, const float* b, float* c, int64_t n);
 
 }  // namespace kbench::kernels

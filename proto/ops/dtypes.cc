@@ -9,8 +9,7 @@ static_assert(int(kernels::DType::kFp16) == v1::DTYPE_FP16);
 static_assert(int(kernels::DType::kBf16) == v1::DTYPE_BF16);
 
 kernels::DType FromProto(v1::DType dtype) {
-  return dtype == v1::DTYPE_UNSPECIFIED ? kernels::DType::kFp32
-                                        : kernels::DType(int(dtype));
+  return dtype == v1::DTYPE_UNSPECIFIED ? kernels::DType::kFp32 : kernels::DType(int(dtype));
 }
 
 v1::DType ToProto(kernels::DType dtype) { return v1::DType(int(dtype)); }

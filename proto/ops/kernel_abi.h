@@ -45,7 +45,7 @@ struct KernelArgument {
 };
 
 struct KernelAbi {
-  std::string op;                      // "vector_add"
+  std::string op;  // "vector_add"
   std::vector<AbiParameter> parameters;
   // The names a launch spec may use, in the order SizeValues gives them.
   std::vector<std::string> sizes;

@@ -20,17 +20,15 @@ absl::StatusOr<std::unique_ptr<KernelArgumentPack>> KernelArgumentPack::Make(
   for (size_t i = 0; i < arguments.size(); ++i) {
     const KernelArgument& a = arguments[i];
     if (a.bytes() != abi.parameters[i].bytes)
-      return absl::InternalError(absl::StrCat(abi.op, "'s argument ", i, " is ", a.bytes(),
-                                              " bytes; its parameter '",
-                                              abi.parameters[i].declaration, "' ",
-                                              abi.parameters[i].bytes));
+      return absl::InternalError(
+          absl::StrCat(abi.op, "'s argument ", i, " is ", a.bytes(), " bytes; its parameter '",
+                       abi.parameters[i].declaration, "' ", abi.parameters[i].bytes));
     void* slot = &pack->slots_[i];
     switch (a.kind) {
       case KernelArgument::Kind::kBuffer: {
         if (a.buffer < 0 || size_t(a.buffer) >= buffers.size())
           return absl::InternalError(absl::StrCat(abi.op, "'s argument ", i, " is buffer ",
-                                                  a.buffer, "; the workload has ",
-                                                  buffers.size()));
+                                                  a.buffer, "; the workload has ", buffers.size()));
         void* pointer = buffers[size_t(a.buffer)];
         std::memcpy(slot, &pointer, sizeof pointer);
         break;
@@ -39,8 +37,8 @@ absl::StatusOr<std::unique_ptr<KernelArgumentPack>> KernelArgumentPack::Make(
         const int32_t v = int32_t(a.integer);
         if (int64_t(v) != a.integer)
           return absl::InternalError(absl::StrCat(abi.op, "'s argument ", i, " (",
-                                                  abi.parameters[i].declaration, ") ",
-                                                  a.integer, " does not fit 32 bits"));
+                                                  abi.parameters[i].declaration, ") ", a.integer,
+                                                  " does not fit 32 bits"));
         std::memcpy(slot, &v, sizeof v);
         break;
       }

@@ -29,8 +29,9 @@ class KernelArgumentPack {
   // buffers[k] (the workload's inputs in the op's order, then its output).
   // INTERNAL when the op's table disagrees with its ABI (count, a size) or
   // names a buffer the workload does not have.
-  static absl::StatusOr<std::unique_ptr<KernelArgumentPack>> Make(
-      const KernelAbi& abi, const v1::RunRequest& request, std::span<void* const> buffers);
+  static absl::StatusOr<std::unique_ptr<KernelArgumentPack>> Make(const KernelAbi& abi,
+                                                                  const v1::RunRequest& request,
+                                                                  std::span<void* const> buffers);
 
   KernelArgumentPack(const KernelArgumentPack&) = delete;
   KernelArgumentPack& operator=(const KernelArgumentPack&) = delete;

@@ -82,8 +82,8 @@ class Parser {
 
   absl::Status Enter(size_t at) {
     if (++depth_ > kMaxLaunchExpressionDepth)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "nested more than ", kMaxLaunchExpressionDepth, " deep at position ", at));
+      return absl::InvalidArgumentError(
+          absl::StrCat("nested more than ", kMaxLaunchExpressionDepth, " deep at position ", at));
     return absl::OkStatus();
   }
 
@@ -132,9 +132,9 @@ class Parser {
           out.push_back({Kind::kSize, int64_t(i), at});
           return absl::OkStatus();
         }
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown size '", word, "' at position ", at, "; the sizes are ",
-                       absl::StrJoin(names_, " "), " (functions: cdiv, min, max)"));
+      return absl::InvalidArgumentError(absl::StrCat("unknown size '", word, "' at position ", at,
+                                                     "; the sizes are ", absl::StrJoin(names_, " "),
+                                                     " (functions: cdiv, min, max)"));
     }
     return Unexpected();
   }
@@ -147,7 +147,9 @@ class Parser {
     if (absl::Status s = Sum(out); !s.ok()) return s;
     if (absl::Status s = Expect(')'); !s.ok()) return s;
     --depth_;
-    out.push_back({function == "cdiv" ? Kind::kCdiv : function == "min" ? Kind::kMin : Kind::kMax,
+    out.push_back({function == "cdiv"  ? Kind::kCdiv
+                   : function == "min" ? Kind::kMin
+                                       : Kind::kMax,
                    0, at});
     return absl::OkStatus();
   }
@@ -160,8 +162,8 @@ class Parser {
 
 absl::Status CheckLength(std::string_view text) {
   if (text.size() > kMaxLaunchExpressionLength)
-    return absl::InvalidArgumentError(absl::StrCat("at most ", kMaxLaunchExpressionLength,
-                                                   " characters, got ", text.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("at most ", kMaxLaunchExpressionLength, " characters, got ", text.size()));
   return absl::OkStatus();
 }
 
@@ -182,8 +184,9 @@ absl::StatusOr<LaunchExpression> LaunchExpression::Parse(std::string_view text,
   return LaunchExpression(*std::move(steps));
 }
 
-absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(
-    std::string_view text, const std::vector<std::string>& names, size_t max_items) {
+absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(std::string_view text,
+                                                              const std::vector<std::string>& names,
+                                                              size_t max_items) {
   if (absl::Status s = CheckLength(text); !s.ok()) return s;
   Parser parser(text, names);
   std::vector<LaunchExpression> items;
@@ -193,9 +196,9 @@ absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(
     items.push_back(LaunchExpression(*std::move(steps)));
     if (parser.Peek() != ',') break;
     if (items.size() == max_items)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "at most ", max_items, " comma-separated values; another starts at position ",
-          parser.position()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("at most ", max_items,
+                       " comma-separated values; another starts at position ", parser.position()));
     parser.Advance();
   }
   if (parser.Peek() != '\0') return parser.Unexpected();
@@ -243,8 +246,8 @@ absl::StatusOr<int64_t> LaunchExpression::Evaluate(const std::vector<int64_t>& v
         break;
       case Kind::kCdiv:
         if (b <= 0)
-          return absl::InvalidArgumentError(absl::StrCat(
-              "cdiv at position ", step.position, " needs a divisor above 0, got ", b));
+          return absl::InvalidArgumentError(absl::StrCat("cdiv at position ", step.position,
+                                                         " needs a divisor above 0, got ", b));
         a = a / b + (a % b > 0 ? 1 : 0);
         break;
       case Kind::kMin:

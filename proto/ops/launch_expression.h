@@ -47,7 +47,7 @@ class LaunchExpression {
   struct Step {
     enum class Kind { kNumber, kSize, kAdd, kSub, kMul, kDiv, kMod, kNeg, kCdiv, kMin, kMax };
     Kind kind = Kind::kNumber;
-    int64_t value = 0;  // kNumber: the number; kSize: the index into values
+    int64_t value = 0;    // kNumber: the number; kSize: the index into values
     size_t position = 0;  // 1-based, for errors
   };
 
@@ -61,7 +61,8 @@ class LaunchExpression {
 // Parses a comma-separated list of 1 to `max_items` expressions (a grid or
 // block of up to three dimensions). The whole text obeys the length bound;
 // errors name positions in the whole text.
-absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(
-    std::string_view text, const std::vector<std::string>& names, size_t max_items);
+absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(std::string_view text,
+                                                              const std::vector<std::string>& names,
+                                                              size_t max_items);
 
 }  // namespace kbench::ops

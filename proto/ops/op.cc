@@ -12,8 +12,7 @@ const VariantSupport* VariantSpec::On(std::string_view backend) const {
   return nullptr;
 }
 
-absl::Status Op::CheckVariants(const v1::RunRequest&,
-                               const std::vector<const VariantSpec*>&,
+absl::Status Op::CheckVariants(const v1::RunRequest&, const std::vector<const VariantSpec*>&,
                                std::string_view, const v1::Limits&) const {
   return absl::OkStatus();
 }
@@ -24,17 +23,20 @@ const VariantSpec* Op::FindVariant(std::string_view name) const {
   return nullptr;
 }
 
-std::string Op::FieldText(const v1::RunRequest& request,
-                          const ProblemField& field) const {
+std::string Op::FieldText(const v1::RunRequest& request, const ProblemField& field) const {
   const google::protobuf::Message& problem = Problem(request);
   const FieldDescriptor* f = problem.GetDescriptor()->FindFieldByName(field.field);
   const auto* reflection = problem.GetReflection();
   if (f == nullptr) return "";
   switch (f->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_UINT32: return absl::StrCat(reflection->GetUInt32(problem, f));
-    case FieldDescriptor::CPPTYPE_UINT64: return absl::StrCat(reflection->GetUInt64(problem, f));
-    case FieldDescriptor::CPPTYPE_BOOL: return reflection->GetBool(problem, f) ? "true" : "false";
-    default: return "";
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return absl::StrCat(reflection->GetUInt32(problem, f));
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return absl::StrCat(reflection->GetUInt64(problem, f));
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return reflection->GetBool(problem, f) ? "true" : "false";
+    default:
+      return "";
   }
 }
 

@@ -41,10 +41,10 @@ struct KernelAbi;  // kernel_abi.h
 // reports print it. The value lives in the problem message; `field` is its
 // proto name.
 struct ProblemField {
-  std::string field;          // proto field name, e.g. "seq_len"
-  std::string flag;           // CLI flag, e.g. "--seq"
-  std::string type_name;      // CLI value name, e.g. "N"; empty for a bool
-  std::string help;           // one line for --help
+  std::string field;      // proto field name, e.g. "seq_len"
+  std::string flag;       // CLI flag, e.g. "--seq"
+  std::string type_name;  // CLI value name, e.g. "N"; empty for a bool
+  std::string help;       // one line for --help
   // What the CLI sends when the flag is absent; empty: the flag is required
   // (bool fields default to false).
   std::string default_value;
@@ -60,10 +60,10 @@ struct VariantSupport {
 };
 
 struct VariantSpec {
-  std::string name;      // as the API names it, e.g. "fused"
-  std::string summary;   // one line: what it does
+  std::string name;     // as the API names it, e.g. "fused"
+  std::string summary;  // one line: what it does
   std::vector<VariantSupport> support;
-  int id = 0;            // index in Op::variants(); what a Workload is told
+  int id = 0;  // index in Op::variants(); what a Workload is told
 
   // The support of `backend`, or nullptr when it does not run this variant.
   const VariantSupport* On(std::string_view backend) const;
@@ -76,8 +76,7 @@ struct VariantSpec {
 // by is its row by construction. Every value from 0 to entries.size() - 1
 // has one entry (ops_test checks every op's table).
 template <typename VariantEnum>
-std::vector<VariantSpec> VariantTable(
-    std::vector<std::pair<VariantEnum, VariantSpec>> entries) {
+std::vector<VariantSpec> VariantTable(std::vector<std::pair<VariantEnum, VariantSpec>> entries) {
   std::vector<VariantSpec> table(entries.size());
   for (auto& [id, spec] : entries) {
     spec.id = int(id);
@@ -141,8 +140,7 @@ class Op {
   // attention, the score matrix of naive. OK by default.
   virtual absl::Status CheckVariants(const v1::RunRequest& request,
                                      const std::vector<const VariantSpec*>& variants,
-                                     std::string_view backend,
-                                     const v1::Limits& limits) const;
+                                     std::string_view backend, const v1::Limits& limits) const;
 
   // The work of one run.
   virtual Work WorkOf(const v1::RunRequest& request, kernels::DType dtype) const = 0;

@@ -17,32 +17,28 @@ std::string FailureOf(const kernels::Comparison& c, const kernels::Tolerance& t,
     return absl::StrCat(WithCommas(c.non_finite), " non-finite elements (NaN or infinity) ", what);
   if (c.over_tolerance > 0)
     return absl::StrFormat("%s elements over atol + rtol * |ref| (%.3g + %.3g * |ref|) %s",
-                           WithCommas(c.over_tolerance), t.element.atol, t.element.rtol,
-                           what);
+                           WithCommas(c.over_tolerance), t.element.atol, t.element.rtol, what);
   if (c.rel_l2_error() > t.rel_l2)
-    return absl::StrFormat("relative L2 error %.3g over its tolerance %.3g %s",
-                           c.rel_l2_error(), t.rel_l2, what);
+    return absl::StrFormat("relative L2 error %.3g over its tolerance %.3g %s", c.rel_l2_error(),
+                           t.rel_l2, what);
   if (c.checked == 0) return absl::StrCat("nothing checked ", what);
   return "";
 }
 
 }  // namespace
 
-absl::Status CheckRange(const std::string& field, uint64_t value, uint64_t low,
-                        uint64_t high) {
+absl::Status CheckRange(const std::string& field, uint64_t value, uint64_t low, uint64_t high) {
   if (value >= low && value <= high) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      field, " must be between ", low, " and ", high, ", got ", value));
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " must be between ", low, " and ", high, ", got ", value));
 }
 
 absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
                                              const kernels::OpTolerances& tolerances,
                                              const std::vector<OutputRange>& ranges,
-                                             std::span<const double> exact,
-                                             std::string method) {
-  KBENCH_ASSIGN_OR_RETURN(
-      const kernels::Comparison all,
-      output.CompareWithReference(tolerances.against_reference.element));
+                                             std::span<const double> exact, std::string method) {
+  KBENCH_ASSIGN_OR_RETURN(const kernels::Comparison all,
+                          output.CompareWithReference(tolerances.against_reference.element));
   kernels::Comparison sampled, reference;
   std::vector<float> out, ref;
   size_t e = 0;

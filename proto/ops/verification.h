@@ -18,8 +18,7 @@ namespace kbench::ops {
 
 // INVALID_ARGUMENT "FIELD must be between LOW and HIGH, got VALUE" when
 // value is outside [low, high].
-absl::Status CheckRange(const std::string& field, uint64_t value, uint64_t low,
-                        uint64_t high);
+absl::Status CheckRange(const std::string& field, uint64_t value, uint64_t low, uint64_t high);
 
 // Elements [first, first + count) of the output.
 struct OutputRange {
@@ -41,8 +40,7 @@ struct OutputRange {
 absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
                                              const kernels::OpTolerances& tolerances,
                                              const std::vector<OutputRange>& ranges,
-                                             std::span<const double> exact,
-                                             std::string method);
+                                             std::span<const double> exact, std::string method);
 
 // 268435456 -> "268,435,456", for methods and failures.
 std::string WithCommas(uint64_t value);

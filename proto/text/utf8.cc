@@ -52,8 +52,7 @@ std::string ValidUtf8Prefix(std::string_view text, size_t max_bytes) {
   out.reserve(std::min(text.size(), max_bytes));
   for (size_t i = 0; i < text.size();) {
     const size_t length = SequenceAt(text, i);
-    const std::string_view next =
-        length == 0 ? kReplacement : text.substr(i, length);
+    const std::string_view next = length == 0 ? kReplacement : text.substr(i, length);
     if (out.size() + next.size() > max_bytes) break;
     out += next;
     i += length == 0 ? 1 : length;

@@ -59,10 +59,9 @@ AdminCommandLine::AdminCommandLine(CLI::App& app) {
   list_invites_ = admin_->add_subcommand(
       "list-invites", "List the invite codes that can still be redeemed (by id, not code)");
   list_invites_->add_option("--cohort", cohort_, "Only this cohort's invites");
-  revoke_invite_ = admin_->add_subcommand("revoke-invite",
-                                          "Revoke an invite code: it stops working at once");
-  revoke_invite_->add_option("id", invite_id_, "The invite's ID (from list-invites)")
-      ->required();
+  revoke_invite_ =
+      admin_->add_subcommand("revoke-invite", "Revoke an invite code: it stops working at once");
+  revoke_invite_->add_option("id", invite_id_, "The invite's ID (from list-invites)")->required();
   for (CLI::App* command : {add_cohort_, add_user_, revoke_, list_users_, import_roster_,
                             list_invites_, revoke_invite_}) {
     command->fallthrough();
@@ -104,11 +103,10 @@ int AdminCommandLine::Run(const std::string& store_spec, std::ostream& out,
     out << absl::StrFormat("%-24s %-10s %-16s %-16s %-16s %s\n", "NAME", "ROLE", "COHORT",
                            "CREATED", "REVOKED", "EMAIL");
     for (const store::UserRecord& user : *users) {
-      out << absl::StrFormat("%-24s %-10s %-16s %-16s %-16s %s\n", user.name,
-                             std::string(auth::RoleName(user.role)),
-                             user.cohort.empty() ? "-" : user.cohort,
-                             TimeText(user.created_unix_ms), TimeText(user.revoked_unix_ms),
-                             user.email);
+      out << absl::StrFormat(
+          "%-24s %-10s %-16s %-16s %-16s %s\n", user.name, std::string(auth::RoleName(user.role)),
+          user.cohort.empty() ? "-" : user.cohort, TimeText(user.created_unix_ms),
+          TimeText(user.revoked_unix_ms), user.email);
     }
     return 0;
   }
@@ -120,8 +118,8 @@ int AdminCommandLine::Run(const std::string& store_spec, std::ostream& out,
                            "USES LEFT", "EXPIRES", "CREATED");
     for (const store::InviteRecord& invite : *invites) {
       out << absl::StrFormat("%-12s %-16s %-24s %9d %-16s %s\n", invite.id, invite.cohort,
-                             invite.created_by, invite.uses_left,
-                             TimeText(invite.expires_unix_ms), TimeText(invite.created_unix_ms));
+                             invite.created_by, invite.uses_left, TimeText(invite.expires_unix_ms),
+                             TimeText(invite.created_unix_ms));
     }
     return 0;
   }

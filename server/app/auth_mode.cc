@@ -17,9 +17,11 @@ absl::Status CheckStoreToCreate(const std::string& mode, const std::string& spec
   std::error_code error;
   if (std::filesystem::exists(spec, error) || error) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
-      "--store ", spec, ": no store there, and --auth auto does not create one (a mistyped "
+      "--store ", spec,
+      ": no store there, and --auth auto does not create one (a mistyped "
       "path would start an empty store that every caller uses without authentication); "
-      "create it with `kbench-server admin add-user NAME --role admin --store ", spec,
+      "create it with `kbench-server admin add-user NAME --role admin --store ",
+      spec,
       "` (or start with --bootstrap-admin) to serve it with authentication, or give "
       "--auth off to start it without"));
 }

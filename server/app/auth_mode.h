@@ -18,8 +18,7 @@ namespace kbench::server {
 // line) and `spec` names a SQLite file that does not exist; then
 // FAILED_PRECONDITION saying how to create it on purpose. Call before the
 // store is opened (opening creates it).
-absl::Status CheckStoreToCreate(const std::string& mode, const std::string& spec,
-                                bool store_given);
+absl::Status CheckStoreToCreate(const std::string& mode, const std::string& spec, bool store_given);
 
 // Whether callers authenticate under `mode` (auto, on, off) with this
 // store: on, off, or for auto whether the store ever had a user.

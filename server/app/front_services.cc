@@ -21,14 +21,15 @@ ServiceOptions RunServiceOptions(const ServerFlags& flags, const OpenedStores& s
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<FrontServices>> FrontServices::Create(
-    const ServerFlags& flags, const OpenedStores& stores, StartedScheduler& started) {
+absl::StatusOr<std::unique_ptr<FrontServices>> FrontServices::Create(const ServerFlags& flags,
+                                                                     const OpenedStores& stores,
+                                                                     StartedScheduler& started) {
   absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> cohort_quotas =
       stores.runs->CohortQuotas();
   if (!cohort_quotas.ok())
-    return absl::Status(cohort_quotas.status().code(),
-                        absl::StrCat("the store ", flags.store, ": ",
-                                     cohort_quotas.status().message()));
+    return absl::Status(
+        cohort_quotas.status().code(),
+        absl::StrCat("the store ", flags.store, ": ", cohort_quotas.status().message()));
   return std::unique_ptr<FrontServices>(
       new FrontServices(flags, stores, started, *std::move(cohort_quotas)));
 }
@@ -49,10 +50,9 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
       history_(*stores.runs, stores.authenticator.get(), stores.identities.get()),
       auth_(*stores.identities, stores.authenticator.get()),
       quota_service_(quotas_, *stores.runs, stores.authenticator.get()),
-      assignment_book_(*stores.assignments, *stores.runs, stores.identities.get(),
-                       [this](const v1::RunRequest& request) {
-                         return service_.CheckRequest(request);
-                       }),
+      assignment_book_(
+          *stores.assignments, *stores.runs, stores.identities.get(),
+          [this](const v1::RunRequest& request) { return service_.CheckRequest(request); }),
       assignment_service_(assignment_book_, stores.authenticator.get()) {}
 
 void FrontServices::RegisterOn(grpc::ServerBuilder& builder) {

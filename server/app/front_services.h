@@ -49,8 +49,7 @@ class FrontServices {
   LiveState Live() const;
 
  private:
-  FrontServices(const ServerFlags& flags, const OpenedStores& stores,
-                StartedScheduler& started,
+  FrontServices(const ServerFlags& flags, const OpenedStores& stores, StartedScheduler& started,
                 std::map<std::string, v1::QuotaOverrides> cohort_quotas);
 
   QuotaGate quotas_;

@@ -14,8 +14,7 @@ void ApplyGrpcLimits(grpc::ServerBuilder& builder) {
   quota.Resize(kGrpcMemoryQuotaBytes);
   quota.SetMaxThreads(kGrpcMaxThreads);
   builder.SetResourceQuota(quota);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
-                             kMaxConcurrentStreamsPerConnection);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, kMaxConcurrentStreamsPerConnection);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, Ms(kKeepaliveTime));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, Ms(kKeepaliveTimeout));
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,

@@ -69,8 +69,7 @@ void ServingHealth::Set(bool serving) {
   }
 }
 
-absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
-                                                 FrontServices& services,
+absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags, FrontServices& services,
                                                  ServingHealth& health) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();

@@ -45,8 +45,7 @@ struct GrpcListeners {
 // to `health`; prints "kbench-server health on HOST:PORT" on stdout for
 // --health-listen. An error's message is the whole reason (a certificate
 // that cannot be read, an address that cannot be bound).
-absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags,
-                                                 FrontServices& services,
+absl::StatusOr<GrpcListeners> StartGrpcListeners(const ServerFlags& flags, FrontServices& services,
                                                  ServingHealth& health);
 
 }  // namespace kbench::server

@@ -4,8 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
-#include "server/run/limits.h"
 #include "proto/ops/registry.h"
+#include "server/run/limits.h"
 
 namespace kbench::server {
 namespace {
@@ -15,18 +15,27 @@ using google::protobuf::FieldDescriptor;
 double Get(const v1::Limits& limits, const FieldDescriptor* field) {
   const auto* refl = v1::Limits::GetReflection();
   switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_DOUBLE: return refl->GetDouble(limits, field);
-    case FieldDescriptor::CPPTYPE_UINT64: return double(refl->GetUInt64(limits, field));
-    default: return double(refl->GetUInt32(limits, field));
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return refl->GetDouble(limits, field);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return double(refl->GetUInt64(limits, field));
+    default:
+      return double(refl->GetUInt32(limits, field));
   }
 }
 
 void Set(v1::Limits& limits, const FieldDescriptor* field, double value) {
   const auto* refl = v1::Limits::GetReflection();
   switch (field->cpp_type()) {
-    case FieldDescriptor::CPPTYPE_DOUBLE: refl->SetDouble(&limits, field, value); break;
-    case FieldDescriptor::CPPTYPE_UINT64: refl->SetUInt64(&limits, field, uint64_t(value)); break;
-    default: refl->SetUInt32(&limits, field, uint32_t(value)); break;
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      refl->SetDouble(&limits, field, value);
+      break;
+    case FieldDescriptor::CPPTYPE_UINT64:
+      refl->SetUInt64(&limits, field, uint64_t(value));
+      break;
+    default:
+      refl->SetUInt32(&limits, field, uint32_t(value));
+      break;
   }
 }
 
@@ -91,8 +100,7 @@ void LimitFlags::Register(CLI::App& app) {
 v1::Limits LimitFlags::Resolve(const v1::DeviceInfo& device) const {
   v1::Limits limits = DefaultLimits(device);
   const auto* descriptor = v1::Limits::descriptor();
-  for (const auto& [name, value] : given_)
-    Set(limits, descriptor->FindFieldByName(name), value);
+  for (const auto& [name, value] : given_) Set(limits, descriptor->FindFieldByName(name), value);
   return limits;
 }
 

@@ -24,12 +24,12 @@ absl::Status CheckListenAddress(const std::string& flag, const std::string& addr
                                 const ListenPolicy& policy) {
   if (IsLoopbackListenAddress(address)) return absl::OkStatus();
   if (!policy.authentication && !policy.insecure) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        flag, " ", address,
-        ": a server without authentication serves this machine only (127.0.0.1, "
-        "localhost, [::1]), since anyone who reaches it could run on its devices and "
-        "read every run; add users (kbench-server admin add-user: authentication then "
-        "turns on), or give --insecure to serve the network without authentication"));
+    return absl::FailedPreconditionError(
+        absl::StrCat(flag, " ", address,
+                     ": a server without authentication serves this machine only (127.0.0.1, "
+                     "localhost, [::1]), since anyone who reaches it could run on its devices and "
+                     "read every run; add users (kbench-server admin add-user: authentication then "
+                     "turns on), or give --insecure to serve the network without authentication"));
   }
   if (policy.authentication && !policy.tls && !policy.allow_plaintext_tokens) {
     return absl::FailedPreconditionError(absl::StrCat(

@@ -79,8 +79,8 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const int signal = WaitForSignal(signals);
-  Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (",
-      flags.shutdown_grace_s, " s grace; a second signal exits at once)");
+  Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (", flags.shutdown_grace_s,
+      " s grace; a second signal exits at once)");
   std::thread second_signal([&] {
     WaitForSignal(signals);
     Log("second signal: exiting now");

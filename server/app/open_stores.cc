@@ -5,10 +5,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "server/app/auth_mode.h"
 #include "server/app/bootstrap_admin.h"
 #include "server/app/listen_policy.h"
-#include "kernels/common/status_macros.h"
 #include "server/common/log.h"
 
 namespace kbench::server {
@@ -32,8 +32,8 @@ absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags) {
       store::OpenIdentityStore(flags.store);
   if (!identities.ok()) return Failed(identities.status(), cannot_open);
   stores.identities = *std::move(identities);
-  KBENCH_RETURN_IF_ERROR(BootstrapAdmin(*stores.identities, flags.bootstrap_admin,
-                                        flags.bootstrap_admin_token_file));
+  KBENCH_RETURN_IF_ERROR(
+      BootstrapAdmin(*stores.identities, flags.bootstrap_admin, flags.bootstrap_admin_token_file));
   absl::StatusOr<bool> resolved = ResolveAuthentication(flags.auth, *stores.identities);
   if (absl::IsFailedPrecondition(resolved.status())) return resolved.status();
   if (!resolved.ok()) return Failed(resolved.status(), store_failed);

@@ -34,8 +34,8 @@ absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
                                                      store::kMaxEmailLength));
     }
     if (users.size() == store::kMaxRosterUsers) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          where, "a roster holds at most ", store::kMaxRosterUsers, " learners"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, "a roster holds at most ", store::kMaxRosterUsers, " learners"));
     }
     users.push_back(store::NewUser{fields[0], auth::Role::kLearner, cohort, email});
   }
@@ -46,8 +46,8 @@ std::string RosterTokensCsv(const std::vector<store::NewUser>& learners,
                             const std::vector<std::string>& tokens) {
   std::string csv = "name,email,token\r\n";
   for (size_t i = 0; i < learners.size() && i < tokens.size(); ++i) {
-    absl::StrAppend(&csv, text::CsvField(learners[i].name), ",",
-                    text::CsvField(learners[i].email), ",", text::CsvField(tokens[i]), "\r\n");
+    absl::StrAppend(&csv, text::CsvField(learners[i].name), ",", text::CsvField(learners[i].email),
+                    ",", text::CsvField(tokens[i]), "\r\n");
   }
   return csv;
 }

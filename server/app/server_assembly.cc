@@ -15,14 +15,12 @@
 
 namespace kbench::server {
 
-absl::StatusOr<std::unique_ptr<AssembledServer>> AssembledServer::Start(
-    const ServerFlags& flags) {
+absl::StatusOr<std::unique_ptr<AssembledServer>> AssembledServer::Start(const ServerFlags& flags) {
   std::unique_ptr<AssembledServer> server(new AssembledServer(flags));
   KBENCH_ASSIGN_OR_RETURN(server->stores_, OpenStores(flags));
   ServingHealth& health = server->health_;
   KBENCH_ASSIGN_OR_RETURN(server->started_, StartScheduler(flags, [&health](bool serving) {
-                            Log("health: ",
-                                serving ? "SERVING" : "NOT_SERVING (no device ready)");
+                            Log("health: ", serving ? "SERVING" : "NOT_SERVING (no device ready)");
                             health.Set(serving);
                           }));
   KBENCH_ASSIGN_OR_RETURN(server->services_,
@@ -32,9 +30,9 @@ absl::StatusOr<std::unique_ptr<AssembledServer>> AssembledServer::Start(
     server->revocations_ = std::make_unique<auth::RevocationWatch>(
         *server->stores_.identities, [authenticator, &runs](const std::string& user) {
           authenticator->Forget(user);
-          runs.CancelRunsOf(user, absl::UnauthenticatedError(absl::StrCat(
-                                      "the token of ", user,
-                                      " was revoked: their runs are cancelled")));
+          runs.CancelRunsOf(user,
+                            absl::UnauthenticatedError(absl::StrCat(
+                                "the token of ", user, " was revoked: their runs are cancelled")));
         });
   }
   KBENCH_ASSIGN_OR_RETURN(server->dashboard_,
@@ -64,12 +62,13 @@ void AssembledServer::Drain() {
   while ((scheduler.running() > 0 || scheduler.queued() > 0) &&
          std::chrono::steady_clock::now() < grace_end)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  services_->runs().CancelRuns(absl::CancelledError(absl::StrCat(
-      "the server shut down before the run ended (--shutdown-grace ", flags_.shutdown_grace_s,
-      " s)")));
+  services_->runs().CancelRuns(absl::CancelledError(
+      absl::StrCat("the server shut down before the run ended (--shutdown-grace ",
+                   flags_.shutdown_grace_s, " s)")));
   // What remains are the cancelled runs' last writes.
   server.Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
-  if (listeners_.health_server) listeners_.health_server->Shutdown(std::chrono::system_clock::now());
+  if (listeners_.health_server)
+    listeners_.health_server->Shutdown(std::chrono::system_clock::now());
   scheduler.Stop();
   for (WorkerExecutor* supervisor : started_.supervisors) supervisor->Stop();
   if (dashboard_) dashboard_->Stop();

@@ -18,8 +18,7 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
       "running runs get --shutdown-grace seconds, then are cancelled.\n"
       "`kbench info` shows the limits a running server applies.");
   app.set_version_flag("--version", std::string("kbench-server ") + kVersion);
-  app.add_option("--listen", flags.listen,
-                 "Address to serve on, HOST:PORT (port 0: any free port)")
+  app.add_option("--listen", flags.listen, "Address to serve on, HOST:PORT (port 0: any free port)")
       ->capture_default_str();
   app.add_option("--health-listen", flags.health_listen,
                  "A second address, HOST:PORT, that serves only the gRPC health service "
@@ -76,12 +75,12 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                "Allow a non-loopback --listen or --http with authentication but without "
                "TLS (bearer tokens and invite codes then cross the network in plain text: "
                "only for a network that is trusted or encrypted by other means)");
-  CLI::Option* tls_cert = app.add_option(
-      "--tls-cert", flags.tls_cert,
-      "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "
-      "--tls, and --ca for a private CA)");
-  CLI::Option* tls_key = app.add_option("--tls-key", flags.tls_key,
-                                        "PEM private key of --tls-cert");
+  CLI::Option* tls_cert =
+      app.add_option("--tls-cert", flags.tls_cert,
+                     "PEM certificate chain: serve gRPC and the dashboard with TLS (clients give "
+                     "--tls, and --ca for a private CA)");
+  CLI::Option* tls_key =
+      app.add_option("--tls-key", flags.tls_key, "PEM private key of --tls-cert");
   tls_cert->needs(tls_key);
   tls_key->needs(tls_cert);
   app.add_option("--bootstrap-admin", flags.bootstrap_admin,

@@ -7,8 +7,9 @@
 
 namespace kbench::server {
 
-absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(
-    const ServerFlags& flags, const OpenedStores& stores, FrontServices& services) {
+absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(const ServerFlags& flags,
+                                                                      const OpenedStores& stores,
+                                                                      FrontServices& services) {
   if (flags.http == "off") return nullptr;
   absl::StatusOr<std::unique_ptr<http::DashboardServer>> started = http::DashboardServer::Start(
       *stores.runs, [&services] { return services.Live(); }, services.registry(),

@@ -16,7 +16,8 @@ namespace kbench::server {
 // cannot be bound; an error, its message the whole reason, when any other
 // address cannot be. Logs where it serves. `stores` and `services` must
 // outlive the dashboard.
-absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(
-    const ServerFlags& flags, const OpenedStores& stores, FrontServices& services);
+absl::StatusOr<std::unique_ptr<http::DashboardServer>> StartDashboard(const ServerFlags& flags,
+                                                                      const OpenedStores& stores,
+                                                                      FrontServices& services);
 
 }  // namespace kbench::server

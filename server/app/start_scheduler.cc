@@ -36,8 +36,7 @@ absl::StatusOr<StartedScheduler> StartScheduler(const ServerFlags& flags,
     started.supervisors.push_back(executor.get());
     executors.push_back(std::move(executor));
   }
-  started.scheduler = std::make_unique<Scheduler>(std::move(executors),
-                                                  started.limits.max_queue(),
+  started.scheduler = std::make_unique<Scheduler>(std::move(executors), started.limits.max_queue(),
                                                   std::move(health_changed));
   return started;
 }

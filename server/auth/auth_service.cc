@@ -90,18 +90,18 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
     return reactor;
   }
   const uint32_t uses = request->uses() == 0 ? 1 : request->uses();
-  const uint32_t hours = request->expires_hours() == 0 ? kDefaultInviteHours
-                                                       : request->expires_hours();
+  const uint32_t hours =
+      request->expires_hours() == 0 ? kDefaultInviteHours : request->expires_hours();
   if (uses > store::kMaxInviteUses) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                 absl::StrCat("uses: ", uses, " is over the limit of ",
-                                              store::kMaxInviteUses)));
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("uses: ", uses, " is over the limit of ", store::kMaxInviteUses)));
     return reactor;
   }
   if (hours > store::kMaxInviteHours) {
-    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                 absl::StrCat("expires_hours: ", hours,
-                                              " is over the limit of ", store::kMaxInviteHours)));
+    reactor->Finish(grpc::Status(
+        grpc::StatusCode::INVALID_ARGUMENT,
+        absl::StrCat("expires_hours: ", hours, " is over the limit of ", store::kMaxInviteHours)));
     return reactor;
   }
   thread_.Post([this, context, reactor, request, response, uses, hours] {
@@ -114,8 +114,8 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
         (who->role == Role::kInstructor && who->cohort != request->cohort())) {
       reactor->Finish(grpc::Status(
           grpc::StatusCode::PERMISSION_DENIED,
-          absl::StrCat("cohort: ", std::string(RoleWithArticle(who->role)),
-                       " may not invite to ", Echo(request->cohort()),
+          absl::StrCat("cohort: ", std::string(RoleWithArticle(who->role)), " may not invite to ",
+                       Echo(request->cohort()),
                        " (an instructor invites to their own cohort, an admin to any)")));
       return;
     }
@@ -136,8 +136,7 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
 }
 
 grpc::ServerUnaryReactor* AuthService::WhoAmI(grpc::CallbackServerContext* context,
-                                              const v1::WhoAmIRequest*,
-                                              v1::Identity* response) {
+                                              const v1::WhoAmIRequest*, v1::Identity* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (authenticator_ == nullptr) {
     *response = ToIdentity(LocalPrincipal(), false);

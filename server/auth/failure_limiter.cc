@@ -30,9 +30,9 @@ absl::Status FailureLimiter::Check(const std::string& address, Clock::time_point
   if (owed + 1 <= burst_) return absl::OkStatus();
   const double wait_s =
       std::ceil((owed + 1 - burst_) * std::chrono::duration<double>(refill_).count());
-  return absl::ResourceExhaustedError(absl::StrCat(
-      "too many ", what_, " from ", address, " (", burst_, " at once, then one each ",
-      std::chrono::duration<double>(refill_).count(), " s); retry in ", wait_s, " s"));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("too many ", what_, " from ", address, " (", burst_, " at once, then one each ",
+                   std::chrono::duration<double>(refill_).count(), " s); retry in ", wait_s, " s"));
 }
 
 void FailureLimiter::Failed(const std::string& address, Clock::time_point now) {

@@ -10,8 +10,7 @@ namespace kbench::server::auth {
 RevocationWatch::RevocationWatch(store::IdentityStore& identities, OnRevoked on_revoked,
                                  std::chrono::milliseconds period)
     : identities_(identities), on_revoked_(std::move(on_revoked)), period_(period) {
-  if (absl::StatusOr<std::vector<std::string>> revoked = identities_.RevokedUsers();
-      revoked.ok()) {
+  if (absl::StatusOr<std::vector<std::string>> revoked = identities_.RevokedUsers(); revoked.ok()) {
     seen_.insert(revoked->begin(), revoked->end());
   }
   thread_ = std::thread([this] { Loop(); });

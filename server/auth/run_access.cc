@@ -12,17 +12,17 @@ absl::StatusOr<v1::ListRunsRequest> ScopeToCaller(const Principal& who,
       return request;
     case Role::kInstructor:
       if (!request.cohort().empty() && request.cohort() != who.cohort) {
-        return absl::PermissionDeniedError(absl::StrCat(
-            "cohort: an instructor sees the runs of their own cohort (", who.cohort,
-            ") only, not of ", Echo(request.cohort())));
+        return absl::PermissionDeniedError(
+            absl::StrCat("cohort: an instructor sees the runs of their own cohort (", who.cohort,
+                         ") only, not of ", Echo(request.cohort())));
       }
       request.set_cohort(who.cohort);
       return request;
     case Role::kLearner:
       if (!request.user().empty() && request.user() != who.user) {
-        return absl::PermissionDeniedError(absl::StrCat(
-            "user: a learner sees their own runs (", who.user, ") only, not those of ",
-            Echo(request.user())));
+        return absl::PermissionDeniedError(absl::StrCat("user: a learner sees their own runs (",
+                                                        who.user, ") only, not those of ",
+                                                        Echo(request.user())));
       }
       if (!request.cohort().empty()) {
         return absl::PermissionDeniedError(
@@ -42,8 +42,9 @@ absl::Status CheckRunAccess(const Principal& who, const std::string& run_id,
   }
   if (!run_user.empty() && run_user == who.user) return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat(
-      "run_id: run ", run_id, " is not ", who.role == Role::kInstructor ? "of your cohort" : "yours",
-      " (", std::string(RoleWithArticle(who.role)), " sees ",
+      "run_id: run ", run_id, " is not ",
+      who.role == Role::kInstructor ? "of your cohort" : "yours", " (",
+      std::string(RoleWithArticle(who.role)), " sees ",
       who.role == Role::kInstructor ? "their cohort's runs" : "their own runs", " only)"));
 }
 

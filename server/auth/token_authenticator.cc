@@ -32,8 +32,8 @@ absl::StatusOr<Principal> TokenAuthenticator::Authenticate(
   return AuthenticateHeader(std::string_view(found->second.data(), found->second.size()), peer);
 }
 
-absl::StatusOr<Principal> TokenAuthenticator::AuthenticateHeader(
-    std::string_view authorization, const std::string& peer) const {
+absl::StatusOr<Principal> TokenAuthenticator::AuthenticateHeader(std::string_view authorization,
+                                                                 const std::string& peer) const {
   if (authorization.empty()) {
     return absl::UnauthenticatedError(
         absl::StrCat("this server requires a token and the call carried none; ", kHowToGetOne));

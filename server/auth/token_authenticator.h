@@ -1,13 +1,11 @@
 // The Authenticator of a server with identities: the caller is the user
 // whose token the call carries as `authorization: Bearer TOKEN` metadata
 // (gRPC) or header (the dashboard). A token of a form no user's has
-// (store::CouldBeToken) is refused without a store query; a verified one is cached (token_cache.h) so a
-// known user's call asks the store at most once each kTokenCacheTtl; an
-// unknown one is looked up by its SHA-256 in the IdentityStore, and counts
-// as a failure of the caller's address (failure_limiter.h: past
-// kTokenFailureBurst the address is refused without a query). Forget
-// drops a revoked user's tokens at once (the server's RevocationWatch
-// calls it, revocation_watch.h).
+// (store::CouldBeToken) is refused without a store query; a verified one is cached (token_cache.h)
+// so a known user's call asks the store at most once each kTokenCacheTtl; an unknown one is looked
+// up by its SHA-256 in the IdentityStore, and counts as a failure of the caller's address
+// (failure_limiter.h: past kTokenFailureBurst the address is refused without a query). Forget drops
+// a revoked user's tokens at once (the server's RevocationWatch calls it, revocation_watch.h).
 #pragma once
 
 #include <string>

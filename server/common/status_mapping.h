@@ -17,8 +17,7 @@ inline constexpr char kGrpcDetailsPayload[] = "kbench/grpc-status-details";
 inline grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   const auto details = status.GetPayload(kGrpcDetailsPayload);  // an optional Cord
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()),
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()),
                       details ? std::string(*details) : std::string());
 }
 

@@ -23,8 +23,7 @@ namespace kbench::server {
 namespace {
 
 std::string TimeText(int64_t unix_ms) {
-  return absl::FormatTime("%Y-%m-%d %H:%M UTC", absl::FromUnixMillis(unix_ms),
-                          absl::UTCTimeZone());
+  return absl::FormatTime("%Y-%m-%d %H:%M UTC", absl::FromUnixMillis(unix_ms), absl::UTCTimeZone());
 }
 
 // Whether `caller` manages `cohort`'s assignments: its instructor, or an admin.
@@ -69,7 +68,8 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
   if (text::FirstInvalidUtf8(assignment.title()) != std::string_view::npos)
     return absl::InvalidArgumentError("title: not UTF-8");
   const ops::Op* op = ops::FindOp(assignment.op());
-  if (op == nullptr) return absl::InvalidArgumentError(absl::StrCat("op: no op ", Echo(assignment.op())));
+  if (op == nullptr)
+    return absl::InvalidArgumentError(absl::StrCat("op: no op ", Echo(assignment.op())));
   if (assignment.problems().empty() || assignment.problems_size() > kMaxAssignmentProblems)
     return absl::InvalidArgumentError(absl::StrCat("problems: 1 to ", kMaxAssignmentProblems,
                                                    " per assignment, got ",
@@ -86,9 +86,10 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
     if (!problem.variants().empty() || !problem.kernels().empty() || !problem.label().empty() ||
         problem.seed() != 0 || problem.fault() != v1::FAULT_NONE ||
         !problem.submission_id().empty())
-      return absl::InvalidArgumentError(absl::StrCat(
-          field, ": a problem sets its sizes, dtype and timing only (variants come from "
-                 "baselines, the kernel from each submission)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(field,
+                       ": a problem sets its sizes, dtype and timing only (variants come from "
+                       "baselines, the kernel from each submission)"));
   }
   if (assignment.submissions_per_hour() > kMaxSubmissionsPerHour)
     return absl::InvalidArgumentError(absl::StrCat("submissions_per_hour: at most ",
@@ -97,9 +98,9 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
   if (assignment.opens_unix_ms() < 0 || assignment.due_unix_ms() < 0)
     return absl::InvalidArgumentError("opens_unix_ms, due_unix_ms: must not be negative");
   if (assignment.due_unix_ms() != 0 && assignment.due_unix_ms() <= assignment.opens_unix_ms())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "due: ", TimeText(assignment.due_unix_ms()), " is not after it opens (",
-        TimeText(assignment.opens_unix_ms()), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("due: ", TimeText(assignment.due_unix_ms()),
+                                                   " is not after it opens (",
+                                                   TimeText(assignment.opens_unix_ms()), ")"));
   return absl::OkStatus();
 }
 
@@ -127,7 +128,7 @@ AssignmentBook::AssignmentBook(store::AssignmentStore& assignments, store::RunSt
     : assignments_(assignments), runs_(runs), identities_(identities), check_(std::move(check)) {}
 
 absl::StatusOr<v1::Assignment> AssignmentBook::Get(const auth::Principal& caller,
-                                                          const std::string& name) {
+                                                   const std::string& name) {
   absl::StatusOr<v1::Assignment> assignment = assignments_.Get(name);
   if (assignment.ok() && !caller.AtLeast(auth::Role::kAdmin) &&
       assignment->cohort() != caller.cohort)
@@ -171,7 +172,7 @@ absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Reports(
 }
 
 absl::StatusOr<v1::Assignment> AssignmentBook::Save(const auth::Principal& caller,
-                                                       const v1::SaveAssignmentRequest& request) {
+                                                    const v1::SaveAssignmentRequest& request) {
   if (!check_) return absl::FailedPreconditionError("assignments are written through the gRPC API");
   v1::Assignment assignment = request.assignment();
   if (assignment.cohort().empty() && !caller.AtLeast(auth::Role::kAdmin))
@@ -186,8 +187,7 @@ absl::StatusOr<v1::Assignment> AssignmentBook::Save(const auth::Principal& calle
     v1::RunRequest run = assignment.problems(i);
     for (const std::string& baseline : assignment.baselines()) run.add_variants(baseline);
     if (absl::Status admitted = check_(run); !admitted.ok())
-      return absl::Status(admitted.code(),
-                          absl::StrCat("problems[", i, "]: ", admitted.message()));
+      return absl::Status(admitted.code(), absl::StrCat("problems[", i, "]: ", admitted.message()));
   }
   if (assignment.submissions_per_hour() == 0)
     assignment.set_submissions_per_hour(kDefaultSubmissionsPerHour);
@@ -218,13 +218,13 @@ absl::StatusOr<std::vector<v1::Assignment>> AssignmentBook::List(const auth::Pri
                                                                  const std::string& cohort) {
   const std::string own = caller.AtLeast(auth::Role::kAdmin) ? cohort : caller.cohort;
   if (!cohort.empty() && cohort != own)
-    return absl::PermissionDeniedError(absl::StrCat(
-        "cohort: you see your own cohort's assignments, not ", Echo(cohort), "'s"));
+    return absl::PermissionDeniedError(
+        absl::StrCat("cohort: you see your own cohort's assignments, not ", Echo(cohort), "'s"));
   return assignments_.List(own);
 }
 
 absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& caller,
-                                                         const v1::SubmitRequest& request) {
+                                                      const v1::SubmitRequest& request) {
   if (!check_) return absl::FailedPreconditionError("submissions are made through the gRPC API");
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, request.assignment()));
   const int64_t now = store::NowUnixMs();
@@ -232,9 +232,8 @@ absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& cal
     return absl::FailedPreconditionError(
         absl::StrCat("assignment ", assignment.name(), " is closed: it takes no submissions"));
   if (now < assignment.opens_unix_ms())
-    return absl::FailedPreconditionError(absl::StrCat("assignment ", assignment.name(),
-                                                      " opens at ",
-                                                      TimeText(assignment.opens_unix_ms())));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "assignment ", assignment.name(), " opens at ", TimeText(assignment.opens_unix_ms())));
   v1::Submission submission;
   submission.set_submission_id(NewSubmissionId());
   submission.set_assignment(assignment.name());
@@ -247,22 +246,22 @@ absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& cal
     v1::RunRequest run = ProblemRun(assignment, i, submission);
     if (absl::Status admitted = check_(run); !admitted.ok())
       return absl::Status(admitted.code(),
-                          absl::StrCat(i == 0 ? "" : absl::StrCat("problem ", i + 1, " (",
-                                                                  ops::DescribeProblemOf(run),
-                                                                  "): "),
+                          absl::StrCat(i == 0 ? ""
+                                              : absl::StrCat("problem ", i + 1, " (",
+                                                             ops::DescribeProblemOf(run), "): "),
                                        admitted.message()));
     *submission.add_runs() = std::move(run);
   }
-  KBENCH_ASSIGN_OR_RETURN(std::optional<int64_t> frees_at,
-                          assignments_.AddSubmission(submission,
-                                                     assignment.submissions_per_hour()));
+  KBENCH_ASSIGN_OR_RETURN(
+      std::optional<int64_t> frees_at,
+      assignments_.AddSubmission(submission, assignment.submissions_per_hour()));
   if (frees_at)
-    return Refused(v1::Refusal::REASON_QUOTA,
-                   absl::StrCat("submissions: ", assignment.submissions_per_hour(),
-                                " per hour to ", assignment.name(),
-                                " (the assignment's limit); the next is possible at ",
-                                TimeText(*frees_at)),
-                   double(*frees_at - now) / 1000.0);
+    return Refused(
+        v1::Refusal::REASON_QUOTA,
+        absl::StrCat("submissions: ", assignment.submissions_per_hour(), " per hour to ",
+                     assignment.name(), " (the assignment's limit); the next is possible at ",
+                     TimeText(*frees_at)),
+        double(*frees_at - now) / 1000.0);
   return submission;
 }
 
@@ -293,10 +292,9 @@ absl::StatusOr<std::optional<v1::Submission>> AssignmentBook::Previous(
   KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Submission> theirs,
                           assignments_.ListSubmissions(submission.assignment(), submission.user()));
   for (const v1::Submission& other : theirs) {  // newest first
-    const bool before =
-        other.submitted_unix_ms() < submission.submitted_unix_ms() ||
-        (other.submitted_unix_ms() == submission.submitted_unix_ms() &&
-         other.submission_id() < submission.submission_id());
+    const bool before = other.submitted_unix_ms() < submission.submitted_unix_ms() ||
+                        (other.submitted_unix_ms() == submission.submitted_unix_ms() &&
+                         other.submission_id() < submission.submission_id());
     if (before && other.rerun_of().empty())
       return assignments_.GetSubmission(other.submission_id());
   }
@@ -319,7 +317,7 @@ absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Submissions(
 }
 
 absl::StatusOr<v1::RerunPlan> AssignmentBook::Rerun(const auth::Principal& caller,
-                                                   const v1::RerunRequest& request) {
+                                                    const v1::RerunRequest& request) {
   if (!check_) return absl::FailedPreconditionError("re-runs are made through the gRPC API");
   if (request.top() > kMaxRerunTop)
     return absl::InvalidArgumentError(
@@ -375,7 +373,7 @@ absl::StatusOr<v1::Leaderboard> AssignmentBook::Leaderboard(const auth::Principa
 }
 
 absl::StatusOr<v1::Roster> AssignmentBook::Roster(const auth::Principal& caller,
-                                                       const std::string& requested) {
+                                                  const std::string& requested) {
   const std::string cohort = requested.empty() ? caller.cohort : requested;
   if (cohort.empty() && !caller.anonymous())
     return absl::InvalidArgumentError("cohort: an admin names the cohort whose roster to show");
@@ -410,8 +408,7 @@ absl::StatusOr<v1::Roster> AssignmentBook::Roster(const auth::Principal& caller,
       cell.set_standing(v1::STANDING_NOT_STARTED);
       // Reports are newest first: the first of the user's is the latest.
       for (const v1::SubmissionReport& report : reports) {
-        if (report.submission().user() != user || !report.submission().rerun_of().empty())
-          continue;
+        if (report.submission().user() != user || !report.submission().rerun_of().empty()) continue;
         if (cell.attempts() == 0) {
           cell.set_standing(v1::STANDING_ONLY_FAILING);
           cell.set_why_not(report.why_not());

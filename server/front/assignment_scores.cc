@@ -75,12 +75,11 @@ bool Overlap(const v1::SubmissionReport& a, const v1::SubmissionReport& b) {
 
 }  // namespace
 
-bool RunOfProblem(const v1::Assignment& assignment, int index,
-                  const v1::Submission& submission, const v1::RunRecord& run) {
+bool RunOfProblem(const v1::Assignment& assignment, int index, const v1::Submission& submission,
+                  const v1::RunRecord& run) {
   const v1::RunRequest& request = run.request();
   const std::string& runner = submission.runner().empty() ? submission.user() : submission.runner();
-  if (run.user() != runner ||
-      request.submission_id() != submission.submission_id() ||
+  if (run.user() != runner || request.submission_id() != submission.submission_id() ||
       !SameProblem(request, assignment.problems(index)) || request.kernels_size() != 1 ||
       !SameKernelButSource(request.kernels(0), submission.kernel()) ||
       request.variants_size() != assignment.baselines_size())
@@ -90,8 +89,7 @@ bool RunOfProblem(const v1::Assignment& assignment, int index,
   return true;
 }
 
-v1::SubmissionReport ReportOf(const v1::Assignment& assignment,
-                              const v1::Submission& submission,
+v1::SubmissionReport ReportOf(const v1::Assignment& assignment, const v1::Submission& submission,
                               const std::vector<const v1::RunRecord*>& problem_runs) {
   v1::SubmissionReport report;
   *report.mutable_submission() = submission;
@@ -125,7 +123,8 @@ v1::SubmissionReport ReportOf(const v1::Assignment& assignment,
           why = "no time for the kernel";
         } else {
           medians.push_back(stats.median_ms());
-          lows.push_back(stats.median_ci_low_ms() > 0 ? stats.median_ci_low_ms() : stats.median_ms());
+          lows.push_back(stats.median_ci_low_ms() > 0 ? stats.median_ci_low_ms()
+                                                      : stats.median_ms());
           highs.push_back(stats.median_ci_high_ms() > 0 ? stats.median_ci_high_ms()
                                                         : stats.median_ms());
           for (const std::string& baseline : assignment.baselines())

@@ -18,8 +18,8 @@ namespace kbench::server {
 // assignment's baselines as its variants, and exactly the submission's
 // kernel but for its source (the caller checks the source by its hash,
 // RunStore::KernelHashes).
-bool RunOfProblem(const v1::Assignment& assignment, int index,
-                  const v1::Submission& submission, const v1::RunRecord& run);
+bool RunOfProblem(const v1::Assignment& assignment, int index, const v1::Submission& submission,
+                  const v1::RunRecord& run);
 
 // The report of `submission`: `problem_runs[i]` is problem i's run (the
 // first that RunOfProblem accepted and whose kernel hash matched), or
@@ -27,8 +27,7 @@ bool RunOfProblem(const v1::Assignment& assignment, int index,
 // with every variant verified; its score is then the geometric mean of the
 // kernel's median times, its interval that of the medians' confidence
 // bounds (the median where a run reported none).
-v1::SubmissionReport ReportOf(const v1::Assignment& assignment,
-                              const v1::Submission& submission,
+v1::SubmissionReport ReportOf(const v1::Assignment& assignment, const v1::Submission& submission,
                               const std::vector<const v1::RunRecord*>& problem_runs);
 
 // The leaderboard of `assignment` from every report of its submissions

@@ -7,8 +7,7 @@
 
 namespace kbench::server {
 
-AssignmentService::AssignmentService(AssignmentBook& book,
-                                     const auth::Authenticator* authenticator)
+AssignmentService::AssignmentService(AssignmentBook& book, const auth::Authenticator* authenticator)
     : book_(book), authenticator_(authenticator) {}
 
 template <typename Work>
@@ -28,11 +27,11 @@ grpc::ServerUnaryReactor* AssignmentService::Serve(grpc::CallbackServerContext* 
 }
 
 // `*response` = what `answer` returns, or its error.
-#define KBENCH_ANSWER(context, expression)                                 \
+#define KBENCH_ANSWER(context, expression)                                  \
   Serve(context, [this, request, response](const auth::Principal& caller) { \
-    auto answer = (expression);                                           \
-    if (answer.ok()) *response = *std::move(answer);                      \
-    return answer.status();                                               \
+    auto answer = (expression);                                             \
+    if (answer.ok()) *response = *std::move(answer);                        \
+    return answer.status();                                                 \
   })
 
 grpc::ServerUnaryReactor* AssignmentService::SaveAssignment(
@@ -41,9 +40,9 @@ grpc::ServerUnaryReactor* AssignmentService::SaveAssignment(
   return KBENCH_ANSWER(context, book_.Save(caller, *request));
 }
 
-grpc::ServerUnaryReactor* AssignmentService::CloseAssignment(
-    grpc::CallbackServerContext* context, const v1::AssignmentName* request,
-    v1::Assignment* response) {
+grpc::ServerUnaryReactor* AssignmentService::CloseAssignment(grpc::CallbackServerContext* context,
+                                                             const v1::AssignmentName* request,
+                                                             v1::Assignment* response) {
   return KBENCH_ANSWER(context, book_.Close(caller, request->name()));
 }
 
@@ -51,8 +50,7 @@ grpc::ServerUnaryReactor* AssignmentService::ListAssignments(
     grpc::CallbackServerContext* context, const v1::ListAssignmentsRequest* request,
     v1::ListAssignmentsResponse* response) {
   return Serve(context, [this, request, response](const auth::Principal& caller) {
-    KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> all,
-                            book_.List(caller, request->cohort()));
+    KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> all, book_.List(caller, request->cohort()));
     for (v1::Assignment& assignment : all) *response->add_assignments() = std::move(assignment);
     return absl::OkStatus();
   });

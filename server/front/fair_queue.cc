@@ -26,8 +26,8 @@ uint64_t FairQueue::Push(QueueTicket ticket) {
 }
 
 bool FairQueue::Remove(uint64_t id) {
-  const auto it = std::find_if(waiting_.begin(), waiting_.end(),
-                               [&](const Waiting& w) { return w.id == id; });
+  const auto it =
+      std::find_if(waiting_.begin(), waiting_.end(), [&](const Waiting& w) { return w.id == id; });
   if (it == waiting_.end()) return false;
   waiting_.erase(it);
   return true;

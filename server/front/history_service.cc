@@ -7,8 +7,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "server/auth/run_access.h"
 #include "kernels/common/status_macros.h"
+#include "server/auth/run_access.h"
 #include "server/common/status_mapping.h"
 
 namespace kbench::server {
@@ -19,10 +19,13 @@ namespace {
 class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
  public:
   // Finishes at once with `refusal` when it is not OK.
-  ExportReactor(store::RunStore& store, store::StoreThread& thread,
-                v1::ListRunsRequest request, bool hide_peers, grpc::Status refusal)
-      : store_(store), thread_(thread), request_(std::move(request)),
-        hide_peers_(hide_peers), error_(std::move(refusal)) {
+  ExportReactor(store::RunStore& store, store::StoreThread& thread, v1::ListRunsRequest request,
+                bool hide_peers, grpc::Status refusal)
+      : store_(store),
+        thread_(thread),
+        request_(std::move(request)),
+        hide_peers_(hide_peers),
+        error_(std::move(refusal)) {
     std::unique_lock lock(mu_);
     Pump(lock);
   }
@@ -60,9 +63,8 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
     if (going && more_) {
       read_in_flight_ = true;
       lock.unlock();
-      thread_.Post([this, request = request_] {
-        Read(store_.List(request, store::Samples::kInclude));
-      });
+      thread_.Post(
+          [this, request = request_] { Read(store_.List(request, store::Samples::kInclude)); });
       return;
     }
     finished_ = true;
@@ -133,8 +135,8 @@ absl::StatusOr<auth::Principal> HistoryService::Caller(
   if (IsLoopbackPeer(peer)) return auth::LocalPrincipal();
   return absl::PermissionDeniedError(absl::StrCat(
       "run history is served to loopback clients only on a server without "
-      "authentication (this client is ", peer,
-      "); the server's operator can add users (kbench-server admin) to turn it on"));
+      "authentication (this client is ",
+      peer, "); the server's operator can add users (kbench-server admin) to turn it on"));
 }
 
 grpc::ServerUnaryReactor* HistoryService::ListRuns(grpc::CallbackServerContext* context,
@@ -147,15 +149,15 @@ grpc::ServerUnaryReactor* HistoryService::ListRuns(grpc::CallbackServerContext* 
     reactor->Finish(ToGrpcStatus(scoped.status()));
     return reactor;
   }
-  thread_.Post([this, reactor, scoped = *std::move(scoped), response,
-                hide_peers = !SeesPeers(caller)] {
-    absl::StatusOr<v1::ListRunsResponse> page = store_.List(scoped, store::Samples::kOmit);
-    if (page.ok()) *response = *std::move(page);
-    if (hide_peers) {
-      for (v1::RunRecord& run : *response->mutable_runs()) run.clear_peer();
-    }
-    reactor->Finish(ToGrpcStatus(page.status()));
-  });
+  thread_.Post(
+      [this, reactor, scoped = *std::move(scoped), response, hide_peers = !SeesPeers(caller)] {
+        absl::StatusOr<v1::ListRunsResponse> page = store_.List(scoped, store::Samples::kOmit);
+        if (page.ok()) *response = *std::move(page);
+        if (hide_peers) {
+          for (v1::RunRecord& run : *response->mutable_runs()) run.clear_peer();
+        }
+        reactor->Finish(ToGrpcStatus(page.status()));
+      });
   return reactor;
 }
 
@@ -177,8 +179,7 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
       KBENCH_ASSIGN_OR_RETURN(v1::RunRecord run, store_.Get(request->run_id()));
       if (caller.role != auth::Role::kAdmin) {
         std::string cohort;
-        if (absl::StatusOr<store::UserRecord> user = identities_->FindUser(run.user());
-            user.ok()) {
+        if (absl::StatusOr<store::UserRecord> user = identities_->FindUser(run.user()); user.ok()) {
           cohort = user->cohort;
         }
         // Another's run reads as an unknown one: ids cannot be probed.
@@ -198,8 +199,8 @@ grpc::ServerWriteReactor<v1::RunRecord>* HistoryService::ExportRuns(
     grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) {
   const absl::StatusOr<auth::Principal> caller = Caller(*context);
   absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(caller, *request);
-  return new ExportReactor(store_, thread_, scoped.ok() ? *scoped : *request,
-                           !SeesPeers(caller), ToGrpcStatus(scoped.status()));
+  return new ExportReactor(store_, thread_, scoped.ok() ? *scoped : *request, !SeesPeers(caller),
+                           ToGrpcStatus(scoped.status()));
 }
 
 }  // namespace kbench::server

@@ -47,8 +47,8 @@ class HistoryService final : public v1::RunHistory::CallbackService {
   grpc::ServerUnaryReactor* GetRun(grpc::CallbackServerContext* context,
                                    const v1::GetRunRequest* request,
                                    v1::RunRecord* response) override;
-  grpc::ServerWriteReactor<v1::RunRecord>* ExportRuns(
-      grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) override;
+  grpc::ServerWriteReactor<v1::RunRecord>* ExportRuns(grpc::CallbackServerContext* context,
+                                                      const v1::ListRunsRequest* request) override;
 
  private:
   // Who calls: the authenticator's principal, or, without one, the

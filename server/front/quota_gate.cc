@@ -4,9 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "server/front/quota_limits.h"
 #include "server/front/refusal.h"
-#include "kernels/common/status_macros.h"
 
 namespace kbench::server {
 namespace {
@@ -46,7 +46,8 @@ v1::QuotaLimits QuotaGate::CohortQuotas(const std::string& cohort) const {
   v1::QuotaLimits quotas = defaults_;
   if (o.has_queued_runs()) quotas.set_queued_runs(o.queued_runs());
   if (o.has_open_streams()) quotas.set_open_streams(o.open_streams());
-  if (o.has_device_seconds_per_hour()) quotas.set_device_seconds_per_hour(o.device_seconds_per_hour());
+  if (o.has_device_seconds_per_hour())
+    quotas.set_device_seconds_per_hour(o.device_seconds_per_hour());
   if (o.has_device_seconds_per_day()) quotas.set_device_seconds_per_day(o.device_seconds_per_day());
   if (o.has_runs_per_minute()) quotas.set_runs_per_minute(o.runs_per_minute());
   return quotas;
@@ -77,9 +78,9 @@ absl::StatusOr<v1::QuotaUsage> QuotaGate::UsageOf(const std::string& user,
   if (it == usage_.end()) return usage;
   usage.set_queued_runs(it->second.waiting);
   usage.set_open_streams(it->second.open);
-  usage.set_runs_last_minute(uint32_t(std::count_if(
-      it->second.requested_unix_ms.begin(), it->second.requested_unix_ms.end(),
-      [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
+  usage.set_runs_last_minute(uint32_t(
+      std::count_if(it->second.requested_unix_ms.begin(), it->second.requested_unix_ms.end(),
+                    [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
   return usage;
 }
 
@@ -89,9 +90,9 @@ absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_se
   if (limit_seconds <= 0 || !device_time_) return absl::OkStatus();
   absl::StatusOr<store::DeviceTime> used = device_time_(user, now_unix_ms - window_ms);
   if (!used.ok())
-    return absl::UnavailableError(absl::StrCat(
-        "quota: the device time you used cannot be read from the results store (",
-        used.status().message(), "); retry"));
+    return absl::UnavailableError(
+        absl::StrCat("quota: the device time you used cannot be read from the results store (",
+                     used.status().message(), "); retry"));
   if (used->seconds < limit_seconds) return absl::OkStatus();
   const int64_t reset_ms = used->oldest_end_unix_ms + window_ms - now_unix_ms;
   return OverQuota(absl::StrCat("device time ", QuotaText(limit_seconds), " s per ", per, " used (",
@@ -104,15 +105,13 @@ absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
   if (limit == 0) return absl::OkStatus();
   std::lock_guard lock(mu_);
   std::deque<int64_t>& requested = usage_[run.principal.user].requested_unix_ms;
-  while (!requested.empty() && requested.front() <= run.unix_ms - kMinuteMs)
-    requested.pop_front();
-  if (requested.size() >= limit)
-  {
+  while (!requested.empty() && requested.front() <= run.unix_ms - kMinuteMs) requested.pop_front();
+  if (requested.size() >= limit) {
     const int64_t reset_ms = requested.front() + kMinuteMs - run.unix_ms;
-    return OverQuota(absl::StrCat("runs ", limit,
-                                  " per minute used (refused requests count too); resets in ",
-                                  WaitText(reset_ms)),
-                     reset_ms);
+    return OverQuota(
+        absl::StrCat("runs ", limit, " per minute used (refused requests count too); resets in ",
+                     WaitText(reset_ms)),
+        reset_ms);
   }
   requested.push_back(run.unix_ms);
   return absl::OkStatus();
@@ -121,10 +120,10 @@ absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
 absl::Status QuotaGate::Admit(const RunAdmission& run) {
   const v1::QuotaLimits quotas = QuotasOf(run.principal);
   const std::string& user = run.principal.user;
-  KBENCH_RETURN_IF_ERROR(CheckDeviceTime(user, quotas.device_seconds_per_hour(), kHourMs,
-                                         "hour", run.unix_ms));
-  KBENCH_RETURN_IF_ERROR(CheckDeviceTime(user, quotas.device_seconds_per_day(), kDayMs,
-                                         "day", run.unix_ms));
+  KBENCH_RETURN_IF_ERROR(
+      CheckDeviceTime(user, quotas.device_seconds_per_hour(), kHourMs, "hour", run.unix_ms));
+  KBENCH_RETURN_IF_ERROR(
+      CheckDeviceTime(user, quotas.device_seconds_per_day(), kDayMs, "day", run.unix_ms));
   std::lock_guard lock(mu_);
   Usage& usage = usage_[user];
   if (quotas.queued_runs() > 0 && usage.waiting >= quotas.queued_runs())

@@ -35,8 +35,8 @@ namespace kbench::server {
 
 // The device time of a user's runs that ended at or after a time (Unix ms):
 // RunStore::DeviceTimeOf.
-using DeviceTimeQuery =
-    std::function<absl::StatusOr<store::DeviceTime>(const std::string& user, int64_t since_unix_ms)>;
+using DeviceTimeQuery = std::function<absl::StatusOr<store::DeviceTime>(const std::string& user,
+                                                                        int64_t since_unix_ms)>;
 
 class QuotaGate final : public RunObserver {
  public:
@@ -88,15 +88,15 @@ class QuotaGate final : public RunObserver {
     uint32_t open = 0;
     std::deque<int64_t> requested_unix_ms;  // the last minute's requests
   };
-  absl::Status CheckDeviceTime(const std::string& user, double limit_seconds,
-                               int64_t window_ms, const char* per, int64_t now_unix_ms) const;
+  absl::Status CheckDeviceTime(const std::string& user, double limit_seconds, int64_t window_ms,
+                               const char* per, int64_t now_unix_ms) const;
 
   const v1::QuotaLimits defaults_;
   const DeviceTimeQuery device_time_;
 
   mutable std::mutex mu_;
   std::map<std::string, v1::QuotaOverrides> overrides_;  // by cohort
-  std::map<std::string, Open> open_;   // by run id
+  std::map<std::string, Open> open_;                     // by run id
   std::map<std::string, Usage> usage_;  // by user; users with open runs or recent ones
 };
 

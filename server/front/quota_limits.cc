@@ -7,9 +7,7 @@
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 std::string QuotaText(double value) {
   if (value == std::floor(value) && std::fabs(value) < 1e15)
@@ -21,9 +19,8 @@ namespace {
 
 absl::Status CheckValue(const std::string& field, double value, double max) {
   if (std::isfinite(value) && value >= 0 && value <= max) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("overrides.", field, " must be between 0 and ", QuotaText(max),
-                   ", got ", QuotaText(value)));
+  return absl::InvalidArgumentError(absl::StrCat("overrides.", field, " must be between 0 and ",
+                                                 QuotaText(max), ", got ", QuotaText(value)));
 }
 
 }  // namespace

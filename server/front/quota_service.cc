@@ -5,8 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/common/echo.h"
-#include "server/front/quota_limits.h"
 #include "server/common/status_mapping.h"
+#include "server/front/quota_limits.h"
 
 namespace kbench::server {
 namespace {
@@ -24,15 +24,15 @@ absl::Status MayManage(const auth::Principal& caller, const std::string& cohort)
   if (caller.AtLeast(auth::Role::kAdmin) ||
       (caller.AtLeast(auth::Role::kInstructor) && caller.cohort == cohort))
     return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat(
-      "cohort: only the instructor of cohort ", Echo(cohort),
-      " or an admin may manage its quotas"));
+  return absl::PermissionDeniedError(absl::StrCat("cohort: only the instructor of cohort ",
+                                                  Echo(cohort),
+                                                  " or an admin may manage its quotas"));
 }
 
 absl::Status CheckCohort(const std::string& cohort) {
   if (cohort.empty() || cohort.size() > kMaxCohortLength)
-    return absl::InvalidArgumentError(absl::StrCat("cohort must be 1 to ", kMaxCohortLength,
-                                                   " bytes, got ", cohort.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cohort must be 1 to ", kMaxCohortLength, " bytes, got ", cohort.size()));
   return absl::OkStatus();
 }
 
@@ -85,9 +85,9 @@ grpc::ServerUnaryReactor* QuotaService::GetQuotas(grpc::CallbackServerContext* c
   return reactor;
 }
 
-grpc::ServerUnaryReactor* QuotaService::SetCohortQuotas(
-    grpc::CallbackServerContext* context, const v1::SetCohortQuotasRequest* request,
-    v1::QuotaReport* response) {
+grpc::ServerUnaryReactor* QuotaService::SetCohortQuotas(grpc::CallbackServerContext* context,
+                                                        const v1::SetCohortQuotasRequest* request,
+                                                        v1::QuotaReport* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const absl::StatusOr<auth::Principal> caller = Caller(*context);
   absl::Status allowed = caller.status();

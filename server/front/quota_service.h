@@ -18,8 +18,7 @@ class QuotaService final : public v1::Quotas::CallbackService {
  public:
   // The gate, store and authenticator must outlive the service; a null
   // authenticator: every caller is auth::LocalPrincipal().
-  QuotaService(QuotaGate& gate, store::RunStore& store,
-               const auth::Authenticator* authenticator);
+  QuotaService(QuotaGate& gate, store::RunStore& store, const auth::Authenticator* authenticator);
 
   grpc::ServerUnaryReactor* GetQuotas(grpc::CallbackServerContext* context,
                                       const v1::GetQuotasRequest* request,

@@ -4,8 +4,7 @@
 
 namespace kbench::server {
 
-ReaderWatch::ReaderWatch(Clock::duration period)
-    : period_(period), thread_([this] { Loop(); }) {}
+ReaderWatch::ReaderWatch(Clock::duration period) : period_(period), thread_([this] { Loop(); }) {}
 
 ReaderWatch::~ReaderWatch() {
   {
@@ -31,7 +30,8 @@ void ReaderWatch::Loop() {
     // start another stream (Watch).
     std::vector<std::weak_ptr<Watched>> kept;
     for (std::weak_ptr<Watched>& weak : streams)
-      if (std::shared_ptr<Watched> stream = weak.lock(); stream && stream->CheckReader(Clock::now()))
+      if (std::shared_ptr<Watched> stream = weak.lock();
+          stream && stream->CheckReader(Clock::now()))
         kept.push_back(std::move(weak));
     lock.lock();
     streams_.insert(streams_.end(), kept.begin(), kept.end());

@@ -7,8 +7,7 @@
 
 namespace kbench::server {
 
-absl::Status Refused(v1::Refusal::Reason reason, std::string message,
-                     double retry_after_seconds) {
+absl::Status Refused(v1::Refusal::Reason reason, std::string message, double retry_after_seconds) {
   absl::Status status = absl::ResourceExhaustedError(std::move(message));
   v1::Refusal refusal;
   refusal.set_reason(reason);

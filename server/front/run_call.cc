@@ -107,10 +107,10 @@ bool RunCall::CheckReader(ReaderWatch::Clock::time_point now) {
   const State stream = state();
   if (stream.closed) return false;
   if (!stream.write_started || now - *stream.write_started < reader_stall_) return true;
-  const std::string why = absl::StrCat(
-      "the client read nothing for ", reader_stall_.count(),
-      " s while events waited (Limits.max_reader_stall_seconds): ",
-      stream.ended ? "the stream was ended after its run" : "the run was cancelled");
+  const std::string why =
+      absl::StrCat("the client read nothing for ", reader_stall_.count(),
+                   " s while events waited (Limits.max_reader_stall_seconds): ",
+                   stream.ended ? "the stream was ended after its run" : "the run was cancelled");
   Log("run ", run_id_, ": ", why);
   const absl::Status stalled = absl::ResourceExhaustedError(why);
   Finish(stalled);

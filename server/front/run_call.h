@@ -28,14 +28,14 @@
 #include "grpcpp/grpcpp.h"
 #include "kbench/v1/kbench.grpc.pb.h"
 #include "server/common/stream_writer.h"
-#include "server/identity/principal.h"
 #include "server/front/client_streams.h"
 #include "server/front/event_buffer.h"
 #include "server/front/reader_watch.h"
+#include "server/front/scheduler.h"
+#include "server/identity/principal.h"
 #include "server/run/run_observer.h"
 #include "server/run/run_plan.h"
 #include "server/run/run_sink.h"
-#include "server/front/scheduler.h"
 
 namespace kbench::server {
 
@@ -46,8 +46,8 @@ class RunCall final : public Job,
  public:
   // `stream_slot` is held until the RPC is done; `reader_stall` is
   // Limits.max_reader_stall_seconds.
-  RunCall(std::string run_id, auth::Principal principal, std::string description,
-          AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers,
+  RunCall(std::string run_id, auth::Principal principal, std::string description, AdmittedRun run,
+          Scheduler& scheduler, std::vector<RunObserver*> observers,
           ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
 
   // The reactor of `call`'s RPC, for the service to return.

@@ -9,8 +9,8 @@
 
 namespace kbench::server {
 
-Scheduler::Scheduler(std::vector<std::unique_ptr<Executor>> executors,
-                     uint32_t max_queue, std::function<void(bool)> health_changed)
+Scheduler::Scheduler(std::vector<std::unique_ptr<Executor>> executors, uint32_t max_queue,
+                     std::function<void(bool)> health_changed)
     : executors_(std::move(executors)),
       max_queue_(max_queue),
       health_changed_(std::move(health_changed)) {
@@ -93,8 +93,8 @@ bool Scheduler::AnyReady() const {
 
 void Scheduler::StateChanged() {
   const bool serving = AnyReady();
-  const bool all_failed = std::all_of(executors_.begin(), executors_.end(),
-                                      [](const auto& e) { return e->Failed(); });
+  const bool all_failed =
+      std::all_of(executors_.begin(), executors_.end(), [](const auto& e) { return e->Failed(); });
   std::vector<std::shared_ptr<Job>> abandoned;
   bool changed = false;
   {
@@ -121,8 +121,8 @@ std::vector<std::shared_ptr<Job>> Scheduler::TakeAllLocked() {
 }
 
 void Scheduler::NotifyPositionsLocked() {
-  const size_t devices = size_t(std::count_if(
-      executors_.begin(), executors_.end(), [](const auto& e) { return !e->Failed(); }));
+  const size_t devices = size_t(std::count_if(executors_.begin(), executors_.end(),
+                                              [](const auto& e) { return !e->Failed(); }));
   for (const QueuePlace& place : queue_.Order(QueueClock::now(), devices)) {
     const auto told = told_.find(place.id);
     if (told != told_.end() && told->second == place.position) continue;

@@ -29,8 +29,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "server/run/executor.h"
 #include "server/front/fair_queue.h"
+#include "server/run/executor.h"
 
 namespace kbench::server {
 

@@ -8,20 +8,20 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "server/front/refusal.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "openssl/rand.h"
 #include "proto/ops/registry.h"
 #include "server/common/log.h"
-#include "server/front/run_call.h"
 #include "server/common/status_mapping.h"
+#include "server/common/version.h"
+#include "server/front/refusal.h"
+#include "server/front/run_call.h"
 #include "server/run/kernel_admission.h"
 #include "server/run/legacy_requests.h"
-#include "server/run/timing_resolution.h"
 #include "server/run/refused_request.h"
+#include "server/run/timing_resolution.h"
 #include "server/run/validation.h"
-#include "server/common/version.h"
 
 namespace kbench::server {
 namespace {
@@ -87,9 +87,9 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   admission.request = request;
   if (const ops::Op* op = ops::OpOf(request)) admission.op = std::string(op->name());
 
-  absl::StatusOr<auth::Principal> principal =
-      options_.authenticator ? options_.authenticator->Authenticate(*context)
-                             : auth::LocalPrincipal();
+  absl::StatusOr<auth::Principal> principal = options_.authenticator
+                                                  ? options_.authenticator->Authenticate(*context)
+                                                  : auth::LocalPrincipal();
   // An unauthenticated call is not recorded: it has no one to record it for.
   if (!principal.ok()) return new RefusedStream(principal.status());
   admission.principal = *principal;
@@ -108,9 +108,9 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
     return new RefusedStream(why);
   };
   if (request.fault() != v1::FAULT_NONE && !options_.enable_fault_injection)
-    return refuse(absl::PermissionDeniedError(
-        "fault: fault injection is refused unless the server runs with "
-        "--enable-fault-injection"));
+    return refuse(
+        absl::PermissionDeniedError("fault: fault injection is refused unless the server runs with "
+                                    "--enable-fault-injection"));
   // A fault stops a worker every learner's runs share.
   if (request.fault() != v1::FAULT_NONE && !admission.principal.AtLeast(auth::Role::kAdmin))
     return refuse(absl::PermissionDeniedError(
@@ -123,17 +123,16 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   absl::StatusOr<AdmittedRun> admitted =
       Admit(request, options_.limits, Backend(), options_.timing_defaults);
   if (!admitted.ok()) return refuse(admitted.status());
-  if (admitted->problem.request.seed() == 0)
-    admitted->problem.request.set_seed(RandomNumber());
+  if (admitted->problem.request.seed() == 0) admitted->problem.request.set_seed(RandomNumber());
   admission.request = Resolved(*admitted);
   absl::StatusOr<ClientStreams::Slot> slot = streams_.Open(admission.principal, admission.peer);
   if (!slot.ok()) return refuse(slot.status());
 
-  std::string description = absl::StrCat(
-      admitted->problem.op->Describe(admitted->problem.request), " ",
-      kernels::DTypeName(admitted->problem.dtype), " [",
-      absl::StrJoin(admission.request.variants(), ","), "]",
-      request.label().empty() ? "" : " label=" + Quoted(request.label()));
+  std::string description =
+      absl::StrCat(admitted->problem.op->Describe(admitted->problem.request), " ",
+                   kernels::DTypeName(admitted->problem.dtype), " [",
+                   absl::StrJoin(admission.request.variants(), ","), "]",
+                   request.label().empty() ? "" : " label=" + Quoted(request.label()));
   if (options_.quotas)
     if (absl::Status within = options_.quotas->Admit(admission); !within.ok())
       return refuse(within);
@@ -220,9 +219,9 @@ absl::Status KernelBenchService::CheckRequest(const v1::RunRequest& request) con
   return Admit(request, options_.limits, Backend(), options_.timing_defaults).status();
 }
 
-grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
-    grpc::CallbackServerContext* context, const v1::CompileKernelRequest* request,
-    v1::CompileFacts* response) {
+grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(grpc::CallbackServerContext* context,
+                                                            const v1::CompileKernelRequest* request,
+                                                            v1::CompileFacts* response) {
   auto* reactor = context->DefaultReactor();
   auto finish = [reactor](const absl::Status& status) {
     reactor->Finish(ToGrpcStatus(status));
@@ -232,8 +231,7 @@ grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
     if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
         !caller.ok())
       return finish(caller.status());
-  if (draining_)
-    return finish(absl::UnavailableError("server is draining: it is shutting down"));
+  if (draining_) return finish(absl::UnavailableError("server is draining: it is shutting down"));
   if (absl::Status admitted = CheckCompileRequest(*request, options_.limits); !admitted.ok())
     return finish(admitted);
   Executor* executor = nullptr;
@@ -251,14 +249,14 @@ grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(
         reactor->Finish(ToGrpcStatus(facts.status()));
       });
       !queued.ok())
-    return finish(Refused(v1::Refusal::REASON_COMPILES,
-                          absl::StrCat("compiles: ", queued.message())));
+    return finish(
+        Refused(v1::Refusal::REASON_COMPILES, absl::StrCat("compiles: ", queued.message())));
   return reactor;
 }
 
-grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(
-    grpc::CallbackServerContext* context, const v1::GetServerInfoRequest*,
-    v1::ServerInfo* response) {
+grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(grpc::CallbackServerContext* context,
+                                                            const v1::GetServerInfoRequest*,
+                                                            v1::ServerInfo* response) {
   auto* reactor = context->DefaultReactor();
   if (options_.authenticator != nullptr) {
     if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);

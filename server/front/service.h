@@ -1,17 +1,15 @@
 // The KernelBench gRPC service (callback API). Reactions never block (but
 // for the learner quotas' one indexed device-time query on the results
-// store, quota_gate.h): an RPC only admits its request (validation.h, generic over the ops), picks a seed
-// and a run id, and hands the run to the scheduler; a device's executor
-// produces the events. Bad requests end at once with INVALID_ARGUMENT naming
-// the field and the limit; runs over a learner's quota with
-// RESOURCE_EXHAUSTED (quota_gate.h). A refused request reaches the
-// observers (the store) bounded (refused_request.h), and not at all when
-// it is over its learner's runs per minute. RunVectorAdd and RunAttention are Run
-// with the op's problem. Each client may hold Limits.max_streams_per_client
-// Run streams open (client_streams.h); a stream whose client stops reading
-// for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h).
-// CompileKernel admits a learner's kernel and compiles it on a ready
-// device's executor (its worker), never in the front.
+// store, quota_gate.h): an RPC only admits its request (validation.h, generic over the ops), picks
+// a seed and a run id, and hands the run to the scheduler; a device's executor produces the events.
+// Bad requests end at once with INVALID_ARGUMENT naming the field and the limit; runs over a
+// learner's quota with RESOURCE_EXHAUSTED (quota_gate.h). A refused request reaches the observers
+// (the store) bounded (refused_request.h), and not at all when it is over its learner's runs per
+// minute. RunVectorAdd and RunAttention are Run with the op's problem. Each client may hold
+// Limits.max_streams_per_client Run streams open (client_streams.h); a stream whose client stops
+// reading for Limits.max_reader_stall_seconds has its run cancelled (reader_watch.h). CompileKernel
+// admits a learner's kernel and compiles it on a ready device's executor (its worker), never in the
+// front.
 #pragma once
 
 #include <atomic>
@@ -25,12 +23,12 @@
 #include "server/auth/authenticator.h"
 #include "server/common/task_pool.h"
 #include "server/front/client_streams.h"
+#include "server/front/quota_gate.h"
 #include "server/front/reader_watch.h"
 #include "server/front/run_call.h"
-#include "server/front/quota_gate.h"
+#include "server/front/scheduler.h"
 #include "server/run/run_observer.h"
 #include "server/run/run_plan.h"
-#include "server/front/scheduler.h"
 
 namespace kbench::server {
 
@@ -60,11 +58,9 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   grpc::ServerWriteReactor<v1::RunEvent>* Run(grpc::CallbackServerContext* context,
                                               const v1::RunRequest* request) override;
   grpc::ServerWriteReactor<v1::RunEvent>* RunVectorAdd(
-      grpc::CallbackServerContext* context,
-      const v1::VectorAddRequest* request) override;
+      grpc::CallbackServerContext* context, const v1::VectorAddRequest* request) override;
   grpc::ServerWriteReactor<v1::RunEvent>* RunAttention(
-      grpc::CallbackServerContext* context,
-      const v1::AttentionRequest* request) override;
+      grpc::CallbackServerContext* context, const v1::AttentionRequest* request) override;
   // Admits the kernel (kernel_admission.h), then compiles it on a ready
   // device's executor from a thread of compiles_ (a compile takes up to
   // seconds; reactions never block).

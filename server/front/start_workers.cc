@@ -13,8 +13,7 @@ namespace {
 
 absl::StatusOr<std::unique_ptr<WorkerExecutor>> Launch(const WorkersConfig& config,
                                                        const SocketDirectory& sockets,
-                                                       const std::string& backend,
-                                                       uint32_t index) {
+                                                       const std::string& backend, uint32_t index) {
   WorkerOptions options;
   options.worker_binary = config.worker_binary;
   options.backend = backend;
@@ -33,10 +32,10 @@ absl::StatusOr<std::vector<uint32_t>> ParseDeviceList(const std::string& devices
     if (!absl::SimpleAtoi(item, &index))
       return absl::InvalidArgumentError(absl::StrCat(
           "--devices must be 'all' or device indices separated by commas, such as 0,1; "
-          "got '", devices, "'"));
+          "got '",
+          devices, "'"));
     if (std::find(indices.begin(), indices.end(), index) != indices.end())
-      return absl::InvalidArgumentError(
-          absl::StrCat("--devices names device ", index, " twice"));
+      return absl::InvalidArgumentError(absl::StrCat("--devices names device ", index, " twice"));
     indices.push_back(index);
   }
   return indices;
@@ -51,8 +50,7 @@ absl::StatusOr<StartedWorkers> StartWorkers(const WorkersConfig& config,
   StartedWorkers started;
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<WorkerExecutor> first,
                           Launch(config, sockets, config.backend, indices[0]));
-  KBENCH_ASSIGN_OR_RETURN(const worker::v1::DescribeResponse described,
-                          first->WaitUntilStarted());
+  KBENCH_ASSIGN_OR_RETURN(const worker::v1::DescribeResponse described, first->WaitUntilStarted());
   started.first_device = described.device();
   started.executors.push_back(std::move(first));
   if (config.devices == "all") {
@@ -60,9 +58,8 @@ absl::StatusOr<StartedWorkers> StartWorkers(const WorkersConfig& config,
     for (uint32_t i = 0; i < described.device_count(); ++i) indices.push_back(i);
   }
   for (size_t i = 1; i < indices.size(); ++i) {
-    KBENCH_ASSIGN_OR_RETURN(
-        std::unique_ptr<WorkerExecutor> executor,
-        Launch(config, sockets, started.first_device.backend(), indices[i]));
+    KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<WorkerExecutor> executor,
+                            Launch(config, sockets, started.first_device.backend(), indices[i]));
     started.executors.push_back(std::move(executor));
   }
   for (size_t i = 1; i < started.executors.size(); ++i)

@@ -33,8 +33,8 @@ namespace kbench::server {
 class Subprocess {
  public:
   // Starts argv[0], a path, with the arguments argv[1..].
-  static absl::StatusOr<std::unique_ptr<Subprocess>> Spawn(
-      const std::vector<std::string>& argv, std::function<void(int)> exited);
+  static absl::StatusOr<std::unique_ptr<Subprocess>> Spawn(const std::vector<std::string>& argv,
+                                                           std::function<void(int)> exited);
   ~Subprocess();
 
   Subprocess(const Subprocess&) = delete;

@@ -10,8 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/common/log.h"
-#include "server/run/validation.h"
 #include "server/run/exit_codes.h"
+#include "server/run/validation.h"
 
 namespace kbench::server {
 namespace {
@@ -105,8 +105,7 @@ std::string WorkerExecutor::Name() const {
   return absl::StrCat("worker for device ", options_.device_index);
 }
 
-absl::StatusOr<v1::CompileFacts> WorkerExecutor::Compile(
-    const v1::CompileKernelRequest& request) {
+absl::StatusOr<v1::CompileFacts> WorkerExecutor::Compile(const v1::CompileKernelRequest& request) {
   std::shared_ptr<worker::v1::Worker::Stub> stub;
   {
     std::lock_guard lock(mu_);
@@ -132,8 +131,7 @@ absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& 
   uint64_t generation = 0;
   {
     std::lock_guard lock(mu_);
-    if (!ready_)
-      return absl::UnavailableError(absl::StrCat(Name(), " is restarting; retry"));
+    if (!ready_) return absl::UnavailableError(absl::StrCat(Name(), " is restarting; retry"));
     *request.mutable_limits() = limits_;
     stub = stub_;
     generation = generation_;
@@ -183,8 +181,7 @@ absl::Status WorkerExecutor::WorkerWentAway(uint64_t generation, const std::stri
     return absl::InternalError(
         absl::StrCat(Name(), " broke off run ", run_id, " and did not exit"));
   const Ended& e = *last_ended_;
-  const std::string what =
-      end ? absl::StrCat("lost its device (", end->message(), ")") : e.what;
+  const std::string what = end ? absl::StrCat("lost its device (", end->message(), ")") : e.what;
   std::string then;
   if (e.restarting) {
     then = e.killed ? "killed and restarted" : "restarted";
@@ -197,9 +194,11 @@ absl::Status WorkerExecutor::WorkerWentAway(uint64_t generation, const std::stri
   // that launched it: the learner is told that is what happened.
   const std::string stopped =
       e.stalled && learner_kernels
-          ? absl::StrCat("; the learner's kernel was stopped: a kernel that does not return "
-                         "within ", limits_.max_stall_seconds(),
-                         " s (Limits.max_stall_seconds) is stopped by killing its worker")
+          ? absl::StrCat(
+                "; the learner's kernel was stopped: a kernel that does not return "
+                "within ",
+                limits_.max_stall_seconds(),
+                " s (Limits.max_stall_seconds) is stopped by killing its worker")
           : "";
   return absl::InternalError(
       absl::StrCat(Name(), " ", what, " during run ", run_id, "; ", then, stopped));
@@ -247,18 +246,22 @@ absl::Status WorkerExecutor::StartWorker(std::unique_lock<std::mutex>& lock) {
   ++generation_;
   kill_reason_.clear();
   stalled_ = false;
-  std::vector<std::string> argv = {
-      options_.worker_binary, "--backend", options_.backend,
-      "--device", absl::StrCat(options_.device_index), "--socket", options_.socket_path,
-      "--parent-pid", absl::StrCat(getpid())};
+  std::vector<std::string> argv = {options_.worker_binary,
+                                   "--backend",
+                                   options_.backend,
+                                   "--device",
+                                   absl::StrCat(options_.device_index),
+                                   "--socket",
+                                   options_.socket_path,
+                                   "--parent-pid",
+                                   absl::StrCat(getpid())};
   if (options_.enable_fault_injection) argv.push_back("--enable-fault-injection");
   lock.unlock();
   unlink(options_.socket_path.c_str());
-  absl::StatusOr<std::unique_ptr<Subprocess>> process =
-      Subprocess::Spawn(argv, [this](int) {
-        std::lock_guard exited(mu_);
-        cv_.notify_all();
-      });
+  absl::StatusOr<std::unique_ptr<Subprocess>> process = Subprocess::Spawn(argv, [this](int) {
+    std::lock_guard exited(mu_);
+    cv_.notify_all();
+  });
   grpc::ChannelArguments arguments;
   // The socket appears only once the worker has opened its device: retry
   // connecting often rather than after gRPC's default second.
@@ -279,8 +282,8 @@ absl::Status WorkerExecutor::StartWorker(std::unique_lock<std::mutex>& lock) {
           absl::StrCat(Name(), " ", DescribeExit(*status), " before it was ready"));
     if (Clock::now() >= deadline) {
       process_->Signal(SIGKILL);
-      return absl::DeadlineExceededError(absl::StrCat(
-          Name(), " did not answer within ", kStartTimeout.count(), " s; killed"));
+      return absl::DeadlineExceededError(
+          absl::StrCat(Name(), " did not answer within ", kStartTimeout.count(), " s; killed"));
     }
     lock.unlock();
     grpc::ClientContext context;
@@ -356,8 +359,8 @@ bool WorkerExecutor::RecordEnd(std::unique_lock<std::mutex>&) {
   } else {
     failed_ = true;
     Log(Name(), " (pid ", process_->pid(), ") ", ended.what, "; not restarting it: it was ",
-        "restarted ", kMaxRestarts, " times within ", kRestartWindow.count(),
-        " s. Device ", options_.device_index, " is out of service");
+        "restarted ", kMaxRestarts, " times within ", kRestartWindow.count(), " s. Device ",
+        options_.device_index, " is out of service");
   }
   ready_ = false;
   last_ended_ = ended;

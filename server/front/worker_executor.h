@@ -44,8 +44,8 @@
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
 #include "kbench/worker/v1/worker.grpc.pb.h"
-#include "server/run/executor.h"
 #include "server/front/subprocess.h"
+#include "server/run/executor.h"
 
 namespace kbench::server {
 
@@ -85,8 +85,7 @@ class WorkerExecutor final : public Executor {
   v1::DeviceInfo Info() const override;
   bool Ready() const override;
   bool Failed() const override;
-  absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
-                       RunSink& sink) override;
+  absl::Status Execute(const AdmittedRun& run, const std::string& run_id, RunSink& sink) override;
   // Asks the worker (Worker.Compile); UNAVAILABLE while it is not ready.
   absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request) override;
   void SetStateListener(std::function<void()> changed) override;
@@ -98,8 +97,8 @@ class WorkerExecutor final : public Executor {
   // What ended a worker, for the run that was in flight.
   struct Ended {
     uint64_t generation = 0;
-    std::string what;  // "exited on signal 9 (SIGKILL)", "made no progress for 5 s"
-    bool killed = false;  // by the supervisor
+    std::string what;      // "exited on signal 9 (SIGKILL)", "made no progress for 5 s"
+    bool killed = false;   // by the supervisor
     bool stalled = false;  // killed for making no progress (max_stall_seconds)
     bool restarting = false;
   };
@@ -129,8 +128,7 @@ class WorkerExecutor final : public Executor {
   // The error of a run whose worker went away; `learner_kernels`: the run
   // had learners' kernels, so a stall says their kernel was stopped.
   absl::Status WorkerWentAway(uint64_t generation, const std::string& run_id,
-                              const std::optional<worker::v1::RunEnd>& end,
-                              bool learner_kernels);
+                              const std::optional<worker::v1::RunEnd>& end, bool learner_kernels);
   std::string Name() const;
 
   WorkerOptions options_;

@@ -21,14 +21,14 @@ absl::StatusOr<std::string> FindWorkerBinary(const std::string& flag) {
     std::error_code error;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
     if (error)
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot read /proc/self/exe (", error.message(), "); pass --worker-binary"));
+      return absl::FailedPreconditionError(
+          absl::StrCat("cannot read /proc/self/exe (", error.message(), "); pass --worker-binary"));
     path = (self.parent_path() / "kbench-worker").string();
   }
   if (access(path.c_str(), X_OK) != 0)
     return absl::FailedPreconditionError(
-        absl::StrCat("the worker binary ", path, " cannot be run (", strerror(errno),
-                     ")", flag.empty() ? "; pass --worker-binary" : ""));
+        absl::StrCat("the worker binary ", path, " cannot be run (", strerror(errno), ")",
+                     flag.empty() ? "; pass --worker-binary" : ""));
   return path;
 }
 
@@ -40,8 +40,7 @@ absl::StatusOr<std::unique_ptr<SocketDirectory>> SocketDirectory::Create() {
   buffer.push_back('\0');
   if (mkdtemp(buffer.data()) == nullptr)  // mkdtemp makes it 0700
     return absl::FailedPreconditionError(absl::StrCat(
-        "cannot make a directory for the workers' sockets (", pattern, "): ",
-        strerror(errno)));
+        "cannot make a directory for the workers' sockets (", pattern, "): ", strerror(errno)));
   return std::unique_ptr<SocketDirectory>(new SocketDirectory(buffer.data()));
 }
 
@@ -53,9 +52,9 @@ SocketDirectory::~SocketDirectory() {
 absl::StatusOr<std::string> SocketDirectory::SocketFor(uint32_t index) const {
   std::string path = absl::StrCat(path_, "/worker-", index, ".sock");
   if (path.size() >= sizeof(sockaddr_un::sun_path))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the worker socket path ", path, " is longer than a Unix socket allows (",
-        sizeof(sockaddr_un::sun_path) - 1, " bytes); set a shorter $TMPDIR"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the worker socket path ", path, " is longer than a Unix socket allows (",
+                     sizeof(sockaddr_un::sun_path) - 1, " bytes); set a shorter $TMPDIR"));
   return path;
 }
 

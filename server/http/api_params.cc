@@ -44,8 +44,9 @@ int HttpStatusOf(const absl::Status& status) {
 absl::Status ApiParams::Only(std::initializer_list<absl::string_view> known) const {
   for (const auto& [name, value] : request_.params) {
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return BadParameter(name, absl::StrCat("unknown; this endpoint takes ",
-                                             known.size() == 0 ? "none" : absl::StrJoin(known, ", ")));
+      return BadParameter(name,
+                          absl::StrCat("unknown; this endpoint takes ",
+                                       known.size() == 0 ? "none" : absl::StrJoin(known, ", ")));
     }
     if (request_.get_param_value_count(name) > 1) return BadParameter(name, "given twice");
   }
@@ -68,8 +69,8 @@ absl::StatusOr<std::optional<int64_t>> ApiParams::Integer(const std::string& nam
   const std::string text = Optional(name);
   int64_t value = 0;
   if (!absl::SimpleAtoi(text, &value) || value < min || value > max) {
-    return BadParameter(name, absl::StrCat(Echo(text), " is not a whole number from ", min,
-                                           " to ", max));
+    return BadParameter(name,
+                        absl::StrCat(Echo(text), " is not a whole number from ", min, " to ", max));
   }
   return value;
 }

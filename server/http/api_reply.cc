@@ -11,8 +11,8 @@ namespace {
 // '_' and '.' kept, anything else '_'.
 std::string SafeFileName(std::string name) {
   for (char& c : name) {
-    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                      (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    const bool safe = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                      c == '-' || c == '_' || c == '.';
     if (!safe) c = '_';
   }
   return name;
@@ -43,9 +43,9 @@ void ServeTable(httplib::Server& server, const std::string& path, const CallerOf
     absl::StatusOr<TableReply> reply = endpoint(params, *who);
     if (!reply.ok()) return ReplyError(response, reply.status());
     if (*csv) {
-      response.set_header("Content-Disposition",
-                          absl::StrCat("attachment; filename=\"",
-                                       SafeFileName(reply->csv_name), ".csv\""));
+      response.set_header(
+          "Content-Disposition",
+          absl::StrCat("attachment; filename=\"", SafeFileName(reply->csv_name), ".csv\""));
       response.set_header("Cache-Control", "no-store");
       response.set_content(ToCsv(reply->table), "text/csv; charset=utf-8");
       return;

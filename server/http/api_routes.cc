@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/string_view.h"
 #include "google/protobuf/descriptor.h"
+#include "kernels/common/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "server/auth/run_access.h"
 #include "server/common/echo.h"
@@ -22,7 +23,6 @@
 #include "server/http/run_reader.h"
 #include "server/http/table.h"
 #include "server/run/run_status.h"
-#include "kernels/common/status_macros.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::http {
@@ -40,9 +40,8 @@ absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal&
 // An assignment's table endpoint: label (required), format.
 TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
                                  Table (*build)(const RunSet&)) {
-  return [&store, table_name = std::move(table_name),
-          build](const ApiParams& params,
-                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
+  return [&store, table_name = std::move(table_name), build](
+             const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
     KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
     v1::ListRunsRequest filter;
@@ -70,8 +69,8 @@ absl::StatusOr<v1::ListRunsRequest> RunsFilter(const ApiParams& params) {
         const auto value = static_cast<v1::RunStatus>(statuses.value(i)->number());
         if (value != v1::RUN_STATUS_UNSPECIFIED) names.push_back(RunStatusName(value));
       }
-      return BadParameter("status", absl::StrCat(Echo(status), " is not one of ",
-                                                 absl::StrJoin(names, ", ")));
+      return BadParameter(
+          "status", absl::StrCat(Echo(status), " is not one of ", absl::StrJoin(names, ", ")));
     }
     filter.set_status(*parsed);
   }
@@ -104,94 +103,96 @@ absl::Status AsParameterError(const absl::Status& status) {
 
 void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
                   CallerOf caller) {
-  ServeTable(server, "/api/labels", caller,
-        [&store](const ApiParams& params,
-                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
-    KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, v1::ListRunsRequest()));
-    return TableReply{LabelsTable(runs), "labels"};
-  });
-  ServeTable(server, "/api/learners", caller,
-        [&store](const ApiParams& params,
-                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
-          KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
-          v1::ListRunsRequest filter;
-          filter.set_label(params.Optional("label"));
-          KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
-          return TableReply{LearnersTable(runs),
-                            filter.label().empty() ? "learners"
+  ServeTable(
+      server, "/api/labels", caller,
+      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+        KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, v1::ListRunsRequest()));
+        return TableReply{LabelsTable(runs), "labels"};
+      });
+  ServeTable(
+      server, "/api/learners", caller,
+      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
+        v1::ListRunsRequest filter;
+        filter.set_label(params.Optional("label"));
+        KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
+        return TableReply{LearnersTable(runs), filter.label().empty()
+                                                   ? "learners"
                                                    : absl::StrCat("learners-", filter.label())};
-        });
-  ServeTable(server, "/api/assignment/best", caller, AssignmentEndpoint(store, "best", BestResultsTable));
-  ServeTable(server, "/api/assignment/speedups", caller, AssignmentEndpoint(store, "speedups", SpeedupsTable));
+      });
+  ServeTable(server, "/api/assignment/best", caller,
+             AssignmentEndpoint(store, "best", BestResultsTable));
+  ServeTable(server, "/api/assignment/speedups", caller,
+             AssignmentEndpoint(store, "speedups", SpeedupsTable));
   ServeTable(server, "/api/assignment/throughput", caller,
-        AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
+             AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
   ServeTable(server, "/api/assignment/failures", caller,
-        AssignmentEndpoint(store, "failures", FailedVerificationsTable));
-  ServeTable(server, "/api/learner", caller,
-        [&store](const ApiParams& params,
-                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
-    KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
-    KBENCH_ASSIGN_OR_RETURN(const std::string learner, params.Required("learner"));
-    v1::ListRunsRequest filter;
-    filter.set_label(params.Optional("label"));
-    // A learner asking for another learner is refused, not shown nothing.
-    if (who.role == auth::Role::kLearner) filter.set_user(learner);
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
-    return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
-  });
-  ServeTable(server, "/api/runs", caller,
-        [&store](const ApiParams& params,
-                 const auth::Principal& who) -> absl::StatusOr<TableReply> {
-    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest asked, RunsFilter(params));
-    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, auth::ScopeToCaller(who, asked));
-    absl::StatusOr<v1::ListRunsResponse> page = store.List(filter, store::Samples::kOmit);
-    KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
-    return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
-  });
-  ServeTable(server, "/api/live/runs", caller,
-        [live](const ApiParams& params,
-               const auth::Principal& who) -> absl::StatusOr<TableReply> {
-    KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-    LiveState state = live();
-    const auto hidden = [&](const LiveRun& run) {
-      return !auth::CheckRunAccess(who, run.run_id, run.user, run.cohort).ok();
-    };
-    std::erase_if(state.running, hidden);
-    std::erase_if(state.waiting, hidden);
-    return TableReply{LiveRunsTable(state), "live-runs"};
-  });
+             AssignmentEndpoint(store, "failures", FailedVerificationsTable));
+  ServeTable(
+      server, "/api/learner", caller,
+      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(const std::string learner, params.Required("learner"));
+        v1::ListRunsRequest filter;
+        filter.set_label(params.Optional("label"));
+        // A learner asking for another learner is refused, not shown nothing.
+        if (who.role == auth::Role::kLearner) filter.set_user(learner);
+        KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
+        return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
+      });
+  ServeTable(
+      server, "/api/runs", caller,
+      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest asked, RunsFilter(params));
+        KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, auth::ScopeToCaller(who, asked));
+        absl::StatusOr<v1::ListRunsResponse> page = store.List(filter, store::Samples::kOmit);
+        KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
+        return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
+      });
+  ServeTable(
+      server, "/api/live/runs", caller,
+      [live](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+        LiveState state = live();
+        const auto hidden = [&](const LiveRun& run) {
+          return !auth::CheckRunAccess(who, run.run_id, run.user, run.cohort).ok();
+        };
+        std::erase_if(state.running, hidden);
+        std::erase_if(state.waiting, hidden);
+        return TableReply{LiveRunsTable(state), "live-runs"};
+      });
   ServeTable(server, "/api/live/devices", caller,
-        [&store, live](const ApiParams& params,
-                       const auth::Principal&) -> absl::StatusOr<TableReply> {
-          KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-          // The newest runs, to find each device's last clocks.
-          constexpr size_t kRecentRuns = 100;
-          KBENCH_ASSIGN_OR_RETURN(const RunSet recent,
-                                  ReadRuns(store, v1::ListRunsRequest(), kRecentRuns));
-          return TableReply{DevicesTable(live(), recent), "devices"};
-        });
-  server.Get("/api/live", [live, caller](const httplib::Request& request,
-                                         httplib::Response& response) {
-    const absl::StatusOr<auth::Principal> who = caller(request);
-    if (!who.ok()) return ReplyError(response, who.status());
-    if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
-      return ReplyError(response, only);
-    }
-    const LiveState state = live();
-    ReplyJson(response, 200,
-              {{"user", who->user},  // "" on a server without authentication
-               {"role", std::string(auth::RoleName(who->role))},
-               {"version", state.info.version()},
-               {"backend", state.info.backend()},
-               {"devices", state.info.devices_size()},
-               {"running", state.info.running()},
-               {"queued", state.info.queued()},
-               {"now_unix_ms", store::NowUnixMs()}});
-  });
+             [&store, live](const ApiParams& params,
+                            const auth::Principal&) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+               // The newest runs, to find each device's last clocks.
+               constexpr size_t kRecentRuns = 100;
+               KBENCH_ASSIGN_OR_RETURN(const RunSet recent,
+                                       ReadRuns(store, v1::ListRunsRequest(), kRecentRuns));
+               return TableReply{DevicesTable(live(), recent), "devices"};
+             });
+  server.Get("/api/live",
+             [live, caller](const httplib::Request& request, httplib::Response& response) {
+               const absl::StatusOr<auth::Principal> who = caller(request);
+               if (!who.ok()) return ReplyError(response, who.status());
+               if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
+                 return ReplyError(response, only);
+               }
+               const LiveState state = live();
+               ReplyJson(response, 200,
+                         {{"user", who->user},  // "" on a server without authentication
+                          {"role", std::string(auth::RoleName(who->role))},
+                          {"version", state.info.version()},
+                          {"backend", state.info.backend()},
+                          {"devices", state.info.devices_size()},
+                          {"running", state.info.running()},
+                          {"queued", state.info.queued()},
+                          {"now_unix_ms", store::NowUnixMs()}});
+             });
   server.Get(R"(/api/.*)", [](const httplib::Request& request, httplib::Response& response) {
-    ReplyError(response, absl::NotFoundError(absl::StrCat(
-                             "no endpoint ", Echo(request.path), "; see docs/API.md")));
+    ReplyError(response, absl::NotFoundError(absl::StrCat("no endpoint ", Echo(request.path),
+                                                          "; see docs/API.md")));
   });
 }
 

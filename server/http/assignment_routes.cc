@@ -27,8 +27,8 @@ Table AssignmentsTable(const std::vector<v1::Assignment>& assignments) {
 }
 
 Table LeaderboardTable(const v1::Leaderboard& board) {
-  std::vector<std::string> columns = {"rank", "tied", "learner", "you", "score_ms",
-                                      "score_ci_low_ms", "score_ci_high_ms"};
+  std::vector<std::string> columns = {
+      "rank", "tied", "learner", "you", "score_ms", "score_ci_low_ms", "score_ci_high_ms"};
   for (const std::string& baseline : board.assignment().baselines())
     columns.push_back("speedup_" + baseline);
   for (const char* column :
@@ -36,9 +36,12 @@ Table LeaderboardTable(const v1::Leaderboard& board) {
     columns.push_back(column);
   Table table(std::move(columns));
   for (const v1::LeaderboardEntry& e : board.entries()) {
-    std::vector<Cell> row = {int64_t{e.rank()}, e.tied(),
-                             e.user().empty() ? Cell() : Cell(e.user()), e.you(),
-                             e.best().score_ms(), e.best().score_ci_low_ms(),
+    std::vector<Cell> row = {int64_t{e.rank()},
+                             e.tied(),
+                             e.user().empty() ? Cell() : Cell(e.user()),
+                             e.you(),
+                             e.best().score_ms(),
+                             e.best().score_ci_low_ms(),
                              e.best().score_ci_high_ms()};
     for (const std::string& baseline : board.assignment().baselines()) {
       Cell speedup;
@@ -66,7 +69,7 @@ Table RosterTable(const v1::Roster& roster) {
   for (const v1::RosterRow& r : roster.rows()) {
     std::vector<Cell> row = {r.user()};
     for (const v1::RosterCell& cell : r.cells())
-      row.push_back(cell.standing() == v1::STANDING_COUNTING  ? Cell(cell.score_ms())
+      row.push_back(cell.standing() == v1::STANDING_COUNTING       ? Cell(cell.score_ms())
                     : cell.standing() == v1::STANDING_ONLY_FAILING ? Cell("failing")
                                                                    : Cell("not started"));
     table.rows.push_back(std::move(row));
@@ -101,8 +104,7 @@ Table SubmissionsTable(const std::vector<v1::SubmissionReport>& reports) {
     const v1::Submission& s = r.submission();
     table.rows.push_back({s.submission_id(), s.user(), s.submitted_unix_ms(), s.late(),
                           s.kernel().name(), r.counts(), OrNull(r.score_ms()),
-                          OrNull(r.score_ci_low_ms()), OrNull(r.score_ci_high_ms()),
-                          r.why_not(),
+                          OrNull(r.score_ci_low_ms()), OrNull(r.score_ci_high_ms()), r.why_not(),
                           s.rerun_of().empty() ? Cell() : Cell(s.rerun_of()),
                           absl::StrJoin(r.devices(), ", ")});
   }
@@ -120,65 +122,65 @@ nlohmann::json ProtoJson(const google::protobuf::Message& message) {
 }  // namespace
 
 void AddAssignmentRoutes(httplib::Server& server, AssignmentBook& book, const CallerOf& caller) {
-  ServeTable(server, "/api/assignments", caller,
-             [&book](const ApiParams& params,
-                     const auth::Principal& who) -> absl::StatusOr<TableReply> {
-               KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
-               KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> assignments,
-                                       book.List(who, params.Optional("cohort")));
-               return TableReply{AssignmentsTable(assignments), "assignments"};
+  ServeTable(
+      server, "/api/assignments", caller,
+      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> assignments,
+                                book.List(who, params.Optional("cohort")));
+        return TableReply{AssignmentsTable(assignments), "assignments"};
+      });
+  ServeTable(
+      server, "/api/assignments/leaderboard", caller,
+      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
+        KBENCH_ASSIGN_OR_RETURN(v1::Leaderboard board, book.Leaderboard(who, name));
+        return TableReply{LeaderboardTable(board),
+                          absl::StrCat("leaderboard-", name),
+                          {{"without_counting", board.without_counting()},
+                           {"title", board.assignment().title()}}};
+      });
+  ServeTable(
+      server, "/api/assignments/roster", caller,
+      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(v1::Roster roster, book.Roster(who, params.Optional("cohort")));
+        return TableReply{RosterTable(roster),
+                          absl::StrCat("gradebook-", roster.cohort()),
+                          {{"cohort", roster.cohort()}, {"details", RosterDetails(roster)}}};
+      });
+  ServeTable(
+      server, "/api/assignments/submissions", caller,
+      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "learner", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
+        KBENCH_ASSIGN_OR_RETURN(std::vector<v1::SubmissionReport> reports,
+                                book.Submissions(who, name, params.Optional("learner")));
+        return TableReply{SubmissionsTable(reports), absl::StrCat("submissions-", name)};
+      });
+  server.Get("/api/assignments/submission",
+             [&book, caller](const httplib::Request& request, httplib::Response& response) {
+               const absl::StatusOr<auth::Principal> who = caller(request);
+               if (!who.ok()) return ReplyError(response, who.status());
+               const ApiParams params(request);
+               if (absl::Status only = params.Only({"id"}); !only.ok())
+                 return ReplyError(response, only);
+               const absl::StatusOr<std::string> id = params.Required("id");
+               if (!id.ok()) return ReplyError(response, id.status());
+               absl::StatusOr<v1::SubmissionReport> report = book.Report(*who, *id);
+               if (!report.ok()) return ReplyError(response, report.status());
+               // The learner's submission before this one, for the diff.
+               absl::StatusOr<std::optional<v1::Submission>> before =
+                   book.Previous(*who, report->submission());
+               if (!before.ok()) return ReplyError(response, before.status());
+               nlohmann::json previous = nullptr;
+               if (*before)
+                 previous = {{"submission_id", (*before)->submission_id()},
+                             {"submitted_unix_ms", (*before)->submitted_unix_ms()},
+                             {"source", (*before)->kernel().source()}};
+               ReplyJson(response, 200, {{"report", ProtoJson(*report)}, {"previous", previous}});
              });
-  ServeTable(server, "/api/assignments/leaderboard", caller,
-             [&book](const ApiParams& params,
-                     const auth::Principal& who) -> absl::StatusOr<TableReply> {
-               KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "format"}));
-               KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
-               KBENCH_ASSIGN_OR_RETURN(v1::Leaderboard board, book.Leaderboard(who, name));
-               return TableReply{LeaderboardTable(board), absl::StrCat("leaderboard-", name),
-                                 {{"without_counting", board.without_counting()},
-                                  {"title", board.assignment().title()}}};
-             });
-  ServeTable(server, "/api/assignments/roster", caller,
-             [&book](const ApiParams& params,
-                     const auth::Principal& who) -> absl::StatusOr<TableReply> {
-               KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
-               KBENCH_ASSIGN_OR_RETURN(v1::Roster roster,
-                                       book.Roster(who, params.Optional("cohort")));
-               return TableReply{RosterTable(roster),
-                                 absl::StrCat("gradebook-", roster.cohort()),
-                                 {{"cohort", roster.cohort()}, {"details", RosterDetails(roster)}}};
-             });
-  ServeTable(server, "/api/assignments/submissions", caller,
-             [&book](const ApiParams& params,
-                     const auth::Principal& who) -> absl::StatusOr<TableReply> {
-               KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "learner", "format"}));
-               KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
-               KBENCH_ASSIGN_OR_RETURN(
-                   std::vector<v1::SubmissionReport> reports,
-                   book.Submissions(who, name, params.Optional("learner")));
-               return TableReply{SubmissionsTable(reports), absl::StrCat("submissions-", name)};
-             });
-  server.Get("/api/assignments/submission", [&book, caller](const httplib::Request& request,
-                                                            httplib::Response& response) {
-    const absl::StatusOr<auth::Principal> who = caller(request);
-    if (!who.ok()) return ReplyError(response, who.status());
-    const ApiParams params(request);
-    if (absl::Status only = params.Only({"id"}); !only.ok()) return ReplyError(response, only);
-    const absl::StatusOr<std::string> id = params.Required("id");
-    if (!id.ok()) return ReplyError(response, id.status());
-    absl::StatusOr<v1::SubmissionReport> report = book.Report(*who, *id);
-    if (!report.ok()) return ReplyError(response, report.status());
-    // The learner's submission before this one, for the diff.
-    absl::StatusOr<std::optional<v1::Submission>> before =
-        book.Previous(*who, report->submission());
-    if (!before.ok()) return ReplyError(response, before.status());
-    nlohmann::json previous = nullptr;
-    if (*before)
-      previous = {{"submission_id", (*before)->submission_id()},
-                  {"submitted_unix_ms", (*before)->submitted_unix_ms()},
-                  {"source", (*before)->kernel().source()}};
-    ReplyJson(response, 200, {{"report", ProtoJson(*report)}, {"previous", previous}});
-  });
 }
 
 }  // namespace kbench::server::http

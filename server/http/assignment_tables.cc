@@ -20,8 +20,7 @@ namespace {
 
 // Results that completed (the run's summary arrived), verified or not.
 bool Completed(const v1::RunRecord& run) {
-  return run.status() == v1::RUN_STATUS_OK ||
-         run.status() == v1::RUN_STATUS_FAILED_VERIFICATION;
+  return run.status() == v1::RUN_STATUS_OK || run.status() == v1::RUN_STATUS_FAILED_VERIFICATION;
 }
 
 // What makes two results comparable (all but learner), and whose they are.
@@ -36,8 +35,12 @@ struct ResultKey {
 
   static ResultKey Of(const v1::RunRecord& run, const std::string& variant,
                       const std::string& baseline = "") {
-    return {run.op(), ops::DescribeProblemOf(run.request()),
-            DTypeNameOf(run.request().dtype()), variant, baseline, LearnerOf(run)};
+    return {run.op(),
+            ops::DescribeProblemOf(run.request()),
+            DTypeNameOf(run.request().dtype()),
+            variant,
+            baseline,
+            LearnerOf(run)};
   }
   // The comparable part, for ordering groups.
   friend auto operator<=>(const ResultKey&, const ResultKey&) = default;
@@ -98,9 +101,8 @@ Table BestResultsTable(const RunSet& runs) {
   for (const auto& [key, entry] : sorted) {
     const v1::VariantResult& result = *entry.result;
     table.rows.push_back({key.learner, key.op, key.problem, key.dtype, key.variant,
-                          result.stats().median_ms(),
-                          result.throughput().value(), result.throughput().unit(),
-                          PercentOfCeiling(result.throughput()),
+                          result.stats().median_ms(), result.throughput().value(),
+                          result.throughput().unit(), PercentOfCeiling(result.throughput()),
                           static_cast<int64_t>(result.stats().samples()), entry.attempts,
                           entry.run->run_id(), entry.run->accepted_unix_ms()});
   }
@@ -134,10 +136,9 @@ Table SpeedupsTable(const RunSet& runs) {
   for (const auto& [key, entry] : sorted) {
     const v1::Speedup& speedup = *entry.speedup;
     table.rows.push_back({key.learner, key.op, key.problem, key.dtype, key.variant, key.baseline,
-                          speedup.speedup(),
-                          speedup.ci_low(), speedup.ci_high(), speedup.ci_confidence(),
-                          int64_t(speedup.rounds()), VerdictName(speedup.verdict()),
-                          entry.run->run_id()});
+                          speedup.speedup(), speedup.ci_low(), speedup.ci_high(),
+                          speedup.ci_confidence(), int64_t(speedup.rounds()),
+                          VerdictName(speedup.verdict()), entry.run->run_id()});
   }
   return table;
 }
@@ -177,13 +178,12 @@ Table FailedVerificationsTable(const RunSet& runs) {
     for (const v1::VariantResult& result : run.results()) {
       const v1::Verification& verification = result.verification();
       if (verification.passed()) continue;
-      table.rows.push_back({LearnerOf(run), run.run_id(), run.accepted_unix_ms(), run.op(),
-                            ops::DescribeProblemOf(run.request()),
-                            DTypeNameOf(run.request().dtype()), result.variant(),
-                            verification.max_abs_error(), verification.rel_l2_error(),
-                            verification.tolerance(),
-                            static_cast<int64_t>(verification.non_finite()),
-                            verification.method()});
+      table.rows.push_back(
+          {LearnerOf(run), run.run_id(), run.accepted_unix_ms(), run.op(),
+           ops::DescribeProblemOf(run.request()), DTypeNameOf(run.request().dtype()),
+           result.variant(), verification.max_abs_error(), verification.rel_l2_error(),
+           verification.tolerance(), static_cast<int64_t>(verification.non_finite()),
+           verification.method()});
     }
   }
   return table;

@@ -4,8 +4,7 @@
 
 namespace kbench::server::http {
 
-BoundedTaskQueue::BoundedTaskQueue(size_t threads, size_t max_waiting)
-    : max_waiting_(max_waiting) {
+BoundedTaskQueue::BoundedTaskQueue(size_t threads, size_t max_waiting) : max_waiting_(max_waiting) {
   for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Serve(); });
 }
 

@@ -24,10 +24,10 @@ bool IsLoopbackAddress(absl::string_view address) {
 
 absl::Status CheckClient(absl::string_view remote_addr) {
   if (IsLoopbackAddress(remote_addr)) return absl::OkStatus();
-  return absl::PermissionDeniedError(absl::StrCat(
-      "the dashboard serves this machine only (the client is ", remote_addr,
-      "): without authentication it would show every learner's runs to anyone; "
-      "the server's operator can add users (kbench-server admin) to turn it on"));
+  return absl::PermissionDeniedError(
+      absl::StrCat("the dashboard serves this machine only (the client is ", remote_addr,
+                   "): without authentication it would show every learner's runs to anyone; "
+                   "the server's operator can add users (kbench-server admin) to turn it on"));
 }
 
 }  // namespace kbench::server::http

@@ -13,8 +13,8 @@
 #include "prometheus/text_serializer.h"
 #include "server/http/api_params.h"
 #include "server/http/api_routes.h"
-#include "server/http/assignment_routes.h"
 #include "server/http/assets.h"
+#include "server/http/assignment_routes.h"
 #include "server/http/bounded_task_queue.h"
 #include "server/http/http_limits.h"
 
@@ -31,8 +31,8 @@ absl::StatusOr<HostPort> ParseListen(absl::string_view listen) {
   int port = 0;
   if (colon == absl::string_view::npos || colon == 0 ||
       !absl::SimpleAtoi(listen.substr(colon + 1), &port) || port < 0 || port > 65535) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dashboard address \"", listen, "\" is not host:port (e.g. 127.0.0.1:8080)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dashboard address \"", listen, "\" is not host:port (e.g. 127.0.0.1:8080)"));
   }
   absl::string_view host = listen.substr(0, colon);
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
@@ -57,12 +57,12 @@ absl::StatusOr<std::unique_ptr<DashboardServer>> DashboardServer::Start(
   if (options.tls_cert.empty()) {
     http = std::make_unique<httplib::Server>();
   } else {
-    auto tls = std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(),
-                                                    options.tls_key.c_str());
+    auto tls =
+        std::make_unique<httplib::SSLServer>(options.tls_cert.c_str(), options.tls_key.c_str());
     if (!tls->is_valid()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "the dashboard cannot use the certificate ", options.tls_cert, " and key ",
-          options.tls_key, " (unreadable, not PEM, or not a pair)"));
+      return absl::InvalidArgumentError(absl::StrCat("the dashboard cannot use the certificate ",
+                                                     options.tls_cert, " and key ", options.tls_key,
+                                                     " (unreadable, not PEM, or not a pair)"));
     }
     // cpp-httplib 0.11 accepts TLS 1.1.
     SSL_CTX_set_min_proto_version(tls->ssl_context(), TLS1_2_VERSION);
@@ -151,29 +151,28 @@ void DashboardServer::AddRoutes() {
   for (const Asset& asset : EmbeddedAssets()) {
     const auto serve = [&asset](const httplib::Request&, httplib::Response& response) {
       response.set_header("Cache-Control", "no-cache");
-      response.set_content(asset.body.data(), asset.body.size(),
-                           std::string(asset.content_type));
+      response.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type));
     };
     server_->Get(std::string(asset.path), serve);
     if (asset.path == "/index.html") server_->Get("/", serve);
   }
-  const CallerOf caller = [this](const httplib::Request& request)
-      -> absl::StatusOr<auth::Principal> {
+  const CallerOf caller =
+      [this](const httplib::Request& request) -> absl::StatusOr<auth::Principal> {
     if (authenticator_ == nullptr) return auth::LocalPrincipal();
     return authenticator_->AuthenticateHeader(request.get_header_value("Authorization"));
   };
-  server_->Get("/metrics", [this, caller](const httplib::Request& request,
-                                          httplib::Response& response) {
-    if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
-      response.status = HttpStatusOf(who.status());
-      response.set_content(ErrorJson(who.status()).dump(), "application/json");
-      return;
-    }
-    live_gauges_.Update(live_());
-    std::ostringstream text;
-    prometheus::TextSerializer().Serialize(text, registry_.Collect());
-    response.set_content(text.str(), "text/plain; version=0.0.4; charset=utf-8");
-  });
+  server_->Get("/metrics",
+               [this, caller](const httplib::Request& request, httplib::Response& response) {
+                 if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
+                   response.status = HttpStatusOf(who.status());
+                   response.set_content(ErrorJson(who.status()).dump(), "application/json");
+                   return;
+                 }
+                 live_gauges_.Update(live_());
+                 std::ostringstream text;
+                 prometheus::TextSerializer().Serialize(text, registry_.Collect());
+                 response.set_content(text.str(), "text/plain; version=0.0.4; charset=utf-8");
+               });
   if (assignments_ != nullptr) AddAssignmentRoutes(*server_, *assignments_, caller);
   AddApiRoutes(*server_, store_, live_, caller);
 }

@@ -40,8 +40,8 @@ Table TallyTable(std::string name, std::string others, const std::map<std::strin
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
     return a.second.last_unix_ms > b.second.last_unix_ms;
   });
-  Table table{{std::move(name), "runs", std::move(others), "ok", "failed_verification",
-               "last_unix_ms"}};
+  Table table{
+      {std::move(name), "runs", std::move(others), "ok", "failed_verification", "last_unix_ms"}};
   table.truncated = truncated;
   for (const auto& [key, tally] : sorted) {
     table.rows.push_back({key, tally.runs, static_cast<int64_t>(tally.others.size()), tally.ok,
@@ -72,9 +72,8 @@ Table LearnersTable(const RunSet& runs) {
 }
 
 Table LearnerHistoryTable(const RunSet& runs, const std::string& learner) {
-  Table table{{"run_id", "accepted_unix_ms", "label", "op", "problem", "dtype", "status",
-               "variant", "median_ms", "throughput", "unit", "percent_of_ceiling", "verified",
-               "error"}};
+  Table table{{"run_id", "accepted_unix_ms", "label", "op", "problem", "dtype", "status", "variant",
+               "median_ms", "throughput", "unit", "percent_of_ceiling", "verified", "error"}};
   table.truncated = runs.truncated;
   for (auto run = runs.runs.rbegin(); run != runs.runs.rend(); ++run) {
     if (LearnerOf(*run) != learner) continue;
@@ -95,13 +94,12 @@ Table LearnerHistoryTable(const RunSet& runs, const std::string& learner) {
     for (const v1::VariantResult& result : run->results()) {
       const v1::Throughput& throughput = result.throughput();
       std::vector<Cell> row = about;
-      row.insert(row.end(),
-                 {result.variant(), result.stats().median_ms(), throughput.value(),
-                  throughput.unit(),
-                  throughput.fraction_of_ceiling() > 0
-                      ? Cell(throughput.fraction_of_ceiling() * 100)
-                      : Cell(),
-                  result.verification().passed(), run->error()});
+      row.insert(
+          row.end(),
+          {result.variant(), result.stats().median_ms(), throughput.value(), throughput.unit(),
+           throughput.fraction_of_ceiling() > 0 ? Cell(throughput.fraction_of_ceiling() * 100)
+                                                : Cell(),
+           result.verification().passed(), run->error()});
       table.rows.push_back(std::move(row));
     }
   }

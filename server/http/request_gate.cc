@@ -34,8 +34,8 @@ bool HostAllowed(absl::string_view host, const std::vector<std::string>& names) 
 
 std::optional<Refusal> CheckRequest(const httplib::Request& request, const GateOptions& options) {
   if (request.method != "GET" && request.method != "HEAD") {
-    return Refusal{405, absl::StrCat("method ", request.method,
-                                     ": the dashboard serves GET and HEAD only")};
+    return Refusal{
+        405, absl::StrCat("method ", request.method, ": the dashboard serves GET and HEAD only")};
   }
   uint64_t length = 0;
   if (request.has_header("Transfer-Encoding") ||

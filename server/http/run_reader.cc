@@ -13,9 +13,9 @@ absl::StatusOr<RunSet> ReadRuns(store::RunStore& store, v1::ListRunsRequest filt
   RunSet set;
   filter.clear_page_token();
   while (true) {
-    filter.set_page_size(static_cast<uint32_t>(std::min(kPageSize, max_runs - set.runs.size() + 1)));
-    KBENCH_ASSIGN_OR_RETURN(v1::ListRunsResponse page,
-                            store.List(filter, store::Samples::kOmit));
+    filter.set_page_size(
+        static_cast<uint32_t>(std::min(kPageSize, max_runs - set.runs.size() + 1)));
+    KBENCH_ASSIGN_OR_RETURN(v1::ListRunsResponse page, store.List(filter, store::Samples::kOmit));
     for (v1::RunRecord& run : *page.mutable_runs()) {
       if (set.runs.size() == max_runs) {
         set.truncated = true;

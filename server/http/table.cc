@@ -60,19 +60,17 @@ nlohmann::json ToJson(const Table& table) {
 }
 
 std::string ToCsv(const Table& table) {
-  std::string csv = absl::StrCat(
-      absl::StrJoin(table.columns, ",",
-                    [](std::string* out, const std::string& name) {
-                      out->append(text::CsvField(name));
-                    }),
-      "\r\n");
+  std::string csv = absl::StrCat(absl::StrJoin(table.columns, ",",
+                                               [](std::string* out, const std::string& name) {
+                                                 out->append(text::CsvField(name));
+                                               }),
+                                 "\r\n");
   for (const std::vector<Cell>& row : table.rows) {
-    absl::StrAppend(&csv,
-                    absl::StrJoin(row, ",",
-                                  [](std::string* out, const Cell& cell) {
-                                    out->append(CellCsv(cell));
-                                  }),
-                    "\r\n");
+    absl::StrAppend(
+        &csv,
+        absl::StrJoin(row, ",",
+                      [](std::string* out, const Cell& cell) { out->append(CellCsv(cell)); }),
+        "\r\n");
   }
   return csv;
 }

@@ -4,18 +4,24 @@ namespace kbench::server::auth {
 
 std::string_view RoleName(Role role) {
   switch (role) {
-    case Role::kLearner: return "learner";
-    case Role::kInstructor: return "instructor";
-    case Role::kAdmin: return "admin";
+    case Role::kLearner:
+      return "learner";
+    case Role::kInstructor:
+      return "instructor";
+    case Role::kAdmin:
+      return "admin";
   }
   return "unknown";
 }
 
 std::string_view RoleWithArticle(Role role) {
   switch (role) {
-    case Role::kLearner: return "a learner";
-    case Role::kInstructor: return "an instructor";
-    case Role::kAdmin: return "an admin";
+    case Role::kLearner:
+      return "a learner";
+    case Role::kInstructor:
+      return "an instructor";
+    case Role::kAdmin:
+      return "an admin";
   }
   return "an unknown role";
 }

@@ -13,9 +13,9 @@ absl::StatusOr<std::string> NewSecret(std::string_view prefix) {
   if (RAND_bytes(bytes, sizeof bytes) != 1) {
     return absl::InternalError("the system's random generator failed (RAND_bytes)");
   }
-  return absl::StrCat(std::string(prefix),
-                      absl::WebSafeBase64Escape(std::string(
-                          reinterpret_cast<const char*>(bytes), sizeof bytes)));
+  return absl::StrCat(
+      std::string(prefix),
+      absl::WebSafeBase64Escape(std::string(reinterpret_cast<const char*>(bytes), sizeof bytes)));
 }
 
 bool LooksLikeSecret(std::string_view secret, std::string_view prefix) {
@@ -24,8 +24,8 @@ bool LooksLikeSecret(std::string_view secret, std::string_view prefix) {
   if (secret.size() != prefix.size() + kEncodedLength || secret.substr(0, prefix.size()) != prefix)
     return false;
   for (char c : secret.substr(prefix.size())) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '-' || c == '_';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_';
     if (!ok) return false;
   }
   return true;

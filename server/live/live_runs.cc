@@ -5,8 +5,7 @@
 
 namespace kbench::server {
 
-LiveRuns::LiveRuns(std::function<int64_t()> now_unix_ms)
-    : now_unix_ms_(std::move(now_unix_ms)) {}
+LiveRuns::LiveRuns(std::function<int64_t()> now_unix_ms) : now_unix_ms_(std::move(now_unix_ms)) {}
 
 void LiveRuns::OnAccepted(const RunAdmission& run) {
   LiveRun live;
@@ -50,10 +49,9 @@ void LiveRuns::Fill(LiveState& state) const {
   for (const LiveRun& run : runs_) {
     (run.started_unix_ms == 0 ? state.waiting : state.running).push_back(run);
   }
-  std::stable_sort(state.waiting.begin(), state.waiting.end(),
-                   [](const LiveRun& a, const LiveRun& b) {
-                     return a.queue_position < b.queue_position;
-                   });
+  std::stable_sort(
+      state.waiting.begin(), state.waiting.end(),
+      [](const LiveRun& a, const LiveRun& b) { return a.queue_position < b.queue_position; });
 }
 
 }  // namespace kbench::server

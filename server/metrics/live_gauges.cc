@@ -24,8 +24,7 @@ void LiveGauges::Update(const LiveState& state) {
   queue_depth_.Set(state.info.queued());
   running_.Set(state.info.running());
   for (const v1::DeviceInfo& device : state.info.devices()) {
-    device_healthy_.Add({{"device", std::to_string(device.index())}})
-        .Set(device.healthy() ? 1 : 0);
+    device_healthy_.Add({{"device", std::to_string(device.index())}}).Set(device.healthy() ? 1 : 0);
   }
 }
 

@@ -10,12 +10,12 @@ namespace {
 
 // Queue waits: a free device starts a run at once; a busy cohort queues for
 // minutes.
-const prometheus::Histogram::BucketBoundaries kQueueWaitBuckets = {
-    0.01, 0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600};
+const prometheus::Histogram::BucketBoundaries kQueueWaitBuckets = {0.01, 0.05, 0.1, 0.5, 1,   2,  5,
+                                                                   10,   30,   60,  120, 300, 600};
 // Run durations: a small vector add takes well under a second, an attention
 // run with its time budget tens of seconds.
-const prometheus::Histogram::BucketBoundaries kDurationBuckets = {
-    0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300};
+const prometheus::Histogram::BucketBoundaries kDurationBuckets = {0.1, 0.25, 0.5, 1,  2,   5,
+                                                                  10,  20,   30,  60, 120, 300};
 
 std::string OpLabel(const std::string& op) { return op.empty() ? "none" : op; }
 

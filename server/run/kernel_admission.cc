@@ -37,10 +37,10 @@ absl::Status CheckEntry(const std::string& field, const std::string& entry) {
         return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$';
       });
   if (!identifier || entry.size() > kMaxKernelEntryLength)
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ".entry must be an identifier of 1 to ", kMaxKernelEntryLength,
-        " characters (the kernel function's name), got '",
-        entry.substr(0, kMaxKernelEntryLength), "'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".entry must be an identifier of 1 to ", kMaxKernelEntryLength,
+                     " characters (the kernel function's name), got '",
+                     entry.substr(0, kMaxKernelEntryLength), "'"));
   return absl::OkStatus();
 }
 
@@ -49,9 +49,8 @@ const char* const kAllowedOptions =
 
 absl::Status CheckOptions(const std::string& field, const v1::KernelSource& kernel) {
   if (kernel.options_size() > kMaxKernelOptions)
-    return absl::InvalidArgumentError(absl::StrCat(field, ".options: at most ",
-                                                   kMaxKernelOptions, ", got ",
-                                                   kernel.options_size()));
+    return absl::InvalidArgumentError(absl::StrCat(field, ".options: at most ", kMaxKernelOptions,
+                                                   ", got ", kernel.options_size()));
   for (int i = 0; i < kernel.options_size(); ++i) {
     const std::string& option = kernel.options(i);
     const std::string name = absl::StrCat(field, ".options[", i, "]");
@@ -66,16 +65,15 @@ absl::Status CheckOptions(const std::string& field, const v1::KernelSource& kern
     }
     int registers = 0;
     if (absl::StartsWith(option, "--maxrregcount=")) {
-      if (absl::SimpleAtoi(option.substr(15), &registers) &&
-          registers >= kMinMaxRegisterCount && registers <= kMaxMaxRegisterCount)
+      if (absl::SimpleAtoi(option.substr(15), &registers) && registers >= kMinMaxRegisterCount &&
+          registers <= kMaxMaxRegisterCount)
         continue;
       return absl::InvalidArgumentError(
           absl::StrCat(name, ": --maxrregcount must be from ", kMinMaxRegisterCount, " to ",
                        kMaxMaxRegisterCount, ", got '", option.substr(15, 16), "'"));
     }
     return absl::InvalidArgumentError(absl::StrCat(name, ": '", option.substr(0, 64),
-                                                   "' is not allowed; allowed: ",
-                                                   kAllowedOptions));
+                                                   "' is not allowed; allowed: ", kAllowedOptions));
   }
   return absl::OkStatus();
 }
@@ -92,9 +90,9 @@ absl::Status ParseLaunch(const std::string& field, const v1::LaunchSpec& launch,
     size_t max_items;
     std::vector<ops::LaunchExpression>* out;
   };
-  for (const Part& part : {Part{"grid", launch.grid(), 3, grid},
-                           Part{"block", launch.block(), 3, block},
-                           Part{"shared_memory_bytes", launch.shared_memory_bytes(), 1, shared}}) {
+  for (const Part& part :
+       {Part{"grid", launch.grid(), 3, grid}, Part{"block", launch.block(), 3, block},
+        Part{"shared_memory_bytes", launch.shared_memory_bytes(), 1, shared}}) {
     const std::string name = absl::StrCat(field, ".launch.", part.name);
     if (part.text.empty()) {
       if (required && part.out != shared)
@@ -106,8 +104,8 @@ absl::Status ParseLaunch(const std::string& field, const v1::LaunchSpec& launch,
     absl::StatusOr<std::vector<ops::LaunchExpression>> parsed =
         ops::ParseLaunchList(part.text, abi.sizes, part.max_items);
     if (!parsed.ok())
-      return absl::InvalidArgumentError(absl::StrCat(name, " '", part.text.substr(0, 64),
-                                                     "': ", parsed.status().message()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " '", part.text.substr(0, 64), "': ", parsed.status().message()));
     *part.out = *std::move(parsed);
   }
   return absl::OkStatus();
@@ -122,12 +120,10 @@ absl::StatusOr<std::vector<int64_t>> Dimensions(
   for (size_t i = 0; i < expressions.size(); ++i) {
     absl::StatusOr<int64_t> value = expressions[i].Evaluate(sizes);
     if (!value.ok())
-      return absl::InvalidArgumentError(
-          absl::StrCat(name, ": ", value.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(name, ": ", value.status().message()));
     if (*value < 1 || *value > bounds[i])
-      return absl::InvalidArgumentError(absl::StrCat(
-          name, ".", kAxes[i], " must be from 1 to ", bounds[i], " for this problem, got ",
-          *value));
+      return absl::InvalidArgumentError(absl::StrCat(name, ".", kAxes[i], " must be from 1 to ",
+                                                     bounds[i], " for this problem, got ", *value));
     values.push_back(*value);
   }
   return values;
@@ -151,8 +147,7 @@ absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
   int64_t total = 1;
   for (int64_t t : threads) total *= t;
   if (total > kMaxThreadsPerBlock)
-    return absl::InvalidArgumentError(absl::StrCat(prefix, "block: at most ",
-                                                   kMaxThreadsPerBlock,
+    return absl::InvalidArgumentError(absl::StrCat(prefix, "block: at most ", kMaxThreadsPerBlock,
                                                    " threads per block, got ", total));
   std::copy(blocks.begin(), blocks.end(), values.grid.begin());
   std::copy(threads.begin(), threads.end(), values.block.begin());
@@ -162,14 +157,13 @@ absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
       return absl::InvalidArgumentError(
           absl::StrCat(prefix, "shared_memory_bytes: ", bytes.status().message()));
     if (*bytes < 0 || *bytes > kMaxDynamicSharedMemoryBytes)
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix, "shared_memory_bytes must be from 0 to ", kMaxDynamicSharedMemoryBytes,
-          " for this problem, got ", *bytes));
+      return absl::InvalidArgumentError(
+          absl::StrCat(prefix, "shared_memory_bytes must be from 0 to ",
+                       kMaxDynamicSharedMemoryBytes, " for this problem, got ", *bytes));
     values.shared_memory_bytes = *bytes;
   }
   return values;
 }
-
 
 absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource& kernel,
                                const ops::KernelAbi& abi, const v1::Limits& limits) {
@@ -180,9 +174,9 @@ absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource&
         field, ".language must be KERNEL_LANGUAGE_CUDA_CPP or KERNEL_LANGUAGE_PTX, got ",
         int(kernel.language())));
   if (kernel.source().empty() || kernel.source().size() > limits.max_kernel_source_bytes())
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ".source must be 1 to ", limits.max_kernel_source_bytes(),
-        " bytes (Limits.max_kernel_source_bytes), got ", kernel.source().size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ".source must be 1 to ", limits.max_kernel_source_bytes(),
+                     " bytes (Limits.max_kernel_source_bytes), got ", kernel.source().size()));
   if (kernel.source().find('\0') != std::string::npos)
     return absl::InvalidArgumentError(
         absl::StrCat(field, ".source must be text: it holds a NUL byte"));
@@ -198,18 +192,18 @@ absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request,
                                  const v1::Limits& limits) {
   const ops::KernelAbi* abi = ops::AbiOf(request.op());
   if (abi == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "op: no kernel ABI for '", request.op().substr(0, 64),
-        "'; learners' kernels are taken for vector_add and attention"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op: no kernel ABI for '", request.op().substr(0, 64),
+                     "'; learners' kernels are taken for vector_add and attention"));
   if (request.dtype() != v1::DTYPE_UNSPECIFIED && !v1::DType_IsValid(request.dtype()))
     return absl::InvalidArgumentError(absl::StrCat("dtype: unknown value ", int(request.dtype())));
   const kernels::DType dtype = ops::FromProto(request.dtype());
   if (!abi->Supports(dtype)) {
     std::vector<std::string> names;
     for (kernels::DType d : abi->dtypes) names.emplace_back(kernels::DTypeName(d));
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dtype ", kernels::DTypeName(dtype), " is not taken by ", abi->op,
-        " kernels; supported: ", absl::StrJoin(names, ", ")));
+    return absl::InvalidArgumentError(
+        absl::StrCat("dtype ", kernels::DTypeName(dtype), " is not taken by ", abi->op,
+                     " kernels; supported: ", absl::StrJoin(names, ", ")));
   }
   return CheckKernelSource("kernel", request.kernel(), *abi, limits);
 }
@@ -226,9 +220,9 @@ absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
     return absl::InvalidArgumentError(
         absl::StrCat("kernels: ", std::string(op.name()), " takes no learner's kernels"));
   if (!abi->Supports(ops::FromProto(request.dtype())))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernels: ", std::string(op.name()), " kernels do not take dtype ",
-        kernels::DTypeName(ops::FromProto(request.dtype()))));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernels: ", std::string(op.name()), " kernels do not take dtype ",
+                     kernels::DTypeName(ops::FromProto(request.dtype()))));
   std::vector<std::string> names;
   for (int i = 0; i < request.kernels_size(); ++i) {
     const v1::KernelSource& kernel = request.kernels(i);
@@ -246,7 +240,8 @@ absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
   if (backend != ops::kCudaBackend)
     return absl::FailedPreconditionError(absl::StrCat(
         "kernels: running a learner's kernel needs a GPU, and this server's backend is ",
-        std::string(backend), "; `kbench compile` (CompileKernel) checks a kernel without running it"));
+        std::string(backend),
+        "; `kbench compile` (CompileKernel) checks a kernel without running it"));
   return absl::OkStatus();
 }
 

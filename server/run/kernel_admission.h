@@ -41,8 +41,7 @@ absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource&
 
 // CompileKernel's request: a known op with a kernel ABI, a dtype its ABI
 // takes, and the kernel (CheckKernelSource).
-absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request,
-                                 const v1::Limits& limits);
+absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request, const v1::Limits& limits);
 
 // A kernel's launch spec evaluated for the problem of `request`: grid and
 // block (x, y, z; 1 where not given), dynamic shared memory bytes.

@@ -54,9 +54,7 @@ size_t SkipBlanks(const std::string& text, size_t i) {
   return i;
 }
 
-bool IsIdentifierChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
+bool IsIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string Shown(std::string_view text) {
   constexpr size_t kShown = 80;
@@ -66,10 +64,13 @@ std::string Shown(std::string_view text) {
 }  // namespace
 
 const std::vector<std::string>& AllowedKernelHeaders() {
-  static const std::vector<std::string> headers = {
-      "cuda_fp16.h",        "cuda_bf16.h",          "mma.h",
-      "cuda_pipeline.h",    "cooperative_groups.h", "cooperative_groups/reduce.h",
-      "cooperative_groups/memcpy_async.h"};
+  static const std::vector<std::string> headers = {"cuda_fp16.h",
+                                                   "cuda_bf16.h",
+                                                   "mma.h",
+                                                   "cuda_pipeline.h",
+                                                   "cooperative_groups.h",
+                                                   "cooperative_groups/reduce.h",
+                                                   "cooperative_groups/memcpy_async.h"};
   return headers;
 }
 

@@ -5,10 +5,10 @@
 // Order for one run: OnAccepted, then OnStarted (a device took it), OnEvent
 // for each event the worker produced (queued events included), then OnEnded
 // exactly once and nothing after it (a device that hears of a cancel late
-// still sends events: they reach no observer); or OnRefused alone for a request refused at admission (bad
-// request, queue full, quota). OnEnded's status is OK when the Summary
-// arrived (whether or not every variant verified: see the Summary), else
-// the error the RPC ended with (CANCELLED, INTERNAL, UNAVAILABLE, ...).
+// still sends events: they reach no observer); or OnRefused alone for a request refused at
+// admission (bad request, queue full, quota). OnEnded's status is OK when the Summary arrived
+// (whether or not every variant verified: see the Summary), else the error the RPC ended with
+// (CANCELLED, INTERNAL, UNAVAILABLE, ...).
 //
 // Threading: calls come from gRPC and scheduler threads, several runs at
 // once, but the calls of one run never overlap. An observer must not block

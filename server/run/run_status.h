@@ -21,8 +21,7 @@ namespace kbench::server {
 //   FAILED_VERIFICATION  the summary arrived and some variant did not,
 //   CANCELLED            the run ended CANCELLED or DEADLINE_EXCEEDED,
 //   ERROR                otherwise.
-inline v1::RunStatus FinalStatus(const absl::Status& ended,
-                                 std::optional<bool> all_verified) {
+inline v1::RunStatus FinalStatus(const absl::Status& ended, std::optional<bool> all_verified) {
   if (ended.ok() && all_verified) {
     return *all_verified ? v1::RUN_STATUS_OK : v1::RUN_STATUS_FAILED_VERIFICATION;
   }
@@ -47,8 +46,7 @@ inline std::string RunStatusName(v1::RunStatus status) {
 inline std::optional<v1::RunStatus> ParseRunStatusName(absl::string_view name) {
   v1::RunStatus status;
   if (name.empty() ||
-      !v1::RunStatus_Parse(absl::StrCat("RUN_STATUS_", absl::AsciiStrToUpper(name)),
-                           &status)) {
+      !v1::RunStatus_Parse(absl::StrCat("RUN_STATUS_", absl::AsciiStrToUpper(name)), &status)) {
     return std::nullopt;
   }
   return status;

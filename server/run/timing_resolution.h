@@ -14,8 +14,7 @@ namespace kbench::server {
 // the run's wall-clock bound (TimingPlan.deadline_ms) from them.
 // Defaults are first clamped to the limits (an operator who lowers
 // --max-samples below the default does not make plain requests fail).
-absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing,
-                                          const v1::Limits& limits,
+absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing, const v1::Limits& limits,
                                           const TimingPlan& defaults);
 
 // Every field of the plan but its deadline, explicit: validating it again

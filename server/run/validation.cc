@@ -7,14 +7,14 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/common/status_macros.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/registry.h"
 #include "proto/ops/verification.h"
+#include "server/common/echo.h"
 #include "server/run/kernel_admission.h"
-#include "kernels/common/status_macros.h"
 #include "server/run/timing_resolution.h"
 #include "server/run/utf8.h"
-#include "server/common/echo.h"
 
 namespace kbench::server {
 namespace {
@@ -27,29 +27,29 @@ std::string OpNames() {
 
 // The variants of the request (all the backend runs when none are named),
 // each known, run by the backend, and named once.
-absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(
-    const ops::Op& op, const v1::RunRequest& request, std::string_view backend,
-    const v1::Limits& limits) {
+absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(const ops::Op& op,
+                                                                    const v1::RunRequest& request,
+                                                                    std::string_view backend,
+                                                                    const v1::Limits& limits) {
   std::vector<std::string> offered;
   for (const ops::VariantSpec& v : op.variants())
     if (v.On(backend) != nullptr) offered.push_back(v.name);
   if (offered.empty())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "variants: this server's backend (", std::string(backend), ") runs no ",
-        std::string(op.name()), " variant"));
+    return absl::InvalidArgumentError(absl::StrCat("variants: this server's backend (",
+                                                   std::string(backend), ") runs no ",
+                                                   std::string(op.name()), " variant"));
   if (uint64_t(request.variants_size()) > limits.max_variants())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "variants: at most ", limits.max_variants(), " per run, got ",
-        request.variants_size()));
+    return absl::InvalidArgumentError(absl::StrCat("variants: at most ", limits.max_variants(),
+                                                   " per run, got ", request.variants_size()));
   std::vector<std::string> names(request.variants().begin(), request.variants().end());
   if (names.empty()) names = offered;
   std::vector<const ops::VariantSpec*> chosen;
   for (size_t i = 0; i < names.size(); ++i) {
     const ops::VariantSpec* spec = op.FindVariant(names[i]);
     if (spec == nullptr || spec->On(backend) == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "variants: unknown ", std::string(op.name()), " variant ", Echo(names[i]),
-          "; supported: ", absl::StrJoin(offered, ", ")));
+      return absl::InvalidArgumentError(
+          absl::StrCat("variants: unknown ", std::string(op.name()), " variant ", Echo(names[i]),
+                       "; supported: ", absl::StrJoin(offered, ", ")));
     if (std::find(chosen.begin(), chosen.end(), spec) != chosen.end())
       return absl::InvalidArgumentError(
           absl::StrCat("variants: ", Echo(names[i]), " is named twice"));
@@ -71,8 +71,7 @@ absl::Status CheckDType(const ops::Op& op, v1::DType dtype,
     for (kernels::DType d : dtypes) names.emplace_back(kernels::DTypeName(d));
     return absl::InvalidArgumentError(absl::StrCat(
         "dtype ", kernels::DTypeName(wanted), " is not supported by ", std::string(op.name()),
-        " variant ", variant->name, " on this server; supported: ",
-        absl::StrJoin(names, ", ")));
+        " variant ", variant->name, " on this server; supported: ", absl::StrJoin(names, ", ")));
   }
   return absl::OkStatus();
 }
@@ -80,25 +79,21 @@ absl::Status CheckDType(const ops::Op& op, v1::DType dtype,
 absl::Status CheckLabel(const std::string& label, const v1::Limits& limits) {
   if (label.size() > limits.max_label_length())
     return absl::InvalidArgumentError(absl::StrCat(
-        "label must be at most ", limits.max_label_length(), " bytes, got ",
-        label.size()));
+        "label must be at most ", limits.max_label_length(), " bytes, got ", label.size()));
   return CheckUtf8("label", label);
 }
 
 }  // namespace
 
-absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
-                                  const v1::Limits& limits,
-                                  std::string_view backend,
-                                  const TimingPlan& defaults) {
+absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request, const v1::Limits& limits,
+                                  std::string_view backend, const TimingPlan& defaults) {
   const ops::Op* op = ops::OpOf(request);
   if (op == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("problem: the request names no op; one of ", OpNames()));
   KBENCH_RETURN_IF_ERROR(op->CheckProblem(request, limits));
   for (int i = 0; i < request.variants_size(); ++i)
-    KBENCH_RETURN_IF_ERROR(
-        CheckUtf8(absl::StrCat("variants[", i, "]"), request.variants(i)));
+    KBENCH_RETURN_IF_ERROR(CheckUtf8(absl::StrCat("variants[", i, "]"), request.variants(i)));
   KBENCH_ASSIGN_OR_RETURN(std::vector<const ops::VariantSpec*> variants,
                           ChooseVariants(*op, request, backend, limits));
   KBENCH_RETURN_IF_ERROR(CheckDType(*op, request.dtype(), variants, backend));
@@ -109,8 +104,7 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
     KBENCH_RETURN_IF_ERROR(CheckSubmissionId("submission_id", request.submission_id()));
   KBENCH_RETURN_IF_ERROR(AdmitKernels(request, *op, limits, backend));
   if (request.fault() != v1::FAULT_NONE && !v1::Fault_IsValid(request.fault()))
-    return absl::InvalidArgumentError(
-        absl::StrCat("fault: unknown value ", int(request.fault())));
+    return absl::InvalidArgumentError(absl::StrCat("fault: unknown value ", int(request.fault())));
 
   AdmittedRun run;
   run.problem.op = op;
@@ -131,8 +125,8 @@ absl::Status CheckSubmissionId(std::string_view field, std::string_view id) {
                    });
   if (hex) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
-      std::string(field), ": not a submission id (\"", std::string(kSubmissionIdPrefix), "\" and ", kSubmissionIdDigits,
-      " hex digits, as Submit returns it)"));
+      std::string(field), ": not a submission id (\"", std::string(kSubmissionIdPrefix), "\" and ",
+      kSubmissionIdDigits, " hex digits, as Submit returns it)"));
 }
 
 v1::RunRequest Resolved(const AdmittedRun& run) {

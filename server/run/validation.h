@@ -19,10 +19,8 @@ namespace kbench::server {
 // runs is read off the op's variant table for it. The admitted request has
 // the request's seed (0 until the service picks one), and none of the
 // fields this server does not know.
-absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request,
-                                  const v1::Limits& limits,
-                                  std::string_view backend,
-                                  const TimingPlan& defaults);
+absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request, const v1::Limits& limits,
+                                  std::string_view backend, const TimingPlan& defaults);
 
 // The request as admitted, every choice explicit: seed, dtype, variants in
 // run order and every timing field. What a worker receives and the store

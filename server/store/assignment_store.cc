@@ -27,11 +27,10 @@ absl::Status AssignmentStore::Save(const v1::Assignment& assignment, bool replac
   if (replace) {
     KBENCH_ASSIGN_OR_RETURN(
         int64_t updated,
-        database_->Execute(
-            "UPDATE assignments SET cohort = ?, definition = ?, updated_unix_ms = ? "
-            "WHERE name = ?",
-            {assignment.cohort(), Serialized(assignment), assignment.updated_unix_ms(),
-             assignment.name()}));
+        database_->Execute("UPDATE assignments SET cohort = ?, definition = ?, updated_unix_ms = ? "
+                           "WHERE name = ?",
+                           {assignment.cohort(), Serialized(assignment),
+                            assignment.updated_unix_ms(), assignment.name()}));
     if (updated == 0)
       return absl::NotFoundError(
           absl::StrCat("no assignment ", Echo(assignment.name()), " to replace"));
@@ -39,15 +38,14 @@ absl::Status AssignmentStore::Save(const v1::Assignment& assignment, bool replac
   }
   KBENCH_ASSIGN_OR_RETURN(
       int64_t inserted,
-      database_->Execute(
-          "INSERT INTO assignments (name, cohort, definition, updated_unix_ms) "
-          "VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
-          {assignment.name(), assignment.cohort(), Serialized(assignment),
-           assignment.updated_unix_ms()}));
+      database_->Execute("INSERT INTO assignments (name, cohort, definition, updated_unix_ms) "
+                         "VALUES (?, ?, ?, ?) ON CONFLICT (name) DO NOTHING",
+                         {assignment.name(), assignment.cohort(), Serialized(assignment),
+                          assignment.updated_unix_ms()}));
   if (inserted == 0)
-    return absl::AlreadyExistsError(absl::StrCat(
-        "name: an assignment ", Echo(assignment.name()),
-        " exists (edit it with `kbench assignment edit`, or choose another name)"));
+    return absl::AlreadyExistsError(
+        absl::StrCat("name: an assignment ", Echo(assignment.name()),
+                     " exists (edit it with `kbench assignment edit`, or choose another name)"));
   return absl::OkStatus();
 }
 
@@ -68,8 +66,8 @@ absl::StatusOr<std::vector<v1::Assignment>> AssignmentStore::List(const std::str
       std::vector<SqlRow> rows,
       cohort.empty()
           ? database_->Query("SELECT definition FROM assignments ORDER BY name", {})
-          : database_->Query(
-                "SELECT definition FROM assignments WHERE cohort = ? ORDER BY name", {cohort}));
+          : database_->Query("SELECT definition FROM assignments WHERE cohort = ? ORDER BY name",
+                             {cohort}));
   std::vector<v1::Assignment> assignments;
   for (const SqlRow& row : rows) {
     v1::Assignment& assignment = assignments.emplace_back();
@@ -107,10 +105,11 @@ absl::StatusOr<std::optional<int64_t>> AssignmentStore::AddSubmission(
                       {sha, SqlBytes{submission.kernel().source()}})
             .status());
     return database_
-        ->Execute("INSERT INTO submissions (submission_id, assignment, user_name, "
-                  "submitted_unix_ms, kernel_sha256, rerun_of, part) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                  {submission.submission_id(), submission.assignment(), submission.user(),
-                   submission.submitted_unix_ms(), sha, submission.rerun_of(), Serialized(part)})
+        ->Execute(
+            "INSERT INTO submissions (submission_id, assignment, user_name, "
+            "submitted_unix_ms, kernel_sha256, rerun_of, part) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            {submission.submission_id(), submission.assignment(), submission.user(),
+             submission.submitted_unix_ms(), sha, submission.rerun_of(), Serialized(part)})
         .status();
   }));
   return frees_at;
@@ -124,11 +123,9 @@ absl::StatusOr<v1::Submission> AssignmentStore::GetSubmission(const std::string&
                        "JOIN kernel_sources ON kernel_sources.sha256 = submissions.kernel_sha256 "
                        "WHERE submission_id = ?",
                        {submission_id}));
-  if (rows.empty())
-    return absl::NotFoundError(absl::StrCat("no submission ", Echo(submission_id)));
+  if (rows.empty()) return absl::NotFoundError(absl::StrCat("no submission ", Echo(submission_id)));
   v1::Submission submission;
-  if (!ParseColumn(rows[0][0], submission))
-    return Unreadable("submission " + Echo(submission_id));
+  if (!ParseColumn(rows[0][0], submission)) return Unreadable("submission " + Echo(submission_id));
   submission.mutable_kernel()->set_source(std::get<SqlBytes>(rows[0][1]).data);
   return submission;
 }

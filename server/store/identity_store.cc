@@ -14,8 +14,7 @@
 namespace kbench::server::store {
 namespace {
 
-constexpr char kUserColumns[] =
-    "name, cohort, role, email, created_unix_ms, revoked_unix_ms";
+constexpr char kUserColumns[] = "name, cohort, role, email, created_unix_ms, revoked_unix_ms";
 
 UserRecord UserFromRow(const SqlRow& row) {
   UserRecord user;
@@ -31,8 +30,7 @@ UserRecord UserFromRow(const SqlRow& row) {
 absl::Status CheckNewUser(const NewUser& user) {
   KBENCH_RETURN_IF_ERROR(CheckName("name", user.name));
   if (user.email.size() > kMaxEmailLength) {
-    return absl::InvalidArgumentError(absl::StrCat("email of ", user.name, ": ",
-                                                   user.email.size(),
+    return absl::InvalidArgumentError(absl::StrCat("email of ", user.name, ": ", user.email.size(),
                                                    " characters is over the limit of ",
                                                    kMaxEmailLength));
   }
@@ -44,9 +42,9 @@ absl::Status CheckNewUser(const NewUser& user) {
     return absl::OkStatus();
   }
   if (user.cohort.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cohort: ", std::string(auth::RoleWithArticle(user.role)), " (", user.name,
-        ") needs a cohort"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cohort: ", std::string(auth::RoleWithArticle(user.role)), " (", user.name,
+                     ") needs a cohort"));
   }
   return CheckName("cohort", user.cohort);
 }
@@ -55,12 +53,12 @@ absl::Status CheckNewUser(const NewUser& user) {
 
 absl::Status CheckName(const std::string& field, const std::string& name) {
   if (name.empty() || name.size() > kMaxNameLength) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": ", Echo(name), " must be 1 to ", kMaxNameLength, " characters"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": ", Echo(name), " must be 1 to ", kMaxNameLength, " characters"));
   }
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                    (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
     if (!ok) {
       return absl::InvalidArgumentError(absl::StrCat(
           field, ": ", Echo(name), " may hold only letters, digits, '.', '_' and '-'"));
@@ -94,16 +92,16 @@ absl::Status IdentityStore::AddCohort(const std::string& cohort) {
   return absl::OkStatus();
 }
 
-absl::Status IdentityStore::InsertUser(const NewUser& user, const std::string& token,
-                                       int64_t now) {
+absl::Status IdentityStore::InsertUser(const NewUser& user, const std::string& token, int64_t now) {
   if (!user.cohort.empty()) {
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SqlRow> cohort,
         database_->Query("SELECT 1 FROM cohorts WHERE name = ?", {user.cohort}));
     if (cohort.empty()) {
-      return absl::NotFoundError(absl::StrCat(
-          "cohort: no cohort \"", user.cohort, "\" (add it with `kbench-server admin "
-          "add-cohort ", user.cohort, "`)"));
+      return absl::NotFoundError(absl::StrCat("cohort: no cohort \"", user.cohort,
+                                              "\" (add it with `kbench-server admin "
+                                              "add-cohort ",
+                                              user.cohort, "`)"));
     }
   }
   KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> existing,
@@ -112,19 +110,19 @@ absl::Status IdentityStore::InsertUser(const NewUser& user, const std::string& t
     return absl::AlreadyExistsError(absl::StrCat("user \"", user.name, "\" already exists"));
   }
   return database_
-      ->Execute("INSERT INTO users (name, cohort, role, email, token_sha256, created_unix_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                {user.name, user.cohort, int64_t{static_cast<int>(user.role)}, user.email,
-                 auth::SecretHash(token), now})
+      ->Execute(
+          "INSERT INTO users (name, cohort, role, email, token_sha256, created_unix_ms) "
+          "VALUES (?, ?, ?, ?, ?, ?)",
+          {user.name, user.cohort, int64_t{static_cast<int>(user.role)}, user.email,
+           auth::SecretHash(token), now})
       .status();
 }
 
 absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
     const std::vector<NewUser>& users) {
   if (users.size() > kMaxRosterUsers) {
-    return absl::InvalidArgumentError(absl::StrCat("users: ", users.size(),
-                                                   " at once is over the limit of ",
-                                                   kMaxRosterUsers));
+    return absl::InvalidArgumentError(
+        absl::StrCat("users: ", users.size(), " at once is over the limit of ", kMaxRosterUsers));
   }
   std::set<std::string> names;
   std::vector<std::string> tokens;
@@ -148,17 +146,15 @@ absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
 }
 
 absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
-                                                    const std::string& token) {
+                                                   const std::string& token) {
   const NewUser admin{name, auth::Role::kAdmin, "", ""};
   KBENCH_RETURN_IF_ERROR(CheckNewUser(admin));
   if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bootstrap token: ", token.size(), " characters is ",
-                     token.size() < kMinBootstrapTokenLength ? "under the minimum of "
-                                                             : "over the maximum of ",
-                     token.size() < kMinBootstrapTokenLength ? kMinBootstrapTokenLength
-                                                             : kMaxTokenLength,
-                     " (make one with `openssl rand -hex 32`)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bootstrap token: ", token.size(), " characters is ",
+        token.size() < kMinBootstrapTokenLength ? "under the minimum of " : "over the maximum of ",
+        token.size() < kMinBootstrapTokenLength ? kMinBootstrapTokenLength : kMaxTokenLength,
+        " (make one with `openssl rand -hex 32`)"));
   }
   for (const char c : token) {
     if (c <= ' ' || c > '~') {
@@ -195,8 +191,7 @@ absl::Status IdentityStore::Revoke(const std::string& name) {
     KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                             database_->Query("SELECT 1 FROM users WHERE name = ?", {name}));
     if (rows.empty()) return absl::NotFoundError(absl::StrCat("no user \"", name, "\""));
-    return absl::FailedPreconditionError(
-        absl::StrCat("user \"", name, "\" is already revoked"));
+    return absl::FailedPreconditionError(absl::StrCat("user \"", name, "\" is already revoked"));
   });
 }
 
@@ -237,12 +232,11 @@ absl::StatusOr<bool> IdentityStore::HadUsers() {
 
 absl::StatusOr<auth::Principal> IdentityStore::FindByToken(const std::string& token) {
   std::lock_guard lock(mu_);
-  KBENCH_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      database_->Query(absl::StrCat("SELECT ", kUserColumns,
-                                    " FROM users WHERE token_sha256 = ? AND "
-                                    "revoked_unix_ms = 0"),
-                       {auth::SecretHash(token)}));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                          database_->Query(absl::StrCat("SELECT ", kUserColumns,
+                                                        " FROM users WHERE token_sha256 = ? AND "
+                                                        "revoked_unix_ms = 0"),
+                                           {auth::SecretHash(token)}));
   if (rows.empty()) return absl::NotFoundError("the token belongs to no active user");
   const UserRecord user = UserFromRow(rows[0]);
   return auth::Principal{user.name, user.cohort, user.role};
@@ -258,8 +252,7 @@ absl::StatusOr<UserRecord> IdentityStore::FindUser(const std::string& name) {
   return UserFromRow(rows[0]);
 }
 
-absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohort,
-                                                        int64_t uses,
+absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohort, int64_t uses,
                                                         int64_t expires_unix_ms,
                                                         const std::string& created_by) {
   KBENCH_RETURN_IF_ERROR(CheckName("cohort", cohort));
@@ -274,10 +267,10 @@ absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohor
   if (rows.empty()) return absl::NotFoundError(absl::StrCat("cohort: no cohort \"", cohort, "\""));
   KBENCH_RETURN_IF_ERROR(
       database_
-          ->Execute("INSERT INTO invites (code_sha256, cohort, created_by, uses_left, "
-                    "expires_unix_ms, created_unix_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                    {auth::SecretHash(code), cohort, created_by, uses, expires_unix_ms,
-                     NowUnixMs()})
+          ->Execute(
+              "INSERT INTO invites (code_sha256, cohort, created_by, uses_left, "
+              "expires_unix_ms, created_unix_ms) VALUES (?, ?, ?, ?, ?, ?)",
+              {auth::SecretHash(code), cohort, created_by, uses, expires_unix_ms, NowUnixMs()})
           .status());
   return code;
 }
@@ -308,9 +301,9 @@ absl::StatusOr<std::vector<InviteRecord>> IdentityStore::ListInvites(const std::
 absl::Status IdentityStore::RevokeInvite(const std::string& id) {
   if (id.size() != kInviteIdLength ||
       id.find_first_not_of("0123456789abcdef") != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "invite id: \"", id.substr(0, kInviteIdLength + 1), "\" is not ", kInviteIdLength,
-        " lowercase hex digits (the ID column of the invite list)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("invite id: \"", id.substr(0, kInviteIdLength + 1), "\" is not ",
+                     kInviteIdLength, " lowercase hex digits (the ID column of the invite list)"));
   }
   std::lock_guard lock(mu_);
   // The prefix is hex only (checked above), so LIKE sees no wildcard in it.
@@ -354,8 +347,8 @@ absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
                         : std::get<int64_t>(rows[0][2]) <= now_unix_ms
                             ? "has expired"
                             : "was made by a user whose access was revoked";
-      return absl::PermissionDeniedError(absl::StrCat(
-          "invite: this code ", why, " (ask your instructor for a new one)"));
+      return absl::PermissionDeniedError(
+          absl::StrCat("invite: this code ", why, " (ask your instructor for a new one)"));
     }
     return InsertUser(NewUser{name, auth::Role::kLearner, std::get<std::string>(rows[0][0]), ""},
                       token, now_unix_ms);

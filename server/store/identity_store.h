@@ -135,8 +135,7 @@ class IdentityStore {
   // A new invite code to `cohort` (which must exist), good for `uses`
   // logins (1..kMaxInviteUses) until `expires_unix_ms`.
   absl::StatusOr<std::string> CreateInvite(const std::string& cohort, int64_t uses,
-                                           int64_t expires_unix_ms,
-                                           const std::string& created_by);
+                                           int64_t expires_unix_ms, const std::string& created_by);
 
   // The invites that can still be redeemed (uses left, not expired at
   // `now_unix_ms`), of `cohort` (every cohort when empty), newest first.

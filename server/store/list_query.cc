@@ -40,8 +40,8 @@ std::string EncodePageToken(int64_t accepted_unix_ms, const std::string& run_id)
 absl::StatusOr<ListQuery> BuildListQuery(const v1::ListRunsRequest& request) {
   ListQuery query;
   if (request.page_size() > kMaxPageSize) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "page_size: ", request.page_size(), " is over the limit of ", kMaxPageSize));
+    return absl::InvalidArgumentError(
+        absl::StrCat("page_size: ", request.page_size(), " is over the limit of ", kMaxPageSize));
   }
   if (request.page_size() != 0) query.page_size = request.page_size();
   if (!v1::RunStatus_IsValid(request.status())) {
@@ -55,9 +55,9 @@ absl::StatusOr<ListQuery> BuildListQuery(const v1::ListRunsRequest& request) {
     return absl::InvalidArgumentError("until_unix_ms: must not be negative");
   }
   if (request.until_unix_ms() != 0 && request.until_unix_ms() <= request.since_unix_ms()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "until_unix_ms: ", request.until_unix_ms(), " is not after since_unix_ms ",
-        request.since_unix_ms()));
+    return absl::InvalidArgumentError(absl::StrCat("until_unix_ms: ", request.until_unix_ms(),
+                                                   " is not after since_unix_ms ",
+                                                   request.since_unix_ms()));
   }
 
   std::vector<std::string> conditions;

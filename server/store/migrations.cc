@@ -45,9 +45,7 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX runs_by_label ON runs (label, accepted_unix_ms)",
       "CREATE INDEX runs_by_user ON runs (user_name, accepted_unix_ms)",
       "CREATE INDEX runs_by_status ON runs (status)"}},
-    {2,
-     "run_samples",
-     {R"sql(CREATE TABLE run_samples (
+    {2, "run_samples", {R"sql(CREATE TABLE run_samples (
   run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
   position INTEGER NOT NULL,
   series BYTES NOT NULL,
@@ -72,22 +70,16 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX users_by_cohort ON users (cohort)"}},
     // Invite codes, stored as their SHA-256: a learner redeems one for a
     // token in its cohort while uses remain and it has not expired.
-    {4,
-     "invites",
-     {R"sql(CREATE TABLE invites (
+    {4, "invites", {R"sql(CREATE TABLE invites (
   code_sha256 TEXT PRIMARY KEY,
   cohort TEXT NOT NULL REFERENCES cohorts (name),
   created_by TEXT NOT NULL,
   uses_left BIGINT NOT NULL,
   expires_unix_ms BIGINT NOT NULL,
   created_unix_ms BIGINT NOT NULL))sql"}},
-    {5,
-     "runs_by_user_end",
-     {"CREATE INDEX runs_by_user_end ON runs (user_name, ended_unix_ms)"}},
+    {5, "runs_by_user_end", {"CREATE INDEX runs_by_user_end ON runs (user_name, ended_unix_ms)"}},
     // cohort_quotas: a cohort's own quotas (a serialized QuotaOverrides).
-    {6,
-     "cohort_quotas",
-     {R"sql(CREATE TABLE cohort_quotas (
+    {6, "cohort_quotas", {R"sql(CREATE TABLE cohort_quotas (
   cohort TEXT PRIMARY KEY,
   overrides BYTES NOT NULL,
   updated_unix_ms BIGINT NOT NULL))sql"}},
@@ -139,8 +131,7 @@ constexpr int64_t kMigrationLockKey = 0x6b62656e6368;  // "kbench"
 std::vector<Migration> Migrations(SqlDialect dialect) {
   const bool sqlite = dialect == SqlDialect::kSqlite;
   const std::vector<std::pair<const char*, const char*>> spelling = {
-      {"EMPTY_BYTES", sqlite ? "X''" : "''::bytea"},
-      {"BYTES", sqlite ? "BLOB" : "BYTEA"}};
+      {"EMPTY_BYTES", sqlite ? "X''" : "''::bytea"}, {"BYTES", sqlite ? "BLOB" : "BYTEA"}};
   std::vector<Migration> migrations;
   for (const PortableMigration& portable : kMigrations) {
     Migration& migration = migrations.emplace_back();
@@ -161,34 +152,32 @@ absl::Status ApplyMigrations(SqlDatabase& database) {
         KBENCH_RETURN_IF_ERROR(
             database.Query("SELECT pg_advisory_xact_lock(?)", {kMigrationLockKey}).status());
       }
-      KBENCH_RETURN_IF_ERROR(
-          database
-              .Execute("CREATE TABLE IF NOT EXISTS schema_version ("
-                       "version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
-                       "applied_unix_ms BIGINT NOT NULL)",
-                       {})
-              .status());
+      KBENCH_RETURN_IF_ERROR(database
+                                 .Execute("CREATE TABLE IF NOT EXISTS schema_version ("
+                                          "version BIGINT PRIMARY KEY, description TEXT NOT NULL, "
+                                          "applied_unix_ms BIGINT NOT NULL)",
+                                          {})
+                                 .status());
       KBENCH_ASSIGN_OR_RETURN(
           std::vector<SqlRow> newest,
-          database.Query("SELECT version FROM schema_version ORDER BY version DESC LIMIT 1",
-                         {}));
+          database.Query("SELECT version FROM schema_version ORDER BY version DESC LIMIT 1", {}));
       if (!newest.empty() && std::get<int64_t>(newest[0][0]) > migrations.back().version) {
-        return absl::FailedPreconditionError(absl::StrCat(
-            "the store's schema is at version ", std::get<int64_t>(newest[0][0]),
-            ", newer than this server's ", migrations.back().version));
+        return absl::FailedPreconditionError(
+            absl::StrCat("the store's schema is at version ", std::get<int64_t>(newest[0][0]),
+                         ", newer than this server's ", migrations.back().version));
       }
       KBENCH_ASSIGN_OR_RETURN(
           std::vector<SqlRow> applied,
-          database.Query("SELECT 1 FROM schema_version WHERE version = ?",
-                         {migration.version}));
+          database.Query("SELECT 1 FROM schema_version WHERE version = ?", {migration.version}));
       if (!applied.empty()) return absl::OkStatus();
       for (const std::string& statement : migration.statements) {
         KBENCH_RETURN_IF_ERROR(database.Execute(statement, {}).status());
       }
       return database
-          .Execute("INSERT INTO schema_version (version, description, applied_unix_ms) "
-                   "VALUES (?, ?, ?)",
-                   {migration.version, migration.description, NowUnixMs()})
+          .Execute(
+              "INSERT INTO schema_version (version, description, applied_unix_ms) "
+              "VALUES (?, ?, ?)",
+              {migration.version, migration.description, NowUnixMs()})
           .status();
     }));
   }

@@ -67,8 +67,8 @@ class PostgresDatabase final : public SqlDatabase {
 
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
 
-  absl::StatusOr<std::vector<SqlRow>> Query(
-      const std::string& sql, const std::vector<SqlValue>& params) override {
+  absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
+                                            const std::vector<SqlValue>& params) override {
     std::vector<SqlRow> rows;
     absl::Status status = Run(sql, params, [&](const pqxx::result& result) {
       for (const pqxx::row& source : result) {
@@ -83,9 +83,8 @@ class PostgresDatabase final : public SqlDatabase {
   absl::StatusOr<int64_t> Execute(const std::string& sql,
                                   const std::vector<SqlValue>& params) override {
     int64_t changed = 0;
-    absl::Status status = Run(sql, params, [&](const pqxx::result& result) {
-      changed = result.affected_rows();
-    });
+    absl::Status status =
+        Run(sql, params, [&](const pqxx::result& result) { changed = result.affected_rows(); });
     if (!status.ok()) return status;
     return changed;
   }
@@ -114,8 +113,7 @@ class PostgresDatabase final : public SqlDatabase {
   // Runs one statement in the open transaction, or alone (autocommit) when
   // none is open, and hands its result to `read`.
   template <typename Read>
-  absl::Status Run(const std::string& sql, const std::vector<SqlValue>& params,
-                   Read read) {
+  absl::Status Run(const std::string& sql, const std::vector<SqlValue>& params, Read read) {
     const std::string numbered = Numbered(sql);
     const std::vector<std::string> text = AsText(params);
     try {
@@ -145,8 +143,7 @@ class PostgresDatabase final : public SqlDatabase {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
-    const std::string& url) {
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(const std::string& url) {
   try {
     auto connection = std::make_unique<pqxx::connection>(url);
     return std::make_unique<PostgresDatabase>(std::move(connection));

@@ -10,7 +10,6 @@
 namespace kbench::server::store {
 
 // Connects to the database that `url` names (postgresql://user@host:port/db).
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(
-    const std::string& url);
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(const std::string& url);
 
 }  // namespace kbench::server::store

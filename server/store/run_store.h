@@ -89,15 +89,13 @@ class RunStore {
   // A device took the run: status RUNNING, its device, its Started event and
   // started_unix_ms. Calling it again while the run is RUNNING replaces
   // them (the worker's Started event comes after the device took the run).
-  virtual absl::Status Start(const std::string& run_id,
-                             const v1::DeviceInfo& device,
+  virtual absl::Status Start(const std::string& run_id, const v1::DeviceInfo& device,
                              const v1::Started& started, int64_t unix_ms) = 0;
 
   // The run ended: its final status, error, results, summary, samples and
   // ended_unix_ms, written in one transaction; INVALID_ARGUMENT for an
   // error that is not UTF-8.
-  virtual absl::Status Finish(const std::string& run_id,
-                              const RunOutcome& outcome) = 0;
+  virtual absl::Status Finish(const std::string& run_id, const RunOutcome& outcome) = 0;
 
   // Every QUEUED or RUNNING run becomes INTERRUPTED; returns how many did.
   virtual absl::StatusOr<int64_t> MarkInFlightInterrupted() = 0;
@@ -107,8 +105,8 @@ class RunStore {
   // sent whatever its row holds (RunRecord.sanitized): one bad row never
   // fails a page, here or in Get. The request's kernels come without their
   // sources (Get has them), so a page stays small.
-  virtual absl::StatusOr<v1::ListRunsResponse> List(
-      const v1::ListRunsRequest& request, Samples samples) = 0;
+  virtual absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
+                                                    Samples samples) = 0;
 
   // One run with everything, its samples and its kernels' sources
   // included (each source is stored once, however many runs sent it);
@@ -130,8 +128,7 @@ class RunStore {
   virtual absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> CohortQuotas() = 0;
   // Replaces `cohort`'s own quotas.
   virtual absl::Status SetCohortQuotas(const std::string& cohort,
-                                       const v1::QuotaOverrides& overrides,
-                                       int64_t unix_ms) = 0;
+                                       const v1::QuotaOverrides& overrides, int64_t unix_ms) = 0;
 };
 
 // Opens and migrates the store that `spec` names: a postgresql:// or

@@ -38,13 +38,13 @@ class SqlDatabase {
 
   // Runs one statement and returns its rows (none for a statement that
   // returns none).
-  virtual absl::StatusOr<std::vector<SqlRow>> Query(
-      const std::string& sql, const std::vector<SqlValue>& params) = 0;
+  virtual absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
+                                                    const std::vector<SqlValue>& params) = 0;
 
   // Runs one statement that returns no rows; returns how many rows it
   // inserted, updated or deleted.
-  virtual absl::StatusOr<int64_t> Execute(
-      const std::string& sql, const std::vector<SqlValue>& params) = 0;
+  virtual absl::StatusOr<int64_t> Execute(const std::string& sql,
+                                          const std::vector<SqlValue>& params) = 0;
 
   // Runs `body` in one transaction (on SQLite, holding the write lock from
   // its start): committed when body returns OK, rolled back otherwise, and

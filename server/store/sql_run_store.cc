@@ -7,9 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
-#include "server/common/sha256.h"
 #include "proto/text/utf8.h"
 #include "server/common/echo.h"
+#include "server/common/sha256.h"
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
 #include "server/store/proto_column.h"
@@ -72,8 +72,7 @@ bool IsFinal(v1::RunStatus status) {
 
 }  // namespace
 
-SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database)
-    : database_(std::move(database)) {}
+SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database) : database_(std::move(database)) {}
 
 absl::Status SqlRunStore::Migrate() {
   std::lock_guard lock(mu_);
@@ -86,8 +85,7 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
   }
   if (record.status() != v1::RUN_STATUS_QUEUED && record.status() != v1::RUN_STATUS_REFUSED) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "status: a run is accepted QUEUED or REFUSED, not ",
-        v1::RunStatus_Name(record.status())));
+        "status: a run is accepted QUEUED or REFUSED, not ", v1::RunStatus_Name(record.status())));
   }
   if (record.samples_size() != 0) {
     return absl::InvalidArgumentError("samples: written by Finish, not Accept");
@@ -170,8 +168,8 @@ absl::StatusOr<std::vector<std::string>> SqlRunStore::KernelHashes(const std::st
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      database_->Query(
-          "SELECT sha256 FROM run_kernels WHERE run_id = ? ORDER BY position", {run_id}));
+      database_->Query("SELECT sha256 FROM run_kernels WHERE run_id = ? ORDER BY position",
+                       {run_id}));
   std::vector<std::string> hashes;
   for (const SqlRow& row : rows) hashes.push_back(std::get<std::string>(row[0]));
   return hashes;
@@ -187,18 +185,17 @@ absl::Status SqlRunStore::Start(const std::string& run_id, const v1::DeviceInfo&
       int64_t updated,
       database_->Execute("UPDATE runs SET status = ?, started_unix_ms = ?, start_part = ? "
                          "WHERE run_id = ? AND status IN (?, ?)",
-                         {int64_t{v1::RUN_STATUS_RUNNING}, unix_ms, Serialized(start),
-                          run_id, int64_t{v1::RUN_STATUS_QUEUED},
-                          int64_t{v1::RUN_STATUS_RUNNING}}));
+                         {int64_t{v1::RUN_STATUS_RUNNING}, unix_ms, Serialized(start), run_id,
+                          int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}}));
   if (updated == 0) return NotInFlight(run_id);
   return absl::OkStatus();
 }
 
 absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& outcome) {
   if (!IsFinal(outcome.status)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "status: a run finishes OK, FAILED_VERIFICATION, CANCELLED or ERROR, not ",
-        v1::RunStatus_Name(outcome.status)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("status: a run finishes OK, FAILED_VERIFICATION, CANCELLED or ERROR, not ",
+                     v1::RunStatus_Name(outcome.status)));
   }
   KBENCH_RETURN_IF_ERROR(CheckText("error", outcome.error));
   v1::RunRecord end;
@@ -211,8 +208,8 @@ absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& ou
         database_->Execute(
             "UPDATE runs SET status = ?, error = ?, ended_unix_ms = ?, end_part = ? "
             "WHERE run_id = ? AND status IN (?, ?)",
-            {int64_t{outcome.status}, outcome.error, outcome.unix_ms, Serialized(end),
-             run_id, int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}}));
+            {int64_t{outcome.status}, outcome.error, outcome.unix_ms, Serialized(end), run_id,
+             int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}}));
     if (updated == 0) return NotInFlight(run_id);
     for (int i = 0; i < outcome.samples.size(); ++i) {
       KBENCH_RETURN_IF_ERROR(
@@ -231,9 +228,8 @@ absl::StatusOr<int64_t> SqlRunStore::MarkInFlightInterrupted() {
       "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
       "WHERE status IN (?, ?)",
       {int64_t{v1::RUN_STATUS_QUEUED}, "the server stopped while the run was queued",
-       "the server stopped while the run was running",
-       int64_t{v1::RUN_STATUS_INTERRUPTED}, int64_t{v1::RUN_STATUS_QUEUED},
-       int64_t{v1::RUN_STATUS_RUNNING}});
+       "the server stopped while the run was running", int64_t{v1::RUN_STATUS_INTERRUPTED},
+       int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}});
 }
 
 absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest& request,
@@ -265,8 +261,7 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      database_->Query(absl::StrCat("SELECT ", kColumns, " FROM runs WHERE run_id = ?"),
-                       {run_id}));
+      database_->Query(absl::StrCat("SELECT ", kColumns, " FROM runs WHERE run_id = ?"), {run_id}));
   if (rows.empty()) {
     return RunNotFoundError(run_id);
   }
@@ -281,11 +276,10 @@ absl::StatusOr<DeviceTime> SqlRunStore::DeviceTimeOf(const std::string& user,
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(
       std::vector<SqlRow> rows,
-      database_->Query(
-          "SELECT CAST(COALESCE(SUM(ended_unix_ms - started_unix_ms), 0) AS BIGINT), "
-          "CAST(COALESCE(MIN(ended_unix_ms), 0) AS BIGINT) FROM runs "
-          "WHERE user_name = ? AND started_unix_ms > 0 AND ended_unix_ms >= ?",
-          {user, since_unix_ms}));
+      database_->Query("SELECT CAST(COALESCE(SUM(ended_unix_ms - started_unix_ms), 0) AS BIGINT), "
+                       "CAST(COALESCE(MIN(ended_unix_ms), 0) AS BIGINT) FROM runs "
+                       "WHERE user_name = ? AND started_unix_ms > 0 AND ended_unix_ms >= ?",
+                       {user, since_unix_ms}));
   DeviceTime time;
   time.seconds = double(std::get<int64_t>(rows.at(0)[0])) / 1000;
   time.oldest_end_unix_ms = std::get<int64_t>(rows.at(0)[1]);
@@ -300,16 +294,14 @@ absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> SqlRunStore::CohortQuo
   for (const SqlRow& row : rows) {
     const std::string& cohort = std::get<std::string>(row[0]);
     if (!quotas[cohort].ParseFromString(std::get<SqlBytes>(row[1]).data)) {
-      return absl::DataLossError(
-          absl::StrCat("cohort ", cohort, ": stored quotas do not parse"));
+      return absl::DataLossError(absl::StrCat("cohort ", cohort, ": stored quotas do not parse"));
     }
   }
   return quotas;
 }
 
 absl::Status SqlRunStore::SetCohortQuotas(const std::string& cohort,
-                                          const v1::QuotaOverrides& overrides,
-                                          int64_t unix_ms) {
+                                          const v1::QuotaOverrides& overrides, int64_t unix_ms) {
   std::lock_guard lock(mu_);
   return database_
       ->Execute(
@@ -321,15 +313,14 @@ absl::Status SqlRunStore::SetCohortQuotas(const std::string& cohort,
 }
 
 absl::Status SqlRunStore::NotInFlight(const std::string& run_id) {
-  KBENCH_ASSIGN_OR_RETURN(
-      std::vector<SqlRow> rows,
-      database_->Query("SELECT status FROM runs WHERE run_id = ?", {run_id}));
+  KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
+                          database_->Query("SELECT status FROM runs WHERE run_id = ?", {run_id}));
   if (rows.empty()) {
     return RunNotFoundError(run_id);
   }
-  return absl::FailedPreconditionError(absl::StrCat(
-      "run ", Echo(run_id), " has already ended: ",
-      v1::RunStatus_Name(static_cast<v1::RunStatus>(std::get<int64_t>(rows[0][0])))));
+  return absl::FailedPreconditionError(
+      absl::StrCat("run ", Echo(run_id), " has already ended: ",
+                   v1::RunStatus_Name(static_cast<v1::RunStatus>(std::get<int64_t>(rows[0][0])))));
 }
 
 absl::Status SqlRunStore::ReadSamples(v1::RunRecord& record) {

@@ -26,8 +26,7 @@ class SqlRunStore final : public RunStore {
                                             Samples samples) override;
   absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) override;
   absl::StatusOr<std::vector<std::string>> KernelHashes(const std::string& run_id) override;
-  absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user,
-                                          int64_t since_unix_ms) override;
+  absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user, int64_t since_unix_ms) override;
   absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> CohortQuotas() override;
   absl::Status SetCohortQuotas(const std::string& cohort, const v1::QuotaOverrides& overrides,
                                int64_t unix_ms) override;

@@ -31,8 +31,8 @@ class SqliteDatabase final : public SqlDatabase {
 
   SqlDialect dialect() const override { return SqlDialect::kSqlite; }
 
-  absl::StatusOr<std::vector<SqlRow>> Query(
-      const std::string& sql, const std::vector<SqlValue>& params) override {
+  absl::StatusOr<std::vector<SqlRow>> Query(const std::string& sql,
+                                            const std::vector<SqlValue>& params) override {
     KBENCH_ASSIGN_OR_RETURN(StatementPtr statement, Prepare(sql, params));
     std::vector<SqlRow> rows;
     while (true) {
@@ -69,8 +69,8 @@ class SqliteDatabase final : public SqlDatabase {
   absl::StatusOr<StatementPtr> Prepare(const std::string& sql,
                                        const std::vector<SqlValue>& params) {
     sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()),
-                           &raw, nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr) !=
+        SQLITE_OK) {
       return Error(sql);
     }
     StatementPtr statement(raw);
@@ -81,12 +81,11 @@ class SqliteDatabase final : public SqlDatabase {
       if (const auto* number = std::get_if<int64_t>(&value)) {
         rc = sqlite3_bind_int64(raw, index, *number);
       } else if (const auto* text = std::get_if<std::string>(&value)) {
-        rc = sqlite3_bind_text64(raw, index, text->data(), text->size(),
-                                 SQLITE_TRANSIENT, SQLITE_UTF8);
+        rc = sqlite3_bind_text64(raw, index, text->data(), text->size(), SQLITE_TRANSIENT,
+                                 SQLITE_UTF8);
       } else {
         const std::string& data = std::get<SqlBytes>(value).data;
-        rc = sqlite3_bind_blob64(raw, index, data.data(), data.size(),
-                                 SQLITE_TRANSIENT);
+        rc = sqlite3_bind_blob64(raw, index, data.data(), data.size(), SQLITE_TRANSIENT);
       }
       if (rc != SQLITE_OK) return Error(sql);
     }
@@ -103,8 +102,7 @@ class SqliteDatabase final : public SqlDatabase {
         return SqlBytes{std::string(data, sqlite3_column_bytes(statement, i))};
       }
       default: {
-        const auto* text =
-            reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
         if (text == nullptr) return std::string();
         return std::string(text, sqlite3_column_bytes(statement, i));
       }
@@ -112,8 +110,8 @@ class SqliteDatabase final : public SqlDatabase {
   }
 
   absl::Status Error(const std::string& sql) const {
-    return absl::InternalError(absl::StrCat("sqlite: ", sqlite3_errmsg(db_.get()),
-                                            " (in: ", sql, ")"));
+    return absl::InternalError(
+        absl::StrCat("sqlite: ", sqlite3_errmsg(db_.get()), " (in: ", sql, ")"));
   }
 
   std::unique_ptr<sqlite3, CloseDatabase> db_;
@@ -121,26 +119,24 @@ class SqliteDatabase final : public SqlDatabase {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path) {
   // The store holds token hashes, every learner's runs and their addresses:
   // made readable by its owner only, whatever the umask (SQLite gives its
   // -wal and -shm files the database's mode).
-  if (const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-      fd >= 0) {
+  if (const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600); fd >= 0) {
     ::close(fd);
   } else if (errno != EEXIST) {
-    return absl::UnavailableError(absl::StrCat("cannot create the SQLite store ", path,
-                                               ": ", std::strerror(errno)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot create the SQLite store ", path, ": ", std::strerror(errno)));
   }
   sqlite3* raw = nullptr;
-  const int rc = sqlite3_open_v2(path.c_str(), &raw,
-                                 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::unique_ptr<sqlite3, CloseDatabase> db(raw);
   if (rc != SQLITE_OK) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot open the SQLite store ", path, ": ",
-        raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot open the SQLite store ", path, ": ",
+                     raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc)));
   }
   sqlite3_busy_timeout(db.get(), kBusyTimeoutMs);
   // NORMAL synchronous in WAL mode survives a crash of the process (not

@@ -12,7 +12,6 @@ namespace kbench::server::store {
 
 // Opens (creating when missing) the SQLite database file at `path`; its
 // directory must exist.
-absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(
-    const std::string& path);
+absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenSqliteDatabase(const std::string& path);
 
 }  // namespace kbench::server::store

@@ -103,15 +103,13 @@ void StoreRecorder::OnEnded(const std::string& run_id, const absl::Status& statu
     outcome.error = message;
   }
   outcome.unix_ms = now_unix_ms_();
-  Write("its end", run_id, [this, run_id, outcome = std::move(outcome)] {
-    return store_.Finish(run_id, outcome);
-  });
+  Write("its end", run_id,
+        [this, run_id, outcome = std::move(outcome)] { return store_.Finish(run_id, outcome); });
 }
 
 void StoreRecorder::Write(std::string what, std::string run_id,
                           std::function<absl::Status()> write) {
-  thread_.Post([what = std::move(what), run_id = std::move(run_id),
-                write = std::move(write)] {
+  thread_.Post([what = std::move(what), run_id = std::move(run_id), write = std::move(write)] {
     const absl::Status status = write();
     if (!status.ok()) {
       Log("store: cannot record ", what, " of run ", run_id, ": ", status.ToString());

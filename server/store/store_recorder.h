@@ -34,8 +34,7 @@ inline constexpr size_t kMaxErrorBytes = 4096;
 class StoreRecorder final : public RunObserver {
  public:
   // `now_unix_ms` stamps starts and ends (admissions carry their own time).
-  explicit StoreRecorder(RunStore& store,
-                         std::function<int64_t()> now_unix_ms = NowUnixMs);
+  explicit StoreRecorder(RunStore& store, std::function<int64_t()> now_unix_ms = NowUnixMs);
 
   void OnAccepted(const RunAdmission& run) override;
   void OnRefused(const RunAdmission& run, const absl::Status& why) override;

@@ -53,8 +53,7 @@ class Workload : public ops::DeviceOutput {
   // taken as TimingMethod(mode) says (in HOT mode possibly the mean of
   // several back-to-back launches, all of which write the output: a check
   // after the sample sees the last one's).
-  virtual absl::StatusOr<double> TimeSample(int variant,
-                                            v1::TimingMode mode) = 0;
+  virtual absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) = 0;
   // How TimeSample measures in `mode`, in words for the learner.
   virtual std::string TimingMethod(v1::TimingMode mode) const = 0;
   // How variant `variant` is launched for this problem, when it chooses a
@@ -103,8 +102,7 @@ class Device {
   // does, and returns it; Healthy() is false afterwards. Only the CUDA
   // backend can.
   virtual absl::Status TriggerIllegalAddress() {
-    return absl::UnimplementedError(
-        "fault: only the CUDA backend can trigger an illegal address");
+    return absl::UnimplementedError("fault: only the CUDA backend can trigger an illegal address");
   }
 };
 

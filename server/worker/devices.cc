@@ -2,10 +2,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "proto/ops/backends.h"
-#include "server/worker/backends/cpu/cpu_device.h"
-#include "server/common/log.h"
 #include "kernels/common/status_macros.h"
+#include "proto/ops/backends.h"
+#include "server/common/log.h"
+#include "server/worker/backends/cpu/cpu_device.h"
 #if KBENCH_HAVE_CUDA
 #include "server/worker/backends/cuda/cuda_device.h"
 #endif
@@ -29,8 +29,7 @@ absl::StatusOr<uint32_t> CudaCount() {
 absl::StatusOr<std::string> ResolveBackend(const std::string& backend) {
   if (backend == ops::kCpuBackend || backend == ops::kCudaBackend) return backend;
   if (backend != ops::kAutoBackend)
-    return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" +
-                                      backend + "'");
+    return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" + backend + "'");
   const absl::StatusOr<uint32_t> cuda = CudaCount();
   if (cuda.ok()) return std::string(ops::kCudaBackend);
   Log("--backend auto: using the CPU (", cuda.status().message(), ")");
@@ -42,8 +41,7 @@ absl::StatusOr<uint32_t> DeviceCount(const std::string& backend) {
   return 1u;
 }
 
-absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
-                                                   uint32_t index) {
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, uint32_t index) {
   if (backend == ops::kCpuBackend) return cpu::MakeCpuDevice(index);
 #if KBENCH_HAVE_CUDA
   KBENCH_ASSIGN_OR_RETURN(const uint32_t count, CudaCount());

@@ -25,7 +25,6 @@ absl::StatusOr<uint32_t> DeviceCount(const std::string& backend);
 // any index: each is the host's CPU reporting that index, so that several
 // devices can be tested on a machine without GPUs. A CUDA index must be
 // below DeviceCount("cuda").
-absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend,
-                                                   uint32_t index);
+absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, uint32_t index);
 
 }  // namespace kbench::server

@@ -8,10 +8,14 @@ namespace {
 
 v1::Progress::Step ToProto(server::RunStep step) {
   switch (step) {
-    case server::RunStep::kPrepare: return v1::Progress::STEP_PREPARE;
-    case server::RunStep::kVerify: return v1::Progress::STEP_VERIFY;
-    case server::RunStep::kWarmup: return v1::Progress::STEP_WARMUP;
-    case server::RunStep::kSample: return v1::Progress::STEP_SAMPLE;
+    case server::RunStep::kPrepare:
+      return v1::Progress::STEP_PREPARE;
+    case server::RunStep::kVerify:
+      return v1::Progress::STEP_VERIFY;
+    case server::RunStep::kWarmup:
+      return v1::Progress::STEP_WARMUP;
+    case server::RunStep::kSample:
+      return v1::Progress::STEP_SAMPLE;
   }
   return v1::Progress::STEP_UNSPECIFIED;
 }

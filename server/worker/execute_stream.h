@@ -30,8 +30,7 @@
 
 namespace kbench::worker {
 
-class ExecuteStream final : public server::RunSink,
-                            private server::StreamWriter<v1::WorkerEvent> {
+class ExecuteStream final : public server::RunSink, private server::StreamWriter<v1::WorkerEvent> {
  public:
   static constexpr std::chrono::milliseconds kProgressInterval{1000};
 

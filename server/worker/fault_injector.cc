@@ -10,8 +10,7 @@
 
 namespace kbench::worker {
 
-FaultInjector::FaultInjector(server::RunSink& sink, kbench::v1::Fault fault,
-                             server::Device& device)
+FaultInjector::FaultInjector(server::RunSink& sink, kbench::v1::Fault fault, server::Device& device)
     : sink_(sink), fault_(fault), device_(device) {}
 
 void FaultInjector::Emit(kbench::v1::RunEvent event) {
@@ -20,9 +19,7 @@ void FaultInjector::Emit(kbench::v1::RunEvent event) {
   if (sample && !injected_ && fault_ != kbench::v1::FAULT_NONE) Inject();
 }
 
-bool FaultInjector::Cancelled() const {
-  return injected_error_.has_value() || sink_.Cancelled();
-}
+bool FaultInjector::Cancelled() const { return injected_error_.has_value() || sink_.Cancelled(); }
 
 absl::Status FaultInjector::Outcome(absl::Status run_status) const {
   return injected_error_ ? *injected_error_ : run_status;
@@ -41,9 +38,9 @@ void FaultInjector::Inject() {
       std::_Exit(kExitFault);
     case kbench::v1::FAULT_ILLEGAL_ADDRESS: {
       absl::Status error = device_.TriggerIllegalAddress();
-      injected_error_ = error.ok() ? absl::InternalError(
-                                         "fault: the illegal address went unnoticed")
-                                   : std::move(error);
+      injected_error_ = error.ok()
+                            ? absl::InternalError("fault: the illegal address went unnoticed")
+                            : std::move(error);
       return;
     }
     default:

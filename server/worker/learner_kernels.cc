@@ -31,9 +31,9 @@ absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
     *compile.mutable_kernel() = source;
     absl::StatusOr<compile::CompiledKernel> compiled = compiler.CompileModule(compile);
     if (!compiled.ok())
-      return absl::Status(compiled.status().code(),
-                          absl::StrCat(field, " '", source.name(), "': ",
-                                       compiled.status().message()));
+      return absl::Status(
+          compiled.status().code(),
+          absl::StrCat(field, " '", source.name(), "': ", compiled.status().message()));
     LearnerKernel kernel;
     kernel.name = source.name();
     kernel.entry = source.entry();
@@ -43,8 +43,8 @@ absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
     kernel.block = launch.block;
     kernel.shared_memory_bytes = launch.shared_memory_bytes;
     if (kernel.cubin.empty())
-      return absl::InternalError(absl::StrCat(field, " '", source.name(),
-                                              "': the compiler gave no cubin"));
+      return absl::InternalError(
+          absl::StrCat(field, " '", source.name(), "': the compiler gave no cubin"));
     kernels.push_back(std::move(kernel));
   }
   return kernels;

@@ -18,7 +18,7 @@ namespace kbench::server {
 // or an ABI mismatch is INVALID_ARGUMENT naming the kernel
 // ("kernels[1] 'my_add.cu': ..."); without a compiler (no CUDA toolkit)
 // FAILED_PRECONDITION.
-absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
-    const Problem& problem, compile::KernelCompiler& compiler);
+absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(const Problem& problem,
+                                                                 compile::KernelCompiler& compiler);
 
 }  // namespace kbench::server

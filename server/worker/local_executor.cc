@@ -48,8 +48,7 @@ absl::Status LocalExecutor::Execute(const AdmittedRun& run, const std::string& r
   return status;
 }
 
-absl::StatusOr<v1::CompileFacts> LocalExecutor::Compile(
-    const v1::CompileKernelRequest& request) {
+absl::StatusOr<v1::CompileFacts> LocalExecutor::Compile(const v1::CompileKernelRequest& request) {
   return compiler_.Compile(request);
 }
 

@@ -7,9 +7,9 @@
 
 #include <memory>
 
+#include "server/run/executor.h"
 #include "server/worker/compile/kernel_compiler.h"
 #include "server/worker/device.h"
-#include "server/run/executor.h"
 
 namespace kbench::server {
 
@@ -17,14 +17,12 @@ class LocalExecutor final : public Executor {
  public:
   // Kernels are compiled with `compile` (its arch, when empty, the
   // device's: compile::ArchOf).
-  explicit LocalExecutor(std::unique_ptr<Device> device,
-                         compile::CompilerOptions compile = {});
+  explicit LocalExecutor(std::unique_ptr<Device> device, compile::CompilerOptions compile = {});
 
   v1::DeviceInfo Info() const override;
   bool Ready() const override;
   bool Failed() const override;
-  absl::Status Execute(const AdmittedRun& run, const std::string& run_id,
-                       RunSink& sink) override;
+  absl::Status Execute(const AdmittedRun& run, const std::string& run_id, RunSink& sink) override;
   absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request) override;
   void SetStateListener(std::function<void()> changed) override;
 

@@ -9,10 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "kernels/common/status_macros.h"
 #include "server/worker/speedup.h"
 #include "server/worker/statistics.h"
 #include "server/worker/throughput.h"
-#include "kernels/common/status_macros.h"
 
 namespace kbench::server {
 namespace {
@@ -91,8 +91,8 @@ void Merge(const v1::Verification& later, v1::Verification& into) {
 // Steps 2-5 of runner.h, once the workload exists.
 class Measurement {
  public:
-  Measurement(Device& device, Workload& workload, const AdmittedRun& run,
-              const std::string& run_id, RunSink& sink, Clock::time_point run_start)
+  Measurement(Device& device, Workload& workload, const AdmittedRun& run, const std::string& run_id,
+              RunSink& sink, Clock::time_point run_start)
       : run_start_(run_start),
         device_(device),
         workload_(workload),
@@ -197,11 +197,10 @@ class Measurement {
       const size_t rounds = round + 1;
       const double elapsed = MillisecondsSince(sampling_start);
       // One round remains after a decision, so the bounds allow for it.
-      const bool converged =
-          rounds + 1 >= min_rounds && elapsed >= plan_.min_time_ms &&
-          std::all_of(samples_.begin(), samples_.end(), [&](const auto& s) {
-            return RelativeStandardError(s) < plan_.target_rse;
-          });
+      const bool converged = rounds + 1 >= min_rounds && elapsed >= plan_.min_time_ms &&
+                             std::all_of(samples_.begin(), samples_.end(), [&](const auto& s) {
+                               return RelativeStandardError(s) < plan_.target_rse;
+                             });
       const double round_ms = elapsed / double(rounds);
       if (converged) {
         stop = v1::STOP_REASON_CONVERGED;
@@ -221,22 +220,21 @@ class Measurement {
     std::vector<double> medians(size_t(count_), 0.0);
     for (int v = 0; v < count_; ++v) {
       // Throttled samples are left out when asked, unless all were.
-      discard_[v] = plan_.discard_throttled &&
-                    clocks_[v].clocks().throttled_samples() < samples_[v].size();
+      discard_[v] =
+          plan_.discard_throttled && clocks_[v].clocks().throttled_samples() < samples_[v].size();
       std::vector<double> kept;
       for (size_t i = 0; i < samples_[v].size(); ++i)
         if (Kept(v, i)) kept.push_back(samples_[v][i]);
       if (discard_[v])
-        clocks_[v].clocks().set_discarded_samples(
-            uint32_t(samples_[v].size() - kept.size()));
+        clocks_[v].clocks().set_discarded_samples(uint32_t(samples_[v].size() - kept.size()));
       v1::RunEvent event;
       v1::VariantResult* result = event.mutable_variant_result();
       result->set_variant(problem_.VariantName(size_t(v)));
       *result->mutable_stats() = Summarize(kept);
       result->mutable_stats()->set_stop_reason(stop);
       medians[size_t(v)] = result->stats().median_ms();
-      *result->mutable_throughput() = ThroughputOf(work, result->stats().median_ms(), info,
-                                                   problem_.dtype, plan_.mode);
+      *result->mutable_throughput() =
+          ThroughputOf(work, result->stats().median_ms(), info, problem_.dtype, plan_.mode);
       *result->mutable_verification() = checks_[v];
       *result->mutable_clocks() = clocks_[v].clocks();
       result->set_config(workload_.VariantConfig(v));
@@ -313,14 +311,14 @@ class Measurement {
 
 }  // namespace
 
-absl::Status RunJob(Device& device, const AdmittedRun& run,
-                    const std::string& run_id, RunSink& sink) {
+absl::Status RunJob(Device& device, const AdmittedRun& run, const std::string& run_id,
+                    RunSink& sink) {
   const auto run_start = Clock::now();
   KBENCH_RETURN_IF_ERROR(CheckGoOn(sink, run.plan, run_start));
   sink.StepStarted(RunStep::kPrepare, "");
-  KBENCH_ASSIGN_OR_RETURN(
-      std::unique_ptr<Workload> workload,
-      device.Prepare(run.problem, [&] { return CheckGoOn(sink, run.plan, run_start); }));
+  KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<Workload> workload, device.Prepare(run.problem, [&] {
+    return CheckGoOn(sink, run.plan, run_start);
+  }));
   // Started names the timing method, which only the workload knows, so it
   // is emitted once the problem is prepared.
   const v1::DeviceInfo info = device.Info();

@@ -35,9 +35,9 @@
 
 #include "absl/status/status.h"
 #include "kbench/v1/kbench.pb.h"
-#include "server/worker/device.h"
 #include "server/run/run_plan.h"
 #include "server/run/run_sink.h"
+#include "server/worker/device.h"
 
 namespace kbench::server {
 
@@ -46,7 +46,7 @@ namespace kbench::server {
 // CANCELLED when the sink was cancelled, DEADLINE_EXCEEDED past the run's
 // wall-clock bound, or the device's error (nothing more is emitted then;
 // the caller ends the RPC with it).
-absl::Status RunJob(Device& device, const AdmittedRun& run,
-                    const std::string& run_id, RunSink& sink);
+absl::Status RunJob(Device& device, const AdmittedRun& run, const std::string& run_id,
+                    RunSink& sink);
 
 }  // namespace kbench::server

@@ -19,8 +19,7 @@
 
 namespace kbench::server {
 
-v1::Throughput ThroughputOf(const ops::Work& work, double median_ms,
-                            const v1::DeviceInfo& device, kernels::DType dtype,
-                            v1::TimingMode mode);
+v1::Throughput ThroughputOf(const ops::Work& work, double median_ms, const v1::DeviceInfo& device,
+                            kernels::DType dtype, v1::TimingMode mode);
 
 }  // namespace kbench::server

@@ -31,10 +31,10 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/ops/backends.h"
-#include "server/worker/devices.h"
-#include "server/worker/local_executor.h"
 #include "server/common/log.h"
 #include "server/run/exit_codes.h"
+#include "server/worker/devices.h"
+#include "server/worker/local_executor.h"
 #include "server/worker/worker_service.h"
 
 namespace kbench::worker {
@@ -80,13 +80,13 @@ int Main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   Options options;
-  CLI::App app{"kbench-worker: runs the runs of one device for kbench-server, which\n"
-               "starts it; not meant to be started by hand."};
+  CLI::App app{
+      "kbench-worker: runs the runs of one device for kbench-server, which\n"
+      "starts it; not meant to be started by hand."};
   app.add_option("--backend", options.backend, "auto, cpu or cuda")
       ->check(CLI::IsMember(ops::BackendFlagChoices()))
       ->capture_default_str();
-  app.add_option("--device", options.device, "Index of the device to own")
-      ->capture_default_str();
+  app.add_option("--device", options.device, "Index of the device to own")->capture_default_str();
   app.add_option("--socket", options.socket, "Unix socket to serve on")->required();
   app.add_option("--parent-pid", options.parent_pid,
                  "Exit at once unless this is still the parent's pid");
@@ -100,8 +100,7 @@ int Main(int argc, char** argv) {
     return kExitStartFailed;
   }
   absl::StatusOr<std::string> backend = server::ResolveBackend(options.backend);
-  absl::StatusOr<uint32_t> count =
-      backend.ok() ? server::DeviceCount(*backend) : backend.status();
+  absl::StatusOr<uint32_t> count = backend.ok() ? server::DeviceCount(*backend) : backend.status();
   absl::StatusOr<std::unique_ptr<server::Device>> device =
       count.ok() ? server::OpenDevice(*backend, options.device) : count.status();
   if (!device.ok()) {
@@ -110,10 +109,9 @@ int Main(int argc, char** argv) {
   }
   server::LocalExecutor executor(*std::move(device));
   const kbench::v1::DeviceInfo info = executor.Info();
-  Log(info.backend(), " ", info.name(), ", measured copy bandwidth ",
-      info.copy_bandwidth_gbps(), " GB/s",
-      info.matmul_tflops() > 0 ? absl::StrCat(", matmul ", info.matmul_tflops(), " TFLOP/s")
-                               : "");
+  Log(info.backend(), " ", info.name(), ", measured copy bandwidth ", info.copy_bandwidth_gbps(),
+      " GB/s",
+      info.matmul_tflops() > 0 ? absl::StrCat(", matmul ", info.matmul_tflops(), " TFLOP/s") : "");
 
   ExitLatch exit;
   WorkerService service(executor, *count, options.enable_fault_injection,

@@ -74,14 +74,13 @@ grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
   auto stream = std::make_shared<ExecuteStream>();
   auto* reactor = ExecuteStream::NewReactor(stream);
   if (request->request().fault() != kbench::v1::FAULT_NONE && !enable_fault_injection_) {
-    stream->End(absl::PermissionDeniedError(
-                    "fault: this worker runs without --enable-fault-injection"),
-                false);
+    stream->End(
+        absl::PermissionDeniedError("fault: this worker runs without --enable-fault-injection"),
+        false);
     return reactor;
   }
-  absl::StatusOr<server::AdmittedRun> run =
-      server::Admit(request->request(), request->limits(), executor_.Info().backend(),
-                    server::TimingPlan{});
+  absl::StatusOr<server::AdmittedRun> run = server::Admit(
+      request->request(), request->limits(), executor_.Info().backend(), server::TimingPlan{});
   if (!run.ok()) {
     stream->End(run.status(), false);
     return reactor;
@@ -142,8 +141,7 @@ void WorkerService::RunLoop() {
 
 bool WorkerService::RunOne(QueuedRun& queued) {
   FaultInjector sink(*queued.stream, queued.run.problem.request.fault(), executor_.device());
-  const absl::Status status =
-      sink.Outcome(executor_.Execute(queued.run, queued.run_id, sink));
+  const absl::Status status = sink.Outcome(executor_.Execute(queued.run, queued.run_id, sink));
   const bool lost = executor_.Failed();
   queued.stream->End(status, lost);
   if (!lost) return true;

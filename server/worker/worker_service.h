@@ -31,9 +31,9 @@
 
 #include "kbench/worker/v1/worker.grpc.pb.h"
 #include "server/common/task_pool.h"
-#include "server/worker/local_executor.h"
 #include "server/run/run_plan.h"
 #include "server/worker/execute_stream.h"
+#include "server/worker/local_executor.h"
 
 namespace kbench::worker {
 
@@ -42,15 +42,15 @@ class WorkerService final : public v1::Worker::CallbackService {
   // `executor` must outlive the service. device_count: what Describe
   // reports. Fault requests are refused (PERMISSION_DENIED) unless
   // enable_fault_injection.
-  WorkerService(server::LocalExecutor& executor, uint32_t device_count,
-                bool enable_fault_injection, std::function<void()> device_lost);
+  WorkerService(server::LocalExecutor& executor, uint32_t device_count, bool enable_fault_injection,
+                std::function<void()> device_lost);
   ~WorkerService() override;
 
   grpc::ServerUnaryReactor* Describe(grpc::CallbackServerContext* context,
                                      const v1::DescribeRequest* request,
                                      v1::DescribeResponse* response) override;
-  grpc::ServerWriteReactor<v1::WorkerEvent>* Execute(
-      grpc::CallbackServerContext* context, const v1::ExecuteRequest* request) override;
+  grpc::ServerWriteReactor<v1::WorkerEvent>* Execute(grpc::CallbackServerContext* context,
+                                                     const v1::ExecuteRequest* request) override;
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
                                    const v1::CancelRequest* request,
                                    v1::CancelResponse* response) override;

@@ -115,10 +115,9 @@ absl::StatusOr<int> RunPoint(const Options& opt, std::shared_ptr<DeviceContext> 
     KBENCH_ASSIGN_OR_RETURN(const v1::Verification check, verifier->Check(*workload));
     failures += !check.passed();
     nlohmann::ordered_json line = {
-        {"source", "kbench"},          {"variant", name},
-        {"dtype", kernels::DTypeName(dtype)}, {"batch", shape.batch},
-        {"heads", shape.heads},        {"seq_len", shape.seq_len},
-        {"head_dim", shape.head_dim},  {"causal", shape.causal}};
+        {"source", "kbench"},         {"variant", name},       {"dtype", kernels::DTypeName(dtype)},
+        {"batch", shape.batch},       {"heads", shape.heads},  {"seq_len", shape.seq_len},
+        {"head_dim", shape.head_dim}, {"causal", shape.causal}};
     std::string ms_text = "checked";
     if (!opt.once) {
       KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(*workload, v));
@@ -164,12 +163,11 @@ absl::StatusOr<int> Run(const Options& opt) {
         KBENCH_ASSIGN_OR_RETURN(const int failed,
                                 RunPoint(opt, context, shape, dtype, inputs, cublas, progress));
         failures += failed;
-        std::fprintf(stderr, "[%zu/%zu] %s %lld %lld %lld %lld %d: %s (%.0f s)\n", ++point,
-                     points, kernels::DTypeName(dtype), (long long)shape.batch,
-                     (long long)shape.heads, (long long)shape.seq_len,
-                     (long long)shape.head_dim, int(causal), progress.c_str(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-                         .count());
+        std::fprintf(
+            stderr, "[%zu/%zu] %s %lld %lld %lld %lld %d: %s (%.0f s)\n", ++point, points,
+            kernels::DTypeName(dtype), (long long)shape.batch, (long long)shape.heads,
+            (long long)shape.seq_len, (long long)shape.head_dim, int(causal), progress.c_str(),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       }
     }
   }

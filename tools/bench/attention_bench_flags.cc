@@ -24,8 +24,8 @@ absl::StatusOr<AttentionShape> ParseShape(const std::string& flag, const std::st
     return absl::InvalidArgumentError(absl::StrCat(flag, ": '", text, "' is not B,H,N,D"));
   for (size_t i = 0; i < 4; ++i)
     if (!absl::SimpleAtoi(parts[i], &v[i]) || v[i] < 1)
-      return absl::InvalidArgumentError(absl::StrCat(
-          flag, ": '", parts[i], "' in '", text, "' is not an integer of at least 1"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": '", parts[i], "' in '", text, "' is not an integer of at least 1"));
   AttentionShape s;
   s.batch = v[0];
   s.heads = v[1];
@@ -66,8 +66,7 @@ absl::StatusOr<Options> ParseFlags(int argc, char** argv) {
   app.add_option("--dims", dims, "only the shapes of these head dims, comma-separated")
       ->delimiter(',')
       ->allow_extra_args(false);
-  app.add_option("--causal", causal, "0, 1 or both")
-      ->check(CLI::IsMember({"0", "1", "both"}));
+  app.add_option("--causal", causal, "0, 1 or both")->check(CLI::IsMember({"0", "1", "both"}));
   app.add_flag("--mma-configs", o.mma_configs, "time fused's every kernel and tiling too");
   app.add_flag("--list", o.list, "print the points and time nothing");
   app.add_flag("--print-grid", o.print_grid, "print attention_grid.json and time nothing");
@@ -118,8 +117,8 @@ std::string PointLines(const Options& options) {
   for (kernels::DType dtype : options.dtypes)
     for (const AttentionShape& s : options.shapes)
       for (bool causal : options.causal)
-        absl::StrAppend(&out, kernels::DTypeName(dtype), " ", s.batch, " ", s.heads, " ",
-                        s.seq_len, " ", s.head_dim, " ", int(causal), "\n");
+        absl::StrAppend(&out, kernels::DTypeName(dtype), " ", s.batch, " ", s.heads, " ", s.seq_len,
+                        " ", s.head_dim, " ", int(causal), "\n");
   return out;
 }
 

@@ -21,8 +21,7 @@ using server::cuda_backend::DeviceContext;
 
 absl::StatusOr<AttentionInputs> MakeAttentionInputs(DeviceContext& context,
                                                     const kernels::AttentionShape& shape,
-                                                    DType dtype, uint64_t seed,
-                                                    bool with_scores) {
+                                                    DType dtype, uint64_t seed, bool with_scores) {
   KBENCH_RETURN_IF_ERROR(context.Enter());
   const size_t element = size_t(kernels::DTypeBytes(dtype));
   const size_t bytes = size_t(shape.TensorElements()) * element;
@@ -34,8 +33,7 @@ absl::StatusOr<AttentionInputs> MakeAttentionInputs(DeviceContext& context,
   for (auto [buffer, input] : {std::pair{&in.q, InputStream::kQ}, std::pair{&in.k, InputStream::kK},
                                std::pair{&in.v, InputStream::kV}}) {
     KBENCH_CUDA_RETURN_IF_ERROR(kc::LaunchFillSeeded(dtype, seed, input, 0, buffer->get(),
-                                                     shape.TensorElements(),
-                                                     context.stream.get()));
+                                                     shape.TensorElements(), context.stream.get()));
   }
   if (with_scores) {
     absl::StatusOr<DeviceBuffer> scores =
@@ -108,13 +106,12 @@ absl::Status BenchAttention::AddVariants(int num_sms, cuda::CublasHandle& cublas
   if (in.scores.get() != nullptr) {
     Add(options, "naive", [&cublas, &in, out, shape, dtype](cudaStream_t stream) -> absl::Status {
       KBENCH_RETURN_IF_ERROR(cublas.Bind(stream));
-      KBENCH_CUBLAS_RETURN_IF_ERROR(kc::AttentionScoresGemm(cublas.get(), shape, dtype,
-                                                            in.q.get(), in.k.get(),
-                                                            in.scores.get()));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(kc::AttentionScoresGemm(cublas.get(), shape, dtype, in.q.get(),
+                                                            in.k.get(), in.scores.get()));
       KBENCH_CUDA_RETURN_IF_ERROR(
           kc::LaunchAttentionSoftmax(shape, dtype, in.scores.get(), stream));
-      KBENCH_CUBLAS_RETURN_IF_ERROR(kc::AttentionOutputGemm(
-          cublas.get(), shape, dtype, in.scores.get(), in.v.get(), out));
+      KBENCH_CUBLAS_RETURN_IF_ERROR(
+          kc::AttentionOutputGemm(cublas.get(), shape, dtype, in.scores.get(), in.v.get(), out));
       return absl::OkStatus();
     });
   }

@@ -54,8 +54,8 @@ class BenchAttention final : public server::cuda_backend::CudaWorkload {
   // The workload of one point (shape.causal set) on the context's device.
   static absl::StatusOr<std::unique_ptr<BenchAttention>> Create(
       std::shared_ptr<server::cuda_backend::DeviceContext> context,
-      const kernels::AttentionShape& shape, kernels::DType dtype,
-      const AttentionInputs& inputs, cuda::CublasHandle& cublas, const Options& options);
+      const kernels::AttentionShape& shape, kernels::DType dtype, const AttentionInputs& inputs,
+      cuda::CublasHandle& cublas, const Options& options);
 
   // The variants' names, by index (Run's and TimeSample's `variant`).
   const std::vector<std::string>& names() const { return names_; }
@@ -67,8 +67,7 @@ class BenchAttention final : public server::cuda_backend::CudaWorkload {
 
   BenchAttention(std::shared_ptr<server::cuda_backend::DeviceContext> context,
                  const kernels::AttentionShape& shape, kernels::DType dtype,
-                 const AttentionInputs& inputs, cuda::DeviceBuffer output,
-                 cuda::SampleTimer timer);
+                 const AttentionInputs& inputs, cuda::DeviceBuffer output, cuda::SampleTimer timer);
 
   // Makes the plan and workspaces and adds the selected variants.
   absl::Status AddVariants(int num_sms, cuda::CublasHandle& cublas, const Options& options);

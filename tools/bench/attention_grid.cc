@@ -25,8 +25,8 @@ kernels::AttentionShape Shape(int64_t batch, int64_t heads, int64_t seq_len, int
 std::string ShapesJson(const std::vector<kernels::AttentionShape>& shapes) {
   std::vector<std::string> lines;
   for (const kernels::AttentionShape& s : shapes)
-    lines.push_back(absl::StrCat("  [", s.batch, ", ", s.heads, ", ", s.seq_len, ", ",
-                                 s.head_dim, "]"));
+    lines.push_back(
+        absl::StrCat("  [", s.batch, ", ", s.heads, ", ", s.seq_len, ", ", s.head_dim, "]"));
   return absl::StrCat("[\n", absl::StrJoin(lines, ",\n"), "\n ]");
 }
 
@@ -48,9 +48,9 @@ std::string GridJson() {
   std::vector<std::string> dtypes;
   for (const kernels::DTypeInfo& info : kernels::AllDTypes())
     dtypes.push_back(absl::StrCat("\"", info.name, "\""));
-  return absl::StrCat("{\n \"dtypes\": [", absl::StrJoin(dtypes, ", "), "],\n \"grid\": ",
-                      ShapesJson(FlashAttentionGrid()), ",\n \"low_par\": ",
-                      ShapesJson(LowParallelismShapes()), "\n}\n");
+  return absl::StrCat("{\n \"dtypes\": [", absl::StrJoin(dtypes, ", "),
+                      "],\n \"grid\": ", ShapesJson(FlashAttentionGrid()),
+                      ",\n \"low_par\": ", ShapesJson(LowParallelismShapes()), "\n}\n");
 }
 
 }  // namespace kbench::tools::bench

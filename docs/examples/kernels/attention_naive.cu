@@ -27,9 +27,9 @@ __device__ __forceinline__ kbench_t FromFloat(float x) {
 #endif
 }
 
-extern "C" __global__ void attention_naive(const kbench_t* q, const kbench_t* k,
-                                           const kbench_t* v, kbench_t* o, int B, int H,
-                                           int N, int d, float scale, int causal) {
+extern "C" __global__ void attention_naive(const kbench_t* q, const kbench_t* k, const kbench_t* v,
+                                           kbench_t* o, int B, int H, int N, int d, float scale,
+                                           int causal) {
   const int warps = blockDim.x / 32;
   const long long row = (long long)blockIdx.x * warps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;

@@ -30,9 +30,9 @@ __device__ __forceinline__ kbench_t FromFloat(float x) {
 #endif
 }
 
-extern "C" __global__ void attention_tiled(const kbench_t* q, const kbench_t* k,
-                                           const kbench_t* v, kbench_t* o, int B, int H,
-                                           int N, int d, float scale, int causal) {
+extern "C" __global__ void attention_tiled(const kbench_t* q, const kbench_t* k, const kbench_t* v,
+                                           kbench_t* o, int B, int H, int N, int d, float scale,
+                                           int causal) {
   extern __shared__ float tiles[];  // K tile [TILE][d], then V tile [TILE][d]
   float* ks = tiles;
   float* vs = tiles + TILE * d;

@@ -3,8 +3,8 @@
 // loop (so any grid covers any n), and a scalar tail for the last n % 4
 // elements. fp32 only (vector add's kernels take fp32). The device's
 // buffers are 256-byte aligned, so a, b and c are float4-aligned.
-extern "C" __global__ void vector_add_vectorized(const kbench_t* a, const kbench_t* b,
-                                                 kbench_t* c, long long n) {
+extern "C" __global__ void vector_add_vectorized(const kbench_t* a, const kbench_t* b, kbench_t* c,
+                                                 long long n) {
   const long long stride = (long long)gridDim.x * blockDim.x;
   const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long quads = n / 4;

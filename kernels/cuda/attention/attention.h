@@ -35,7 +35,6 @@
 
 namespace kbench::kernels::cuda {
 
-
 // True when `fused` runs this head_dim.
 bool FusedAttentionSupports(int64_t head_dim);
 // True when every fused kernel can launch `shape` with `splits` key splits:
@@ -74,16 +73,14 @@ struct FusedAttentionPlan {
   // tiles of 64".
   std::string description;
 };
-FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
-                                      int num_sms);
+FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, int num_sms);
 
 // The fused kernel as `plan` says (tensors.workspace holds
 // plan.workspace_bytes when that is not 0). cudaErrorInvalidValue for a
 // head_dim outside kFusedCudaHeadDims, a missing workspace, or a shape whose
 // grid does not fit.
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
-                                 const AttentionTensors& tensors,
-                                 const FusedAttentionPlan& plan,
+                                 const AttentionTensors& tensors, const FusedAttentionPlan& plan,
                                  cudaStream_t stream);
 
 // The three steps of naive. `scores` holds shape.ScoreElements() elements of
@@ -91,13 +88,11 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
 // its stream with a workspace of its own (cublasSetStream, then
 // cublasSetWorkspace: setting the stream resets the workspace), so that the
 // GEMMs can be captured into a CUDA graph.
-cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
-                                   const AttentionShape& shape, DType dtype,
+cublasStatus_t AttentionScoresGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* q, const void* k, void* scores);
-cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype,
-                                   void* scores, cudaStream_t stream);
-cublasStatus_t AttentionOutputGemm(cublasHandle_t handle,
-                                   const AttentionShape& shape, DType dtype,
+cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype, void* scores,
+                                   cudaStream_t stream);
+cublasStatus_t AttentionOutputGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o);
 
 }  // namespace kbench::kernels::cuda

@@ -26,17 +26,16 @@ FusedKernel KernelFor(DType dtype) {
 }  // namespace
 
 bool FusedAttentionSupports(int64_t head_dim) {
-  return std::find(std::begin(kFusedCudaHeadDims), std::end(kFusedCudaHeadDims),
-                   head_dim) != std::end(kFusedCudaHeadDims);
+  return std::find(std::begin(kFusedCudaHeadDims), std::end(kFusedCudaHeadDims), head_dim) !=
+         std::end(kFusedCudaHeadDims);
 }
 
-FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
-                                      int num_sms) {
+FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
-  const SplitKvKernel grid =
-      kernel == FusedKernel::kFp32    ? Fp32SplitKvKernel(Fp32ConfigFor(shape), shape.head_dim)
-      : kernel == FusedKernel::kWgmma ? WgmmaSplitKvKernel(shape, num_sms)
-                                      : MmaSplitKvKernel(shape.head_dim);
+  const SplitKvKernel grid = kernel == FusedKernel::kFp32
+                                 ? Fp32SplitKvKernel(Fp32ConfigFor(shape), shape.head_dim)
+                             : kernel == FusedKernel::kWgmma ? WgmmaSplitKvKernel(shape, num_sms)
+                                                             : MmaSplitKvKernel(shape.head_dim);
   const int kv_tile = grid.kv_tile, query_rows = grid.query_rows;
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, grid, num_sms);
@@ -47,37 +46,32 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype,
     plan.workspace_bytes = WgmmaTailWorkspaceBytes(wgmma.tail);
     plan.workspace_zeroed_bytes = WgmmaTailCounterBytes(wgmma.tail);
   }
-  const int64_t q_blocks =
-      shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
+  const int64_t q_blocks = shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
   const char* name = kernel == FusedKernel::kFp32    ? "mma.sync 3xFP16"
                      : kernel == FusedKernel::kWgmma ? "wgmma (sm_90a)"
                                                      : "mma.sync";
-  plan.description = (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits)
-                                      : std::string("one pass")) +
-                     ": " + blocks + ", " + sms + "; " + name + ", key tiles of " +
-                     std::to_string(kv_tile);
+  plan.description =
+      (plan.splits > 1 ? "split-KV x" + std::to_string(plan.splits) : std::string("one pass")) +
+      ": " + blocks + ", " + sms + "; " + name + ", key tiles of " + std::to_string(kv_tile);
   if (kernel == FusedKernel::kWgmma)
-    plan.description += std::string(", ") + std::to_string(query_rows) + " query rows, " +
-                        (!wgmma.persistent ? "a block per item"
-                         : plan.balanced_tail
-                             ? "persistent, the last " + std::to_string(wgmma.tail.tail_items) +
-                                   " items balanced over the SMs"
-                             : "persistent") +
-                        // Three consumers (192 rows) always run free (WgmmaConfig).
-                        (query_rows == 64                 ? ", one consumer"
-                         : query_rows > 128 ||
-                                 WgmmaConfigFor(shape) == WgmmaConfig::kFree
-                             ? ", free consumers"
-                             : ", ping-pong");
+    plan.description +=
+        std::string(", ") + std::to_string(query_rows) + " query rows, " +
+        (!wgmma.persistent    ? "a block per item"
+         : plan.balanced_tail ? "persistent, the last " + std::to_string(wgmma.tail.tail_items) +
+                                    " items balanced over the SMs"
+                              : "persistent") +
+        // Three consumers (192 rows) always run free (WgmmaConfig).
+        (query_rows == 64                                                  ? ", one consumer"
+         : query_rows > 128 || WgmmaConfigFor(shape) == WgmmaConfig::kFree ? ", free consumers"
+                                                                           : ", ping-pong");
   return plan;
 }
 
 bool FusedLaunchable(const AttentionShape& shape, int splits) {
-  return FusedAttentionSupports(shape.head_dim) && splits >= 1 &&
-         splits <= kMaxKvSplits && shape.seq_len >= 1 &&
-         shape.seq_len <= INT32_MAX / 2 && shape.BatchHeads() >= 1;
+  return FusedAttentionSupports(shape.head_dim) && splits >= 1 && splits <= kMaxKvSplits &&
+         shape.seq_len >= 1 && shape.seq_len <= INT32_MAX / 2 && shape.BatchHeads() >= 1;
 }
 
 int FusedPaddedHeadDim(int64_t head_dim) {
@@ -85,20 +79,17 @@ int FusedPaddedHeadDim(int64_t head_dim) {
 }
 
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
-                                 const AttentionTensors& tensors,
-                                 const FusedAttentionPlan& plan,
+                                 const AttentionTensors& tensors, const FusedAttentionPlan& plan,
                                  cudaStream_t stream) {
   if (!FusedAttentionSupports(shape.head_dim)) return cudaErrorInvalidValue;
   switch (KernelFor(dtype)) {
     case FusedKernel::kFp32:
-      return LaunchAttentionFusedFp32(shape, tensors, Fp32ConfigFor(shape), plan.splits,
-                                      stream);
+      return LaunchAttentionFusedFp32(shape, tensors, Fp32ConfigFor(shape), plan.splits, stream);
     case FusedKernel::kWgmma:
-      return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits,
-                                       WgmmaConfigFor(shape), plan.balanced_tail, stream);
+      return LaunchAttentionFusedWgmma(shape, dtype, tensors, plan.splits, WgmmaConfigFor(shape),
+                                       plan.balanced_tail, stream);
     case FusedKernel::kMma:
-      return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig,
-                                     plan.splits, stream);
+      return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig, plan.splits, stream);
   }
   return cudaErrorInvalidValue;
 }

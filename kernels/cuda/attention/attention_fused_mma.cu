@@ -87,8 +87,7 @@ struct MmaTiles {
   // kCopyRows to, less the rows' offsets: dst[i % kDstVariants] + i
   // kCopyRows kRowBytes is Offset(r0 + i kCopyRows, c) from `base`.
   using CopyDst = uint32_t[kDstVariants];
-  static __device__ __forceinline__ void MakeCopyDst(CopyDst& dst, uint32_t base,
-                                                     int r0, int c) {
+  static __device__ __forceinline__ void MakeCopyDst(CopyDst& dst, uint32_t base, int r0, int c) {
 #pragma unroll
     for (int v = 0; v < kDstVariants; ++v)
       dst[v] = base + uint32_t(r0 * kRowBytes + ((c ^ ((r0 + v * kCopyRows) & 7)) << 4));
@@ -101,15 +100,13 @@ struct MmaTiles {
   // become zeros (their copies read nothing; they are given `safe`, an
   // address inside the tensor).
   template <int kRows, int kTile>
-  static __device__ __forceinline__ void Load(const CopyDst& dst, const T* src,
-                                              const T* safe, int r0, int valid,
-                                              int d, bool chunk_in) {
+  static __device__ __forceinline__ void Load(const CopyDst& dst, const T* src, const T* safe,
+                                              int r0, int valid, int d, bool chunk_in) {
     ptx::StaticFor<0, kRows / kCopyRows>([&](auto i) {
       constexpr int kRow = decltype(i)::value * kCopyRows;
       const bool in = chunk_in && r0 + kRow < valid;
-      ptx::CpAsync16<kTile + kRow * kRowBytes>(
-          dst[decltype(i)::value % kDstVariants], in ? src + int64_t(kRow) * d : safe,
-          in ? 16 : 0);
+      ptx::CpAsync16<kTile + kRow * kRowBytes>(dst[decltype(i)::value % kDstVariants],
+                                               in ? src + int64_t(kRow) * d : safe, in ? 16 : 0);
     });
   }
 };
@@ -219,9 +216,7 @@ __device__ __forceinline__ float RowTotal(float partial) {
   partial += __shfl_xor_sync(~0u, partial, 1);
   return partial + __shfl_xor_sync(~0u, partial, 2);
 }
-__device__ __forceinline__ float InverseOf(float total) {
-  return total > 0 ? 1.0f / total : 0.0f;
-}
+__device__ __forceinline__ float InverseOf(float total) { return total > 0 ? 1.0f / total : 0.0f; }
 
 // Split-KV partials (splits > 1): O over this split's row sum and the row's
 // lse, fp32, for the combine kernel; rows at or past N are not written.
@@ -229,9 +224,9 @@ template <int kRowTiles, int kDT>
 __device__ __forceinline__ void StorePartials(const float (&acc_o)[kRowTiles][kDT][4],
                                               const float (&row_max)[kRowTiles][2],
                                               const float (&row_sum)[kRowTiles][2],
-                                              const SplitKvPartials& part, int split,
-                                              int64_t bh, int m_blocks, int n, int d,
-                                              int warp_q0, float scale_log2) {
+                                              const SplitKvPartials& part, int split, int64_t bh,
+                                              int m_blocks, int n, int d, int warp_q0,
+                                              float scale_log2) {
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
   const int64_t first = split * rows + bh * int64_t(n);
@@ -275,8 +270,8 @@ __device__ __forceinline__ void StageRows(const float (&acc_o)[kRowTiles][kDT][4
 // `staged`, to global memory by 16-byte coalesced stores: rows below N,
 // chunks inside d.
 template <typename Tiles, typename T>
-__device__ __forceinline__ void StoreRows(const unsigned char* staged, T* oh, int q0,
-                                          int warp_row0, int n, int d) {
+__device__ __forceinline__ void StoreRows(const unsigned char* staged, T* oh, int q0, int warp_row0,
+                                          int n, int d) {
 #pragma unroll
   for (int i = threadIdx.x % 32; i < Tiles::kWarpRows * Tiles::kChunks; i += 32) {
     const int r = warp_row0 + i / Tiles::kChunks, c = i % Tiles::kChunks;
@@ -335,9 +330,8 @@ struct LdMatrixAddresses {
   uint32_t q[4], k[4], v[4];
 };
 template <int kRB>
-__device__ __forceinline__ LdMatrixAddresses AddressesOf(uint32_t base, int q_tile,
-                                                         int k_tile, int v_tile,
-                                                         int warp_row0) {
+__device__ __forceinline__ LdMatrixAddresses AddressesOf(uint32_t base, int q_tile, int k_tile,
+                                                         int v_tile, int warp_row0) {
   const int lane = threadIdx.x % 32, s8 = lane % 8;
   const int a_row = s8 + ((lane / 8) & 1) * 8, a_chunk = lane / 16;
   const int b_row = s8 + (lane / 16) * 8, b_chunk = (lane / 8) & 1;
@@ -372,12 +366,10 @@ __device__ __forceinline__ void ClearState(float (&acc_o)[kRowTiles][kDT][4],
 
 // kExact: head_dim is kD, so every row stride is an immediate; otherwise
 // head_dim_arg < kD is the tensors' row length (padded on chip).
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal,
-          bool kExact>
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal, bool kExact>
 __global__ void __launch_bounds__(32 * kWarps)
-    FusedMmaKernel(const T* __restrict__ q, const T* __restrict__ k,
-                   const T* __restrict__ v, T* __restrict__ o, int n,
-                   int head_dim_arg, int m_blocks, float scale_log2,
+    FusedMmaKernel(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+                   T* __restrict__ o, int n, int head_dim_arg, int m_blocks, float scale_log2,
                    SplitKvPartials part) {
   const int d = kExact ? kD : head_dim_arg;
   using Tiles = MmaTiles<T, kD, kBc, kWarps, kRowTiles>;
@@ -402,11 +394,10 @@ __global__ void __launch_bounds__(32 * kWarps)
   const int kv_end = kCausal ? min(n, q0 + kBr) : n;
   const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, place.split);
 
-  Tiles::template Load<kBr, kQTile>(slot.dst, q + slot.src + int64_t(q0) * d, q + head,
-                                    slot.r0, n - q0, d, slot.in);
-  Tiles::template Load<kBc, kKTile>(slot.dst, k_src + int64_t(range.begin) * kBc * d,
-                                    k + head, slot.r0, n - range.begin * kBc, d,
-                                    slot.in);
+  Tiles::template Load<kBr, kQTile>(slot.dst, q + slot.src + int64_t(q0) * d, q + head, slot.r0,
+                                    n - q0, d, slot.in);
+  Tiles::template Load<kBc, kKTile>(slot.dst, k_src + int64_t(range.begin) * kBc * d, k + head,
+                                    slot.r0, n - range.begin * kBc, d, slot.in);
   ptx::CpAsyncCommit();
   const int warp_row0 = warp * kWarpRows;  // within the block
   const int warp_q0 = q0 + warp_row0;      // within the sequence
@@ -421,8 +412,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
     __syncthreads();  // K_j landed; every warp is done with V_{j-1}
-    Tiles::template Load<kBc, kVTile>(slot.dst, v_src + int64_t(kb) * d,
-                                      v + head, slot.r0, n - kb, d, slot.in);
+    Tiles::template Load<kBc, kVTile>(slot.dst, v_src + int64_t(kb) * d, v + head, slot.r0, n - kb,
+                                      d, slot.in);
     ptx::CpAsyncCommit();
     const bool active = !kCausal || kb <= warp_q0 + kWarpRows - 1;
 
@@ -459,9 +450,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     ptx::CpAsyncWait<0>();
     __syncthreads();  // V_j landed; every warp is done with K_j
     if (j + 1 < range.end)
-      Tiles::template Load<kBc, kKTile>(slot.dst, k_src + int64_t(kb + kBc) * d,
-                                        k + head, slot.r0, n - kb - kBc, d,
-                                        slot.in);
+      Tiles::template Load<kBc, kKTile>(slot.dst, k_src + int64_t(kb + kBc) * d, k + head, slot.r0,
+                                        n - kb - kBc, d, slot.in);
     ptx::CpAsyncCommit();
     if (!active) continue;
     SoftmaxStep(acc_s, acc_o, row_max, row_sum, scale_log2);
@@ -470,8 +460,8 @@ __global__ void __launch_bounds__(32 * kWarps)
 
   ptx::CpAsyncWait<0>();  // an empty split's Q and K copies
   if (part.splits > 1) {
-    StorePartials(acc_o, row_max, row_sum, part, place.split, place.bh, m_blocks, n, d,
-                  warp_q0, scale_log2);
+    StorePartials(acc_o, row_max, row_sum, part, place.split, place.bh, m_blocks, n, d, warp_q0,
+                  scale_log2);
     return;
   }
   // O / row sum, staged through this warp's own rows of the Q tile (no other
@@ -600,9 +590,8 @@ __device__ __forceinline__ void AccumulatePv3xFp16(float (&acc_o)[kRowTiles][kDT
 template <int kD, int kBc, int kWarps, int kRowTiles, bool kCausal, bool kExact>
 __global__ void __launch_bounds__(32 * kWarps)
     FusedFp32Kernel(const float* __restrict__ q, const float* __restrict__ k,
-                    const float* __restrict__ v, float* __restrict__ o, int n,
-                    int head_dim_arg, int m_blocks, float scale_log2,
-                    SplitKvPartials part) {
+                    const float* __restrict__ v, float* __restrict__ o, int n, int head_dim_arg,
+                    int m_blocks, float scale_log2, SplitKvPartials part) {
   const int d = kExact ? kD : head_dim_arg;
   using L = Fp32Tiles<kD, kBc, kWarps, kRowTiles>;
   using Stage = typename L::Stage;
@@ -648,14 +637,14 @@ __global__ void __launch_bounds__(32 * kWarps)
   auto split_stage = [&](auto plane_c) {
     ptx::StaticFor<0, kBc / kCopyRows>([&](auto i_c) {
       constexpr int i = decltype(i_c)::value;
-      store_split(i_c, plane_c, std::integral_constant<int, L::kKVPlane>{},
-                  ptx::LdShared128<L::kStage + i * kCopyRows * Stage::kRowBytes>(
-                      slot.dst[i % kVariants]));
+      store_split(
+          i_c, plane_c, std::integral_constant<int, L::kKVPlane>{},
+          ptx::LdShared128<L::kStage + i * kCopyRows * Stage::kRowBytes>(slot.dst[i % kVariants]));
     });
   };
 
-  Stage::template Load<kBc, L::kStage>(slot.dst, k_src + int64_t(range.begin) * kBc * d,
-                                       k + head, slot.r0, n - range.begin * kBc, d, slot.in);
+  Stage::template Load<kBc, L::kStage>(slot.dst, k_src + int64_t(range.begin) * kBc * d, k + head,
+                                       slot.r0, n - range.begin * kBc, d, slot.in);
   ptx::CpAsyncCommit();
   {
     // Q from global memory, eight rows' loads in flight at a time, while
@@ -668,14 +657,14 @@ __global__ void __launch_bounds__(32 * kWarps)
 #pragma unroll
       for (int b = 0; b < kBatch; ++b) {
         const bool in = slot.in && q0 + slot.r0 + (i0 + b) * kCopyRows < n;
-        x[b] = in ? __ldg(reinterpret_cast<const float4*>(q_src +
-                                                          int64_t((i0 + b) * kCopyRows) * d))
-                  : make_float4(0, 0, 0, 0);
+        x[b] =
+            in ? __ldg(reinterpret_cast<const float4*>(q_src + int64_t((i0 + b) * kCopyRows) * d))
+               : make_float4(0, 0, 0, 0);
       }
       ptx::StaticFor<0, kBatch>([&](auto b_c2) {
         store_split(std::integral_constant<int, i0 + decltype(b_c2)::value>{},
-                    std::integral_constant<int, L::kQ>{},
-                    std::integral_constant<int, L::kQPlane>{}, x[decltype(b_c2)::value]);
+                    std::integral_constant<int, L::kQ>{}, std::integral_constant<int, L::kQPlane>{},
+                    x[decltype(b_c2)::value]);
       });
     });
   }
@@ -693,8 +682,8 @@ __global__ void __launch_bounds__(32 * kWarps)
     ptx::CpAsyncWait<0>();
     split_stage(std::integral_constant<int, L::kK>{});
     __syncthreads();  // K_j split (Q too, at the first); every warp is done with V_{j-1}
-    Stage::template Load<kBc, L::kStage>(slot.dst, v_src + int64_t(kb) * d, v + head,
-                                         slot.r0, n - kb, d, slot.in);
+    Stage::template Load<kBc, L::kStage>(slot.dst, v_src + int64_t(kb) * d, v + head, slot.r0,
+                                         n - kb, d, slot.in);
     ptx::CpAsyncCommit();
     const bool active = !kCausal || kb <= warp_q0 + kWarpRows - 1;
 
@@ -746,25 +735,24 @@ __global__ void __launch_bounds__(32 * kWarps)
 
   ptx::CpAsyncWait<0>();  // an empty split's K copy
   if (part.splits > 1) {
-    StorePartials(acc_o, row_max, row_sum, part, place.split, place.bh, m_blocks, n, d,
-                  warp_q0, scale_log2);
+    StorePartials(acc_o, row_max, row_sum, part, place.split, place.bh, m_blocks, n, d, warp_q0,
+                  scale_log2);
     return;
   }
   // O / row sum as fp32 rows over Q's planes, this warp's own rows (no warp
   // reads Q after the last tile's second barrier), a column pair half of
   // chunk 2 dn + t / 2, then stored.
   StageRows(acc_o, row_sum, warp_row0, [&](int r, int dn, float lo, float hi) {
-    *reinterpret_cast<float2*>(smem + L::kQ + Stage::Offset(r, 2 * dn + t / 2) +
-                               8 * (t % 2)) = make_float2(lo, hi);
+    *reinterpret_cast<float2*>(smem + L::kQ + Stage::Offset(r, 2 * dn + t / 2) + 8 * (t % 2)) =
+        make_float2(lo, hi);
   });
   __syncwarp();
   StoreRows<Stage>(smem + L::kQ, o + head, q0, warp_row0, n, d);
 }
 
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal,
-          bool kExact>
-cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
-                   int splits, cudaStream_t stream) {
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kCausal, bool kExact>
+cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                   cudaStream_t stream) {
   // T = float: the fp32 kernel (3xFP16) and its shared-memory layout; else
   // the 16-bit kernel's Q, K and V tiles.
   using Tiles = MmaTiles<T, kD, kBc, kWarps, kRowTiles>;
@@ -786,34 +774,29 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x,
   if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidValue;
   SplitKvPartials part;
   if (!SplitKvPartialsIn(shape, splits, x.workspace, &part)) return cudaErrorInvalidValue;
-  if (cudaError_t e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
+  if (cudaError_t e =
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes);
       e != cudaSuccess)
     return e;
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
   kernel<<<unsigned(blocks), Tiles::kThreads, kSmemBytes, stream>>>(
-      static_cast<const T*>(x.q), static_cast<const T*>(x.k),
-      static_cast<const T*>(x.v), static_cast<T*>(x.o), n,
-      int(shape.head_dim), m_blocks,
-      scale_log2, part);
+      static_cast<const T*>(x.q), static_cast<const T*>(x.k), static_cast<const T*>(x.v),
+      static_cast<T*>(x.o), n, int(shape.head_dim), m_blocks, scale_log2, part);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, DTypeOf<T>(), splits, x.workspace, x.o, stream);
 }
 
-template <typename T, int kD, int kBc, int kWarps, int kRowTiles,
-          bool kExact = true>
-cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, cudaStream_t stream) {
+template <typename T, int kD, int kBc, int kWarps, int kRowTiles, bool kExact = true>
+cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                         cudaStream_t stream) {
   return shape.causal
-             ? Launch<T, kD, kBc, kWarps, kRowTiles, true, kExact>(shape, x, splits,
-                                                                   stream)
-             : Launch<T, kD, kBc, kWarps, kRowTiles, false, kExact>(shape, x, splits,
-                                                                    stream);
+             ? Launch<T, kD, kBc, kWarps, kRowTiles, true, kExact>(shape, x, splits, stream)
+             : Launch<T, kD, kBc, kWarps, kRowTiles, false, kExact>(shape, x, splits, stream);
 }
 
 template <typename T>
-cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        MmaConfig config, int splits, cudaStream_t stream) {
+cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, MmaConfig config,
+                        int splits, cudaStream_t stream) {
   const int padded = FusedPaddedHeadDim(shape.head_dim);
   // d = 256: one tiling for every config (8 warps of 16 rows keep O's
   // accumulators at 128 registers a thread). A padded head_dim: the default
@@ -851,9 +834,9 @@ struct Fp32Tiling {
   static constexpr bool kWide = kD == 256;
   static constexpr int kWarps = kWide || kConfigOf == Fp32Config::kWarps8Rows16 ? 8 : 4;
   static constexpr int kRowTiles = !kWide && kConfigOf == Fp32Config::kWarps4Rows32 ? 2 : 1;
-  static constexpr int kBc = kWide ? 32
+  static constexpr int kBc = kWide                                                ? 32
                              : kD == 64 || kConfigOf == Fp32Config::kWarps8Rows16 ? 64
-                                                                                   : 32;
+                                                                                  : 32;
   static constexpr int kBr = 16 * kRowTiles * kWarps;
 };
 
@@ -871,7 +854,8 @@ auto WithFp32Tiling(Fp32Config config, int64_t head_dim, F&& f) {
         return f(Fp32Tiling<Fp32Config::kWarps4Rows16, kD>{}, d_c);
       case Fp32Config::kWarps4Rows32:
         return f(Fp32Tiling<Fp32Config::kWarps4Rows32, kD>{}, d_c);
-      case Fp32Config::kWarps8Rows16: break;
+      case Fp32Config::kWarps8Rows16:
+        break;
     }
     return f(Fp32Tiling<Fp32Config::kWarps8Rows16, kD>{}, d_c);
   };
@@ -904,9 +888,8 @@ SplitKvKernel Fp32SplitKvKernel(Fp32Config config, int64_t head_dim) {
   return k;
 }
 
-cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
-                                     const AttentionTensors& tensors, Fp32Config config,
-                                     int splits, cudaStream_t stream) {
+cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape, const AttentionTensors& tensors,
+                                     Fp32Config config, int splits, cudaStream_t stream) {
   if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   const bool exact = FusedPaddedHeadDim(shape.head_dim) == shape.head_dim;
   return WithFp32Tiling(config, shape.head_dim, [&](auto t, auto d_c) {
@@ -916,10 +899,10 @@ cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
     // no other tiling is built for it.
     if constexpr (T::kConfig == Fp32Config::kWarps8Rows16)
       if (!exact)
-        return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, false>(
-            shape, tensors, splits, stream);
-    return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, true>(shape, tensors,
-                                                                          splits, stream);
+        return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, false>(shape, tensors,
+                                                                               splits, stream);
+    return LaunchCausal<float, kD, T::kBc, T::kWarps, T::kRowTiles, true>(shape, tensors, splits,
+                                                                          stream);
   });
 }
 
@@ -929,9 +912,12 @@ int MmaKvTile(MmaConfig config, int64_t head_dim) {
   if (padded != head_dim) config = kDefaultMmaConfig;
   const bool d64 = padded == 64;
   switch (config) {
-    case MmaConfig::kWarps4Rows32: return d64 ? 128 : 64;
-    case MmaConfig::kWarps8Rows16: return 64;
-    case MmaConfig::kWarps4Rows32Narrow: return d64 ? 64 : 32;
+    case MmaConfig::kWarps4Rows32:
+      return d64 ? 128 : 64;
+    case MmaConfig::kWarps8Rows16:
+      return 64;
+    case MmaConfig::kWarps4Rows32Narrow:
+      return d64 ? 64 : 32;
   }
   return 64;
 }
@@ -947,16 +933,16 @@ SplitKvKernel MmaSplitKvKernel(int64_t head_dim) {
 }
 
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
-                                    const AttentionTensors& tensors,
-                                    MmaConfig config, int splits,
+                                    const AttentionTensors& tensors, MmaConfig config, int splits,
                                     cudaStream_t stream) {
   if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp16: return LaunchTyped<__half>(shape, tensors, config, splits, stream);
+    case DType::kFp16:
+      return LaunchTyped<__half>(shape, tensors, config, splits, stream);
     case DType::kBf16:
-      return LaunchTyped<__nv_bfloat16>(shape, tensors, config, splits,
-                                             stream);
-    case DType::kFp32: break;
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, config, splits, stream);
+    case DType::kFp32:
+      break;
   }
   return cudaErrorInvalidValue;
 }

@@ -32,8 +32,7 @@ inline constexpr MmaConfig kDefaultMmaConfig = MmaConfig::kWarps4Rows32;
 // `splits` key splits (1: none; more: tensors.workspace holds
 // SplitKvWorkspaceBytes(shape, splits), kernels/cuda/attention/attention_split_kv.h).
 cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
-                                    const AttentionTensors& tensors,
-                                    MmaConfig config, int splits,
+                                    const AttentionTensors& tensors, MmaConfig config, int splits,
                                     cudaStream_t stream);
 // Key rows of one K/V tile of `config` at head_dim.
 int MmaKvTile(MmaConfig config, int64_t head_dim);
@@ -69,9 +68,8 @@ enum class Fp32Config {
 // kWarps8Rows16's tiling of the next of those.
 Fp32Config Fp32ConfigFor(const AttentionShape& shape);
 // `splits` as for LaunchAttentionFusedMma.
-cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape,
-                                     const AttentionTensors& tensors, Fp32Config config,
-                                     int splits, cudaStream_t stream);
+cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape, const AttentionTensors& tensors,
+                                     Fp32Config config, int splits, cudaStream_t stream);
 // Key rows of one K/V tile, and query rows of a block, of `config` at
 // head_dim.
 int Fp32KvTile(Fp32Config config, int64_t head_dim);

@@ -180,9 +180,9 @@
 #include "kernels/cuda/attention/attention_ptx.cuh"
 #include "kernels/cuda/attention/attention_split_kv.cuh"
 #include "kernels/cuda/attention/attention_split_kv.h"
-#include "kernels/cuda/dtype_convert.cuh"
 #include "kernels/cuda/attention/hopper_ptx.cuh"
 #include "kernels/cuda/attention/tensor_map.h"
+#include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
 namespace {
@@ -220,9 +220,9 @@ struct WgmmaTiles {
   static constexpr int kBarBytesMost = 8 * (4 + 4 * kStages);
   static constexpr int kQSlots =
       2 * kQBytes + kKVStageBytes + kBarBytesMost + 1024 <= 227 * 1024 ? 2 : 1;
-  static constexpr int kK = kQSlots * kQBytes;              // K slots
-  static constexpr int kV = kK + kStages * kKVBytes;        // V slots
-  static constexpr int kBars = kV + kStages * kKVBytes;     // mbarriers
+  static constexpr int kK = kQSlots * kQBytes;           // K slots
+  static constexpr int kV = kK + kStages * kKVBytes;     // V slots
+  static constexpr int kBars = kV + kStages * kKVBytes;  // mbarriers
   // per Q slot q_full and q_empty, then per K/V slot k_full, v_full,
   // k_empty, v_empty: 8 bytes each.
   static constexpr __host__ __device__ int QFull(int q) { return kBars + 8 * q; }
@@ -295,8 +295,7 @@ struct WgmmaSchedule {
   __device__ bool Next(int n, int m_blocks, int heads, int splits, bool paired,
                        const WgmmaTailArgs& tail, WgmmaItem* item) {
     if constexpr (kTail) {
-      if (tail.units > 0 && taken >= tail.whole_rounds)
-        return NextPiece(n, m_blocks, tail, item);
+      if (tail.units > 0 && taken >= tail.whole_rounds) return NextPiece(n, m_blocks, tail, item);
     }
     const bool pairs = kCausal && paired;
     const int64_t chunks = WgmmaChunks(pairs, m_blocks, heads, splits);
@@ -327,8 +326,7 @@ struct WgmmaSchedule {
   // The tail's units are its items' key tiles in a row; block b of g runs
   // units [u b / g, u (b + 1) / g) of u, as pieces of one item each (u g
   // fits 31 bits, WgmmaTailFor).
-  __device__ bool NextPiece(int n, int m_blocks, const WgmmaTailArgs& tail,
-                            WgmmaItem* item) {
+  __device__ bool NextPiece(int n, int m_blocks, const WgmmaTailArgs& tail, WgmmaItem* item) {
     const int blocks = int(gridDim.x), block = int(blockIdx.x);
     const int piece = taken - tail.whole_rounds, tiles = (n + kBc - 1) / kBc;
     const int begin = tail.units * block / blocks, end = tail.units * (block + 1) / blocks;
@@ -352,8 +350,7 @@ struct WgmmaSchedule {
   // (CUTLASS's canonical_warp_idx_sync does the same).
   __device__ bool NextInWarp(int n, int m_blocks, int heads, int splits, bool paired,
                              const WgmmaTailArgs& tail, WgmmaItem* item) {
-    const bool more =
-        __shfl_sync(~0u, Next(n, m_blocks, heads, splits, paired, tail, item), 0);
+    const bool more = __shfl_sync(~0u, Next(n, m_blocks, heads, splits, paired, tail, item), 0);
     item->head_split = __shfl_sync(~0u, item->head_split, 0);
     item->q0 = __shfl_sync(~0u, item->q0, 0);
     item->range.begin = __shfl_sync(~0u, item->range.begin, 0);
@@ -401,14 +398,14 @@ __host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, b
 // d 128 0.262 against 0.270. Free consumers lost with it (B 32, H 32,
 // N 512, d 64 causal 0.180 against 0.157, median of three), so they run
 // without it (LaunchGrid).
-template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal,
-          bool kPersistent, bool kCrossItem>
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal, bool kPersistent,
+          bool kCrossItem>
 __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThreads, 1)
     FusedWgmmaKernel(const __grid_constant__ CUtensorMap map_q,
                      const __grid_constant__ CUtensorMap map_k,
-                     const __grid_constant__ CUtensorMap map_v, T* __restrict__ o,
-                     int n, int d, int m_blocks, int heads, float scale_log2,
-                     SplitKvPartials part, WgmmaTailArgs tail, bool pingpong, bool paired) {
+                     const __grid_constant__ CUtensorMap map_v, T* __restrict__ o, int n, int d,
+                     int m_blocks, int heads, float scale_log2, SplitKvPartials part,
+                     WgmmaTailArgs tail, bool pingpong, bool paired) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr, kConsumerThreads = Tiles::kConsumerThreads;
@@ -468,8 +465,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     hopper::TmaPrefetchMap(&map_v);
     // Tile j's slot once its last reader is done with it; K runs a tile
     // ahead of V (the consumers need K_{j+1} before V_j).
-    auto load = [&](const CUtensorMap* map, int slots, int full, int empty,
-                    PipeSlot<kStages> at, int j, int bh) {
+    auto load = [&](const CUtensorMap* map, int slots, int full, int empty, PipeSlot<kStages> at,
+                    int j, int bh) {
       const int s = at.Slot();
       hopper::BarrierWait(base + empty + 8 * s, at.Phase() ^ 1);
       hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
@@ -490,8 +487,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       hopper::BarrierArriveExpect(base + Tiles::QFull(qs), Tiles::kQBytes);
       for (int b = 0; b < Tiles::kBoxes; ++b)
         hopper::TmaLoad3d(base + qs * Tiles::kQBytes + b * Tiles::kQBox, &map_q,
-                          base + Tiles::QFull(qs), b * 64, item.q0,
-                          item.head_split / part.splits);
+                          base + Tiles::QFull(qs), b * 64, item.q0, item.head_split / part.splits);
       const KvRange range = item.range;
       const int bh = item.head_split / part.splits;
       for (int j = range.begin; j < range.end; ++j) {
@@ -501,8 +497,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         at = at.Next();
       }
       if (range.begin < range.end)
-        load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), at.Prev(), range.end - 1,
-             bh);
+        load(&map_v, Tiles::kV, Tiles::VFull(0), Tiles::VEmpty(0), at.Prev(), range.end - 1, bh);
     }
     return;
   }
@@ -553,7 +548,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       constexpr int kOffQ = (kk / 4) * Tiles::kQBox + (kk % 4) * 32;
       constexpr int kOffK = (kk / 4) * Tiles::kKVBox + (kk % 4) * 32;
       hopper::WgmmaSS<T, kCols>(acc, hopper::Descriptor(q + kOffQ, 16, 1024),
-                              hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
+                                hopper::Descriptor(k_tile + kOffK, 16, 1024), kk > 0);
     });
     hopper::WgmmaCommit();
   };
@@ -563,7 +558,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   // keys after the query become -inf; element 4 nb + 2 h + e of row row0 +
   // 8 h holds key kb + 8 nb + 2 qd + e. alpha: how much O's rows shrink.
   // Without `may_mask` no key of the tile is masked (the caller knows).
-  auto softmax = [&](auto& acc_s, int kb, int q0, float (&alpha)[2], auto may_mask) {
+  auto softmax = [&](auto& acc_s, int kb, int q0, float(&alpha)[2], auto may_mask) {
     constexpr int kCols = 2 * int(sizeof(acc_s) / sizeof(float));
     const int row0 = q0 + 64 * c + 16 * w + g;
     if (decltype(may_mask)::value &&
@@ -586,8 +581,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
 #pragma unroll
       for (int nb = 0; nb < kCols / 8; ++nb)
-        mx4[nb % 4] =
-            fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
+        mx4[nb % 4] = fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
       float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
       mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
       mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
@@ -772,9 +766,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
 #pragma unroll
             for (int nb = 0; nb < kN / 8; ++nb)
               if (hv * kN + nb * 8 < d)
-                *reinterpret_cast<float2*>(po + hv * kN + nb * 8) =
-                    make_float2(acc_o[hv][4 * nb + 2 * h] * inv,
-                                acc_o[hv][4 * nb + 2 * h + 1] * inv);
+                *reinterpret_cast<float2*>(po + hv * kN + nb * 8) = make_float2(
+                    acc_o[hv][4 * nb + 2 * h] * inv, acc_o[hv][4 * nb + 2 * h + 1] * inv);
           if (qd == 0) part.lse[first_row + r] = SplitKvLse(row_max[h], total, scale_log2);
         } else {
           T* out = o + (int64_t(bh) * n + r) * d + 2 * qd;
@@ -783,9 +776,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
 #pragma unroll
             for (int nb = 0; nb < kN / 8; ++nb)
               if (hv * kN + nb * 8 < d)
-                *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) =
-                    ptx::PackPair<T>(acc_o[hv][4 * nb + 2 * h] * inv,
-                                     acc_o[hv][4 * nb + 2 * h + 1] * inv);
+                *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) = ptx::PackPair<T>(
+                    acc_o[hv][4 * nb + 2 * h] * inv, acc_o[hv][4 * nb + 2 * h + 1] * inv);
         }
       }
     };
@@ -909,19 +901,17 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       item = next;
       more = next_more;
     } else {
-      more = kPersistent &&
-             schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, tail, &item);
+      more =
+          kPersistent && schedule.NextInWarp(n, m_blocks, heads, part.splits, paired, tail, &item);
     }
   }
   if (turns && c == 0) hopper::NamedBarrierSync(1, kConsumerThreads);  // consumer 1's last pass
 #endif
 }
 
-template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal,
-          bool kPersistent>
-cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                       int sms, WgmmaConfig config, const WgmmaTail& tail,
-                       cudaStream_t stream) {
+template <typename T, int kD, int kBc, int kStages, int kConsumers, bool kCausal, bool kPersistent>
+cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, int splits, int sms,
+                       WgmmaConfig config, const WgmmaTail& tail, cudaStream_t stream) {
   using Tiles = WgmmaTiles<kD, kBc, kStages, kConsumers>;
   constexpr int kBr = Tiles::kBr;
   constexpr bool kCanCross = kPersistent && kConsumers == 2 && Tiles::kQSlots == 2;
@@ -932,8 +922,7 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
   const int64_t items = shape.BatchHeads() * m_blocks * splits;
-  if (items > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX)
-    return cudaErrorInvalidValue;
+  if (items > int64_t(INT32_MAX) || shape.BatchHeads() > INT32_MAX) return cudaErrorInvalidValue;
   const int64_t chunks = WgmmaChunks(kCausal && kPersistent, m_blocks, shape.BatchHeads(), splits);
   // A tail's runs are one a block of sms (NextPiece).
   const int64_t blocks = !kPersistent          ? chunks
@@ -949,8 +938,8 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
     tail_args.whole_rounds = tail.whole_items / sms;
     tail_args.units = tail.tail_items * ((n + kBc - 1) / kBc);
     tail_args.counts = static_cast<int*>(x.workspace);
-    tail_args.partials = reinterpret_cast<float*>(static_cast<char*>(x.workspace) +
-                                                  WgmmaTailCounterBytes(tail));
+    tail_args.partials =
+        reinterpret_cast<float*>(static_cast<char*>(x.workspace) + WgmmaTailCounterBytes(tail));
   }
   CUtensorMap map_q, map_k, map_v;
   const DType dtype = DTypeOf<T>();
@@ -959,8 +948,8 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
                         EncodeTensorMap(&map_k, dtype, x.k, d, n, bh, kBc),
                         EncodeTensorMap(&map_v, dtype, x.v, d, n, bh, kBc)})
     if (e != cudaSuccess) return e;
-  if (cudaError_t e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, Tiles::kSmemBytes);
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           Tiles::kSmemBytes);
       e != cudaSuccess)
     return e;
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
@@ -975,20 +964,18 @@ cudaError_t LaunchGrid(const AttentionShape& shape, const AttentionTensors& x, i
 // where that leaves room for a second Q slot, WgmmaTiles::kQSlots).
 template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers,
           bool kCausal>
-cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits,
-                   int sms, WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
+cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int splits, int sms,
+                   WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
   const WgmmaGrid grid = WgmmaGridFor(shape, splits, sms, balanced_tail);
-  return grid.persistent
-             ? LaunchGrid<T, kD, kBc, kPersistentStages, kConsumers, kCausal, true>(
-                   shape, x, splits, sms, config, grid.tail, stream)
-             : LaunchGrid<T, kD, kBc, kStages, kConsumers, kCausal, false>(
-                   shape, x, splits, sms, config, grid.tail, stream);
+  return grid.persistent ? LaunchGrid<T, kD, kBc, kPersistentStages, kConsumers, kCausal, true>(
+                               shape, x, splits, sms, config, grid.tail, stream)
+                         : LaunchGrid<T, kD, kBc, kStages, kConsumers, kCausal, false>(
+                               shape, x, splits, sms, config, grid.tail, stream);
 }
 
 template <typename T, int kD, int kBc, int kStages, int kPersistentStages, int kConsumers>
-cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
-                         int splits, int sms, WgmmaConfig config, bool balanced_tail,
-                         cudaStream_t stream) {
+cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                         int sms, WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
   return shape.causal ? Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, true>(
                             shape, x, splits, sms, config, balanced_tail, stream)
                       : Launch<T, kD, kBc, kStages, kPersistentStages, kConsumers, false>(
@@ -996,9 +983,8 @@ cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
 }
 
 template <typename T>
-cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
-                        int splits, WgmmaConfig config, bool balanced_tail,
-                        cudaStream_t stream) {
+cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                        WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
   int device = 0, sms = 0;
   if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
@@ -1008,18 +994,18 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
     case 64:
       switch (WgmmaConsumers(shape, sms)) {
         case 1:
-          return LaunchCausal<T, 64, 128, 4, 4, 1>(shape, x, splits, sms, config,
-                                                   balanced_tail, stream);
+          return LaunchCausal<T, 64, 128, 4, 4, 1>(shape, x, splits, sms, config, balanced_tail,
+                                                   stream);
         case 3:
-          return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config,
-                                                   balanced_tail, stream);
+          return LaunchCausal<T, 64, 128, 4, 4, 3>(shape, x, splits, sms, config, balanced_tail,
+                                                   stream);
       }
       return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, balanced_tail,
                                                stream);
     case 128:
       if (WgmmaKvTile(shape) == 176)  // non-causal only
-        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config,
-                                                   balanced_tail, stream);
+        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config, balanced_tail,
+                                                   stream);
       return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
                                                 stream);
     case 256:
@@ -1033,8 +1019,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x,
 
 int WgmmaKvTile(const AttentionShape& shape) {  // as LaunchTyped
   switch (FusedPaddedHeadDim(shape.head_dim)) {
-    case 256: return 64;
-    case 128: return !shape.causal && shape.seq_len >= 2048 ? 176 : 128;
+    case 256:
+      return 64;
+    case 128:
+      return !shape.causal && shape.seq_len >= 2048 ? 176 : 128;
   }
   return 128;
 }
@@ -1045,8 +1033,7 @@ int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
   // model of the grid would cost tens of microseconds.)
   const int64_t blocks_of_128 = shape.BatchHeads() * ((shape.seq_len + 127) / 128);
   const int64_t blocks_of_64 = shape.BatchHeads() * ((shape.seq_len + 63) / 64);
-  if (shape.seq_len <= 1024 && 2 * blocks_of_128 <= num_sms && 2 * blocks_of_64 > num_sms)
-    return 1;
+  if (shape.seq_len <= 1024 && 2 * blocks_of_128 <= num_sms && 2 * blocks_of_64 > num_sms) return 1;
   const int64_t blocks_of_192 = shape.BatchHeads() * ((shape.seq_len + 191) / 192);
   const bool rows = shape.seq_len >= 2048 || (!shape.causal && shape.seq_len <= 512);
   return rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
@@ -1083,10 +1070,9 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
   if ((shape.causal ? keys / 2 : keys) * d * d > (int64_t(1) << 26)) return false;
   const int rows = WgmmaQueryRows(shape, num_sms);
   const int64_t chunks =
-      WgmmaChunks(shape.causal, int((shape.seq_len + rows - 1) / rows), shape.BatchHeads(),
-                  splits);
+      WgmmaChunks(shape.causal, int((shape.seq_len + rows - 1) / rows), shape.BatchHeads(), splits);
   const int64_t rounds = (chunks + num_sms - 1) / num_sms;
-  const bool one_item = !shape.causal && rounds == 1;  // no block has a next item
+  const bool one_item = !shape.causal && rounds == 1;                // no block has a next item
   return !one_item && 10 * chunks >= 9 * rounds * int64_t(num_sms);  // >= 0.9 rounds
 }
 
@@ -1116,12 +1102,11 @@ int64_t WgmmaTailCounterBytes(const WgmmaTail& tail) {
 
 int64_t WgmmaTailWorkspaceBytes(const WgmmaTail& tail) {
   if (tail.tail_items == 0) return 0;
-  return WgmmaTailCounterBytes(tail) + int64_t(tail.tail_items) * kWgmmaTailPieces *
-                                           kTailWarps * kTailFloats * 32 * sizeof(float);
+  return WgmmaTailCounterBytes(tail) + int64_t(tail.tail_items) * kWgmmaTailPieces * kTailWarps *
+                                           kTailFloats * 32 * sizeof(float);
 }
 
-WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms,
-                       bool balanced_tail) {
+WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms, bool balanced_tail) {
   WgmmaGrid grid;
   if (balanced_tail) grid.tail = WgmmaTailFor(shape, splits, num_sms);
   grid.persistent = grid.tail.tail_items > 0 || WgmmaPersistent(shape, splits, num_sms);
@@ -1132,26 +1117,23 @@ bool WgmmaAttentionRuns(DType dtype) {
   if (dtype == DType::kFp32) return false;
   int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) !=
-          cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) !=
-          cudaSuccess)
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
     return false;
   return major == 9 && minor == 0;
 }
 
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaConfig config, bool balanced_tail,
-                                      cudaStream_t stream) {
+                                      WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
   if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
   switch (dtype) {
     case DType::kFp16:
       return LaunchTyped<__half>(shape, tensors, splits, config, balanced_tail, stream);
     case DType::kBf16:
-      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, balanced_tail,
-                                        stream);
-    case DType::kFp32: break;
+      return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, balanced_tail, stream);
+    case DType::kFp32:
+      break;
   }
   return cudaErrorInvalidValue;
 }

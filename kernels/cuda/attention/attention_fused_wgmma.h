@@ -181,8 +181,7 @@ struct WgmmaGrid {
   WgmmaTail tail;
   bool persistent = false;
 };
-WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms,
-                       bool balanced_tail);
+WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms, bool balanced_tail);
 
 // How the kernel's consumer warpgroups share the tensor cores; the
 // benchmark times each (tools/bench/attention_bench.cc --mma-configs).
@@ -216,7 +215,6 @@ WgmmaConfig WgmmaConfigFor(const AttentionShape& shape);
 // cudaErrorNotSupported when the driver has no tensor-map encoder.
 cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
                                       const AttentionTensors& tensors, int splits,
-                                      WgmmaConfig config, bool balanced_tail,
-                                      cudaStream_t stream);
+                                      WgmmaConfig config, bool balanced_tail, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

@@ -27,9 +27,12 @@ constexpr int64_t kMaxBatchPerCall = 65535;
 
 cudaDataType_t CudaType(DType dtype) {
   switch (dtype) {
-    case DType::kFp32: return CUDA_R_32F;
-    case DType::kFp16: return CUDA_R_16F;
-    case DType::kBf16: return CUDA_R_16BF;
+    case DType::kFp32:
+      return CUDA_R_32F;
+    case DType::kFp16:
+      return CUDA_R_16F;
+    case DType::kBf16:
+      return CUDA_R_16BF;
   }
   return CUDA_R_32F;
 }
@@ -49,8 +52,7 @@ struct GemmSpec {
   float alpha;
 };
 
-cublasStatus_t BatchedGemm(cublasHandle_t handle, DType dtype, int64_t batch,
-                           const GemmSpec& g) {
+cublasStatus_t BatchedGemm(cublasHandle_t handle, DType dtype, int64_t batch, const GemmSpec& g) {
   const cudaDataType_t type = CudaType(dtype);
   const int64_t bytes = DTypeBytes(dtype);
   const float beta = 0.0f;
@@ -60,26 +62,23 @@ cublasStatus_t BatchedGemm(cublasHandle_t handle, DType dtype, int64_t batch,
     const auto* b = static_cast<const char*>(g.b) + first * g.stride_b * bytes;
     auto* c = static_cast<char*>(g.c) + first * g.stride_c * bytes;
     const cublasStatus_t status = cublasGemmStridedBatchedEx(
-        handle, g.trans_a, g.trans_b, g.m, g.n, g.k, &g.alpha, a, type, g.lda,
-        g.stride_a, b, type, g.ldb, g.stride_b, &beta, c, type, g.ldc,
-        g.stride_c, count, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        handle, g.trans_a, g.trans_b, g.m, g.n, g.k, &g.alpha, a, type, g.lda, g.stride_a, b, type,
+        g.ldb, g.stride_b, &beta, c, type, g.ldc, g.stride_c, count, CUBLAS_COMPUTE_32F,
+        CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS) return status;
   }
   return CUBLAS_STATUS_SUCCESS;
 }
 
 bool Valid(const AttentionShape& shape) {
-  return shape.seq_len >= 1 && shape.seq_len <= INT32_MAX &&
-         shape.head_dim >= 1 && shape.head_dim <= INT32_MAX &&
-         shape.BatchHeads() >= 1;
+  return shape.seq_len >= 1 && shape.seq_len <= INT32_MAX && shape.head_dim >= 1 &&
+         shape.head_dim <= INT32_MAX && shape.BatchHeads() >= 1;
 }
 
 }  // namespace
 
-cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
-                                   const AttentionShape& shape, DType dtype,
-                                   const void* q, const void* k,
-                                   void* scores) {
+cublasStatus_t AttentionScoresGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
+                                   const void* q, const void* k, void* scores) {
   if (!Valid(shape)) return CUBLAS_STATUS_INVALID_VALUE;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   GemmSpec g{};
@@ -101,8 +100,7 @@ cublasStatus_t AttentionScoresGemm(cublasHandle_t handle,
   return BatchedGemm(handle, dtype, shape.BatchHeads(), g);
 }
 
-cublasStatus_t AttentionOutputGemm(cublasHandle_t handle,
-                                   const AttentionShape& shape, DType dtype,
+cublasStatus_t AttentionOutputGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o) {
   if (!Valid(shape)) return CUBLAS_STATUS_INVALID_VALUE;
   const int n = int(shape.seq_len), d = int(shape.head_dim);

@@ -42,14 +42,11 @@ __device__ __forceinline__ uint32_t SharedAddress(const void* p) {
 // The shared address is dst + kDstImm: an immediate keeps loop-invariant
 // tile addresses out of registers.
 template <int kDstImm = 0>
-__device__ __forceinline__ void CpAsync16(uint32_t dst, const void* src,
-                                          int src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0+%3], [%1], 16, %2;\n" ::"r"(dst),
-               "l"(src), "r"(src_bytes), "n"(kDstImm));
+__device__ __forceinline__ void CpAsync16(uint32_t dst, const void* src, int src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0+%3], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+               "r"(src_bytes), "n"(kDstImm));
 }
-__device__ __forceinline__ void CpAsyncCommit() {
-  asm volatile("cp.async.commit_group;\n" ::);
-}
+__device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
 template <int kPending>
 __device__ __forceinline__ void CpAsyncWait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
@@ -58,18 +55,15 @@ __device__ __forceinline__ void CpAsyncWait() {
 // Shared address addr + kImm.
 template <int kImm = 0>
 __device__ __forceinline__ void LdMatrixX4(uint32_t (&r)[4], uint32_t addr) {
-  asm volatile(
-      "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
-      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-      : "r"(addr), "n"(kImm));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr), "n"(kImm));
 }
 template <int kImm = 0>
-__device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4],
-                                                uint32_t addr) {
-  asm volatile(
-      "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
-      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-      : "r"(addr), "n"(kImm));
+__device__ __forceinline__ void LdMatrixX4Trans(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4+%5];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr), "n"(kImm));
 }
 
 // The 16 bytes at shared address addr + kImm as four floats.
@@ -84,18 +78,16 @@ __device__ __forceinline__ float4 LdShared128(uint32_t addr) {
 // Two 32-bit words to shared address addr + kImm (8-byte aligned).
 template <int kImm = 0>
 __device__ __forceinline__ void StShared64(uint32_t addr, uint32_t lo, uint32_t hi) {
-  asm volatile("st.shared.v2.b32 [%0+%1], {%2,%3};\n" ::"r"(addr), "n"(kImm), "r"(lo),
-               "r"(hi)
+  asm volatile("st.shared.v2.b32 [%0+%1], {%2,%3};\n" ::"r"(addr), "n"(kImm), "r"(lo), "r"(hi)
                : "memory");
 }
 // D = A B + D, fp32 accumulators; T is __half or __nv_bfloat16.
 template <typename T>
-__device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4],
-                                         uint32_t b0, uint32_t b1);
+__device__ __forceinline__ void Mma16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                         uint32_t b1);
 template <>
-__device__ __forceinline__ void Mma16816<__half>(float (&d)[4],
-                                                 const uint32_t (&a)[4],
-                                                 uint32_t b0, uint32_t b1) {
+__device__ __forceinline__ void Mma16816<__half>(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                                 uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -103,8 +95,8 @@ __device__ __forceinline__ void Mma16816<__half>(float (&d)[4],
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 template <>
-__device__ __forceinline__ void Mma16816<__nv_bfloat16>(
-    float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+__device__ __forceinline__ void Mma16816<__nv_bfloat16>(float (&d)[4], const uint32_t (&a)[4],
+                                                        uint32_t b0, uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
       "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
@@ -139,8 +131,7 @@ __device__ __forceinline__ uint32_t PackPair<__half>(float lo, float hi) {
   return *reinterpret_cast<const uint32_t*>(&h);
 }
 template <>
-__device__ __forceinline__ uint32_t PackPair<__nv_bfloat16>(float lo,
-                                                            float hi) {
+__device__ __forceinline__ uint32_t PackPair<__nv_bfloat16>(float lo, float hi) {
   const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&h);
 }

@@ -73,8 +73,7 @@ __global__ void __launch_bounds__(BlockThreads(kRowThreads))
     if (idx < limit) {
       const Vec<T, kVec> in = *reinterpret_cast<const Vec<T, kVec>*>(p + idx);
 #pragma unroll
-      for (int e = 0; e < kVec; ++e)
-        x[i][e] = idx + e < limit ? ToFloat(in.v[e]) : -INFINITY;
+      for (int e = 0; e < kVec; ++e) x[i][e] = idx + e < limit ? ToFloat(in.v[e]) : -INFINITY;
     } else {
 #pragma unroll
       for (int e = 0; e < kVec; ++e) x[i][e] = -INFINITY;
@@ -89,8 +88,7 @@ __global__ void __launch_bounds__(BlockThreads(kRowThreads))
     __syncthreads();
     mx = partial_max[first_warp];
 #pragma unroll
-    for (int w = 1; w < kWarpsPerRow; ++w)
-      mx = fmaxf(mx, partial_max[first_warp + w]);
+    for (int w = 1; w < kWarpsPerRow; ++w) mx = fmaxf(mx, partial_max[first_warp + w]);
   }
   const float shift = live ? mx * kLog2e : 0.0f;
   float sum = 0;
@@ -133,8 +131,7 @@ __device__ __forceinline__ void Merge(float& m, float& l, float m2, float l2) {
 
 // Any row length: one block a row, S read twice.
 template <typename T, bool kCausal>
-__global__ void __launch_bounds__(kStreamBlock)
-    SoftmaxStreamingKernel(T* __restrict__ s, int n) {
+__global__ void __launch_bounds__(kStreamBlock) SoftmaxStreamingKernel(T* __restrict__ s, int n) {
   __shared__ float part_m[kStreamBlock / 32], part_l[kStreamBlock / 32];
   const int64_t row = blockIdx.x;
   T* p = s + row * int64_t(n);
@@ -161,8 +158,7 @@ __global__ void __launch_bounds__(kStreamBlock)
   for (int w = 1; w < kStreamBlock / 32; ++w) Merge(m, l, part_m[w], part_l[w]);
   const float inv = 1.0f / l, shift = m * kLog2e;
   for (int j = threadIdx.x; j < n; j += kStreamBlock) {
-    const float prob =
-        j < limit ? ptx::Exp2(fmaf(ToFloat(p[j]), kLog2e, -shift)) * inv : 0;
+    const float prob = j < limit ? ptx::Exp2(fmaf(ToFloat(p[j]), kLog2e, -shift)) * inv : 0;
     p[j] = FromFloat<T>(prob);
   }
 }
@@ -204,8 +200,7 @@ cudaError_t LaunchTyped(void* scores, int64_t rows, int n, cudaStream_t stream) 
 }
 
 template <typename T>
-cudaError_t LaunchTyped(void* scores, const AttentionShape& shape,
-                        cudaStream_t stream) {
+cudaError_t LaunchTyped(void* scores, const AttentionShape& shape, cudaStream_t stream) {
   const int64_t rows = shape.BatchHeads() * shape.seq_len;
   const int n = int(shape.seq_len);
   return shape.causal ? LaunchTyped<T, true>(scores, rows, n, stream)
@@ -214,14 +209,17 @@ cudaError_t LaunchTyped(void* scores, const AttentionShape& shape,
 
 }  // namespace
 
-cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype,
-                                   void* scores, cudaStream_t stream) {
+cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype, void* scores,
+                                   cudaStream_t stream) {
   if (shape.seq_len < 1 || shape.seq_len > INT32_MAX || shape.BatchHeads() < 1)
     return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp32: return LaunchTyped<float>(scores, shape, stream);
-    case DType::kFp16: return LaunchTyped<__half>(scores, shape, stream);
-    case DType::kBf16: return LaunchTyped<__nv_bfloat16>(scores, shape, stream);
+    case DType::kFp32:
+      return LaunchTyped<float>(scores, shape, stream);
+    case DType::kFp16:
+      return LaunchTyped<__half>(scores, shape, stream);
+    case DType::kBf16:
+      return LaunchTyped<__nv_bfloat16>(scores, shape, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -11,8 +11,8 @@
 #include <queue>
 #include <vector>
 
-#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/attention/attention_split_kv.cuh"
+#include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
@@ -20,9 +20,8 @@ namespace {
 
 template <typename T>
 __global__ void SplitKvCombineKernel(const float* __restrict__ part_o,
-                                     const float* __restrict__ part_lse,
-                                     T* __restrict__ o, int64_t rows, int d,
-                                     int splits) {
+                                     const float* __restrict__ part_lse, T* __restrict__ o,
+                                     int64_t rows, int d, int splits) {
   const int chunks = d / 4;
   const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (i >= rows * chunks) return;
@@ -36,8 +35,7 @@ __global__ void SplitKvCombineKernel(const float* __restrict__ part_o,
     const float lse = part_lse[s * rows + row];
     if (lse == -INFINITY) continue;
     const float w = exp2f(lse - mx);
-    const float4 p = *reinterpret_cast<const float4*>(
-        part_o + (s * rows + row) * d + col);
+    const float4 p = *reinterpret_cast<const float4*>(part_o + (s * rows + row) * d + col);
     total += w;
     acc[0] = fmaf(w, p.x, acc[0]);
     acc[1] = fmaf(w, p.y, acc[1]);
@@ -51,8 +49,8 @@ __global__ void SplitKvCombineKernel(const float* __restrict__ part_o,
 }
 
 template <typename T>
-cudaError_t Combine(const AttentionShape& shape, int splits,
-                    const void* workspace, void* o, cudaStream_t stream) {
+cudaError_t Combine(const AttentionShape& shape, int splits, const void* workspace, void* o,
+                    cudaStream_t stream) {
   const int64_t rows = shape.BatchHeads() * shape.seq_len;
   const int d = int(shape.head_dim);
   SplitKvPartials part;
@@ -100,8 +98,8 @@ int64_t SplitKvMakespan(const AttentionShape& shape, const SplitKvKernel& k, int
 }  // namespace
 
 int SplitKvSplits(const AttentionShape& shape, const SplitKvKernel& kernel, int num_sms) {
-  if (kernel.query_rows < 1 || kernel.kv_tile < 1 || kernel.blocks_per_sm < 1 ||
-      num_sms < 1 || shape.seq_len < 1 || shape.BatchHeads() < 1)
+  if (kernel.query_rows < 1 || kernel.kv_tile < 1 || kernel.blocks_per_sm < 1 || num_sms < 1 ||
+      shape.seq_len < 1 || shape.BatchHeads() < 1)
     return 1;
   const int64_t q_blocks =
       shape.BatchHeads() * ((shape.seq_len + kernel.query_rows - 1) / kernel.query_rows);
@@ -120,18 +118,18 @@ int SplitKvSplits(const AttentionShape& shape, const SplitKvKernel& kernel, int 
 
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits) {
   if (splits <= 1) return 0;
-  return int64_t(splits) * shape.BatchHeads() * shape.seq_len *
-         (shape.head_dim + 1) * int64_t(sizeof(float));
+  return int64_t(splits) * shape.BatchHeads() * shape.seq_len * (shape.head_dim + 1) *
+         int64_t(sizeof(float));
 }
 
-cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype,
-                                 int splits, const void* workspace, void* o,
-                                 cudaStream_t stream) {
-  if (splits < 2 || workspace == nullptr || shape.head_dim % 4 != 0)
-    return cudaErrorInvalidValue;
+cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype, int splits,
+                                 const void* workspace, void* o, cudaStream_t stream) {
+  if (splits < 2 || workspace == nullptr || shape.head_dim % 4 != 0) return cudaErrorInvalidValue;
   switch (dtype) {
-    case DType::kFp32: return Combine<float>(shape, splits, workspace, o, stream);
-    case DType::kFp16: return Combine<__half>(shape, splits, workspace, o, stream);
+    case DType::kFp32:
+      return Combine<float>(shape, splits, workspace, o, stream);
+    case DType::kFp16:
+      return Combine<__half>(shape, splits, workspace, o, stream);
     case DType::kBf16:
       return Combine<__nv_bfloat16>(shape, splits, workspace, o, stream);
   }

@@ -44,8 +44,7 @@ inline bool SplitKvPartialsIn(const AttentionShape& shape, int splits, void* wor
 struct KvRange {
   int begin, end;
 };
-__device__ __forceinline__ KvRange SplitKvRange(int tiles, int splits,
-                                                 int split) {
+__device__ __forceinline__ KvRange SplitKvRange(int tiles, int splits, int split) {
   const int per = (tiles + splits - 1) / splits;
   const int begin = min(tiles, split * per);
   return {begin, min(tiles, begin + per)};
@@ -53,8 +52,7 @@ __device__ __forceinline__ KvRange SplitKvRange(int tiles, int splits,
 
 // lse in the log2 domain of a row whose scores' max is `row_max` (raw score)
 // and whose sum of exp2(s * scale_log2 - row_max * scale_log2) is `sum`.
-__device__ __forceinline__ float SplitKvLse(float row_max, float sum,
-                                            float scale_log2) {
+__device__ __forceinline__ float SplitKvLse(float row_max, float sum, float scale_log2) {
   return sum > 0 ? fmaf(row_max, scale_log2, log2f(sum)) : -INFINITY;
 }
 

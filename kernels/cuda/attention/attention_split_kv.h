@@ -62,8 +62,7 @@ int SplitKvSplits(const AttentionShape& shape, const SplitKvKernel& kernel, int 
 int64_t SplitKvWorkspaceBytes(const AttentionShape& shape, int splits);
 
 // Enqueues the combine of `splits` partials in `workspace` into `o` (dtype).
-cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype,
-                                 int splits, const void* workspace, void* o,
-                                 cudaStream_t stream);
+cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype, int splits,
+                                 const void* workspace, void* o, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

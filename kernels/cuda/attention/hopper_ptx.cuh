@@ -46,8 +46,7 @@ __device__ __forceinline__ void BarrierArrive(uint32_t bar) {
 }
 // Arrives and tells the barrier to expect `bytes` more from the copy engine.
 __device__ __forceinline__ void BarrierArriveExpect(uint32_t bar, uint32_t bytes) {
-  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar),
-               "r"(bytes)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(bar), "r"(bytes)
                : "memory");
 }
 // Waits until the phase of parity `parity` has completed. A fresh barrier
@@ -72,8 +71,8 @@ __device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
 // generic address `map` (a __grid_constant__ kernel parameter) into shared
 // `dst`, completing `bytes` (the whole box, zero fill included) on `bar`.
 // Elements outside the tensor arrive as zeros.
-__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const void* map, uint32_t bar,
-                                          int c0, int c1, int c2) {
+__device__ __forceinline__ void TmaLoad3d(uint32_t dst, const void* map, uint32_t bar, int c0,
+                                          int c1, int c2) {
   asm volatile(
       "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%3, %4, %5}], [%2];\n" ::"r"(dst),
@@ -81,8 +80,7 @@ __device__ __forceinline__ void TmaLoad3d(uint32_t dst, const void* map, uint32_
       : "memory");
 }
 __device__ __forceinline__ void TmaPrefetchMap(const void* map) {
-  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map))
-               : "memory");
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<uint64_t>(map)) : "memory");
 }
 
 // ---- registers and named barriers -------------------------------------------
@@ -106,8 +104,7 @@ __device__ __forceinline__ void NamedBarrierArrive(int id, int threads) {
 // ---- wgmma ------------------------------------------------------------------
 
 // Descriptor of a 128-byte-swizzled shared-memory operand (see the top).
-__device__ __forceinline__ uint64_t Descriptor(uint32_t start, uint32_t lbo,
-                                               uint32_t sbo) {
+__device__ __forceinline__ uint64_t Descriptor(uint32_t start, uint32_t lbo, uint32_t sbo) {
   return uint64_t((start & 0x3FFFF) >> 4) | uint64_t((lbo & 0x3FFFF) >> 4) << 16 |
          uint64_t((sbo & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
@@ -135,13 +132,12 @@ __device__ __forceinline__ void FenceRegisters(float (&r)[kN]) {
 // D (64 x kN, fp32) = A B + (scale_d ? D : 0), both operands K-major in
 // shared memory (descriptors a, b). T: __half or __nv_bfloat16.
 template <typename T, int kN>
-__device__ __forceinline__ void WgmmaSS(float (&d)[kN / 2], uint64_t a, uint64_t b,
-                                        int scale_d);
+__device__ __forceinline__ void WgmmaSS(float (&d)[kN / 2], uint64_t a, uint64_t b, int scale_d);
 // D (64 x kN, fp32) = A B + (scale_d ? D : 0), A from registers, B
 // MN-major in shared memory.
 template <typename T, int kN>
-__device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[4],
-                                        uint64_t b, int scale_d);
+__device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t b,
+                                        int scale_d);
 
 // The D registers of a wgmma with 8 r of them, "{%0,...,%(8 r - 1)}":
 // KB_R<g> names operands 8 g to 8 g + 7, KB_RS<r> the first r groups.
@@ -178,9 +174,9 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_WGMMA_D72 "{" KB_RS9 "}"
 #define KB_WGMMA_D80 "{" KB_RS10 "}"
 #define KB_WGMMA_D88 "{" KB_RS11 "}"
-#define KB_F8(i)                                                                  \
-  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]),     \
-      "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KB_F8(i)                                                                              \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
 #define KB_F16 KB_F8(0), KB_F8(8)
 #define KB_F24 KB_F16, KB_F8(16)
 #define KB_F32 KB_F24, KB_F8(24)
@@ -194,27 +190,27 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 
 // One specialisation each of (dtype, N): D registers, then the operands.
 // %P is scale_d (a predicate), numbered after D's registers.
-#define KB_WGMMA_SS(T, TY, N, DREGS, DOUT, A, B, P)                                \
-  template <>                                                                       \
-  __device__ __forceinline__ void WgmmaSS<T, N>(float (&d)[N / 2], uint64_t a,     \
-                                                uint64_t b, int scale_d) {         \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                  \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "   \
-                 DREGS ", %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"                   \
-                 : DOUT                                                             \
-                 : "l"(a), "l"(b), "r"(scale_d));                                   \
+#define KB_WGMMA_SS(T, TY, N, DREGS, DOUT, A, B, P)                                             \
+  template <>                                                                                   \
+  __device__ __forceinline__ void WgmmaSS<T, N>(float(&d)[N / 2], uint64_t a, uint64_t b,       \
+                                                int scale_d) {                                  \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                        \
+                 ", 0;\n"                                                                       \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " DREGS ", %" #A \
+                 ", %" #B ", p, 1, 1, 0, 0;\n}\n"                                               \
+                 : DOUT                                                                         \
+                 : "l"(a), "l"(b), "r"(scale_d));                                               \
   }
-#define KB_WGMMA_RS(T, TY, N, DREGS, DOUT, A0, A1, A2, A3, B, P)                   \
-  template <>                                                                       \
-  __device__ __forceinline__ void WgmmaRS<T, N>(                                   \
-      float (&d)[N / 2], const uint32_t (&a)[4], uint64_t b, int scale_d) {        \
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P ", 0;\n"                  \
-                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " "   \
-                 DREGS ", {%" #A0 ",%" #A1 ",%" #A2 ",%" #A3 "}, %" #B             \
-                 ", p, 1, 1, 1;\n}\n"                                              \
-                 : DOUT                                                             \
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b),             \
-                   "r"(scale_d));                                                   \
+#define KB_WGMMA_RS(T, TY, N, DREGS, DOUT, A0, A1, A2, A3, B, P)                                  \
+  template <>                                                                                     \
+  __device__ __forceinline__ void WgmmaRS<T, N>(float(&d)[N / 2], const uint32_t(&a)[4],          \
+                                                uint64_t b, int scale_d) {                        \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                          \
+                 ", 0;\n"                                                                         \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TY "." TY " " DREGS ", {%" #A0 \
+                 ",%" #A1 ",%" #A2 ",%" #A3 "}, %" #B ", p, 1, 1, 1;\n}\n"                        \
+                 : DOUT                                                                           \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));             \
   }
 
 // S = Q K^T over a tile of N keys: every multiple of 16 up to 176 (a short

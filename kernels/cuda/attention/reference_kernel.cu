@@ -22,8 +22,7 @@ __device__ float WarpSum(float x) {
 // consecutive rows.
 template <typename T>
 __global__ void AttentionReferenceKernel(const T* q, const T* k, const T* v, float* ref,
-                                         int64_t rows, int64_t n, int d, bool causal,
-                                         float scale) {
+                                         int64_t rows, int64_t n, int d, bool causal, float scale) {
   const int lane = threadIdx.x % 32;
   const int64_t row = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32;
   if (row >= rows) return;
@@ -80,8 +79,8 @@ cudaError_t LaunchAttentionReference(const AttentionShape& shape, DType dtype, c
   switch (dtype) {
     case DType::kFp32:
       AttentionReferenceKernel<<<grid, kWarps * 32, 0, stream>>>(
-          static_cast<const float*>(q), static_cast<const float*>(k),
-          static_cast<const float*>(v), ref, rows, shape.seq_len, d, shape.causal, scale);
+          static_cast<const float*>(q), static_cast<const float*>(k), static_cast<const float*>(v),
+          ref, rows, shape.seq_len, d, shape.causal, scale);
       break;
     case DType::kFp16:
       AttentionReferenceKernel<<<grid, kWarps * 32, 0, stream>>>(
@@ -91,8 +90,7 @@ cudaError_t LaunchAttentionReference(const AttentionShape& shape, DType dtype, c
     case DType::kBf16:
       AttentionReferenceKernel<<<grid, kWarps * 32, 0, stream>>>(
           static_cast<const __nv_bfloat16*>(q), static_cast<const __nv_bfloat16*>(k),
-          static_cast<const __nv_bfloat16*>(v), ref, rows, shape.seq_len, d, shape.causal,
-          scale);
+          static_cast<const __nv_bfloat16*>(v), ref, rows, shape.seq_len, d, shape.causal, scale);
       break;
   }
   return cudaGetLastError();

@@ -25,7 +25,6 @@ namespace kbench::kernels::cuda {
 // (kernels/attention/attention_head_dims.h): a row's q and acc live in
 // registers.
 cudaError_t LaunchAttentionReference(const AttentionShape& shape, DType dtype, const void* q,
-                                     const void* k, const void* v, float* ref,
-                                     cudaStream_t stream);
+                                     const void* k, const void* v, float* ref, cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

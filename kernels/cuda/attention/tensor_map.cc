@@ -10,8 +10,8 @@ PFN_cuTensorMapEncodeTiled_v12000 EncodeFunction() {
   static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
     void* found = nullptr;
     cudaDriverEntryPointQueryResult result{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found, 12000,
-                                         cudaEnableDefault, &result) != cudaSuccess ||
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &found, 12000, cudaEnableDefault,
+                                         &result) != cudaSuccess ||
         result != cudaDriverEntryPointSuccess)
       return PFN_cuTensorMapEncodeTiled_v12000{nullptr};
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(found);
@@ -21,9 +21,8 @@ PFN_cuTensorMapEncodeTiled_v12000 EncodeFunction() {
 
 }  // namespace
 
-cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base,
-                            int64_t cols, int64_t rows, int64_t outer,
-                            int box_rows) {
+cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base, int64_t cols,
+                            int64_t rows, int64_t outer, int box_rows) {
   const PFN_cuTensorMapEncodeTiled_v12000 encode = EncodeFunction();
   if (encode == nullptr) return cudaErrorNotSupported;
   if (dtype == DType::kFp32) return cudaErrorInvalidValue;
@@ -33,11 +32,10 @@ cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base,
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const CUresult r = encode(
       map,
-      dtype == DType::kFp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
-                            : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-      3, const_cast<void*>(base), dims, strides, box, element_strides,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      dtype == DType::kFp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3,
+      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 

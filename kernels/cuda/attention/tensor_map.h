@@ -21,8 +21,7 @@ namespace kbench::kernels::cuda {
 // 16 bytes and base 16-byte aligned. cudaErrorInvalidValue when the driver
 // refuses the map (the reason is the driver's), cudaErrorNotSupported
 // without a driver that has the function.
-cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base,
-                            int64_t cols, int64_t rows, int64_t outer,
-                            int box_rows);
+cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base, int64_t cols,
+                            int64_t rows, int64_t outer, int box_rows);
 
 }  // namespace kbench::kernels::cuda

@@ -26,12 +26,12 @@ cudaError_t LaunchVectorAddReference(DType dtype, const void* a, const void* b, 
   const unsigned grid = unsigned(Blocks(n, kBlock));
   switch (dtype) {
     case DType::kFp32:
-      VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(
-          static_cast<const float*>(a), static_cast<const float*>(b), ref, n);
+      VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(static_cast<const float*>(a),
+                                                            static_cast<const float*>(b), ref, n);
       break;
     case DType::kFp16:
-      VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(
-          static_cast<const __half*>(a), static_cast<const __half*>(b), ref, n);
+      VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(static_cast<const __half*>(a),
+                                                            static_cast<const __half*>(b), ref, n);
       break;
     case DType::kBf16:
       VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(

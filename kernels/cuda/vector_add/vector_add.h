@@ -19,8 +19,8 @@ namespace kbench::kernels::cuda {
 
 inline constexpr int kVectorAddBlock = 256;
 
-cudaError_t LaunchVectorAddNaive(const float* a, const float* b, float* c,
-                                 int64_t n, cudaStream_t stream);
+cudaError_t LaunchVectorAddNaive(const float* a, const float* b, float* c, int64_t n,
+                                 cudaStream_t stream);
 
 // The largest grid a launch may have (gridDim.x).
 inline constexpr int kMaxGridBlocks = 0x7fffffff;
@@ -28,9 +28,8 @@ inline constexpr int kMaxGridBlocks = 0x7fffffff;
 // The grid covers the array, one float4 per thread, capped at max_blocks
 // blocks; past the cap threads stride through the array. The default cap is
 // the launch limit: kbench's timings use it; grid sweeps pass others.
-cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c,
-                                      int64_t n, cudaStream_t stream,
-                                      int max_blocks = kMaxGridBlocks);
+cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c, int64_t n,
+                                      cudaStream_t stream, int max_blocks = kMaxGridBlocks);
 
 // Blocks of the vectorized kernel that fit on `device` at once (one wave),
 // for grid sweeps.

@@ -7,21 +7,19 @@
 namespace kbench::kernels::cuda {
 namespace {
 
-__global__ void VectorAddNaiveKernel(const float* a, const float* b, float* c,
-                                     int64_t n) {
+__global__ void VectorAddNaiveKernel(const float* a, const float* b, float* c, int64_t n) {
   const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) c[i] = a[i] + b[i];
 }
 
 }  // namespace
 
-cudaError_t LaunchVectorAddNaive(const float* a, const float* b, float* c,
-                                 int64_t n, cudaStream_t stream) {
+cudaError_t LaunchVectorAddNaive(const float* a, const float* b, float* c, int64_t n,
+                                 cudaStream_t stream) {
   if (n < 1) return cudaErrorInvalidValue;
   const int64_t blocks = (n + kVectorAddBlock - 1) / kVectorAddBlock;
   if (blocks > int64_t(0x7fffffff)) return cudaErrorInvalidValue;
-  VectorAddNaiveKernel<<<unsigned(blocks), kVectorAddBlock, 0, stream>>>(a, b,
-                                                                         c, n);
+  VectorAddNaiveKernel<<<unsigned(blocks), kVectorAddBlock, 0, stream>>>(a, b, c, n);
   return cudaGetLastError();
 }
 

@@ -17,13 +17,13 @@
 namespace kbench::kernels::cuda {
 namespace {
 
-__global__ void __launch_bounds__(kVectorAddBlock) VectorAddVectorizedKernel(
-    const float4* __restrict__ a4, const float4* __restrict__ b4,
-    float4* __restrict__ c4, int64_t n4, const float* __restrict__ a_tail,
-    const float* __restrict__ b_tail, float* __restrict__ c_tail, int tail) {
+__global__ void __launch_bounds__(kVectorAddBlock)
+    VectorAddVectorizedKernel(const float4* __restrict__ a4, const float4* __restrict__ b4,
+                              float4* __restrict__ c4, int64_t n4, const float* __restrict__ a_tail,
+                              const float* __restrict__ b_tail, float* __restrict__ c_tail,
+                              int tail) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4;
-       i += stride) {
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
     const float4 x = a4[i], y = b4[i];
     c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
   }
@@ -31,34 +31,27 @@ __global__ void __launch_bounds__(kVectorAddBlock) VectorAddVectorizedKernel(
     c_tail[threadIdx.x] = a_tail[threadIdx.x] + b_tail[threadIdx.x];
 }
 
-bool Aligned16(const void* p) {
-  return reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
+bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 }  // namespace
 
-cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c,
-                                      int64_t n, cudaStream_t stream,
-                                      int max_blocks) {
+cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c, int64_t n,
+                                      cudaStream_t stream, int max_blocks) {
   if (n < 1 || max_blocks < 1) return cudaErrorInvalidValue;
-  if (!Aligned16(a) || !Aligned16(b) || !Aligned16(c))
-    return cudaErrorInvalidValue;
+  if (!Aligned16(a) || !Aligned16(b) || !Aligned16(c)) return cudaErrorInvalidValue;
   const int64_t n4 = n / 4;
   const int tail = int(n - 4 * n4);
   const int64_t needed = (n4 + kVectorAddBlock - 1) / kVectorAddBlock;
-  const int64_t blocks =
-      needed < 1 ? 1 : (needed < max_blocks ? needed : max_blocks);
+  const int64_t blocks = needed < 1 ? 1 : (needed < max_blocks ? needed : max_blocks);
   VectorAddVectorizedKernel<<<unsigned(blocks), kVectorAddBlock, 0, stream>>>(
       reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
-      reinterpret_cast<float4*>(c), n4, a + 4 * n4, b + 4 * n4, c + 4 * n4,
-      tail);
+      reinterpret_cast<float4*>(c), n4, a + 4 * n4, b + 4 * n4, c + 4 * n4, tail);
   return cudaGetLastError();
 }
 
 cudaError_t VectorAddVectorizedResidentBlocks(int device, int* blocks) {
   int sm_count = 0;
-  if (cudaError_t e = cudaDeviceGetAttribute(
-          &sm_count, cudaDevAttrMultiProcessorCount, device);
+  if (cudaError_t e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
       e != cudaSuccess)
     return e;
   int per_sm = 0;

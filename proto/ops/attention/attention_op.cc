@@ -45,8 +45,8 @@ std::string DescribeHeadDims(const std::vector<uint32_t>& dims) {
   for (size_t i = 2; progression && i < dims.size(); ++i)
     progression = dims[i] - dims[i - 1] == dims[1] - dims[0];
   if (!progression) return absl::StrJoin(dims, ", ");
-  return absl::StrCat("a multiple of ", dims[1] - dims[0], " from ", dims.front(),
-                      " to ", dims.back());
+  return absl::StrCat("a multiple of ", dims[1] - dims[0], " from ", dims.front(), " to ",
+                      dims.back());
 }
 
 std::vector<uint32_t> FusedCudaHeadDims() {
@@ -62,14 +62,14 @@ class AttentionVerifier final : public Verifier {
         tolerances_(kernels::AttentionTolerances(dtype, shape)),
         rows_(kernels::SampleAttentionRows(shape, kMaxVerifiedAttentionRows, seed)) {
     for (const kernels::AttentionRow& row : rows_)
-      ranges_.push_back({(row.batch_head * shape.seq_len + row.row) * shape.head_dim,
-                         shape.head_dim});
+      ranges_.push_back(
+          {(row.batch_head * shape.seq_len + row.row) * shape.head_dim, shape.head_dim});
     const int64_t all_rows = shape.BatchHeads() * shape.seq_len;
     method_ = absl::StrCat(
         "all ", WithCommas(uint64_t(shape.TensorElements())),
         " elements against the device reference; ",
-        int64_t(rows_.size()) == all_rows ? "every one of " : "",
-        WithCommas(rows_.size()), " rows against the double reference",
+        int64_t(rows_.size()) == all_rows ? "every one of " : "", WithCommas(rows_.size()),
+        " rows against the double reference",
         int64_t(rows_.size()) == all_rows
             ? ""
             : absl::StrCat(" (seeded, spread over all ", WithCommas(uint64_t(shape.BatchHeads())),
@@ -100,9 +100,7 @@ class Attention final : public Op {
     return "O = softmax(Q K^T / sqrt(head_dim) [+ causal mask]) V; TFLOP/s "
            "(4 * batch * heads * seq^2 * head_dim, halved for causal)";
   }
-  v1::RunRequest::ProblemCase problem_case() const override {
-    return v1::RunRequest::kAttention;
-  }
+  v1::RunRequest::ProblemCase problem_case() const override { return v1::RunRequest::kAttention; }
   const google::protobuf::Message& Problem(const v1::RunRequest& r) const override {
     return r.attention();
   }
@@ -128,13 +126,16 @@ class Attention final : public Op {
   const std::vector<VariantSpec>& variants() const override {
     static const std::vector<VariantSpec> variants = VariantTable<AttentionVariant>({
         {kAttentionNaive,
-         {"naive", "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
+         {"naive",
+          "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16}, {}}}}},
         {kAttentionFused,
-         {"fused", "FlashAttention-style: tiles on chip, online softmax, S never in memory",
+         {"fused",
+          "FlashAttention-style: tiles on chip, online softmax, S never in memory",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
-           {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16},
+           {std::string(kCudaBackend),
+            {DType::kFp32, DType::kFp16, DType::kBf16},
             FusedCudaHeadDims()}}}},
     });
     return variants;
@@ -167,7 +168,8 @@ class Attention final : public Op {
         {"max_seq_len", "Largest attention seq_len"},
         {"max_head_dim", "Largest attention head_dim"},
         {"max_attention_elements", "Largest batch*heads*seq_len*head_dim (each of Q, K, V, O)"},
-        {"max_score_elements", "Largest batch*heads*seq_len^2, the scores the naive variant stores"},
+        {"max_score_elements",
+         "Largest batch*heads*seq_len^2, the scores the naive variant stores"},
         {"max_attention_gflop", "Largest work of one attention sample, 4*B*H*N^2*d, in GFLOP"},
     };
   }
@@ -187,31 +189,29 @@ class Attention final : public Op {
     }
     const AttentionShape shape = ShapeOf(p);
     if (uint64_t(shape.TensorElements()) > limits.max_attention_elements())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "batch * heads * seq_len * head_dim must be at most ",
-          limits.max_attention_elements(), ", got ", shape.TensorElements()));
-    const double gflop = 4.0 * shape.BatchHeads() * double(shape.seq_len) *
-                         double(shape.seq_len) * double(shape.head_dim) / 1e9;
+      return absl::InvalidArgumentError(
+          absl::StrCat("batch * heads * seq_len * head_dim must be at most ",
+                       limits.max_attention_elements(), ", got ", shape.TensorElements()));
+    const double gflop = 4.0 * shape.BatchHeads() * double(shape.seq_len) * double(shape.seq_len) *
+                         double(shape.head_dim) / 1e9;
     if (gflop > limits.max_attention_gflop())
       return absl::InvalidArgumentError(absl::StrCat(
-          "one attention sample would take 4 * batch * heads * seq_len^2 * head_dim = ",
-          gflop, " GFLOP; the limit (max_attention_gflop) is ",
-          limits.max_attention_gflop()));
+          "one attention sample would take 4 * batch * heads * seq_len^2 * head_dim = ", gflop,
+          " GFLOP; the limit (max_attention_gflop) is ", limits.max_attention_gflop()));
     return absl::OkStatus();
   }
 
   absl::Status CheckVariants(const v1::RunRequest& request,
                              const std::vector<const VariantSpec*>& variants,
-                             std::string_view backend,
-                             const v1::Limits& limits) const override {
+                             std::string_view backend, const v1::Limits& limits) const override {
     const AttentionShape shape = ShapeOf(request.attention());
     for (const VariantSpec* variant : variants) {
       const std::vector<uint32_t>& dims = variant->On(backend)->head_dims;
       if (!dims.empty() &&
           std::find(dims.begin(), dims.end(), uint32_t(shape.head_dim)) == dims.end())
-        return absl::InvalidArgumentError(absl::StrCat(
-            "head_dim ", shape.head_dim, " is not supported by ", variant->name,
-            " on this server; supported: ", DescribeHeadDims(dims)));
+        return absl::InvalidArgumentError(
+            absl::StrCat("head_dim ", shape.head_dim, " is not supported by ", variant->name,
+                         " on this server; supported: ", DescribeHeadDims(dims)));
       if (variant->id == kAttentionNaive &&
           uint64_t(shape.ScoreElements()) > limits.max_score_elements())
         return absl::InvalidArgumentError(absl::StrCat(
@@ -223,9 +223,9 @@ class Attention final : public Op {
 
   Work WorkOf(const v1::RunRequest& request, DType) const override {
     const AttentionShape shape = ShapeOf(request.attention());
-    return {Work::Unit::kFlops, shape.Flops(),
-            shape.causal ? "FLOPs = 4 * B * H * N^2 * d / 2 (causal)"
-                         : "FLOPs = 4 * B * H * N^2 * d"};
+    return {
+        Work::Unit::kFlops, shape.Flops(),
+        shape.causal ? "FLOPs = 4 * B * H * N^2 * d / 2 (causal)" : "FLOPs = 4 * B * H * N^2 * d"};
   }
 
   // Parameter sizes are those of the 64-bit ABI: pointers 8 bytes, int and
@@ -269,8 +269,7 @@ class Attention final : public Op {
 
   std::unique_ptr<Verifier> MakeVerifier(const v1::RunRequest& request,
                                          DType dtype) const override {
-    return std::make_unique<AttentionVerifier>(ShapeOf(request.attention()),
-                                               request.seed(), dtype);
+    return std::make_unique<AttentionVerifier>(ShapeOf(request.attention()), request.seed(), dtype);
   }
 };
 

@@ -44,8 +44,7 @@ std::vector<OutputRange> SampleRanges(int64_t n, uint64_t seed) {
     const int64_t first = kEdgeElements + b * middle / kSampledBlocks;
     const int64_t room = kEdgeElements + (b + 1) * middle / kSampledBlocks - first;
     const uint64_t r = kernels::SplitMix64(seed ^ (0xB10Cull + uint64_t(b)));
-    ranges.push_back({first + int64_t(r % uint64_t(room - kBlockElements + 1)),
-                      kBlockElements});
+    ranges.push_back({first + int64_t(r % uint64_t(room - kBlockElements + 1)), kBlockElements});
   }
   ranges.push_back({n - kEdgeElements, kEdgeElements});
   return ranges;
@@ -61,11 +60,11 @@ class VectorAddVerifier final : public Verifier {
         exact_.push_back(kernels::VectorAddReference(seed, dtype, uint64_t(range.first + i)));
       sampled += range.count;
     }
-    method_ = absl::StrCat("all ", WithCommas(uint64_t(n)),
-                           " elements against the device reference; ",
-                           sampled == n ? "every one of " : "", WithCommas(uint64_t(sampled)),
-                           " elements against the double reference",
-                           sampled == n ? "" : " (first, last and seeded blocks)");
+    method_ =
+        absl::StrCat("all ", WithCommas(uint64_t(n)), " elements against the device reference; ",
+                     sampled == n ? "every one of " : "", WithCommas(uint64_t(sampled)),
+                     " elements against the double reference",
+                     sampled == n ? "" : " (first, last and seeded blocks)");
   }
 
   absl::StatusOr<v1::Verification> Check(DeviceOutput& output) override {
@@ -86,9 +85,7 @@ class VectorAdd final : public Op {
     return "c = a + b over n elements; GB/s (bytes = 3 * n * sizeof(dtype)) "
            "against the device's copy bandwidth";
   }
-  v1::RunRequest::ProblemCase problem_case() const override {
-    return v1::RunRequest::kVectorAdd;
-  }
+  v1::RunRequest::ProblemCase problem_case() const override { return v1::RunRequest::kVectorAdd; }
   const google::protobuf::Message& Problem(const v1::RunRequest& r) const override {
     return r.vector_add();
   }
@@ -111,11 +108,13 @@ class VectorAdd final : public Op {
   const std::vector<VariantSpec>& variants() const override {
     static const std::vector<VariantSpec> variants = VariantTable<VectorAddVariant>({
         {kVectorAddNaive,
-         {"naive", "one element per thread, grid = ceil(n / block), tail masked",
+         {"naive",
+          "one element per thread, grid = ceil(n / block), tail masked",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
         {kVectorAddVectorized,
-         {"vectorized", "16-byte loads and stores (float4), grid-stride, scalar tail",
+         {"vectorized",
+          "16-byte loads and stores (float4), grid-stride, scalar tail",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
     });
@@ -145,20 +144,22 @@ class VectorAdd final : public Op {
   // Parameter sizes are those of the 64-bit ABI: pointers and long long 8
   // bytes.
   const KernelAbi* kernel_abi() const override {
-    static const KernelAbi abi = {
-        "vector_add",
-        {{"const kbench_t* a", 8}, {"const kbench_t* b", 8}, {"kbench_t* c", 8},
-         {"long long n", 8}},
-        {"n"},
-        {DType::kFp32},
-        [](const v1::RunRequest& request) {
-          return std::vector<int64_t>{int64_t(request.vector_add().n())};
-        },
-        [](const v1::RunRequest& request) {
-          return std::vector<KernelArgument>{
-              KernelArgument::Buffer(0), KernelArgument::Buffer(1), KernelArgument::Buffer(2),
-              KernelArgument::Int64(int64_t(request.vector_add().n()))};
-        }};
+    static const KernelAbi abi = {"vector_add",
+                                  {{"const kbench_t* a", 8},
+                                   {"const kbench_t* b", 8},
+                                   {"kbench_t* c", 8},
+                                   {"long long n", 8}},
+                                  {"n"},
+                                  {DType::kFp32},
+                                  [](const v1::RunRequest& request) {
+                                    return std::vector<int64_t>{int64_t(request.vector_add().n())};
+                                  },
+                                  [](const v1::RunRequest& request) {
+                                    return std::vector<KernelArgument>{
+                                        KernelArgument::Buffer(0), KernelArgument::Buffer(1),
+                                        KernelArgument::Buffer(2),
+                                        KernelArgument::Int64(int64_t(request.vector_add().n()))};
+                                  }};
     return &abi;
   }
 

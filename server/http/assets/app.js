@@ -368,6 +368,7 @@
     const names = labels.rows.map((r) => r.label).filter((name) => name !== '');
     if (names.length === 0) {
       $('label-summary').textContent = 'No labelled runs stored yet.';
+      document.body.dataset.ready = 'assignment';  // drawn, empty
       return;
     }
     if (label === undefined || !names.includes(label)) label = names[0];
@@ -424,6 +425,7 @@
     const names = learners.rows.map((r) => r.learner);
     if (names.length === 0) {
       $('learner-summary').textContent = 'No runs stored yet.';
+      document.body.dataset.ready = 'learner';  // drawn, empty
       return;
     }
     if (learner === undefined || !names.includes(learner)) learner = names[0];

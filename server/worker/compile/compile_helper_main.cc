@@ -45,8 +45,8 @@ namespace {
 
 void SetLimit(int resource, rlim_t value, const char* name) {
   const rlimit limit{value, value};
-  if (setrlimit(resource, &limit) != 0) Fail(std::string("setrlimit ") + name + ": " +
-                                             std::strerror(errno));
+  if (setrlimit(resource, &limit) != 0)
+    Fail(std::string("setrlimit ") + name + ": " + std::strerror(errno));
 }
 
 void Confine(int argc, char** argv) {
@@ -57,11 +57,16 @@ void Confine(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const long long value = std::atoll(argv[i + 1]);
-    if (flag == "--cpu-seconds") cpu = value;
-    else if (flag == "--memory-bytes") memory = value;
-    else if (flag == "--file-bytes") file = value;
-    else if (flag == "--parent-pid") parent = value;
-    else Fail("unknown flag " + flag);
+    if (flag == "--cpu-seconds")
+      cpu = value;
+    else if (flag == "--memory-bytes")
+      memory = value;
+    else if (flag == "--file-bytes")
+      file = value;
+    else if (flag == "--parent-pid")
+      parent = value;
+    else
+      Fail("unknown flag " + flag);
   }
   if (cpu <= 0 || memory <= 0 || file <= 0 || parent <= 0)
     Fail("needs --cpu-seconds, --memory-bytes, --file-bytes and --parent-pid, each above 0");
@@ -87,8 +92,8 @@ std::string NvrtcLog(nvrtcProgram program) {
 bool CompileCuda(const worker::v1::CompileJob& job, std::string& ptx,
                  worker::v1::CompileOutput& out) {
   nvrtcProgram program;
-  if (nvrtcCreateProgram(&program, job.source().c_str(), job.name().c_str(), 0, nullptr,
-                         nullptr) != NVRTC_SUCCESS)
+  if (nvrtcCreateProgram(&program, job.source().c_str(), job.name().c_str(), 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS)
     Fail("nvrtcCreateProgram failed");
   std::vector<std::string> options(job.nvrtc_options().begin(), job.nvrtc_options().end());
   options.push_back("-I" KBENCH_CUDA_INCLUDE_DIR);
@@ -118,8 +123,10 @@ std::string LinkLog(nvJitLinkHandle handle, bool info) {
       size <= 1)
     return "";
   std::string log(size, '\0');
-  if (info) nvJitLinkGetInfoLog(handle, log.data());
-  else nvJitLinkGetErrorLog(handle, log.data());
+  if (info)
+    nvJitLinkGetInfoLog(handle, log.data());
+  else
+    nvJitLinkGetErrorLog(handle, log.data());
   log.resize(size - 1);
   return log;
 }
@@ -133,16 +140,16 @@ void Link(const worker::v1::CompileJob& job, const std::string& ptx,
   if (nvJitLinkCreate(&handle, uint32_t(options.size()), options.data()) != NVJITLINK_SUCCESS)
     Fail("nvJitLinkCreate refused the options");
   const std::string name = job.name() + ".ptx";
-  nvJitLinkResult result = nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(),
-                                            name.c_str());
+  nvJitLinkResult result =
+      nvJitLinkAddData(handle, NVJITLINK_INPUT_PTX, ptx.data(), ptx.size(), name.c_str());
   if (result == NVJITLINK_SUCCESS) result = nvJitLinkComplete(handle);
   out.set_link_info(LinkLog(handle, true));
   const std::string errors = LinkLog(handle, false);
   if (!errors.empty()) out.set_log(out.log() + (out.log().empty() ? "" : "\n") + errors);
   if (result != NVJITLINK_SUCCESS) {
     out.set_ok(false);
-    if (errors.empty()) out.set_log(out.log() + "nvJitLink failed with error " +
-                                    std::to_string(int(result)));
+    if (errors.empty())
+      out.set_log(out.log() + "nvJitLink failed with error " + std::to_string(int(result)));
   } else {
     size_t cubin = 0;
     nvJitLinkGetLinkedCubinSize(handle, &cubin);

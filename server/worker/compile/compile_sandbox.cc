@@ -48,8 +48,8 @@ std::string Limits(const SandboxLimits& limits) {
 }  // namespace
 
 absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& helper,
-                                                            const worker::v1::CompileJob& job,
-                                                            const SandboxLimits& limits) {
+                                                           const worker::v1::CompileJob& job,
+                                                           const SandboxLimits& limits) {
   absl::StatusOr<std::string> dir = MakePrivateDirectory();
   if (!dir.ok()) return dir.status();
   absl::Cleanup remove_dir = [&] {
@@ -88,12 +88,15 @@ absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& he
   posix_spawnattr_setsigdefault(&attr, &all);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
-  const std::vector<std::string> args = {
-      helper,
-      "--cpu-seconds", absl::StrCat(limits.cpu_seconds),
-      "--memory-bytes", absl::StrCat(limits.memory_bytes),
-      "--file-bytes", absl::StrCat(limits.file_bytes),
-      "--parent-pid", absl::StrCat(getpid())};
+  const std::vector<std::string> args = {helper,
+                                         "--cpu-seconds",
+                                         absl::StrCat(limits.cpu_seconds),
+                                         "--memory-bytes",
+                                         absl::StrCat(limits.memory_bytes),
+                                         "--file-bytes",
+                                         absl::StrCat(limits.file_bytes),
+                                         "--parent-pid",
+                                         absl::StrCat(getpid())};
   const std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + *dir, "TMPDIR=" + *dir};
   std::vector<char*> argv, envp;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -105,8 +108,8 @@ absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& he
   const int spawned = posix_spawn(&pid, helper.c_str(), &actions, &attr, argv.data(), envp.data());
   close(pipe_fds[1]);
   if (spawned != 0)
-    return absl::InternalError(absl::StrCat("compile sandbox: cannot start ", helper, ": ",
-                                            std::strerror(spawned)));
+    return absl::InternalError(
+        absl::StrCat("compile sandbox: cannot start ", helper, ": ", std::strerror(spawned)));
 
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline =
@@ -116,7 +119,8 @@ absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& he
   bool timed_out = false, too_large = false;
   char buffer[65536];
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) {
       timed_out = true;
       break;
@@ -150,22 +154,22 @@ absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& he
     }
   }
   if (timed_out)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile stopped: it took longer than ", limits.wall_seconds,
-        " s of wall time (", Limits(limits), ")"));
+    return absl::InvalidArgumentError(absl::StrCat("compile stopped: it took longer than ",
+                                                   limits.wall_seconds, " s of wall time (",
+                                                   Limits(limits), ")"));
   if (too_large)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile stopped: its output passed ", limits.max_output_bytes >> 20, " MiB"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("compile stopped: its output passed ", limits.max_output_bytes >> 20, " MiB"));
   if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGKILL))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile stopped: it used more than ", limits.cpu_seconds, " s of CPU (", Limits(limits),
-        ")"));
+    return absl::InvalidArgumentError(absl::StrCat("compile stopped: it used more than ",
+                                                   limits.cpu_seconds, " s of CPU (",
+                                                   Limits(limits), ")"));
   if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile stopped: it wrote a file over ", limits.file_bytes >> 20, " MiB"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("compile stopped: it wrote a file over ", limits.file_bytes >> 20, " MiB"));
   if (WIFEXITED(status) && WEXITSTATUS(status) == kHelperExitOutOfMemory)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "compile stopped: it ran out of its ", limits.memory_bytes >> 20, " MiB of memory"));
+    return absl::InvalidArgumentError(absl::StrCat("compile stopped: it ran out of its ",
+                                                   limits.memory_bytes >> 20, " MiB of memory"));
   const std::string err_tail = ReadTail(*dir + "/stderr", 2048);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return absl::InternalError(absl::StrCat(

@@ -44,7 +44,7 @@ struct SandboxLimits {
 // wall time, memory, output size: the message names it); INTERNAL when the
 // helper could not be started or failed otherwise (with its stderr's end).
 absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& helper,
-                                                            const worker::v1::CompileJob& job,
-                                                            const SandboxLimits& limits);
+                                                           const worker::v1::CompileJob& job,
+                                                           const SandboxLimits& limits);
 
 }  // namespace kbench::compile

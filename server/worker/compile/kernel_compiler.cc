@@ -98,8 +98,7 @@ KernelCompiler::KernelCompiler(CompilerOptions options)
       }()),
       cache_(options_.cache_entries) {}
 
-absl::StatusOr<v1::CompileFacts> KernelCompiler::Compile(
-    const v1::CompileKernelRequest& request) {
+absl::StatusOr<v1::CompileFacts> KernelCompiler::Compile(const v1::CompileKernelRequest& request) {
   KBENCH_ASSIGN_OR_RETURN(CompiledKernel compiled, CompileModule(request));
   return std::move(compiled.facts);
 }
@@ -134,8 +133,8 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
   if (kernel.language() == v1::KERNEL_LANGUAGE_PTX) {
     job.set_source(kernel.source());
   } else {
-    job.set_source(absl::StrCat(ops::KernelPrelude(ops::FromProto(request.dtype())),
-                                "#line 1 \"", kernel.name(), "\"\n", kernel.source()));
+    job.set_source(absl::StrCat(ops::KernelPrelude(ops::FromProto(request.dtype())), "#line 1 \"",
+                                kernel.name(), "\"\n", kernel.source()));
   }
   AddOptions(kernel, options_.arch, job);
 

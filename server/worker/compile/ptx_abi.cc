@@ -50,9 +50,9 @@ absl::StatusOr<PtxParameter> ReadParameter(absl::string_view text, const std::st
   std::vector<absl::string_view> words =
       absl::StrSplit(text, absl::ByAnyChar(" \t\r\n"), absl::SkipEmpty());
   if (words.empty() || words.front() != ".param")
-    return absl::InvalidArgumentError(absl::StrCat(
-        "entry '", entry, "': a parameter that is not a .param: '",
-        std::string(text.substr(0, 80)), "'"));
+    return absl::InvalidArgumentError(absl::StrCat("entry '", entry,
+                                                   "': a parameter that is not a .param: '",
+                                                   std::string(text.substr(0, 80)), "'"));
   PtxParameter parameter;
   for (size_t i = 1; i + 1 < words.size(); ++i) {
     const uint32_t bytes = TypeBytes(words[i]);
@@ -62,9 +62,9 @@ absl::StatusOr<PtxParameter> ReadParameter(absl::string_view text, const std::st
     }
   }
   if (parameter.bytes == 0)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "entry '", entry, "': a parameter of unknown type: '", std::string(text.substr(0, 80)),
-        "'"));
+    return absl::InvalidArgumentError(absl::StrCat("entry '", entry,
+                                                   "': a parameter of unknown type: '",
+                                                   std::string(text.substr(0, 80)), "'"));
   // An array parameter ("name[16]") is that many elements.
   absl::string_view name = words.back();
   if (const size_t open = name.find('['); open != absl::string_view::npos) {
@@ -90,8 +90,9 @@ absl::StatusOr<std::vector<PtxEntry>> ReadPtxEntries(absl::string_view ptx) {
   std::vector<PtxEntry> entries;
   size_t at = 0;
   while ((at = text.find(".entry", at)) != std::string::npos) {
-    const bool token = (at == 0 || !IsPtxNameChar(text[at - 1])) &&
-                       (at + 6 < text.size() && std::isspace(static_cast<unsigned char>(text[at + 6])));
+    const bool token =
+        (at == 0 || !IsPtxNameChar(text[at - 1])) &&
+        (at + 6 < text.size() && std::isspace(static_cast<unsigned char>(text[at + 6])));
     at += 6;
     if (!token) continue;
     while (at < text.size() && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
@@ -124,9 +125,8 @@ absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::stri
                            const ops::KernelAbi& abi) {
   std::vector<uint32_t> expected;
   for (const ops::AbiParameter& p : abi.parameters) expected.push_back(p.bytes);
-  const std::string wanted =
-      absl::StrCat(abi.op, " kernels take ", expected.size(), " parameters ", Sizes(expected),
-                   ": ", abi.Signature());
+  const std::string wanted = absl::StrCat(abi.op, " kernels take ", expected.size(), " parameters ",
+                                          Sizes(expected), ": ", abi.Signature());
   const PtxEntry* found = nullptr;
   std::vector<std::string> names;
   for (const PtxEntry& e : entries) {
@@ -135,20 +135,21 @@ absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::stri
   }
   if (found == nullptr) {
     if (names.empty())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel.entry: no kernel named '", entry, "': the module has no kernel (a __global__ "
-          "function, or a PTX .entry); ", wanted));
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernel.entry: no kernel named '", entry, "' in the module; its kernels: ",
-        absl::StrJoin(names, ", "),
-        " (in CUDA C++ declare the kernel extern \"C\" so that its name is kept)"));
+      return absl::InvalidArgumentError(absl::StrCat("kernel.entry: no kernel named '", entry,
+                                                     "': the module has no kernel (a __global__ "
+                                                     "function, or a PTX .entry); ",
+                                                     wanted));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel.entry: no kernel named '", entry,
+                     "' in the module; its kernels: ", absl::StrJoin(names, ", "),
+                     " (in CUDA C++ declare the kernel extern \"C\" so that its name is kept)"));
   }
   std::vector<uint32_t> got;
   for (const PtxParameter& p : found->parameters) got.push_back(p.bytes);
   if (got != expected)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernel.entry: '", entry, "' takes ", got.size(), " parameters",
-        got.empty() ? std::string() : " " + Sizes(got), "; ", wanted));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel.entry: '", entry, "' takes ", got.size(), " parameters",
+                     got.empty() ? std::string() : " " + Sizes(got), "; ", wanted));
   return absl::OkStatus();
 }
 

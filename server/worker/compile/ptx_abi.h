@@ -7,8 +7,8 @@
 
 #include <cstdint>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <vector>
+#include "absl/strings/string_view.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -17,7 +17,7 @@
 namespace kbench::compile {
 
 struct PtxParameter {
-  std::string type;    // ".u64", ".f32", ".b8" (an array: bytes says its size)
+  std::string type;  // ".u64", ".f32", ".b8" (an array: bytes says its size)
   uint32_t bytes = 0;
 };
 

@@ -9,11 +9,11 @@
 
 #include "kernels/attention/cpu_attention.h"
 #include "kernels/attention/simple_reference.h"
-#include "kernels/seeded_input.h"
-#include "server/worker/backends/cpu/cpu_workloads.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/seeded_input.h"
 #include "proto/ops/attention/attention_op.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
+#include "server/worker/backends/cpu/cpu_workloads.h"
 
 namespace kbench::server::cpu {
 namespace {
@@ -42,8 +42,7 @@ class CpuAttention final : public CpuWorkload {
   }
 
   void RunReference(std::span<float> reference) override {
-    kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(),
-                                      reference.data());
+    kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(), reference.data());
   }
 
   const kernels::AttentionShape shape_;

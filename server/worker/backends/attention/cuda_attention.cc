@@ -37,13 +37,10 @@ using kernels::DType;
 
 class CudaAttention final : public CudaWorkload {
  public:
-  CudaAttention(std::shared_ptr<DeviceContext> context,
-                const kernels::AttentionShape& shape, kernels::DType dtype,
-                std::vector<int> variants,
-                cuda::DeviceBuffer q, cuda::DeviceBuffer k,
-                cuda::DeviceBuffer v, cuda::DeviceBuffer o,
-                cuda::DeviceBuffer scores,
-                kernels::cuda::FusedAttentionPlan fused_plan,
+  CudaAttention(std::shared_ptr<DeviceContext> context, const kernels::AttentionShape& shape,
+                kernels::DType dtype, std::vector<int> variants, cuda::DeviceBuffer q,
+                cuda::DeviceBuffer k, cuda::DeviceBuffer v, cuda::DeviceBuffer o,
+                cuda::DeviceBuffer scores, kernels::cuda::FusedAttentionPlan fused_plan,
                 cuda::DeviceBuffer fused_workspace, cuda::CublasHandle cublas,
                 cuda::SampleTimer timer)
       : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
@@ -71,17 +68,17 @@ class CudaAttention final : public CudaWorkload {
 
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == ops::kAttentionFused) {
-      const kernels::cuda::AttentionTensors tensors{
-          q_.get(), k_.get(), v_.get(), output(), fused_workspace_.get()};
-      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionFused(
-          shape_, dtype_, tensors, fused_plan_, stream));
+      const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(), v_.get(), output(),
+                                                    fused_workspace_.get()};
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, fused_plan_, stream));
       return absl::OkStatus();
     }
     KBENCH_RETURN_IF_ERROR(cublas_.Bind(stream));
     KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionScoresGemm(
         cublas_.get(), shape_, dtype_, q_.get(), k_.get(), scores_.get()));
-    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionSoftmax(
-        shape_, dtype_, scores_.get(), stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        kernels::cuda::LaunchAttentionSoftmax(shape_, dtype_, scores_.get(), stream));
     KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(
         cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), output()));
     return absl::OkStatus();
@@ -103,7 +100,7 @@ class CudaAttention final : public CudaWorkload {
 };
 
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
-                                                  const Problem& problem) {
+                                                      const Problem& problem) {
   const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
   const uint64_t seed = problem.request.seed();
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
@@ -120,26 +117,21 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
 
   const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
   const size_t tensor = size_t(shape.TensorElements()) * element;
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q,
-                          cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k,
-                          cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v,
-                          cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o,
-                          cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q, cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k, cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v, cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o, cuda::DeviceBuffer::Allocate(tensor));
   cuda::DeviceBuffer scores;
   if (naive) {
     absl::StatusOr<cuda::DeviceBuffer> s =
         cuda::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
     if (!s.ok()) {
-      return absl::Status(s.status().code(),
-                          absl::StrCat("the scores of naive",
-                                       " (batch * heads * "
-                                       "seq_len^2 = ",
-                                       shape.ScoreElements(), " elements of ",
-                                       kernels::DTypeName(problem.dtype),
-                                       "): ", s.status().message()));
+      return absl::Status(s.status().code(), absl::StrCat("the scores of naive",
+                                                          " (batch * heads * "
+                                                          "seq_len^2 = ",
+                                                          shape.ScoreElements(), " elements of ",
+                                                          kernels::DTypeName(problem.dtype),
+                                                          "): ", s.status().message()));
     }
     scores = *std::move(s);
   }
@@ -148,8 +140,8 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   cuda::DeviceBuffer fused_workspace;
   if (fused) {
     int sms = 0;
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
-        &sms, cudaDevAttrMultiProcessorCount, context->ordinal));
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, context->ordinal));
     fused_plan = kernels::cuda::PlanAttentionFused(shape, problem.dtype, sms);
     if (fused_plan.workspace_bytes > 0) {
       absl::StatusOr<cuda::DeviceBuffer> w =
@@ -157,38 +149,32 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
       if (!w.ok())
         return absl::Status(
             w.status().code(),
-            absl::StrCat("the workspace of fused (",
-                         fused_plan.description, ", ",
-                         fused_plan.workspace_bytes, " bytes): ",
-                         w.status().message()));
+            absl::StrCat("the workspace of fused (", fused_plan.description, ", ",
+                         fused_plan.workspace_bytes, " bytes): ", w.status().message()));
       fused_workspace = *std::move(w);
     }
   }
 
   const cudaStream_t stream = context->stream.get();
   if (fused_plan.workspace_zeroed_bytes > 0)
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(
-        fused_workspace.get(), 0, size_t(fused_plan.workspace_zeroed_bytes), stream));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(fused_workspace.get(), 0,
+                                                size_t(fused_plan.workspace_zeroed_bytes), stream));
   using kernels::InputStream;
-  for (auto [buffer, input] :
-       {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
-        std::pair{&v, InputStream::kV}}) {
+  for (auto [buffer, input] : {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
+                               std::pair{&v, InputStream::kV}}) {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-        problem.dtype, seed, input, 0, buffer->get(),
-        shape.TensorElements(), stream));
+        problem.dtype, seed, input, 0, buffer->get(), shape.TensorElements(), stream));
   }
   KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
 
   // The workspace of GEMMs captured into the CUDA graphs of hot samples.
-  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas,
-                          cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas, cuda::CublasHandle::Create());
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
                           cuda::SampleTimer::Create(stream, &context->flusher));
   return std::make_unique<CudaAttention>(
-      std::move(context), shape, problem.dtype, problem.variants, std::move(q),
-      std::move(k), std::move(v), std::move(o), std::move(scores),
-      std::move(fused_plan), std::move(fused_workspace), std::move(cublas),
-      std::move(timer));
+      std::move(context), shape, problem.dtype, problem.variants, std::move(q), std::move(k),
+      std::move(v), std::move(o), std::move(scores), std::move(fused_plan),
+      std::move(fused_workspace), std::move(cublas), std::move(timer));
 }
 
 }  // namespace

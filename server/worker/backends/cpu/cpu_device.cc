@@ -24,8 +24,7 @@ std::string CpuModelName() {
   while (std::getline(cpuinfo, line)) {
     if (line.rfind("model name", 0) == 0) {
       const auto colon = line.find(':');
-      if (colon != std::string::npos && colon + 2 <= line.size())
-        return line.substr(colon + 2);
+      if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
     }
   }
   return "CPU";
@@ -44,8 +43,8 @@ double MeasureCopyBandwidthGbps() {
   for (int i = 0; i < 3; ++i) {
     const auto start = Clock::now();
     std::memcpy(dst.data(), src.data(), kBytes);
-    best_ms = std::min(
-        best_ms, std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    best_ms =
+        std::min(best_ms, std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   return 2.0 * double(kBytes) / (best_ms * 1e-3) / 1e9;
 }
@@ -77,8 +76,6 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> MakeCpuDevice(uint32_t index) {
-  return std::make_unique<CpuDevice>(index);
-}
+std::unique_ptr<Device> MakeCpuDevice(uint32_t index) { return std::make_unique<CpuDevice>(index); }
 
 }  // namespace kbench::server::cpu

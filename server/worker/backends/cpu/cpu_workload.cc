@@ -48,14 +48,12 @@ absl::StatusOr<kernels::Comparison> CpuWorkload::CompareWithReference(
   return kernels::Compare(output_, Reference(), tolerance);
 }
 
-absl::Status CpuWorkload::Read(ops::OutputBuffer buffer, int64_t first,
-                               std::span<float> out) {
+absl::Status CpuWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
   if (first < 0 || first + int64_t(out.size()) > int64_t(output_.size()))
-    return absl::InvalidArgumentError(
-        absl::StrCat("elements [", first, ", ", first + int64_t(out.size()),
-                     ") are outside the output of ", output_.size()));
-  const HostBuffer& from =
-      buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+    return absl::InvalidArgumentError(absl::StrCat("elements [", first, ", ",
+                                                   first + int64_t(out.size()),
+                                                   ") are outside the output of ", output_.size()));
+  const HostBuffer& from = buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
   std::copy_n(from.begin() + first, out.size(), out.begin());
   return absl::OkStatus();
 }

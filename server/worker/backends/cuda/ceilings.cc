@@ -5,13 +5,13 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/copy_kernel.h"
 #include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda_runtime/cublas_handle.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/event_pair.h"
-#include "kernels/common/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 namespace {
@@ -25,8 +25,7 @@ constexpr size_t kCopyBytes = size_t(1) << 30;
 constexpr int kGemmSize = 8192;
 
 // Median device time of `enqueue` over `repetitions`, after `warmups`.
-absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
-                                int repetitions,
+absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups, int repetitions,
                                 absl::FunctionRef<absl::Status()> enqueue) {
   KBENCH_ASSIGN_OR_RETURN(cuda::EventPair events, cuda::EventPair::Create());
   for (int i = 0; i < warmups; ++i) {
@@ -40,8 +39,7 @@ absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
     KBENCH_ASSIGN_OR_RETURN(double ms, events.ElapsedMs());
     times.push_back(ms);
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2,
-                   times.end());
+  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
   return times[times.size() / 2];
 }
 
@@ -49,8 +47,7 @@ absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups,
 // the tuned copy kernel, copying `bytes` back to back (warm-ups first); each
 // timed interval holds `copies` copies, so short copies are not dominated
 // by the gaps between launches.
-absl::StatusOr<double> BestCopyGbps(cudaStream_t stream, size_t bytes, int sm_count,
-                                    int copies) {
+absl::StatusOr<double> BestCopyGbps(cudaStream_t stream, size_t bytes, int sm_count, int copies) {
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer src, cuda::DeviceBuffer::Allocate(bytes));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer dst, cuda::DeviceBuffer::Allocate(bytes));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src.get(), 1, bytes, stream));
@@ -101,10 +98,10 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream, kernels::DType d
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(kBytes));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, cuda::DeviceBuffer::Allocate(kBytes));
   using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      dtype, 1, InputStream::kA, 0, a.get(), kElements, stream));
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      dtype, 1, InputStream::kB, 0, b.get(), kElements, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(dtype, 1, InputStream::kA, 0, a.get(), kElements, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(dtype, 1, InputStream::kB, 0, b.get(), kElements, stream));
 
   KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle handle, cuda::CublasHandle::Create());
   KBENCH_RETURN_IF_ERROR(handle.Bind(stream));
@@ -112,12 +109,11 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream, kernels::DType d
   const int n = kGemmSize;
   auto gemm = [&]() -> absl::Status {
     KBENCH_CUBLAS_RETURN_IF_ERROR(cublasGemmEx(
-        handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), type, n, b.get(),
-        type, n, &beta, c.get(), type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+        handle.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.get(), type, n, b.get(), type, n,
+        &beta, c.get(), type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
     return absl::OkStatus();
   };
-  KBENCH_ASSIGN_OR_RETURN(const double ms,
-                          MedianMs(stream, kGemmWarmups, kGemmRepetitions, gemm));
+  KBENCH_ASSIGN_OR_RETURN(const double ms, MedianMs(stream, kGemmWarmups, kGemmRepetitions, gemm));
   return 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
 }
 

@@ -3,24 +3,24 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <optional>
-#include <thread>
 #include <string>
+#include <thread>
 #include <utility>
 
-#include "server/worker/backends/cuda/gpu_diagnosis.h"
 #include "absl/strings/str_cat.h"
-#include "proto/ops/backends.h"
-#include "server/worker/backends/cuda/ceilings.h"
-#include "server/worker/backends/cuda/device_context.h"
-#include "server/worker/backends/cuda/cuda_workloads.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda/fault_injection.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/nvml_clock.h"
-#include "kernels/common/status_macros.h"
+#include "proto/ops/backends.h"
+#include "server/worker/backends/cuda/ceilings.h"
+#include "server/worker/backends/cuda/cuda_workloads.h"
+#include "server/worker/backends/cuda/device_context.h"
+#include "server/worker/backends/cuda/gpu_diagnosis.h"
 
 namespace kbench::server {
 namespace {
@@ -124,8 +124,7 @@ class CudaDevice final : public Device {
   absl::Status TriggerIllegalAddress() override {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track([&]() -> absl::Status {
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          kernels::cuda::LaunchIllegalAddressWrite(context_->stream.get()));
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchIllegalAddressWrite(context_->stream.get()));
       return context_->stream.Synchronize();
     }());
   }
@@ -144,22 +143,20 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   cudaDeviceProp props{};
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, ordinal));
   char pci_bus_id[32] = {};
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
 
   KBENCH_ASSIGN_OR_RETURN(cuda::Stream owned_stream, cuda::Stream::Create());
   KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
                           cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
-  auto context = std::make_shared<DeviceContext>(ordinal, std::move(owned_stream),
-                                                 std::move(flusher));
+  auto context =
+      std::make_shared<DeviceContext>(ordinal, std::move(owned_stream), std::move(flusher));
 
   const cudaStream_t stream = context->stream.get();
   const int sms = props.multiProcessorCount;
   KBENCH_ASSIGN_OR_RETURN(const double copy_gbps,
                           cuda_backend::MeasureCopyBandwidthGbps(stream, sms));
-  KBENCH_ASSIGN_OR_RETURN(
-      const double l2_copy_gbps,
-      cuda_backend::MeasureL2CopyBandwidthGbps(stream, size_t(props.l2CacheSize), sms));
+  KBENCH_ASSIGN_OR_RETURN(const double l2_copy_gbps, cuda_backend::MeasureL2CopyBandwidthGbps(
+                                                         stream, size_t(props.l2CacheSize), sms));
   KBENCH_ASSIGN_OR_RETURN(const double fp16_tflops,
                           cuda_backend::MeasureMatmulTflops(stream, kernels::DType::kFp16));
   KBENCH_ASSIGN_OR_RETURN(const double bf16_tflops,
@@ -169,8 +166,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   double max_sm_clock_mhz = clock->MaxSmClockMhz().value_or(0);
   if (max_sm_clock_mhz == 0) {
     int khz = 0;
-    KBENCH_CUDA_RETURN_IF_ERROR(
-        cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, ordinal));
     max_sm_clock_mhz = khz / 1000.0;
   }
 
@@ -188,8 +184,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   info.set_matmul_tflops(fp16_tflops);
   info.set_matmul_bf16_tflops(bf16_tflops);
   info.set_healthy(true);
-  return std::make_unique<CudaDevice>(std::move(context), std::move(info),
-                                      std::move(clock));
+  return std::make_unique<CudaDevice>(std::move(context), std::move(info), std::move(clock));
 }
 
 absl::StatusOr<int> CudaDeviceCount() {

@@ -13,9 +13,8 @@ namespace kbench::server::cuda_backend {
 
 using kernels::cuda::ComparisonPartial;
 
-CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context,
-                           kernels::DType dtype, int64_t elements,
-                           cuda::DeviceBuffer output, cuda::SampleTimer timer)
+CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype,
+                           int64_t elements, cuda::DeviceBuffer output, cuda::SampleTimer timer)
     : context_(std::move(context)),
       dtype_(dtype),
       elements_(elements),
@@ -24,8 +23,7 @@ CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context,
 
 absl::Status CudaWorkload::PoisonOutput() {
   return Guarded([&]() -> absl::Status {
-    KBENCH_CUDA_RETURN_IF_ERROR(
-        cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), stream()));
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), stream()));
     return context_->stream.Synchronize();
   });
 }
@@ -36,9 +34,9 @@ absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
   const ops::KernelAbi* abi = problem.op->kernel_abi();
   const std::vector<void*> buffers = KernelBuffers();
   if (abi == nullptr || buffers.empty())
-    return absl::InvalidArgumentError(absl::StrCat(
-        "kernels: this CUDA workload of ", std::string(problem.op->name()),
-        " runs no learners' kernels"));
+    return absl::InvalidArgumentError(absl::StrCat("kernels: this CUDA workload of ",
+                                                   std::string(problem.op->name()),
+                                                   " runs no learners' kernels"));
   return Guarded([&]() -> absl::Status {
     for (size_t i = 0; i < problem.kernels.size(); ++i) {
       const LearnerKernel& kernel = problem.kernels[i];
@@ -73,13 +71,11 @@ absl::Status CudaWorkload::Run(int variant) {
   });
 }
 
-absl::StatusOr<double> CudaWorkload::TimeSample(int variant,
-                                                v1::TimingMode mode) {
+absl::StatusOr<double> CudaWorkload::TimeSample(int variant, v1::TimingMode mode) {
   KBENCH_RETURN_IF_ERROR(context_->Enter());
   auto enqueue = [&](cudaStream_t s) { return EnqueueVariant(variant, s); };
-  return context_->Track(mode == v1::TIMING_MODE_HOT
-                             ? timer_.Hot(variant, enqueue)
-                             : timer_.Cold(enqueue));
+  return context_->Track(mode == v1::TIMING_MODE_HOT ? timer_.Hot(variant, enqueue)
+                                                     : timer_.Cold(enqueue));
 }
 
 std::string CudaWorkload::TimingMethod(v1::TimingMode mode) const {
@@ -103,12 +99,12 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
     KBENCH_RETURN_IF_ERROR(EnsureReference());
     if (partials_.get() == nullptr) {
-      KBENCH_ASSIGN_OR_RETURN(partials_, cuda::DeviceBuffer::Allocate(
-                                             partials.size() * sizeof(ComparisonPartial)));
+      KBENCH_ASSIGN_OR_RETURN(
+          partials_, cuda::DeviceBuffer::Allocate(partials.size() * sizeof(ComparisonPartial)));
     }
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCompare(
-        dtype_, output_.get(), reference_.as<float>(), elements_, tolerance.atol,
-        tolerance.rtol, partials_.as<ComparisonPartial>(), stream()));
+        dtype_, output_.get(), reference_.as<float>(), elements_, tolerance.atol, tolerance.rtol,
+        partials_.as<ComparisonPartial>(), stream()));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(partials.data(), partials_.get(),
                                                 partials.size() * sizeof(ComparisonPartial),
                                                 cudaMemcpyDeviceToHost, stream()));
@@ -119,9 +115,9 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
 
 absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
   if (first < 0 || first + int64_t(out.size()) > elements_)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Read: elements [", first, ", ", first + int64_t(out.size()),
-        ") are outside the output of ", elements_));
+    return absl::InvalidArgumentError(absl::StrCat("Read: elements [", first, ", ",
+                                                   first + int64_t(out.size()),
+                                                   ") are outside the output of ", elements_));
   const bool reference = buffer == ops::OutputBuffer::kReference;
   const int bytes = reference ? 4 : kernels::DTypeBytes(dtype_);
   std::vector<uint16_t> bits(reference || bytes == 4 ? 0 : out.size());

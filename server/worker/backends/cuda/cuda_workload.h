@@ -26,22 +26,21 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/sample_timer.h"
 #include "kernels/dtype.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/backends/cuda/learner_launch.h"
-#include "kernels/cuda_runtime/device_buffer.h"
-#include "kernels/cuda_runtime/sample_timer.h"
 #include "server/worker/device.h"
-#include "kernels/common/status_macros.h"
 
 namespace kbench::server::cuda_backend {
 
 class CudaWorkload : public Workload {
  public:
   // output holds `elements` values of `dtype`.
-  CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype,
-               int64_t elements, cuda::DeviceBuffer output,
-               cuda::SampleTimer timer);
+  CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype, int64_t elements,
+               cuda::DeviceBuffer output, cuda::SampleTimer timer);
 
   absl::Status PoisonOutput() final;
   absl::Status Run(int variant) final;

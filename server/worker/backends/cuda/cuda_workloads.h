@@ -22,8 +22,8 @@ struct CudaOpWorkload {
   // The workload of a problem of `op`, inputs filled from the seed on the
   // device; RESOURCE_EXHAUSTED (naming the bytes) when the device lacks the
   // memory.
-  absl::StatusOr<std::unique_ptr<CudaWorkload>> (*prepare)(
-      std::shared_ptr<DeviceContext> context, const Problem& problem) = nullptr;
+  absl::StatusOr<std::unique_ptr<CudaWorkload>> (*prepare)(std::shared_ptr<DeviceContext> context,
+                                                           const Problem& problem) = nullptr;
 };
 
 // Every op the CUDA backend runs.

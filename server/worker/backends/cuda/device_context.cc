@@ -1,7 +1,7 @@
 #include "server/worker/backends/cuda/device_context.h"
 
-#include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/common/status_macros.h"
+#include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::server::cuda_backend {
 

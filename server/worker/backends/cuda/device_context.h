@@ -17,10 +17,7 @@ namespace kbench::server::cuda_backend {
 
 struct DeviceContext {
   DeviceContext(int ordinal, cuda::Stream stream, cuda::L2Flusher flusher)
-      : ordinal(ordinal),
-        stream(std::move(stream)),
-        flusher(std::move(flusher)),
-        health(ordinal) {}
+      : ordinal(ordinal), stream(std::move(stream)), flusher(std::move(flusher)), health(ordinal) {}
 
   // Makes this device current on the calling thread, after checking that no
   // sticky error has made it unusable. Every entry point calls it first.

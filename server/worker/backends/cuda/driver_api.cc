@@ -13,13 +13,13 @@ template <typename F>
 absl::Status Lookup(const char* symbol, F& function) {
   void* pointer = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t error = cudaGetDriverEntryPointByVersion(
-      symbol, &pointer, kDriverAbiVersion, cudaEnableDefault, &found);
+  const cudaError_t error = cudaGetDriverEntryPointByVersion(symbol, &pointer, kDriverAbiVersion,
+                                                             cudaEnableDefault, &found);
   if (error != cudaSuccess || found != cudaDriverEntryPointSuccess || pointer == nullptr) {
     cudaGetLastError();
-    return absl::UnavailableError(absl::StrCat(
-        "the CUDA driver gave no entry point ", symbol, " (", cudaGetErrorName(error),
-        ", query result ", int(found), ")"));
+    return absl::UnavailableError(absl::StrCat("the CUDA driver gave no entry point ", symbol, " (",
+                                               cudaGetErrorName(error), ", query result ",
+                                               int(found), ")"));
   }
   function = reinterpret_cast<F>(pointer);
   return absl::OkStatus();
@@ -35,8 +35,7 @@ absl::StatusOr<DriverApi> Load() {
         Lookup("cuFuncSetAttribute", api.cuFuncSetAttribute),
         Lookup("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                api.cuOccupancyMaxActiveBlocksPerMultiprocessor),
-        Lookup("cuLaunchKernel", api.cuLaunchKernel),
-        Lookup("cuGetErrorName", api.cuGetErrorName)})
+        Lookup("cuLaunchKernel", api.cuLaunchKernel), Lookup("cuGetErrorName", api.cuGetErrorName)})
     if (!status.ok()) return status;
   return api;
 }
@@ -49,17 +48,16 @@ absl::StatusOr<const DriverApi*> GetDriverApi() {
   return &*api;
 }
 
-absl::Status DriverError(const DriverApi& api, CUresult result, const char* call,
-                         const char* file, int line) {
+absl::Status DriverError(const DriverApi& api, CUresult result, const char* call, const char* file,
+                         int line) {
   // CudaError names the runtime's error of the same number and carries it.
   absl::Status status = cuda::CudaError(cudaError_t(int(result)), call, file, line);
   const char* name = nullptr;
   if (api.cuGetErrorName != nullptr && api.cuGetErrorName(result, &name) == CUDA_SUCCESS &&
       name != nullptr) {
     absl::Status named(status.code(), absl::StrCat(status.message(), " (driver: ", name, ")"));
-    status.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
-      named.SetPayload(url, payload);
-    });
+    status.ForEachPayload(
+        [&](absl::string_view url, const absl::Cord& payload) { named.SetPayload(url, payload); });
     return named;
   }
   return status;

@@ -45,14 +45,14 @@ absl::StatusOr<const DriverApi*> GetDriverApi();
 // number (the runtime's cudaError_t has the same numbers for the errors a
 // launch gives: 700 illegal address, 715 illegal instruction, 719 launch
 // failure) travels in the payload, so DeviceHealth sees a sticky one.
-absl::Status DriverError(const DriverApi& api, CUresult result, const char* call,
-                         const char* file, int line);
+absl::Status DriverError(const DriverApi& api, CUresult result, const char* call, const char* file,
+                         int line);
 
 }  // namespace kbench::server::cuda_backend
 
-#define KBENCH_CU_RETURN_IF_ERROR(api, expr)                                             \
-  do {                                                                                   \
-    if (const CUresult kbench_cu_result_ = (expr); kbench_cu_result_ != CUDA_SUCCESS)    \
-      return ::kbench::server::cuda_backend::DriverError(api, kbench_cu_result_, #expr, \
-                                                         __FILE__, __LINE__);            \
+#define KBENCH_CU_RETURN_IF_ERROR(api, expr)                                                      \
+  do {                                                                                            \
+    if (const CUresult kbench_cu_result_ = (expr); kbench_cu_result_ != CUDA_SUCCESS)             \
+      return ::kbench::server::cuda_backend::DriverError(api, kbench_cu_result_, #expr, __FILE__, \
+                                                         __LINE__);                               \
   } while (0)

@@ -23,8 +23,8 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
   launch->api_ = api;
   launch->arguments_ = std::move(arguments);
   KBENCH_CU_RETURN_IF_ERROR(*api, api->cuModuleLoadData(&launch->module_, kernel.cubin.data()));
-  KBENCH_CU_RETURN_IF_ERROR(*api, api->cuModuleGetFunction(&launch->function_, launch->module_,
-                                                           kernel.entry.c_str()));
+  KBENCH_CU_RETURN_IF_ERROR(
+      *api, api->cuModuleGetFunction(&launch->function_, launch->module_, kernel.entry.c_str()));
   const CUfunction f = launch->function_;
   int max_threads = 0, registers = 0, static_shared = 0;
   KBENCH_CU_RETURN_IF_ERROR(
@@ -45,7 +45,8 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
         field, ": launch.block has ", threads, " threads per block; its entry '", kernel.entry,
         "' takes at most ", max_threads,
         " on this device (CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, set by its __launch_bounds__ "
-        "or its ", registers, " registers per thread)"));
+        "or its ",
+        registers, " registers per thread)"));
 
   int optin = 0, threads_per_sm = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(
@@ -54,14 +55,14 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
       cudaDeviceGetAttribute(&threads_per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, ordinal));
   const int64_t dynamic = kernel.shared_memory_bytes;
   if (dynamic + static_shared > optin)
-    return absl::InvalidArgumentError(absl::StrCat(
-        field, ": launch.shared_memory_bytes ", dynamic, " plus the kernel's ", static_shared,
-        " bytes of static shared memory is more than this device's ", optin,
-        " bytes per block (cudaDevAttrMaxSharedMemoryPerBlockOptin)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": launch.shared_memory_bytes ", dynamic, " plus the kernel's ",
+                     static_shared, " bytes of static shared memory is more than this device's ",
+                     optin, " bytes per block (cudaDevAttrMaxSharedMemoryPerBlockOptin)"));
   if (dynamic > kDefaultDynamicSharedBytes)
     KBENCH_CU_RETURN_IF_ERROR(
-        *api, api->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      int(dynamic)));
+        *api,
+        api->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(dynamic)));
   launch->shared_bytes_ = unsigned(dynamic);
 
   int blocks_per_sm = 0;
@@ -73,9 +74,8 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
   launch->config_ = absl::StrFormat(
       "grid %ux%ux%u block %ux%ux%u smem %d B; %d registers, %d B static smem; "
       "occupancy %.0f%% (%d blocks/SM)",
-      launch->grid_[0], launch->grid_[1], launch->grid_[2], launch->block_[0],
-      launch->block_[1], launch->block_[2], int(dynamic), registers, static_shared,
-      occupancy * 100, blocks_per_sm);
+      launch->grid_[0], launch->grid_[1], launch->grid_[2], launch->block_[0], launch->block_[1],
+      launch->block_[2], int(dynamic), registers, static_shared, occupancy * 100, blocks_per_sm);
   return launch;
 }
 

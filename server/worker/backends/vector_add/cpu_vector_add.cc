@@ -5,10 +5,10 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/common/status_macros.h"
 #include "kernels/seeded_input.h"
 #include "kernels/vector_add/cpu_vector_add.h"
 #include "kernels/vector_add/simple_reference.h"
-#include "kernels/common/status_macros.h"
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 
@@ -31,8 +31,7 @@ class CpuVectorAdd final : public CpuWorkload {
   }
 
   void RunReference(std::span<float> reference) override {
-    kernels::VectorAddSimpleReference(a_.data(), b_.data(), reference.data(),
-                                      int64_t(a_.size()));
+    kernels::VectorAddSimpleReference(a_.data(), b_.data(), reference.data(), int64_t(a_.size()));
   }
 
   HostBuffer a_, b_;

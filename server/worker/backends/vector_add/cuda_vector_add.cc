@@ -24,12 +24,10 @@ namespace {
 
 class CudaVectorAdd final : public CudaWorkload {
  public:
-  CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n,
-                std::vector<int> variants, cuda::DeviceBuffer a,
-                cuda::DeviceBuffer b, cuda::DeviceBuffer c,
+  CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n, std::vector<int> variants,
+                cuda::DeviceBuffer a, cuda::DeviceBuffer b, cuda::DeviceBuffer c,
                 cuda::SampleTimer timer)
-      : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c),
-                     std::move(timer)),
+      : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c), std::move(timer)),
         n_(n),
         variants_(std::move(variants)),
         a_(std::move(a)),
@@ -41,19 +39,15 @@ class CudaVectorAdd final : public CudaWorkload {
     const float* b = b_.as<float>();
     float* c = static_cast<float*>(output());
     if (variants_.at(variant) == ops::kVectorAddNaive) {
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          kernels::cuda::LaunchVectorAddNaive(a, b, c, n_, stream));
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddNaive(a, b, c, n_, stream));
     } else {
-      KBENCH_CUDA_RETURN_IF_ERROR(
-          kernels::cuda::LaunchVectorAddVectorized(a, b, c, n_, stream));
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(a, b, c, n_, stream));
     }
     return absl::OkStatus();
   }
 
   // The ABI's buffers (proto/ops/vector_add/vector_add_op.cc): a, b, c.
-  std::vector<void*> KernelBuffers() const override {
-    return {a_.get(), b_.get(), output()};
-  }
+  std::vector<void*> KernelBuffers() const override { return {a_.get(), b_.get(), output()}; }
 
   absl::Status EnqueueReference(float* ref, cudaStream_t stream) override {
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddReference(
@@ -67,7 +61,7 @@ class CudaVectorAdd final : public CudaWorkload {
 };
 
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
-                                                  const Problem& problem) {
+                                                      const Problem& problem) {
   const int64_t n = int64_t(problem.request.vector_add().n());
   const uint64_t seed = problem.request.seed();
   if (problem.dtype != kernels::DType::kFp32)
@@ -76,28 +70,22 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
     return absl::InvalidArgumentError(absl::StrCat("n: ", n, " elements cannot be allocated"));
 
   const size_t bytes = size_t(n) * sizeof(float);
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a,
-                          cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b,
-                          cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c,
-                          cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a, cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, cuda::DeviceBuffer::Allocate(bytes));
 
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.dtype, seed, InputStream::kA, 0, a.get(), n,
-      stream));
-  KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-      problem.dtype, seed, InputStream::kB, 0, b.get(), n,
-      stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(problem.dtype, seed, InputStream::kA, 0, a.get(), n, stream));
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      kernels::cuda::LaunchFillSeeded(problem.dtype, seed, InputStream::kB, 0, b.get(), n, stream));
   KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
 
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
                           cuda::SampleTimer::Create(stream, &context->flusher));
-  return std::make_unique<CudaVectorAdd>(
-      std::move(context), n, problem.variants, std::move(a),
-      std::move(b), std::move(c), std::move(timer));
+  return std::make_unique<CudaVectorAdd>(std::move(context), n, problem.variants, std::move(a),
+                                         std::move(b), std::move(c), std::move(timer));
 }
 
 }  // namespace
