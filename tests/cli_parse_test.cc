@@ -585,6 +585,13 @@ TEST(FormatTable, ShowsHeaderColumnsAndTheSpeedupVerdict) {
   EXPECT_THAT(table, HasSubstr("baseline"));
   EXPECT_THAT(table, HasSubstr("2.31x [2.28, 2.35] faster"));
   EXPECT_THAT(table, HasSubstr("throughput: bytes = 3 * n * 4"));
+  // Both variants share the formula: it is stated once.
+  size_t footnotes = 0;
+  for (size_t at = table.find("throughput: "); at != std::string::npos;
+       at = table.find("throughput: ", at + 1)) {
+    ++footnotes;
+  }
+  EXPECT_EQ(footnotes, 1u) << table;
   EXPECT_THAT(table, HasSubstr("naive converged, vectorized converged"));
   EXPECT_THAT(table, Not(HasSubstr("clocks:")));  // the CPU has none
   EXPECT_THAT(table, HasSubstr("they say nothing about a GPU"));

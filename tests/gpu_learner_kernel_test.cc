@@ -18,6 +18,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/common/status_macros.h"
@@ -227,6 +228,66 @@ TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {
   EXPECT_FALSE(results.at("short.cu").verification().passed());
   EXPECT_EQ(results.at("short.cu").verification().non_finite(), 1u);
   EXPECT_FALSE(sink.events().back().summary().all_verified());
+}
+
+// Tricks from the reward-hack reports of kernel leaderboards: each is
+// caught by verification or refused before it runs.
+TEST_F(LearnerKernels, AKernelThatWorksOnlyOnItsFirstLaunchFailsVerification) {
+  // Every block of the first launch computes (the flag is set only after
+  // the last block of that launch finishes); every later launch returns at
+  // once, leaving the output of whichever launch wrote last.
+  const std::string source =
+      "__device__ unsigned int finished_blocks;\n"
+      "__device__ volatile int first_launch_done;\n"
+      "extern \"C\" __global__ void first_only(const kbench_t* a, const kbench_t* b,\n"
+      "                                         kbench_t* c, long long n) {\n"
+      "  if (first_launch_done) return;\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i < n) c[i] = a[i] + b[i];\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) {\n"
+      "    __threadfence();\n"
+      "    if (atomicAdd(&finished_blocks, 1u) == gridDim.x - 1) first_launch_done = 1;\n"
+      "  }\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive}),
+          {Kernel("first_only.cu", "first_only", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results.at("naive").verification().passed());
+  EXPECT_FALSE(results.at("first_only.cu").verification().passed())
+      << "a kernel that skipped its timed launches verified";
+  std::printf("[ exploit  ] first launch only: %s\n",
+              results.at("first_only.cu").verification().failure().c_str());
+}
+
+TEST_F(LearnerKernels, ACacheOnTheDeviceHeapOrInALargeGlobalIsRefusedBeforeItRuns) {
+  const std::string params =
+      "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n";
+  for (const auto& [name, source, refusal] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"heap.cu",
+            "__device__ kbench_t* saved;\n"
+            "extern \"C\" __global__ void cached" +
+                params +
+                "  if (saved == nullptr) saved = (kbench_t*)malloc(n * sizeof(kbench_t));\n"
+                "  if (i < n) c[i] = saved[i] = a[i] + b[i];\n}\n",
+            "calls malloc"},
+           {"global.cu",
+            "__device__ kbench_t saved[1 << 22];\n"
+            "extern \"C\" __global__ void cached" +
+                params + "  if (i < n) c[i] = saved[i % (1 << 22)] = a[i] + b[i];\n}\n",
+            "at most 65536"}}) {
+    testing::RecordingSink sink;
+    const absl::Status status = Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive}),
+                                    {Kernel(name, "cached", source, "cdiv(n,256)", "256")}, sink);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name << ": " << status;
+    EXPECT_THAT(status.message(), HasSubstr(refusal)) << name;
+  }
 }
 
 TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {

@@ -214,6 +214,55 @@ TEST(KernelCompile, StaticSharedMemoryAndSpillsAreReported) {
   EXPECT_EQ(facts->static_shared_memory_bytes(), 4096u);
 }
 
+// Kernel with `body` in place of the vector add's, and `globals` before it.
+std::string AddWith(const std::string& globals, const std::string& body) {
+  return globals +
+         "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+         "                                    long long n) {\n" +
+         body + "}\n";
+}
+
+TEST(KernelCompile, DeviceMallocIsRefusedNamingItAndWhy) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(AddWith(
+      "", "  kbench_t* cache = (kbench_t*)malloc(64);\n  cache[0] = a[0];\n  c[0] = cache[0];\n")));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(facts.status().message(),
+              AllOf(HasSubstr("my_add.cu: the kernel calls malloc"), HasSubstr("device heap")));
+}
+
+TEST(KernelCompile, GlobalStateOverItsBoundIsRefusedAndASmallTableIsNot) {
+  KernelCompiler compiler(Options());
+  // A 4 MiB __device__ array: room for a cache of earlier outputs.
+  absl::StatusOr<v1::CompileFacts> big = compiler.Compile(
+      Request(AddWith("__device__ kbench_t remembered[1 << 20];\n",
+                      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) { c[i] = remembered[i % (1 << 20)]; remembered[i % (1 << 20)] "
+                      "= a[i] + b[i]; }\n")));
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(big.status().message(),
+              AllOf(HasSubstr("its __device__ variables take"), HasSubstr("at most 65536")));
+  absl::StatusOr<v1::CompileFacts> small = compiler.Compile(
+      Request(AddWith("__device__ float scale[16];\n",
+                      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) c[i] = (a[i] + b[i]) * (kbench_t)scale[i % 16];\n")));
+  ASSERT_TRUE(small.ok()) << small.status();
+  EXPECT_EQ(small->global_memory_bytes(), 64u);
+}
+
+TEST(KernelCompile, PrintfAndAssertAreAllowed) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(
+      Request(AddWith("",
+                      "  if (threadIdx.x == 0 && blockIdx.x == 0) printf(\"n = %lld\\n\", n);\n"
+                      "  assert(n >= 0);\n"
+                      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) c[i] = a[i] + b[i];\n")));
+  EXPECT_TRUE(facts.ok()) << facts.status();
+}
+
 TEST(KernelCompile, ACompileThatExplodesIsStoppedByTheCpuLimit) {
   CompilerOptions options = Options();
   options.limits.cpu_seconds = 2;

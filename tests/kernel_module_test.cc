@@ -82,6 +82,25 @@ TEST(PtxEntries, AnUnterminatedListOrUnknownTypeIsAnError) {
               HasSubstr("unknown type"));
 }
 
+TEST(PtxCalls, TheModulesExternalFunctionsAreReadAndOnlyPrintfAndAssertPass) {
+  const std::string ptx =
+      "// .extern .func commented_out\n"
+      ".extern .func  (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0,\n"
+      "\t.param .b64 vprintf_param_1\n)\n;\n"
+      ".extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0\n)\n;\n";
+  EXPECT_THAT(ReadPtxExternalFunctions(ptx), ::testing::ElementsAre("vprintf", "__assertfail"));
+  EXPECT_TRUE(CheckExternalCalls(ptx).ok());
+  const std::string with_malloc =
+      ptx + ".extern .func  (.param .b64 func_retval0) malloc\n(\n\t.param .b64 p\n)\n;\n";
+  EXPECT_THAT(CheckExternalCalls(with_malloc).message(), HasSubstr("calls malloc"));
+  EXPECT_THAT(CheckExternalCalls(".extern .func (.param .b32 r) cudaLaunchDeviceV2(.param .b64 "
+                                 "a)\n;\n")
+                  .message(),
+              HasSubstr("dynamic parallelism"));
+  EXPECT_THAT(CheckExternalCalls(".extern .func mystery()\n;\n").message(),
+              HasSubstr("only printf and assert are linked"));
+}
+
 TEST(LinkInfo, TheEntrysFactsAreReadFromNvJitLinksInfoLog) {
   const std::string info =
       "ptxas info    : 64 bytes gmem\n"

@@ -1,13 +1,14 @@
-// A fuzz target (label security): a CPU kbench-server as a process takes a
-// few thousand generated requests at every RPC of its services (KernelBench,
+// A fuzz target (label security): a CPU kbench-server as a process takes
+// 12,000 generated requests at every RPC of its services (KernelBench,
 // RunHistory, Auth, Quotas): valid requests with fields set to extremes
 // (huge and negative numbers, NaN, unknown enum values, long strings,
 // invalid UTF-8, many repeated elements), and their serialized bytes
 // mutated, truncated or replaced. It fails on a crash (the server or a
 // worker gone), a hang (a call past its deadline), a code outside the
 // expected ones (UNKNOWN, INTERNAL, UNAVAILABLE...), or a response that does
-// not parse as the method's response type. A Run stream that is admitted is
-// cancelled after its first event. Seeded: KBENCH_FUZZ_SEED=N reproduces a
+// not parse as the method's response type, or when the server's memory
+// grows by more than kMaxRssGrowthKb over the requests (printed every 500).
+// A Run stream that is admitted is cancelled after its first event. Seeded: KBENCH_FUZZ_SEED=N reproduces a
 // failure (the seed is printed), KBENCH_FUZZ_REQUESTS=N sets the count.
 #include <gtest/gtest.h>
 
@@ -59,6 +60,14 @@ constexpr auto kCallDeadline = 45s;
 // 1 MiB strings nest to a gigabyte, which takes the fuzzer, not the server,
 // past kCallDeadline to send.
 constexpr size_t kMaxRequestBytes = size_t(8) << 20;
+
+// What the server's RSS may gain over the requests (the default 12,000). It
+// holds no state per request beyond the runs' records, so what it gains is
+// the allocator's: 62 MB from 28.5 with its two malloc arenas
+// (server/app/main.cc); with glibc's default of up to 8 per core it kept
+// every arena's high-water mark, 95-99 MB at 12,000 requests and 148 MB at
+// 36,000 (seed 7).
+constexpr long kMaxRssGrowthKb = 48 * 1024;
 
 // VmRSS of a process in kB, or -1.
 long RssKb(int pid) {
@@ -377,7 +386,7 @@ Outcome Call(grpc::Channel& channel, const MethodDescriptor& method, const std::
 
 TEST(RequestFuzz, EveryRpcAnswersGeneratedRequestsWithAnExpectedCodeAndParsableResponses) {
   const uint64_t seed = SeedFromEnvironment("KBENCH_FUZZ_SEED", 20261204);
-  const uint64_t requests = SeedFromEnvironment("KBENCH_FUZZ_REQUESTS", 3000);
+  const uint64_t requests = SeedFromEnvironment("KBENCH_FUZZ_REQUESTS", 12000);
   std::printf("request fuzz: KBENCH_FUZZ_SEED=%llu KBENCH_FUZZ_REQUESTS=%llu\n",
               (unsigned long long)seed, (unsigned long long)requests);
   // The server's log goes to this test's own stderr: captured, it would sit
@@ -446,6 +455,10 @@ TEST(RequestFuzz, EveryRpcAnswersGeneratedRequestsWithAnExpectedCodeAndParsableR
   std::printf("  server RSS every 500 requests (kB):");
   for (long kb : rss_series_kb) std::printf(" %ld", kb);
   std::printf("\n");
+  const long rss_after_kb = RssKb(server.process().pid());
+  EXPECT_LT(rss_after_kb - rss_before_kb, kMaxRssGrowthKb)
+      << "the server's memory grew from " << rss_before_kb << " to " << rss_after_kb
+      << " kB over the requests";
   for (const auto& [name, codes] : seen) {
     std::printf("  %s:", name.c_str());
     for (const auto& [code, count] : codes) std::printf(" %d x%d", int(code), count);

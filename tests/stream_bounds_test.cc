@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <iostream>
 #include <map>
 #include <string>
 #include <thread>
@@ -193,6 +194,8 @@ TEST(StreamBounds, AReaderThatStopsWithGrpcsOwnWindowHoldsNothingPastItsRun) {
       10s))
       << "the client's stream slot stayed held by a stream it stopped reading";
   const Stream s = ReadAll(*reader);
+  std::cout << "the unread stream: " << s.events.size() << " events, "
+            << (s.status.ok() ? "the whole run" : s.status.error_message()) << std::endl;
   if (s.status.ok()) {
     ASSERT_FALSE(s.events.empty());
     EXPECT_TRUE(s.events.back().has_summary()) << "the stream ended without its summary";

@@ -25,6 +25,8 @@
 // to end, then are cancelled; then the workers get SIGTERM (SIGKILL if they
 // do not stop) and are reaped. A second signal exits at once; the workers
 // die with the front (PR_SET_PDEATHSIG).
+#include <malloc.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +45,9 @@
 namespace kbench::server {
 namespace {
 
+// The malloc arenas the server's threads share (CapMallocArenas).
+constexpr int kMallocArenas = 2;
+
 // Blocks SIGINT and SIGTERM in every thread (call before any thread starts)
 // so that WaitForSignal receives them.
 sigset_t BlockShutdownSignals() {
@@ -60,7 +65,18 @@ int WaitForSignal(const sigset_t& set) {
   return signal;
 }
 
+// glibc gives each thread that allocates an arena of its own (up to 8 per
+// core) and keeps in it what the thread freed: with gRPC's threads each
+// once holding a request of megabytes, the server's RSS climbed in steps of
+// 10-25 MB and kept them (49 to 148 MB over 36,000 fuzzed requests; with
+// two arenas 56 to 62 MB). Call before any thread starts. An operator's
+// MALLOC_ARENA_MAX still wins.
+void CapMallocArenas() {
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
+}
+
 int Main(int argc, char** argv) {
+  CapMallocArenas();
   const sigset_t signals = BlockShutdownSignals();
   ServerFlags flags;
   CLI::App app;

@@ -154,6 +154,8 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
   if (!entries.ok()) return entries.status();
   if (absl::Status abi_ok = CheckEntryAbi(*entries, kernel.entry(), *abi); !abi_ok.ok())
     return abi_ok;
+  if (absl::Status calls = CheckExternalCalls(output->ptx()); !calls.ok())
+    return absl::InvalidArgumentError(absl::StrCat(kernel.name(), ": ", calls.message()));
 
   CompiledKernel compiled;
   compiled.cubin = output->cubin();
@@ -161,6 +163,12 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
   facts.set_arch(options_.arch);
   facts.set_entry(kernel.entry());
   ReadLinkInfo(output->link_info(), kernel.entry(), facts);
+  if (facts.global_memory_bytes() > kMaxModuleGlobalMemoryBytes)
+    return absl::InvalidArgumentError(absl::StrCat(
+        kernel.name(), ": its __device__ variables take ", facts.global_memory_bytes(),
+        " bytes of global memory; at most ", kMaxModuleGlobalMemoryBytes,
+        " (64 KiB) are allowed, since state that outlives a launch could carry outputs from "
+        "one launch to the next: keep data in the buffers the op passes"));
   facts.set_log(Bounded(output->log()));
   facts.set_compile_ms(ms);
   facts.set_source_sha256(server::Sha256Hex(kernel.source()));

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +25,10 @@ namespace kbench::compile {
 
 // The largest compiler log returned, in a result or an error.
 inline constexpr size_t kMaxCompileLogBytes = 64 * 1024;
+// The most global memory a learner's module may declare (__device__
+// variables): state that outlives a launch could carry outputs from one
+// launch to the next, so a kernel gets a little for tables and no more.
+inline constexpr uint64_t kMaxModuleGlobalMemoryBytes = 64 * 1024;
 
 struct CompilerOptions {
   // The kbench-compile binary; empty: DefaultCompileHelper().
@@ -49,7 +54,9 @@ class KernelCompiler {
 
   // The facts of the compiled kernel; INVALID_ARGUMENT with the compiler's
   // log (at most kMaxCompileLogBytes) for a compile error, saying what was
-  // expected for an ABI mismatch, or naming the sandbox limit passed;
+  // expected for an ABI mismatch, naming a function it may not call
+  // (ptx_abi.h CheckExternalCalls) or the sandbox limit passed, or when
+  // its global memory is over kMaxModuleGlobalMemoryBytes;
   // FAILED_PRECONDITION when the build has no compile helper (no CUDA
   // toolkit) or it is missing.
   absl::StatusOr<v1::CompileFacts> Compile(const v1::CompileKernelRequest& request);

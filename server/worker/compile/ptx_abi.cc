@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -150,6 +151,46 @@ absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::stri
     return absl::InvalidArgumentError(
         absl::StrCat("kernel.entry: '", entry, "' takes ", got.size(), " parameters",
                      got.empty() ? std::string() : " " + Sizes(got), "; ", wanted));
+  return absl::OkStatus();
+}
+
+std::vector<std::string> ReadPtxExternalFunctions(absl::string_view ptx) {
+  const std::string text = WithoutComments(ptx);
+  std::vector<std::string> names;
+  const std::string extern_func = ".extern .func";
+  for (size_t at = text.find(extern_func); at != std::string::npos;
+       at = text.find(extern_func, at + extern_func.size())) {
+    size_t i = at + extern_func.size();
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i < text.size() && text[i] == '(') {  // the return value's parameter
+      const size_t close = text.find(')', i);
+      if (close == std::string::npos) break;
+      i = close + 1;
+      while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    }
+    size_t end = i;
+    while (end < text.size() && IsPtxNameChar(text[end])) ++end;
+    if (end > i) names.push_back(text.substr(i, end - i));
+  }
+  return names;
+}
+
+absl::Status CheckExternalCalls(absl::string_view ptx) {
+  for (const std::string& name : ReadPtxExternalFunctions(ptx)) {
+    if (name == "vprintf" || name == "__assertfail") continue;
+    std::string why = "only printf and assert are linked";
+    if (name == "malloc" || name == "free") {
+      why =
+          "the device heap outlives a launch, so a kernel could keep earlier outputs there; "
+          "use the buffers the op passes and shared memory";
+    } else if (absl::StartsWith(name, "cudaLaunchDevice") ||
+               absl::StartsWith(name, "cudaGetParameterBuffer") ||
+               absl::StartsWith(name, "__cudaCDP")) {
+      why = "dynamic parallelism (launching kernels from the device) is not linked";
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("the kernel calls ", name, ", which kernels here may not call: ", why));
+  }
   return absl::OkStatus();
 }
 

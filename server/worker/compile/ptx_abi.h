@@ -1,8 +1,10 @@
 // The ABI check of a compiled kernel, read from its PTX without a GPU: the
 // module's .entry declarations and their parameter lists
 // (".visible .entry name(.param .u64 name_param_0, ...)"), compared with the
-// op's ABI (proto/ops/kernel_abi.h). The same check for CUDA C++ (NVRTC's
-// PTX) and for PTX a learner wrote. Pure.
+// op's ABI (proto/ops/kernel_abi.h); and the functions it calls outside
+// itself (".extern .func ... name"), checked against the few a learner's
+// kernel may call. The same checks for CUDA C++ (NVRTC's PTX) and for PTX a
+// learner wrote. Pure.
 #pragma once
 
 #include <cstdint>
@@ -37,5 +39,16 @@ absl::StatusOr<std::vector<PtxEntry>> ReadPtxEntries(absl::string_view ptx);
 // module; its kernels: _Z3addPKfS0_Pfx (declare it extern \"C\")".
 absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::string& entry,
                            const ops::KernelAbi& abi);
+
+// The functions outside the module that `ptx` declares (".extern .func"),
+// in order: e.g. vprintf (printf), __assertfail (assert), malloc.
+std::vector<std::string> ReadPtxExternalFunctions(absl::string_view ptx);
+
+// OK when every function outside the module that `ptx` calls is printf's
+// (vprintf) or assert's (__assertfail); otherwise INVALID_ARGUMENT naming
+// the first other and why: malloc and free would keep state on the device
+// heap from one launch to the next (a cache of earlier outputs), and the
+// device runtime's launches (dynamic parallelism) are not linked.
+absl::Status CheckExternalCalls(absl::string_view ptx);
 
 }  // namespace kbench::compile
