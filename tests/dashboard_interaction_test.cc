@@ -83,8 +83,8 @@ TEST(DashboardSignInTest, ATokenSignsInShowingWhoAndSignOutForgetsIt) {
   ASSERT_TRUE(browser->Click("#login-box button[type=submit]").ok());
   const absl::Status drawn = browser->WaitFor("document.body.dataset.ready === 'learner'");
   ASSERT_TRUE(drawn.ok()) << drawn << "; page errors: " << TextOf(*browser, "page-errors")
-                         << "; login box: " << TextOf(*browser, "login-reason")
-                         << "; header: " << TextOf(*browser, "server-line");
+                          << "; login box: " << TextOf(*browser, "login-reason")
+                          << "; header: " << TextOf(*browser, "server-line");
   ASSERT_TRUE(browser->WaitFor("!document.getElementById('signed-in').hidden").ok());
   EXPECT_EQ(TextOf(*browser, "signed-in-as"), "grace (instructor)");
   // grace's cohort has no runs yet: the view says so.

@@ -8,8 +8,8 @@
 // expected ones (UNKNOWN, INTERNAL, UNAVAILABLE...), or a response that does
 // not parse as the method's response type, or when the server's memory
 // grows by more than kMaxRssGrowthKb over the requests (printed every 500).
-// A Run stream that is admitted is cancelled after its first event. Seeded: KBENCH_FUZZ_SEED=N reproduces a
-// failure (the seed is printed), KBENCH_FUZZ_REQUESTS=N sets the count.
+// A Run stream that is admitted is cancelled after its first event. Seeded: KBENCH_FUZZ_SEED=N
+// reproduces a failure (the seed is printed), KBENCH_FUZZ_REQUESTS=N sets the count.
 #include <gtest/gtest.h>
 
 #include <chrono>
