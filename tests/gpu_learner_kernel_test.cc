@@ -264,6 +264,31 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnItsFirstLaunchFailsVerification) {
               results.at("first_only.cu").verification().failure().c_str());
 }
 
+TEST_F(LearnerKernels, AKernelThatWritesPastTheEndOfItsOutputFailsVerification) {
+  // Every element right, and one more written after the last.
+  const std::string source =
+      "extern \"C\" __global__ void past_end(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                       long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i < n) c[i] = a[i] + b[i];\n"
+      "  if (i == 0) c[n] = (kbench_t)1.0f;  // bytes 00 00 80 3f in fp32\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive, ops::kVectorAddVectorized}),
+          {Kernel("past_end.cu", "past_end", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results.at("naive").verification().passed());
+  EXPECT_TRUE(results.at("vectorized").verification().passed());
+  EXPECT_FALSE(results.at("past_end.cu").verification().passed());
+  EXPECT_THAT(results.at("past_end.cu").verification().failure(),
+              HasSubstr("wrote past the end of the output: 4 bytes"));
+  std::printf("[ exploit  ] write past the end: %s\n",
+              results.at("past_end.cu").verification().failure().c_str());
+}
+
 TEST_F(LearnerKernels, ACacheOnTheDeviceHeapOrInALargeGlobalIsRefusedBeforeItRuns) {
   const std::string params =
       "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {\n"

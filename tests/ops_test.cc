@@ -12,6 +12,7 @@
 #include "proto/ops/backends.h"
 #include "proto/ops/registry.h"
 #include "proto/ops/vector_add/vector_add_op.h"
+#include "proto/ops/verification.h"
 
 namespace kbench::ops {
 namespace {
@@ -85,6 +86,48 @@ TEST(AttentionLimits, DefaultHeadDimIsWhatTheKernelsRun) {
     AttentionOp().SetDefaultLimits(device, limits);
     EXPECT_EQ(limits.max_head_dim(), uint32_t(kernels::kMaxAttentionHeadDim));
   }
+}
+
+// An output of 4 elements equal to their reference, with `guard` bytes of
+// its guard region written.
+class FakeOutput : public DeviceOutput {
+ public:
+  explicit FakeOutput(uint64_t guard) : guard_(guard) {}
+  absl::StatusOr<kernels::Comparison> CompareWithReference(
+      const kernels::ElementTolerance& tolerance) override {
+    kernels::Comparison c;
+    for (int i = 0; i < 4; ++i) c.Add(i, float(i + 1), double(i + 1), tolerance);
+    return c;
+  }
+  absl::Status Read(OutputBuffer, int64_t first, std::span<float> out) override {
+    for (size_t i = 0; i < out.size(); ++i) out[i] = float(first + int64_t(i) + 1);
+    return absl::OkStatus();
+  }
+  absl::StatusOr<uint64_t> GuardBytesWritten() override { return guard_; }
+
+ private:
+  const uint64_t guard_;
+};
+
+TEST(CheckOutput, AWritePastTheEndFailsVerificationThoughEveryElementIsRight) {
+  kernels::OpTolerances tolerances;
+  tolerances.variant.element = {1e-6, 1e-6};
+  tolerances.variant.rel_l2 = 1e-6;
+  tolerances.reference = tolerances.variant;
+  tolerances.against_reference = tolerances.variant;
+  const std::vector<double> exact = {1, 2, 3, 4};
+  FakeOutput clean(0);
+  absl::StatusOr<v1::Verification> ok =
+      CheckOutput(clean, tolerances, {{0, 4}}, exact, "every element");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_TRUE(ok->passed()) << ok->failure();
+  FakeOutput past_the_end(8);
+  absl::StatusOr<v1::Verification> caught =
+      CheckOutput(past_the_end, tolerances, {{0, 4}}, exact, "every element");
+  ASSERT_TRUE(caught.ok()) << caught.status();
+  EXPECT_FALSE(caught->passed());
+  EXPECT_EQ(caught->failure(),
+            "wrote past the end of the output: 8 bytes of the guard region after it changed");
 }
 
 }  // namespace

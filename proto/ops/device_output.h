@@ -37,6 +37,13 @@ class DeviceOutput {
   // Copies elements [first, first + out.size()) of `buffer`, converted to
   // float, to `out`. INVALID_ARGUMENT when the range is outside the output.
   virtual absl::Status Read(OutputBuffer buffer, int64_t first, std::span<float> out) = 0;
+
+  // Bytes of the guard region just past the output's end that the last run
+  // changed: the output's poison covers the guard too, so any byte of it
+  // not poison was written by a kernel writing past the end of its output.
+  // 0 where the output has no guard (the CPU backend's runs only built-in
+  // code). Fails only for a device error.
+  virtual absl::StatusOr<uint64_t> GuardBytesWritten() { return uint64_t{0}; }
 };
 
 }  // namespace kbench::ops

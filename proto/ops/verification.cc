@@ -75,9 +75,14 @@ absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
     v.set_worst_reference(worst_ref);
   }
 
+  KBENCH_ASSIGN_OR_RETURN(const uint64_t past_the_end, output.GuardBytesWritten());
+
   const std::string against_device = "against the device reference";
   std::string failure;
-  if (all.non_finite > 0) {
+  if (past_the_end > 0) {
+    failure = absl::StrCat("wrote past the end of the output: ", WithCommas(past_the_end),
+                           " bytes of the guard region after it changed");
+  } else if (all.non_finite > 0) {
     failure = FailureOf(all, tolerances.against_reference, "in the output");
   } else if (std::string f = FailureOf(reference, tolerances.reference,
                                        "in the device reference against the double "

@@ -27,15 +27,18 @@ struct OutputRange {
 };
 
 // The checks of one output:
-//   1. every element against the device reference, on the device, within
+//   1. nothing written past the end of the output (its guard region:
+//      DeviceOutput::GuardBytesWritten);
+//   2. every element against the device reference, on the device, within
 //      tolerances.against_reference;
-//   2. the output on `ranges` against `exact` (the double-precision
+//   3. the output on `ranges` against `exact` (the double-precision
 //      reference of those elements, in range order), within
 //      tolerances.variant;
-//   3. the device reference on `ranges` against `exact`, within
+//   4. the device reference on `ranges` against `exact`, within
 //      tolerances.reference.
-// passed needs all three; `failure` names the first that failed (non-finite
-// values first, then a wrong device reference, then the rest in order).
+// passed needs all four; `failure` names the first that failed (a write
+// past the end first, then non-finite values, then a wrong device
+// reference, then the rest in order).
 // `method` is the Verification's method, as the op words it.
 absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
                                              const kernels::OpTolerances& tolerances,

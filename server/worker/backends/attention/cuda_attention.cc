@@ -120,7 +120,7 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q, cuda::DeviceBuffer::Allocate(tensor));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k, cuda::DeviceBuffer::Allocate(tensor));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v, cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o, cuda::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o, CudaWorkload::OutputWithGuard(tensor));
   cuda::DeviceBuffer scores;
   if (naive) {
     absl::StatusOr<cuda::DeviceBuffer> s =

@@ -28,6 +28,25 @@ absl::Status CudaWorkload::PoisonOutput() {
   });
 }
 
+absl::StatusOr<cuda::DeviceBuffer> CudaWorkload::OutputWithGuard(size_t bytes) {
+  return cuda::DeviceBuffer::Allocate(bytes + kOutputGuardBytes);
+}
+
+absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
+  const size_t output_bytes = size_t(elements_) * size_t(kernels::DTypeBytes(dtype_));
+  if (output_.bytes() < output_bytes + kOutputGuardBytes) return uint64_t{0};
+  std::vector<unsigned char> guard(kOutputGuardBytes);
+  KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(guard.data(),
+                                                static_cast<char*>(output_.get()) + output_bytes,
+                                                guard.size(), cudaMemcpyDeviceToHost, stream()));
+    return context_->stream.Synchronize();
+  }));
+  uint64_t written = 0;
+  for (unsigned char byte : guard) written += byte != 0xFF;
+  return written;
+}
+
 absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
   builtins_ = int(problem.variants.size());
   if (problem.kernels.empty()) return absl::OkStatus();

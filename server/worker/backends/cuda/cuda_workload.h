@@ -5,7 +5,9 @@
 // around two hooks a subclass writes for its op: enqueue one run of a
 // variant, and enqueue the op's reference kernel (kernels/cuda/<op>/
 // reference_kernel.h), each on a stream without waiting.
-//   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16.
+//   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16,
+//     and the guard after the output (kOutputGuardBytes) too.
+//   GuardBytesWritten: the guard's bytes that are no longer 0xFF.
 //   Run: Enqueue, then wait for the stream.
 //   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.
 //   CompareWithReference: the comparison kernel over every element, its
@@ -36,9 +38,15 @@
 
 namespace kbench::server::cuda_backend {
 
+// Bytes after the output that PoisonOutput poisons and GuardBytesWritten
+// checks: a kernel writing up to this far past the end of its output is
+// caught (further, it meets the allocator's own bounds or another buffer).
+inline constexpr size_t kOutputGuardBytes = 4096;
+
 class CudaWorkload : public Workload {
  public:
-  // output holds `elements` values of `dtype`.
+  // output holds `elements` values of `dtype` followed by kOutputGuardBytes
+  // (OutputWithGuard allocates it so).
   CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype, int64_t elements,
                cuda::DeviceBuffer output, cuda::SampleTimer timer);
 
@@ -49,6 +57,9 @@ class CudaWorkload : public Workload {
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
   absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+  absl::StatusOr<uint64_t> GuardBytesWritten() final;
+  // A buffer for `bytes` of output and the guard after them.
+  static absl::StatusOr<cuda::DeviceBuffer> OutputWithGuard(size_t bytes);
   // A built-in's BuiltinConfig; a learner's kernel's launch facts.
   std::string VariantConfig(int variant) const final;
 

@@ -72,7 +72,7 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   const size_t bytes = size_t(n) * sizeof(float);
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a, cuda::DeviceBuffer::Allocate(bytes));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, CudaWorkload::OutputWithGuard(bytes));
 
   const cudaStream_t stream = context->stream.get();
   using kernels::InputStream;
