@@ -49,6 +49,19 @@ std::string TextOf(Browser& browser, const std::string& id) {
   return text.ok() && text->is_string() ? text->get<std::string>() : "";
 }
 
+// A browser on `fragment` once the page has drawn `view` there; nullptr,
+// having failed the test, when it cannot.
+std::unique_ptr<Browser> OpenView(const DashboardTestServer& server, const std::string& fragment,
+                                  const std::string& view) {
+  std::unique_ptr<Browser> browser = StartBrowser();
+  if (browser == nullptr) return nullptr;
+  const absl::Status navigated = browser->Navigate(Url(server, fragment));
+  EXPECT_TRUE(navigated.ok()) << navigated;
+  const absl::Status drawn = browser->WaitFor("document.body.dataset.ready === '" + view + "'");
+  EXPECT_TRUE(drawn.ok()) << drawn << "; page errors: " << TextOf(*browser, "page-errors");
+  return navigated.ok() && drawn.ok() ? std::move(browser) : nullptr;
+}
+
 constexpr char kLoginBoxShown[] = "!document.getElementById('login-box').hidden";
 
 TEST(DashboardSignInTest, ATokenSignsInShowingWhoAndSignOutForgetsIt) {
@@ -103,10 +116,8 @@ TEST(DashboardSignInTest, ATokenSignsInShowingWhoAndSignOutForgetsIt) {
 TEST(DashboardHeaderTest, TheRunningAndQueuedCountsFollowTheServerWithoutAReload) {
   DashboardTestServer server;
   ASSERT_TRUE(server.ok());
-  std::unique_ptr<Browser> browser = StartBrowser();
+  std::unique_ptr<Browser> browser = OpenView(server, "learner/ada", "learner");
   ASSERT_NE(browser, nullptr);
-  ASSERT_TRUE(browser->Navigate(Url(server, "learner/ada")).ok());
-  ASSERT_TRUE(browser->WaitFor("document.body.dataset.ready === 'learner'").ok());
   ASSERT_TRUE(browser
                   ->WaitFor("document.getElementById('server-line').textContent"
                             ".includes('1 running · 1 queued')")
@@ -180,11 +191,8 @@ TEST(DashboardHistoryChartTest, PlotsEveryResultByProblemAndNotesResultsAboveThe
   }
   ASSERT_GE(results, 8u);
 
-  std::unique_ptr<Browser> browser = StartBrowser();
+  std::unique_ptr<Browser> browser = OpenView(server, "learner/ada", "learner");
   ASSERT_NE(browser, nullptr);
-  ASSERT_TRUE(browser->Navigate(Url(server, "learner/ada")).ok());
-  ASSERT_TRUE(browser->WaitFor("document.body.dataset.ready === 'learner'").ok())
-      << TextOf(*browser, "page-errors");
   absl::StatusOr<json> chart = browser->Execute(R"(
       const chart = Chart.getChart(document.getElementById('history-chart'));
       return {
@@ -224,10 +232,8 @@ TEST(DashboardHistoryChartTest, PlotsEveryResultByProblemAndNotesResultsAboveThe
 TEST(DashboardHistoryChartTest, NoNoteWhenEveryResultIsWithinItsCeiling) {
   DashboardTestServer server;
   ASSERT_TRUE(server.ok());
-  std::unique_ptr<Browser> browser = StartBrowser();
+  std::unique_ptr<Browser> browser = OpenView(server, "learner/ada", "learner");
   ASSERT_NE(browser, nullptr);
-  ASSERT_TRUE(browser->Navigate(Url(server, "learner/ada")).ok());
-  ASSERT_TRUE(browser->WaitFor("document.body.dataset.ready === 'learner'").ok());
   EXPECT_EQ(TextOf(*browser, "history-note"), "");
 }
 
