@@ -102,7 +102,7 @@ TEST(DashboardSignInTest, ATokenSignsInShowingWhoAndSignOutForgetsIt) {
   EXPECT_EQ(TextOf(*browser, "signed-in-as"), "grace (instructor)");
   // grace's cohort has no runs yet: the view says so.
   EXPECT_EQ(TextOf(*browser, "learner-summary"), "No runs stored yet.");
-  EXPECT_TRUE(browser->WaitFor(kLoginBoxShown + std::string(" === false")).ok());
+  EXPECT_TRUE(browser->WaitFor("document.getElementById('login-box').hidden").ok());
 
   // Sign out: the token leaves the tab and the box asks again.
   ASSERT_TRUE(browser->Click("#sign-out").ok());

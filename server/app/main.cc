@@ -67,10 +67,9 @@ int WaitForSignal(const sigset_t& set) {
 
 // glibc gives each thread that allocates an arena of its own (up to 8 per
 // core) and keeps in it what the thread freed: with gRPC's threads each
-// once holding a request of megabytes, the server's RSS climbed in steps of
-// 10-25 MB and kept them (49 to 148 MB over 36,000 fuzzed requests; with
-// two arenas 56 to 62 MB). Call before any thread starts. An operator's
-// MALLOC_ARENA_MAX still wins.
+// once holding a request of megabytes, the server's RSS climbed in steps and
+// kept them (docs/SECURITY.md, "Memory", has the measurements). Call before
+// any thread starts. An operator's MALLOC_ARENA_MAX still wins.
 void CapMallocArenas() {
   if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, kMallocArenas);
 }
