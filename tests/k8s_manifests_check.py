@@ -241,6 +241,16 @@ def check_server_container(at, c, image, ports, flags, services, errors, pod_gra
             errors.append(f"{at}: --store names {host}:{port}, which no Service serves")
         if match.group("password") is not None:
             errors.append(f"{at}: --store carries a password; use PGPASSWORD from a Secret")
+        # Servers sharing the store each end only their own host's runs at
+        # start-up: the id must differ per server and outlive the pod.
+        host_id = flag_value(args, "--host-id") or ""
+        var = re.fullmatch(r"\$\((\w+)\)", host_id)
+        env = {e.get("name"): e for e in c.get("env", [])}
+        field = (env.get(var.group(1), {}).get("valueFrom", {}).get("fieldRef", {})
+                 .get("fieldPath") if var else None)
+        if field != "spec.nodeName":
+            errors.append(f"{at}: a server sharing a PostgreSQL store needs "
+                          "--host-id=$(VAR) with VAR the node's name (fieldRef spec.nodeName)")
 
 
 def check_pdb_and_services(docs, errors):
@@ -744,6 +754,18 @@ class EachCheckCanFail(unittest.TestCase):
         match = POSTGRES_URL.match("postgres://u:pw@db-host:6543/x?sslmode=require")
         self.assertEqual((match.group("host"), match.group("port"), match.group("password")),
                          ("db-host", "6543", "pw"))
+
+    def test_a_shared_store_without_the_nodes_name_as_host_id(self):
+        for change in ("drop", "pod"):
+            inputs = Inputs()
+            container = inputs.server_container()
+            if change == "drop":
+                container["args"] = [a for a in container["args"]
+                                     if not a.startswith("--host-id")]
+            else:
+                env = next(e for e in container["env"] if e["name"] == "NODE_NAME")
+                env["valueFrom"]["fieldRef"]["fieldPath"] = "metadata.name"
+            self.assertReports(inputs, "needs --host-id=$(VAR) with VAR the node's name")
 
     def test_a_password_in_the_store_url(self):
         inputs = Inputs()

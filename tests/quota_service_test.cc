@@ -8,9 +8,11 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "server/front/cohort_quota_refresh.h"
 #include "server/front/quota_limits.h"
 #include "server/store/run_store.h"
 #include "tests/loopback_service.h"
@@ -122,6 +124,45 @@ TEST_F(QuotaServiceTest, TheInstructorSetsTheCohortsQuotasForItsLearners) {
   EXPECT_EQ(report.limits().queued_runs(), 2u);
   EXPECT_EQ(report.limits().device_seconds_per_hour(), 600);
   EXPECT_EQ(report.limits().runs_per_minute(), 5u);
+}
+
+// Two servers share the store: quotas set through one reach the other's
+// gate within its refresh period (here 50 ms instead of
+// kCohortQuotaRefreshPeriod), without a restart.
+TEST_F(QuotaServiceTest, QuotasSetThroughOneServerReachAnotherSharingTheStore) {
+  absl::StatusOr<std::unique_ptr<store::RunStore>> other_store =
+      store::OpenStore(dir_.path() + "/runs.db", "other-host");
+  ASSERT_TRUE(other_store.ok()) << other_store.status();
+  QuotaGate other(DefaultQuotas(), {}, *(*other_store)->CohortQuotas());
+  CohortQuotaRefresh refresh(
+      other, [&] { return (*other_store)->CohortQuotas(); }, std::chrono::milliseconds(50));
+  v1::QuotaOverrides overrides;
+  overrides.set_queued_runs(3);
+  v1::QuotaReport report;
+  ASSERT_TRUE(Set("tess", "cohort-1", overrides, &report).ok());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (other.CohortQuotas("cohort-1").queued_runs() != 3u &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(other.CohortQuotas("cohort-1").queued_runs(), 3u);
+  EXPECT_EQ(other.QuotasOf({"ada", "cohort-1", auth::Role::kLearner}).queued_runs(), 3u);
+}
+
+// A read of the store that started before this server's own change must
+// not undo it when it lands after.
+TEST(QuotaGateOverrides, AReadFromBeforeALocalChangeDoesNotUndoIt) {
+  QuotaGate gate(DefaultQuotas(), {});
+  const uint64_t before = gate.OverridesVersion();
+  v1::QuotaOverrides mine;
+  mine.set_queued_runs(4);
+  gate.SetOverrides("cohort-1", mine);
+  EXPECT_FALSE(gate.ReplaceOverrides({}, before));
+  EXPECT_EQ(gate.CohortQuotas("cohort-1").queued_runs(), 4u);
+  // A read that started after the change replaces.
+  v1::QuotaOverrides theirs;
+  theirs.set_queued_runs(6);
+  EXPECT_TRUE(gate.ReplaceOverrides({{"cohort-1", theirs}}, gate.OverridesVersion()));
+  EXPECT_EQ(gate.CohortQuotas("cohort-1").queued_runs(), 6u);
 }
 
 TEST_F(QuotaServiceTest, OnlyTheCohortsInstructorOrAnAdminMayManageIt) {

@@ -303,6 +303,34 @@ TEST_P(RunStoreTest, MarkInFlightInterruptedEndsQueuedAndRunningRunsOnly) {
   EXPECT_EQ(*marked, 0);
 }
 
+// Servers sharing a store: one starting up ends only its own host's runs
+// in flight, never those another server is queueing or running.
+TEST_P(RunStoreTest, AServerStartingUpEndsOnlyItsOwnHostsRunsInFlight) {
+  absl::StatusOr<std::unique_ptr<RunStore>> a = OpenStore(spec_, "host-a");
+  absl::StatusOr<std::unique_ptr<RunStore>> b = OpenStore(spec_, "host-b");
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_TRUE((*a)->Accept(AdmittedRun("a-queued", 1000)).ok());
+  ASSERT_TRUE((*a)->Accept(AdmittedRun("a-running", 1001)).ok());
+  ASSERT_TRUE((*a)->Start("a-running", TestDevice(), TestStarted("a-running"), 1002).ok());
+  ASSERT_TRUE((*b)->Accept(AdmittedRun("b-running", 1003)).ok());
+  ASSERT_TRUE((*b)->Start("b-running", TestDevice(), TestStarted("b-running"), 1004).ok());
+
+  // host-b restarts.
+  absl::StatusOr<int64_t> marked = (*b)->MarkInFlightInterrupted();
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 1);
+  EXPECT_EQ(store_->Get("b-running")->status(), v1::RUN_STATUS_INTERRUPTED);
+  EXPECT_EQ(store_->Get("a-queued")->status(), v1::RUN_STATUS_QUEUED);
+  EXPECT_EQ(store_->Get("a-running")->status(), v1::RUN_STATUS_RUNNING);
+
+  // host-a restarts.
+  marked = (*a)->MarkInFlightInterrupted();
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 2);
+  EXPECT_EQ(store_->Get("a-running")->status(), v1::RUN_STATUS_INTERRUPTED);
+}
+
 TEST_P(RunStoreTest, LabelWithQuotesNewlinesAndUnicodeIsStoredIntact) {
   const std::string label = "it's \"lab 1\"; DROP TABLE runs; --\nline two\t\\x00 ünïcødé ✓ 🚀";
   ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000, label)).ok());

@@ -43,6 +43,7 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
             return runs.DeviceTimeOf(user, since_unix_ms);
           },
           std::move(cohort_quotas)),
+      quota_refresh_(quotas_, [&runs = *stores.runs] { return runs.CohortQuotas(); }),
       recorder_(*stores.runs),
       metrics_(registry_),
       service_(*started.scheduler, RunServiceOptions(flags, stores, started, quotas_),

@@ -16,6 +16,7 @@
 #include "server/app/start_scheduler.h"
 #include "server/auth/auth_service.h"
 #include "server/front/assignment_service.h"
+#include "server/front/cohort_quota_refresh.h"
 #include "server/front/history_service.h"
 #include "server/front/quota_gate.h"
 #include "server/front/quota_service.h"
@@ -53,6 +54,8 @@ class FrontServices {
                 std::map<std::string, v1::QuotaOverrides> cohort_quotas);
 
   QuotaGate quotas_;
+  // Other servers sharing the store change cohort quotas too.
+  CohortQuotaRefresh quota_refresh_;
   store::StoreRecorder recorder_;
   prometheus::Registry registry_;
   metrics::RunMetrics metrics_;

@@ -86,6 +86,7 @@ int Main(int argc, char** argv) {
   if (probe.parsed()) return probe.Run(std::cout, std::cerr);
   flags.store_given = !flags.store.empty();
   if (flags.store.empty()) flags.store = DefaultStorePath();
+  if (flags.host_id.empty()) flags.host_id = DefaultHostId();
   if (admin.parsed()) return admin.Run(flags.store, std::cout, std::cerr);
 
   absl::StatusOr<std::unique_ptr<AssembledServer>> server = AssembledServer::Start(flags);

@@ -58,7 +58,8 @@ absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags) {
     Log("auth: off (", flags.auth == "off" ? "--auth off" : "the store never had a user",
         "): every caller is the local admin", flags.insecure ? " (--insecure)" : "");
   }
-  absl::StatusOr<std::unique_ptr<store::RunStore>> runs = store::OpenStore(flags.store);
+  absl::StatusOr<std::unique_ptr<store::RunStore>> runs =
+      store::OpenStore(flags.store, flags.host_id);
   if (!runs.ok()) return Failed(runs.status(), cannot_open);
   stores.runs = *std::move(runs);
   absl::StatusOr<std::unique_ptr<store::AssignmentStore>> assignments =
@@ -68,8 +69,9 @@ absl::StatusOr<OpenedStores> OpenStores(const ServerFlags& flags) {
   absl::StatusOr<int64_t> interrupted = stores.runs->MarkInFlightInterrupted();
   if (!interrupted.ok()) return Failed(interrupted.status(), store_failed);
   if (*interrupted > 0)
-    Log("store: ", *interrupted, " runs left in flight by an earlier server are now interrupted");
-  Log("store: ", flags.store);
+    Log("store: ", *interrupted, " runs left in flight by an earlier server of host ",
+        flags.host_id, " are now interrupted");
+  Log("store: ", flags.store, " (host ", flags.host_id, ")");
   return stores;
 }
 

@@ -1,5 +1,8 @@
 #include "server/app/server_flags.h"
 
+#include <unistd.h>
+
+#include <cctype>
 #include <cstdlib>
 #include <string>
 
@@ -47,6 +50,20 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                  "The results store: a SQLite file path, or a postgresql:// URL "
                  "[default: $KBENCH_STATE_DIR, $XDG_STATE_HOME/kbench or "
                  "~/.local/state/kbench, file runs.sqlite]");
+  app.add_option("--host-id", flags.host_id,
+                 "This host's id in a store that several servers share (PostgreSQL): runs "
+                 "this server accepts are its own, and at start-up it marks interrupted "
+                 "only its own runs left in flight, never other servers'. Give each server "
+                 "an id of its own that stays the same across restarts (on Kubernetes the "
+                 "node's name). 1 to 128 letters, digits, '.', '_' or '-' [default: the "
+                 "host name]")
+      ->check([](const std::string& id) -> std::string {
+        if (id.empty() || id.size() > 128) return "--host-id: 1 to 128 characters";
+        for (char c : id)
+          if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+            return "--host-id: only letters, digits, '.', '_' and '-'";
+        return "";
+      });
   app.add_option("--http", flags.http,
                  "Address of the dashboard, its JSON API (/api/) and the Prometheus "
                  "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "
@@ -104,6 +121,12 @@ std::string DefaultStorePath() {
   if (dir.empty() && !env("HOME").empty()) dir = env("HOME") + "/.local/state/kbench";
   if (dir.empty()) dir = "kbench-state";
   return dir + "/runs.sqlite";
+}
+
+std::string DefaultHostId() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
 }  // namespace kbench::server

@@ -24,6 +24,9 @@ struct ServerFlags {
   std::string store;
   // Whether --store was given (auth_mode.h: auto creates no store it names).
   bool store_given = false;
+  // --host-id: this host in a shared store (store::OpenStore's `host`);
+  // empty until parsed: then DefaultHostId() unless given.
+  std::string host_id;
   std::string http = kDefaultHttp;
   std::string auth = "auto";  // auto, on or off
   std::string tls_cert;       // empty: plain text
@@ -54,5 +57,9 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags);
 // $KBENCH_STATE_DIR, else $XDG_STATE_HOME/kbench, else
 // $HOME/.local/state/kbench, else ./kbench-state; file runs.sqlite.
 std::string DefaultStorePath();
+
+// --host-id's default: the machine's host name (gethostname), or "localhost"
+// when it has none.
+std::string DefaultHostId();
 
 }  // namespace kbench::server

@@ -62,6 +62,20 @@ v1::QuotaOverrides QuotaGate::OverridesOf(const std::string& cohort) const {
 void QuotaGate::SetOverrides(const std::string& cohort, v1::QuotaOverrides overrides) {
   std::lock_guard lock(mu_);
   overrides_[cohort] = std::move(overrides);
+  ++overrides_version_;
+}
+
+uint64_t QuotaGate::OverridesVersion() const {
+  std::lock_guard lock(mu_);
+  return overrides_version_;
+}
+
+bool QuotaGate::ReplaceOverrides(std::map<std::string, v1::QuotaOverrides> overrides,
+                                 uint64_t version) {
+  std::lock_guard lock(mu_);
+  if (version != overrides_version_) return false;
+  overrides_ = std::move(overrides);
+  return true;
 }
 
 absl::StatusOr<v1::QuotaUsage> QuotaGate::UsageOf(const std::string& user,

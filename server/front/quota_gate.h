@@ -54,6 +54,13 @@ class QuotaGate final : public RunObserver {
   v1::QuotaOverrides OverridesOf(const std::string& cohort) const;
   // Replaces `cohort`'s overrides (once the store has them).
   void SetOverrides(const std::string& cohort, v1::QuotaOverrides overrides);
+  // Counts SetOverrides calls: what a read of the store started after.
+  uint64_t OverridesVersion() const;
+  // Replaces every cohort's overrides with `overrides`, the store's as read
+  // since OverridesVersion() was `version` (CohortQuotaRefresh); does
+  // nothing when SetOverrides has changed them since, so that a read from
+  // before this server's own change cannot undo it. Whether it replaced.
+  bool ReplaceOverrides(std::map<std::string, v1::QuotaOverrides> overrides, uint64_t version);
   // What `user` uses now of each quota; blocks on the store's device-time
   // query (call it off gRPC's threads).
   absl::StatusOr<v1::QuotaUsage> UsageOf(const std::string& user, int64_t now_unix_ms) const;
@@ -96,6 +103,7 @@ class QuotaGate final : public RunObserver {
 
   mutable std::mutex mu_;
   std::map<std::string, v1::QuotaOverrides> overrides_;  // by cohort
+  uint64_t overrides_version_ = 0;                       // SetOverrides calls
   std::map<std::string, Open> open_;                     // by run id
   std::map<std::string, Usage> usage_;  // by user; users with open runs or recent ones
 };

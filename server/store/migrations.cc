@@ -120,6 +120,13 @@ const PortableMigration kMigrations[] = {
       "submitted_unix_ms)",
       "ALTER TABLE runs ADD COLUMN submission_id TEXT NOT NULL DEFAULT ''",
       "CREATE INDEX runs_by_submission ON runs (submission_id)"}},
+    // The host id of the server that accepted each run (--host-id): a
+    // server starting up ends only its own runs left in flight, never those
+    // of other servers sharing the store. Runs from before have ''.
+    {9,
+     "runs by host",
+     {"ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT ''",
+      "CREATE INDEX runs_by_host_and_status ON runs (host, status)"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -29,9 +29,10 @@ absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenDatabase(const std::string& spe
   return database;
 }
 
-absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec) {
+absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec,
+                                                    const std::string& host) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<SqlDatabase> database, OpenDatabase(spec));
-  auto store = std::make_unique<SqlRunStore>(std::move(database));
+  auto store = std::make_unique<SqlRunStore>(std::move(database), host);
   KBENCH_RETURN_IF_ERROR(store->Migrate());
   return store;
 }

@@ -8,8 +8,9 @@
 // A run's life in the store: Accept (QUEUED, or REFUSED with its error),
 // then Start (RUNNING), then Finish (OK, FAILED_VERIFICATION, CANCELLED or
 // ERROR). At start-up, before any run is accepted, the server calls
-// MarkInFlightInterrupted: runs that a previous process left QUEUED or
-// RUNNING become INTERRUPTED.
+// MarkInFlightInterrupted: runs that a previous process of the same host
+// left QUEUED or RUNNING become INTERRUPTED; other hosts' runs in a shared
+// store are theirs to end.
 //
 // Every method may be called from any thread; calls are serialized inside.
 // Each one blocks on the database, so callers on gRPC threads hand them to a
@@ -97,7 +98,9 @@ class RunStore {
   // error that is not UTF-8.
   virtual absl::Status Finish(const std::string& run_id, const RunOutcome& outcome) = 0;
 
-  // Every QUEUED or RUNNING run becomes INTERRUPTED; returns how many did.
+  // Every QUEUED or RUNNING run of this store's host (OpenStore's `host`),
+  // or of no host (accepted before runs named their host), becomes
+  // INTERRUPTED; returns how many did.
   virtual absl::StatusOr<int64_t> MarkInFlightInterrupted() = 0;
 
   // One page of the runs matching the request's filters, newest first (see
@@ -134,6 +137,10 @@ class RunStore {
 // Opens and migrates the store that `spec` names: a postgresql:// or
 // postgres:// URL opens PostgreSQL; anything else is the path of a SQLite
 // file, created with its directory when missing.
-absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec);
+// `host`: the id of the server's host (--host-id). Runs this store accepts
+// are recorded as that host's, and its MarkInFlightInterrupted ends only
+// them: servers sharing a PostgreSQL store each end their own.
+absl::StatusOr<std::unique_ptr<RunStore>> OpenStore(const std::string& spec,
+                                                    const std::string& host = "");
 
 }  // namespace kbench::server::store

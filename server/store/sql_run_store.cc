@@ -72,7 +72,8 @@ bool IsFinal(v1::RunStatus status) {
 
 }  // namespace
 
-SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database) : database_(std::move(database)) {}
+SqlRunStore::SqlRunStore(std::unique_ptr<SqlDatabase> database, std::string host)
+    : database_(std::move(database)), host_(std::move(host)) {}
 
 absl::Status SqlRunStore::Migrate() {
   std::lock_guard lock(mu_);
@@ -121,12 +122,12 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
         database_->Execute(
             "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
             "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part, "
-            "submission_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+            "submission_id, host) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
             {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
              int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
              record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission),
-             record.request().submission_id()}));
+             record.request().submission_id(), host_}));
     if (inserted == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
@@ -226,10 +227,10 @@ absl::StatusOr<int64_t> SqlRunStore::MarkInFlightInterrupted() {
   std::lock_guard lock(mu_);
   return database_->Execute(
       "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
-      "WHERE status IN (?, ?)",
+      "WHERE status IN (?, ?) AND host IN (?, '')",
       {int64_t{v1::RUN_STATUS_QUEUED}, "the server stopped while the run was queued",
        "the server stopped while the run was running", int64_t{v1::RUN_STATUS_INTERRUPTED},
-       int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}});
+       int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}, host_});
 }
 
 absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest& request,

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 
 #include "server/store/run_store.h"
 #include "server/store/sql_database.h"
@@ -13,8 +14,8 @@ namespace kbench::server::store {
 
 class SqlRunStore final : public RunStore {
  public:
-  // Does not migrate; OpenStore does.
-  explicit SqlRunStore(std::unique_ptr<SqlDatabase> database);
+  // Does not migrate; OpenStore does. `host`: see OpenStore.
+  explicit SqlRunStore(std::unique_ptr<SqlDatabase> database, std::string host = "");
 
   absl::Status Migrate() override;
   absl::Status Accept(const v1::RunRecord& record) override;
@@ -41,6 +42,7 @@ class SqlRunStore final : public RunStore {
 
   std::mutex mu_;
   const std::unique_ptr<SqlDatabase> database_;
+  const std::string host_;
 };
 
 }  // namespace kbench::server::store
