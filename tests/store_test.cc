@@ -331,6 +331,43 @@ TEST_P(RunStoreTest, AServerStartingUpEndsOnlyItsOwnHostsRunsInFlight) {
   EXPECT_EQ(store_->Get("a-running")->status(), v1::RUN_STATUS_INTERRUPTED);
 }
 
+// A host that died and never came back: once its lease has lapsed, another
+// server ends its runs in flight; hosts within their lease, and the
+// sweeping host itself, keep theirs.
+TEST_P(RunStoreTest, AHostWhoseLeaseLapsedHasItsRunsEndedByAnother) {
+  absl::StatusOr<std::unique_ptr<RunStore>> a = OpenStore(spec_, "host-a");
+  absl::StatusOr<std::unique_ptr<RunStore>> b = OpenStore(spec_, "host-b");
+  absl::StatusOr<std::unique_ptr<RunStore>> c = OpenStore(spec_, "host-c");
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  ASSERT_TRUE((*a)->Accept(AdmittedRun("a-running", 1000)).ok());
+  ASSERT_TRUE((*a)->Start("a-running", TestDevice(), TestStarted("a-running"), 1001).ok());
+  ASSERT_TRUE((*b)->Accept(AdmittedRun("b-queued", 1002)).ok());
+  ASSERT_TRUE((*c)->Accept(AdmittedRun("c-queued", 1003)).ok());
+  ASSERT_TRUE((*a)->Heartbeat(1'000).ok());
+  ASSERT_TRUE((*b)->Heartbeat(1'000).ok());  // b's own lease is old too
+  ASSERT_TRUE((*c)->Heartbeat(50'000).ok());
+
+  // At 70 s with a 60 s lease: a lapsed (1 s), c did not (50 s).
+  absl::StatusOr<int64_t> marked = (*b)->MarkLapsedHostsInterrupted(70'000, 60'000);
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 1);
+  absl::StatusOr<v1::RunRecord> run = store_->Get("a-running");
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->status(), v1::RUN_STATUS_INTERRUPTED);
+  EXPECT_NE(run->error().find("stopped renewing its lease"), std::string::npos) << run->error();
+  EXPECT_EQ(store_->Get("b-queued")->status(), v1::RUN_STATUS_QUEUED);
+  EXPECT_EQ(store_->Get("c-queued")->status(), v1::RUN_STATUS_QUEUED);
+
+  // a's lease is forgotten: the next sweep finds nothing of it.
+  marked = (*c)->MarkLapsedHostsInterrupted(71'000, 60'000);
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 1);  // b's, from c's side: b has not renewed since 1 s
+  EXPECT_EQ(store_->Get("b-queued")->status(), v1::RUN_STATUS_INTERRUPTED);
+  marked = (*c)->MarkLapsedHostsInterrupted(72'000, 60'000);
+  ASSERT_TRUE(marked.ok()) << marked.status();
+  EXPECT_EQ(*marked, 0);
+}
+
 TEST_P(RunStoreTest, LabelWithQuotesNewlinesAndUnicodeIsStoredIntact) {
   const std::string label = "it's \"lab 1\"; DROP TABLE runs; --\nline two\t\\x00 ünïcødé ✓ 🚀";
   ASSERT_TRUE(store_->Accept(AdmittedRun("r1", 1000, label)).ok());

@@ -1,5 +1,6 @@
 #include "server/app/front_services.h"
 
+#include <chrono>
 #include <cstdint>
 #include <utility>
 
@@ -44,6 +45,7 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
           },
           std::move(cohort_quotas)),
       quota_refresh_(quotas_, [&runs = *stores.runs] { return runs.CohortQuotas(); }),
+      host_lease_(*stores.runs, std::chrono::milliseconds(int64_t(flags.host_lease_s * 1000))),
       recorder_(*stores.runs),
       metrics_(registry_),
       service_(*started.scheduler, RunServiceOptions(flags, stores, started, quotas_),

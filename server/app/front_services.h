@@ -18,6 +18,7 @@
 #include "server/front/assignment_service.h"
 #include "server/front/cohort_quota_refresh.h"
 #include "server/front/history_service.h"
+#include "server/front/host_lease.h"
 #include "server/front/quota_gate.h"
 #include "server/front/quota_service.h"
 #include "server/front/service.h"
@@ -54,8 +55,9 @@ class FrontServices {
                 std::map<std::string, v1::QuotaOverrides> cohort_quotas);
 
   QuotaGate quotas_;
-  // Other servers sharing the store change cohort quotas too.
+  // Other servers sharing the store change cohort quotas too, and may die.
   CohortQuotaRefresh quota_refresh_;
+  HostLease host_lease_;
   store::StoreRecorder recorder_;
   prometheus::Registry registry_;
   metrics::RunMetrics metrics_;

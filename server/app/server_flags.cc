@@ -64,6 +64,12 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
             return "--host-id: only letters, digits, '.', '_' and '-'";
         return "";
       });
+  app.add_option("--host-lease-seconds", flags.host_lease_s,
+                 "This host's lease in a shared store, renewed every quarter of it: "
+                 "when a host has not renewed its lease for this long, the other servers "
+                 "mark its runs left in flight interrupted (it died and did not come back)")
+      ->check(CLI::Range(5.0, 3600.0))
+      ->capture_default_str();
   app.add_option("--http", flags.http,
                  "Address of the dashboard, its JSON API (/api/) and the Prometheus "
                  "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "

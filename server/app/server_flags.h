@@ -9,6 +9,7 @@
 #include "CLI/CLI.hpp"
 #include "server/app/limit_flags.h"
 #include "server/app/quota_flags.h"
+#include "server/front/host_lease.h"
 #include "server/front/start_workers.h"
 
 namespace kbench::server {
@@ -27,6 +28,8 @@ struct ServerFlags {
   // --host-id: this host in a shared store (store::OpenStore's `host`);
   // empty until parsed: then DefaultHostId() unless given.
   std::string host_id;
+  // --host-lease-seconds: HostLease's lease (server/front/host_lease.h).
+  double host_lease_s = double(kDefaultHostLease.count());
   std::string http = kDefaultHttp;
   std::string auth = "auto";  // auto, on or off
   std::string tls_cert;       // empty: plain text

@@ -4,19 +4,16 @@
 // reach the store at once and this server's gate within
 // kCohortQuotaRefreshPeriod. A read that fails keeps the overrides the gate
 // has and is logged once until a read succeeds again.
-// Threading: its own thread, stopped and joined by the destructor.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "absl/status/statusor.h"
 #include "kbench/v1/quota.pb.h"
+#include "server/common/periodic.h"
 #include "server/front/quota_gate.h"
 
 namespace kbench::server {
@@ -24,28 +21,21 @@ namespace kbench::server {
 inline constexpr std::chrono::seconds kCohortQuotaRefreshPeriod{5};
 
 // Every cohort's overrides, as RunStore::CohortQuotas reads them.
-using CohortQuotaRead =
-    std::function<absl::StatusOr<std::map<std::string, v1::QuotaOverrides>>()>;
+using CohortQuotaRead = std::function<absl::StatusOr<std::map<std::string, v1::QuotaOverrides>>()>;
 
 class CohortQuotaRefresh {
  public:
   // Reads with `read` every `period` and replaces the gate's overrides.
   CohortQuotaRefresh(QuotaGate& gate, CohortQuotaRead read,
                      std::chrono::milliseconds period = kCohortQuotaRefreshPeriod);
-  ~CohortQuotaRefresh();
-  CohortQuotaRefresh(const CohortQuotaRefresh&) = delete;
-  CohortQuotaRefresh& operator=(const CohortQuotaRefresh&) = delete;
 
  private:
-  void Loop();
+  void Refresh();
 
   QuotaGate& gate_;
   const CohortQuotaRead read_;
-  const std::chrono::milliseconds period_;
-  std::mutex mu_;
-  std::condition_variable stop_cv_;
-  bool stopping_ = false;
-  std::thread thread_;
+  bool failing_ = false;  // the refreshing thread's only
+  Periodic periodic_;     // last: calls Refresh once the rest is ready
 };
 
 }  // namespace kbench::server

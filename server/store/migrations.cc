@@ -127,6 +127,11 @@ const PortableMigration kMigrations[] = {
      "runs by host",
      {"ALTER TABLE runs ADD COLUMN host TEXT NOT NULL DEFAULT ''",
       "CREATE INDEX runs_by_host_and_status ON runs (host, status)"}},
+    // Each host's lease, renewed by its server (RunStore::Heartbeat): the
+    // runs of a host whose lease lapsed are ended by the other servers.
+    {10, "host leases", {R"sql(CREATE TABLE host_leases (
+  host TEXT PRIMARY KEY,
+  seen_unix_ms BIGINT NOT NULL))sql"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -10,7 +10,8 @@
 // ERROR). At start-up, before any run is accepted, the server calls
 // MarkInFlightInterrupted: runs that a previous process of the same host
 // left QUEUED or RUNNING become INTERRUPTED; other hosts' runs in a shared
-// store are theirs to end.
+// store are theirs to end, or, once a host has stopped renewing its lease
+// (Heartbeat), any server's (MarkLapsedHostsInterrupted).
 //
 // Every method may be called from any thread; calls are serialized inside.
 // Each one blocks on the database, so callers on gRPC threads hand them to a
@@ -102,6 +103,14 @@ class RunStore {
   // or of no host (accepted before runs named their host), becomes
   // INTERRUPTED; returns how many did.
   virtual absl::StatusOr<int64_t> MarkInFlightInterrupted() = 0;
+
+  // Renews this store's host's lease: the host is alive at `unix_ms`.
+  virtual absl::Status Heartbeat(int64_t unix_ms) = 0;
+  // Every QUEUED or RUNNING run of another host whose last Heartbeat is
+  // older than `lease_ms` at `unix_ms` becomes INTERRUPTED (its server
+  // died and did not come back to end them); returns how many did. The
+  // lapsed hosts' leases are forgotten, so each is swept once.
+  virtual absl::StatusOr<int64_t> MarkLapsedHostsInterrupted(int64_t unix_ms, int64_t lease_ms) = 0;
 
   // One page of the runs matching the request's filters, newest first (see
   // ListRunsRequest in kbench/v1/history.proto). Every record read can be

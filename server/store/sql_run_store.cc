@@ -233,6 +233,38 @@ absl::StatusOr<int64_t> SqlRunStore::MarkInFlightInterrupted() {
        int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}, host_});
 }
 
+absl::Status SqlRunStore::Heartbeat(int64_t unix_ms) {
+  std::lock_guard lock(mu_);
+  return database_
+      ->Execute(
+          "INSERT INTO host_leases (host, seen_unix_ms) VALUES (?, ?) "
+          "ON CONFLICT (host) DO UPDATE SET seen_unix_ms = excluded.seen_unix_ms",
+          {host_, unix_ms})
+      .status();
+}
+
+absl::StatusOr<int64_t> SqlRunStore::MarkLapsedHostsInterrupted(int64_t unix_ms, int64_t lease_ms) {
+  std::lock_guard lock(mu_);
+  int64_t marked = 0;
+  KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
+    const int64_t before = unix_ms - lease_ms;
+    KBENCH_ASSIGN_OR_RETURN(
+        marked, database_->Execute(
+                    "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
+                    "WHERE status IN (?, ?) AND host IN (SELECT host FROM host_leases "
+                    "WHERE seen_unix_ms < ? AND host <> ?)",
+                    {int64_t{v1::RUN_STATUS_QUEUED},
+                     "its server stopped renewing its lease while the run was queued",
+                     "its server stopped renewing its lease while the run was running",
+                     int64_t{v1::RUN_STATUS_INTERRUPTED}, int64_t{v1::RUN_STATUS_QUEUED},
+                     int64_t{v1::RUN_STATUS_RUNNING}, before, host_}));
+    return database_
+        ->Execute("DELETE FROM host_leases WHERE seen_unix_ms < ? AND host <> ?", {before, host_})
+        .status();
+  }));
+  return marked;
+}
+
 absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest& request,
                                                        Samples samples) {
   KBENCH_ASSIGN_OR_RETURN(ListQuery query, BuildListQuery(request));

@@ -23,6 +23,8 @@ class SqlRunStore final : public RunStore {
                      const v1::Started& started, int64_t unix_ms) override;
   absl::Status Finish(const std::string& run_id, const RunOutcome& outcome) override;
   absl::StatusOr<int64_t> MarkInFlightInterrupted() override;
+  absl::Status Heartbeat(int64_t unix_ms) override;
+  absl::StatusOr<int64_t> MarkLapsedHostsInterrupted(int64_t unix_ms, int64_t lease_ms) override;
   absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
                                             Samples samples) override;
   absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) override;
