@@ -124,12 +124,7 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
   absl::Status started;
   for (int attempt = 0; attempt < kStartAttempts; ++attempt) {
     KBENCH_ASSIGN_OR_RETURN(server->port_, FreePort());
-    started =
-        RunTool({bin + "/pg_ctl", "-D", data, "-l", dir + "/postgres.log", "-w", "-t", "60", "-o",
-                 absl::StrCat("-p ", server->port_, " -k ", dir,
-                              " -c listen_addresses=127.0.0.1 -c fsync=off"),
-                 "start"},
-                dir + "/pg_ctl.log");
+    started = server->StartOnPort();
     if (started.ok()) {
       server->running_ = true;
       return server;
@@ -139,11 +134,31 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
       absl::StrCat(started.message(), "\npostgres.log:\n", ReadFile(dir + "/postgres.log")));
 }
 
+absl::Status PostgresServer::StartOnPort() {
+  const std::string& dir = dir_.path();
+  return RunTool(
+      {bin_ + "/pg_ctl", "-D", dir + "/data", "-l", dir + "/postgres.log", "-w", "-t", "60", "-o",
+       absl::StrCat("-p ", port_, " -k ", dir, " -c listen_addresses=127.0.0.1 -c fsync=off"),
+       "start"},
+      dir + "/pg_ctl.log");
+}
+
+absl::Status PostgresServer::StopNow() {
+  return RunTool({bin_ + "/pg_ctl", "-D", dir_.path() + "/data", "-m", "immediate", "-w", "stop"},
+                 dir_.path() + "/pg_ctl-stop.log");
+}
+
+absl::Status PostgresServer::Restart() {
+  KBENCH_RETURN_IF_ERROR(StopNow());
+  running_ = false;
+  KBENCH_RETURN_IF_ERROR(StartOnPort());
+  running_ = true;
+  return absl::OkStatus();
+}
+
 PostgresServer::~PostgresServer() {
   if (!running_) return;
-  const absl::Status stopped =
-      RunTool({bin_ + "/pg_ctl", "-D", dir_.path() + "/data", "-m", "immediate", "-w", "stop"},
-              dir_.path() + "/pg_ctl-stop.log");
+  const absl::Status stopped = StopNow();
   if (!stopped.ok()) ADD_FAILURE() << stopped;
 }
 

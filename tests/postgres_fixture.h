@@ -25,8 +25,15 @@ class PostgresServer {
   // A new, empty database; returns its postgresql:// URL.
   absl::StatusOr<std::string> CreateDatabase();
 
+  // Stops the server at once (as a crash does: connections break, nothing
+  // is flushed) and starts it again on the same port and data.
+  absl::Status Restart();
+
  private:
   PostgresServer(std::string bin, int port);
+  // pg_ctl start on port_ (waits until it accepts connections).
+  absl::Status StartOnPort();
+  absl::Status StopNow();
 
   TempDir dir_;
   std::string bin_;

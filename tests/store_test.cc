@@ -442,6 +442,34 @@ TEST_P(RunStoreTest, CohortQuotasAreSetReplacedAndKept) {
   EXPECT_TRUE(quotas->at("cohort-2").has_runs_per_minute());
 }
 
+// PostgreSQL restarts (a crash, a failover) under a server: the store
+// connects again, and nothing it is asked after the restart fails, a
+// single statement or a transaction; what was written before is there.
+TEST(PostgresStore, ARestartOfPostgreSQLIsSurvived) {
+  absl::StatusOr<std::unique_ptr<::kbench::testing::PostgresServer>> postgres =
+      ::kbench::testing::PostgresServer::Start();
+  ASSERT_TRUE(postgres.ok()) << postgres.status();
+  absl::StatusOr<std::string> url = (*postgres)->CreateDatabase();
+  ASSERT_TRUE(url.ok()) << url.status();
+  absl::StatusOr<std::unique_ptr<RunStore>> store = OpenStore(*url, "host-a");
+  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_TRUE((*store)->Accept(AdmittedRun("before", 1000)).ok());
+
+  ASSERT_TRUE((*postgres)->Restart().ok());
+  // A statement alone (Start is one UPDATE)...
+  absl::Status started = (*store)->Start("before", TestDevice(), TestStarted("before"), 1001);
+  EXPECT_TRUE(started.ok()) << started;
+
+  ASSERT_TRUE((*postgres)->Restart().ok());
+  // ...and a transaction (Accept writes the run and its kernels in one).
+  absl::Status accepted = (*store)->Accept(AdmittedRun("after", 1002));
+  EXPECT_TRUE(accepted.ok()) << accepted;
+  absl::StatusOr<v1::RunRecord> before = (*store)->Get("before");
+  ASSERT_TRUE(before.ok()) << before.status();
+  EXPECT_EQ(before->status(), v1::RUN_STATUS_RUNNING);
+  EXPECT_TRUE((*store)->Get("after").ok());
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, RunStoreTest,
                          ::testing::Values(Engine::kSqlite, Engine::kPostgres),
                          [](const ::testing::TestParamInfo<Engine>& info) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "pqxx/pqxx"
 
 namespace kbench::server::store {
@@ -62,8 +63,8 @@ SqlValue Column(const pqxx::field& field) {
 
 class PostgresDatabase final : public SqlDatabase {
  public:
-  explicit PostgresDatabase(std::unique_ptr<pqxx::connection> connection)
-      : connection_(std::move(connection)) {}
+  PostgresDatabase(std::string url, std::unique_ptr<pqxx::connection> connection)
+      : url_(std::move(url)), connection_(std::move(connection)) {}
 
   SqlDialect dialect() const override { return SqlDialect::kPostgres; }
 
@@ -90,12 +91,30 @@ class PostgresDatabase final : public SqlDatabase {
   }
 
   absl::Status InTransaction(const std::function<absl::Status()>& body) override {
+    // A transaction whose connection broke before its COMMIT committed
+    // nothing: it runs again once, on a new connection. A COMMIT that broke
+    // may have committed, so it is not repeated.
+    absl::Status status = Attempt(body);
+    if (connection_broken_) status = Attempt(body);
+    return status;
+  }
+
+ private:
+  // One BEGIN, body, COMMIT (or ROLLBACK when the body failed), on a
+  // connection made anew first if the last one broke.
+  absl::Status Attempt(const std::function<absl::Status()>& body) {
+    connection_broken_ = false;
+    KBENCH_RETURN_IF_ERROR(EnsureConnected());
     try {
       transaction_.emplace(*connection_);
     } catch (const std::exception& e) {
       return Error(e, "BEGIN");
     }
     absl::Status status = body();
+    if (connection_broken_) {
+      transaction_.reset();  // the server already dropped it
+      return status;
+    }
     try {
       if (status.ok()) {
         transaction_->commit();
@@ -104,41 +123,75 @@ class PostgresDatabase final : public SqlDatabase {
       }
     } catch (const std::exception& e) {
       status = Error(e, "COMMIT");
+      connection_broken_ = false;  // not to be run again: it may have committed
     }
     transaction_.reset();
     return status;
   }
 
- private:
+  // A new connection when the last one broke (PostgreSQL restarted or
+  // failed over); UNAVAILABLE while it cannot be made.
+  absl::Status EnsureConnected() {
+    if (connection_ != nullptr && !needs_connection_ && connection_->is_open())
+      return absl::OkStatus();
+    try {
+      connection_ = std::make_unique<pqxx::connection>(url_);
+      needs_connection_ = false;
+      return absl::OkStatus();
+    } catch (const std::exception& e) {
+      // The URL may hold a password: name the error, not the URL.
+      return absl::UnavailableError(
+          absl::StrCat("cannot connect to the PostgreSQL store again: ", e.what()));
+    }
+  }
+
   // Runs one statement in the open transaction, or alone (autocommit) when
-  // none is open, and hands its result to `read`.
+  // none is open, and hands its result to `read`. Alone, a statement whose
+  // connection broke runs once more on a new connection. It may have run
+  // before the break: the store's statements outside transactions are
+  // idempotent (updates to a state, inserts that do nothing on a conflict),
+  // so running one twice changes nothing more than running it once.
   template <typename Read>
   absl::Status Run(const std::string& sql, const std::vector<SqlValue>& params, Read read) {
     const std::string numbered = Numbered(sql);
     const std::vector<std::string> text = AsText(params);
-    try {
-      if (transaction_) {
-        read(transaction_->exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
-      } else {
-        pqxx::nontransaction alone(*connection_);
-        read(alone.exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
+    for (int attempt = 0;; ++attempt) {
+      connection_broken_ = false;
+      if (!transaction_) KBENCH_RETURN_IF_ERROR(EnsureConnected());
+      try {
+        if (transaction_) {
+          read(transaction_->exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
+        } else {
+          pqxx::nontransaction alone(*connection_);
+          read(alone.exec_params(numbered, pqxx::prepare::make_dynamic_params(text)));
+        }
+        return absl::OkStatus();
+      } catch (const std::exception& e) {
+        const absl::Status status = Error(e, sql);
+        if (transaction_ || !connection_broken_ || attempt > 0) return status;
       }
-      return absl::OkStatus();
-    } catch (const std::exception& e) {
-      return Error(e, sql);
     }
   }
 
-  static absl::Status Error(const std::exception& e, const std::string& sql) {
+  // The status of a failed statement; marks the connection broken when it
+  // is.
+  absl::Status Error(const std::exception& e, const std::string& sql) {
     const std::string message = absl::StrCat("postgresql: ", e.what(), " (in: ", sql, ")");
     if (dynamic_cast<const pqxx::broken_connection*>(&e) != nullptr) {
+      connection_broken_ = true;
+      needs_connection_ = true;
       return absl::UnavailableError(message);
     }
     return absl::InternalError(message);
   }
 
+  const std::string url_;
   std::unique_ptr<pqxx::connection> connection_;
   std::optional<pqxx::work> transaction_;
+  // The last statement failed because the connection broke; the next one
+  // needs a new connection.
+  bool connection_broken_ = false;
+  bool needs_connection_ = false;
 };
 
 }  // namespace
@@ -146,7 +199,7 @@ class PostgresDatabase final : public SqlDatabase {
 absl::StatusOr<std::unique_ptr<SqlDatabase>> OpenPostgresDatabase(const std::string& url) {
   try {
     auto connection = std::make_unique<pqxx::connection>(url);
-    return std::make_unique<PostgresDatabase>(std::move(connection));
+    return std::make_unique<PostgresDatabase>(url, std::move(connection));
   } catch (const std::exception& e) {
     // The URL may hold a password: name the error, not the URL.
     return absl::UnavailableError(
