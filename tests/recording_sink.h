@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "server/run/run_sink.h"
@@ -23,7 +25,11 @@ class RecordingSink final : public server::RunSink {
     events_.push_back(std::move(event));
   }
   bool Cancelled() const override { return cancelled_; }
-  void StepStarted(server::RunStep step, std::string_view) override {
+  void StepStarted(server::RunStep step, std::string_view variant) override {
+    {
+      std::lock_guard lock(mu_);
+      steps_.emplace_back(step, std::string(variant));
+    }
     if (step != server::RunStep::kSample) return;
     if (cancel_after_samples_ >= 0 && ++samples_ >= cancel_after_samples_) cancelled_ = true;
   }
@@ -32,12 +38,18 @@ class RecordingSink final : public server::RunSink {
     std::lock_guard lock(mu_);
     return events_;
   }
+  // Every StepStarted, in order, with its variant.
+  std::vector<std::pair<server::RunStep, std::string>> steps() const {
+    std::lock_guard lock(mu_);
+    return steps_;
+  }
 
  private:
   const int cancel_after_samples_;
   int samples_ = 0;  // the runner's thread only
   mutable std::mutex mu_;
   std::vector<v1::RunEvent> events_;
+  std::vector<std::pair<server::RunStep, std::string>> steps_;
   std::atomic<bool> cancelled_{false};
 };
 

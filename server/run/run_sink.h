@@ -10,7 +10,7 @@
 
 namespace kbench::server {
 
-enum class RunStep { kPrepare, kVerify, kWarmup, kSample };
+enum class RunStep { kCompile, kPrepare, kVerify, kWarmup, kSample };
 
 // Receives a run's events; implemented by the RPC's stream (and by tests).
 class RunSink {
@@ -21,9 +21,10 @@ class RunSink {
   virtual void Emit(v1::RunEvent event) = 0;
   // True once the client cancelled or its deadline passed.
   virtual bool Cancelled() const = 0;
-  // A step of the run starts (on the worker thread, before the work): the
-  // problem's preparation, each untimed verification run, each warm-up run,
-  // each sample; `variant` is empty for kPrepare. A worker forwards these
+  // A step of the run starts (on the worker thread, before the work): each
+  // learner's kernel's compile (`variant` its name), the problem's
+  // preparation, each untimed verification run, each warm-up run, each
+  // sample; `variant` is empty for kPrepare. A worker forwards these
   // so its supervisor can tell a slow run from a hung one. Must not block.
   virtual void StepStarted(RunStep /*step*/, std::string_view /*variant*/) {}
 };

@@ -8,6 +8,8 @@ namespace {
 
 v1::Progress::Step ToProto(server::RunStep step) {
   switch (step) {
+    case server::RunStep::kCompile:
+      return v1::Progress::STEP_COMPILE;
     case server::RunStep::kPrepare:
       return v1::Progress::STEP_PREPARE;
     case server::RunStep::kVerify:

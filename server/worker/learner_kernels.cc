@@ -12,7 +12,8 @@
 namespace kbench::server {
 
 absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
-    const Problem& problem, compile::KernelCompiler& compiler) {
+    const Problem& problem, compile::KernelCompiler& compiler,
+    const std::function<void(std::string_view name)>& starting) {
   std::vector<LearnerKernel> kernels;
   const v1::RunRequest& request = problem.request;
   if (request.kernels().empty()) return kernels;
@@ -29,6 +30,7 @@ absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
     compile.set_op(std::string(problem.op->name()));
     compile.set_dtype(ops::ToProto(problem.dtype));
     *compile.mutable_kernel() = source;
+    if (starting) starting(source.name());
     absl::StatusOr<compile::CompiledKernel> compiled = compiler.CompileModule(compile);
     if (!compiled.ok())
       return absl::Status(

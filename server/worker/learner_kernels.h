@@ -6,6 +6,8 @@
 // variants after the built-ins.
 #pragma once
 
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,7 +20,10 @@ namespace kbench::server {
 // or an ABI mismatch is INVALID_ARGUMENT naming the kernel
 // ("kernels[1] 'my_add.cu': ..."); without a compiler (no CUDA toolkit)
 // FAILED_PRECONDITION.
-absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(const Problem& problem,
-                                                                 compile::KernelCompiler& compiler);
+// `starting`, when set, is told each kernel's name before its compile (the
+// worker's progress: RunStep::kCompile).
+absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
+    const Problem& problem, compile::KernelCompiler& compiler,
+    const std::function<void(std::string_view name)>& starting = {});
 
 }  // namespace kbench::server

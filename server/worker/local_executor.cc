@@ -39,8 +39,11 @@ absl::Status LocalExecutor::Execute(const AdmittedRun& run, const std::string& r
   const AdmittedRun* to_run = &run;
   if (!run.problem.request.kernels().empty() && run.problem.kernels.empty()) {
     with_kernels = run;
-    KBENCH_ASSIGN_OR_RETURN(with_kernels.problem.kernels,
-                            CompileLearnerKernels(run.problem, compiler_));
+    KBENCH_ASSIGN_OR_RETURN(
+        with_kernels.problem.kernels,
+        CompileLearnerKernels(run.problem, compiler_, [&sink](std::string_view name) {
+          sink.StepStarted(RunStep::kCompile, name);
+        }));
     to_run = &with_kernels;
   }
   absl::Status status = RunJob(*device_, *to_run, run_id, sink);
