@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "client/flag_values.h"
 #include "client/result_text.h"
@@ -81,6 +84,31 @@ std::string Table(const std::vector<Row>& rows) {
   return text;
 }
 
+// What a learner's kernel printed: its first kMaxPrintedLines lines, and
+// how much more there was (all the server kept is in --json).
+std::string PrintedLines(const v1::VariantResult& result) {
+  constexpr int kMaxPrintedLines = 20;
+  if (result.kernel_output_bytes() == 0) return "";
+  const std::string& out = result.kernel_output();
+  std::string text =
+      absl::StrCat("printed by ", result.variant(), " (", result.kernel_output_bytes(), " bytes");
+  if (out.size() < result.kernel_output_bytes())
+    absl::StrAppend(&text, ", the first ", out.size(), " kept");
+  text += "):\n";
+  size_t start = 0;
+  int lines = 0;
+  while (start < out.size() && lines < kMaxPrintedLines) {
+    size_t end = out.find('\n', start);
+    if (end == std::string::npos) end = out.size();
+    absl::StrAppend(&text, "  ", out.substr(start, end - start), "\n");
+    start = end + 1;
+    ++lines;
+  }
+  if (start < out.size())
+    absl::StrAppend(&text, "  ... ", out.size() - start, " more bytes kept; --json has them\n");
+  return text;
+}
+
 std::string FooterLines(const RunReport& report) {
   std::vector<std::string> formulas;
   std::string stops;
@@ -93,6 +121,7 @@ std::string FooterLines(const RunReport& report) {
     const v1::Verification& v = result.verification();
     std::string check = v.method();
     if (!v.passed() && !v.failure().empty()) check = result.variant() + " FAILED: " + v.failure();
+    if (v.checked_runs() > 0) check += "; " + std::to_string(v.checked_runs()) + " runs checked";
     if (!check.empty() && std::find(checks.begin(), checks.end(), check) == checks.end())
       checks.push_back(check);
     std::string formula = result.throughput().formula();
@@ -137,6 +166,7 @@ std::string FooterLines(const RunReport& report) {
     if (!others.empty()) text += "also: " + others + "\n";
   }
   for (const std::string& check : checks) text += "checked: " + check + "\n";
+  for (const v1::VariantResult& result : report.results) text += PrintedLines(result);
   if (report.started && report.started->backend() == "cpu")
     text +=
         "note: CPU timings check correctness and cost on this CPU; they say nothing about "

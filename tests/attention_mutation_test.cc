@@ -112,6 +112,13 @@ class MutantWorkload final : public cpu::CpuWorkload {
     return x;
   }
 
+  // Drawn (and rounded to the dtype) by the constructor; only a run with a
+  // learner's kernel redraws, and this test runs none.
+  std::vector<std::pair<kernels::InputStream, std::span<float>>> Inputs() override {
+    using kernels::InputStream;
+    return {{InputStream::kQ, q_}, {InputStream::kK, k_}, {InputStream::kV, v_}};
+  }
+
   float* Row(int64_t batch_head, int64_t row) {
     return output_.data() + (batch_head * shape_.seq_len + row) * shape_.head_dim;
   }
@@ -153,7 +160,7 @@ class MutantWorkload final : public cpu::CpuWorkload {
   const AttentionShape shape_;
   const DType dtype_;
   const Mutation mutation_;
-  const std::vector<float> q_, k_, v_;
+  std::vector<float> q_, k_, v_;
   int runs_ = 0;
 };
 

@@ -736,6 +736,29 @@ TEST(FormatTable, SaysHowALearnersKernelCompiledAndHowItFaresAgainstEveryBuiltIn
   EXPECT_THAT(table, ::testing::ContainsRegex("mine.cu .* 2.31x \\[2.28, 2.35\\] faster"));
 }
 
+TEST(FormatTable, ShowsWhatALearnersKernelPrintedAndHowMuchWasCut) {
+  RunReport report = VectorAddReport();
+  EXPECT_THAT(FormatTable(report), Not(HasSubstr("printed by")));
+  v1::VariantResult& mine = report.results.emplace_back(report.results[1]);
+  mine.set_variant("mine.cu");
+  std::string printed;
+  for (int i = 0; i < 25; ++i) printed += "line " + std::to_string(i) + "\n";
+  mine.set_kernel_output(printed);
+  mine.set_kernel_output_bytes(100000);
+  const std::string table = FormatTable(report);
+  EXPECT_THAT(table, HasSubstr("printed by mine.cu (100000 bytes, the first " +
+                               std::to_string(printed.size()) + " kept):\n  line 0\n  line 1\n"));
+  EXPECT_THAT(table, HasSubstr("  line 19\n  ... 40 more bytes kept; --json has them\n"));
+  EXPECT_THAT(table, Not(HasSubstr("line 20")));
+}
+
+TEST(FormatTable, SaysHowManyRunsOfEachVariantWereChecked) {
+  RunReport report = VectorAddReport();
+  for (v1::VariantResult& result : report.results)
+    result.mutable_verification()->set_checked_runs(5);
+  EXPECT_THAT(FormatTable(report), HasSubstr("; 5 runs checked\n"));
+}
+
 TEST(FormatTable, ShowsADashWhenNoCeilingWasMeasured) {
   RunReport report = VectorAddReport();
   for (v1::VariantResult& result : report.results) {

@@ -20,12 +20,15 @@ class FakeWorkload final : public server::Workload {
       : device_(device),
         n_(int64_t(problem.request.vector_add().n())),
         seed_(problem.request.seed()),
+        first_seed_(seed_),
         dtype_(problem.dtype),
         output_(size_t(n_)) {
+    // A variant the device was not given is a default one (1 ms, correct).
     for (size_t i = 0; i < problem.VariantCount(); ++i) {
       names_.push_back(problem.VariantName(i));
+      variants_.push_back(FakeVariant{});
       for (const auto& [name, v] : device.variants_)
-        if (name == names_.back()) variants_.push_back(v);
+        if (name == names_.back()) variants_.back() = v;
     }
   }
   absl::Status PoisonOutput() override {
@@ -40,13 +43,21 @@ class FakeWorkload final : public server::Workload {
       return absl::InternalError("fake sticky error: the device is unusable");
     }
     Write(v, v.correct);
+    computed_for_[variant] = seed_;
     return absl::OkStatus();
   }
   absl::StatusOr<double> TimeSample(int variant, v1::TimingMode) override {
     Sleep();
     const FakeVariant& v = variants_[variant];
-    Write(v, v.correct && !v.wrong_when_timed);
     device_.RecordTimed(names_[variant]);
+    const bool poisoned = std::isnan(output_[0]);
+    if ((v.skips_unless_poisoned && !poisoned) ||
+        (v.caches_by_inputs && computed_for_[variant] == seed_)) {
+      if (v.caches_by_inputs) Write(v, v.correct);  // the same values again
+      return testing::kShortcutMs;
+    }
+    Write(v, v.correct && !v.wrong_when_timed);
+    computed_for_[variant] = seed_;
     // A small jitter, the same for every variant of a round: -0.1%, 0, +0.1%.
     const int k = calls_[variant]++;
     return v.ms * (1.0 + 0.001 * double(k % 3 - 1));
@@ -56,6 +67,20 @@ class FakeWorkload final : public server::Workload {
       const kernels::ElementTolerance& tolerance) override {
     return kernels::Compare(output_, Reference(), tolerance);
   }
+  Printed TakePrinted(int /*variant*/, size_t max_bytes) override {
+    Printed taken{printed_.substr(0, max_bytes), printed_.size()};
+    printed_.clear();
+    return taken;
+  }
+  absl::Status Redraw(uint64_t seed) override {
+    {
+      std::lock_guard lock(device_.mu_);
+      device_.redraws_.push_back(seed);
+    }
+    seed_ = seed;
+    reference_.clear();
+    return absl::OkStatus();
+  }
   absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) override {
     const std::vector<float>& from = buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
     std::copy_n(from.begin() + first, out.size(), out.begin());
@@ -64,10 +89,12 @@ class FakeWorkload final : public server::Workload {
 
  private:
   void Write(const FakeVariant& v, bool correct) {
+    printed_ += v.prints;
     if (!v.writes) return;
+    const uint64_t seed = v.keeps_first_output ? first_seed_ : seed_;
     for (int64_t i = 0; i < n_; ++i)
       output_[i] =
-          float(kernels::VectorAddReference(seed_, dtype_, uint64_t(i))) + (correct ? 0.0f : 1.0f);
+          float(kernels::VectorAddReference(seed, dtype_, uint64_t(i))) + (correct ? 0.0f : 1.0f);
   }
   const std::vector<float>& Reference() {
     if (reference_.empty()) {
@@ -87,13 +114,16 @@ class FakeWorkload final : public server::Workload {
   }
   FakeDevice& device_;
   const int64_t n_;
-  const uint64_t seed_;
+  uint64_t seed_;  // of the inputs now (Redraw changes it)
+  const uint64_t first_seed_;
   const kernels::DType dtype_;
   std::vector<std::string> names_;
   std::vector<FakeVariant> variants_;
   std::vector<float> output_;
   std::vector<float> reference_;
+  std::string printed_;  // since the last TakePrinted
   std::map<int, int> calls_;
+  std::map<int, uint64_t> computed_for_;  // the seed of each variant's last computed output
 };
 
 FakeDevice::FakeDevice(std::vector<std::pair<std::string, FakeVariant>> variants, double sleep_ms,
@@ -131,6 +161,11 @@ server::ClockReading FakeDevice::StopClockWatch() {
 
 void FakeDevice::SetClockScript(std::vector<server::ClockReading> script) {
   clock_script_ = std::move(script);
+}
+
+std::vector<uint64_t> FakeDevice::redraws() const {
+  std::lock_guard lock(mu_);
+  return redraws_;
 }
 
 std::vector<std::string> FakeDevice::timed() const {

@@ -1,8 +1,9 @@
 // A Device for tests of the runner, scheduler and service: each variant
 // takes a known time (reported, and optionally also spent sleeping so that
 // queueing and cancellation can be observed), and writes a correct, wrong
-// or no output; its device reference is the CPU backend's simple reference
-// of vector add, and its clocks follow a script. Vector add only (the
+// or no output (a variant it was not given: 1 ms, correct); its device
+// reference is the CPU backend's simple reference of vector add, and its
+// clocks follow a script. Vector add only (the
 // registry's op or a FakeOp); variants are matched by name.
 #pragma once
 
@@ -16,6 +17,9 @@
 
 namespace kbench::testing {
 
+// The time a FakeVariant's shortcut reports.
+inline constexpr double kShortcutMs = 0.01;
+
 struct FakeVariant {
   double ms = 1.0;             // the time TimeSample reports
   bool correct = true;         // false: every element off by one
@@ -24,6 +28,20 @@ struct FakeVariant {
   // true: the untimed run is right but timed samples write a wrong output
   // (what a kernel that breaks under back-to-back launches would do).
   bool wrong_when_timed = false;
+  // true: always writes the output of the inputs it first ran on, as a
+  // kernel with a cache keyed on its input pointers would; right until the
+  // inputs are redrawn (Workload::Redraw).
+  bool keeps_first_output = false;
+  // Shortcuts a learner's kernel might try, each taking kShortcutMs and
+  // writing nothing new when it applies: skips_unless_poisoned skips a
+  // timed launch whose output is not poisoned (its last output is still
+  // there); caches_by_inputs copies out its last output when the inputs
+  // are those it computed it for.
+  bool skips_unless_poisoned = false;
+  bool caches_by_inputs = false;
+  // What each run prints (Workload::TakePrinted), as a learner's kernel's
+  // printf would.
+  std::string prints = {};
 };
 
 class FakeDevice final : public server::Device {
@@ -50,6 +68,8 @@ class FakeDevice final : public server::Device {
   // Names of the variants TimeSample ran, in call order.
   std::vector<std::string> timed() const;
   int timed_count() const { return timed_count_; }
+  // The seeds of Workload::Redraw calls, in call order.
+  std::vector<uint64_t> redraws() const;
 
  private:
   friend class FakeWorkload;
@@ -61,6 +81,7 @@ class FakeDevice final : public server::Device {
   const uint32_t index_;
   mutable std::mutex mu_;
   std::vector<std::string> timed_;
+  std::vector<uint64_t> redraws_;
   std::atomic<int> timed_count_{0};
   std::atomic<bool> healthy_{true};
   std::vector<server::ClockReading> clock_script_ = {{true, 1980.0, 1980.0, false}};

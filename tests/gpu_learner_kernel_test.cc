@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernels/common/status_macros.h"
+#include "server/worker/backends/cuda/printf_capture.h"
 #include "server/worker/compile/kernel_compiler.h"
 #include "server/worker/learner_kernels.h"
 #include "server/worker/runner.h"
@@ -99,6 +100,30 @@ class LearnerKernels : public CudaDeviceTest {
     run.problem = std::move(problem);
     run.plan = plan;
     return RunJob(*device_, run, "learner-run", sink);
+  }
+
+  // Runs `kernel` in a child process of its own (the context it breaks is
+  // lost for good), which must end its run with a CUDA error matching
+  // `error` and leave the device unhealthy; then this process's device,
+  // untouched, runs the naive starter, which verifies.
+  static void ExpectAStickyErrorThenAVerifiedRun(const v1::KernelSource& kernel,
+                                                 const std::string& error) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(
+        {
+          testing::RecordingSink sink;
+          const absl::Status status =
+              Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {kernel}, sink);
+          std::fprintf(stderr, "status: %s healthy: %d\n", status.ToString().c_str(),
+                       int(device_->Healthy()));
+          std::_Exit(!status.ok() && !device_->Healthy() ? 42 : 1);
+        },
+        ::testing::ExitedWithCode(42), error + ".*healthy: 0");
+    testing::RecordingSink sink;
+    const absl::Status status =
+        Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {VectorAddNaive()}, sink);
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_TRUE(sink.events().back().summary().all_verified());
   }
 
   static std::map<std::string, v1::VariantResult> Results(const testing::RecordingSink& sink) {
@@ -289,6 +314,147 @@ TEST_F(LearnerKernels, AKernelThatWritesPastTheEndOfItsOutputFailsVerification) 
               results.at("past_end.cu").verification().failure().c_str());
 }
 
+// A cache keyed on the input pointers: the output of the inputs it first
+// saw, kept in a global (16 KiB, under the bound) and copied out whenever
+// the pointers are the same. Right until the inputs change: the checked
+// rounds redraw them from fresh seeds, so it fails there.
+TEST_F(LearnerKernels, ACacheKeyedOnTheInputPointersFailsOnInputsRedrawnForCheckedRounds) {
+  const std::string source =
+      "__device__ const kbench_t* seen;\n"
+      "__device__ unsigned int finished_blocks;\n"
+      "__device__ kbench_t kept[4096];\n"
+      "extern \"C\" __global__ void keyed(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) {\n"
+      "  const bool cached = *(const kbench_t* volatile*)&seen == a;\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i < n && i < 4096) c[i] = cached ? kept[i] : (kept[i] = a[i] + b[i]);\n"
+      "  __syncthreads();\n"
+      "  if (threadIdx.x == 0) {\n"
+      "    __threadfence();\n"
+      "    if (atomicAdd(&finished_blocks, 1u) == gridDim.x - 1) { seen = a; finished_blocks = 0; "
+      "}\n"
+      "  }\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(4096, 5, {ops::kVectorAddNaive}),
+          {Kernel("keyed.cu", "keyed", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results.at("naive").verification().passed());
+  EXPECT_GE(results.at("naive").verification().checked_runs(), 3u);
+  EXPECT_FALSE(results.at("keyed.cu").verification().passed())
+      << "a kernel that copied out an earlier launch's output verified";
+  EXPECT_GT(results.at("keyed.cu").verification().elements_over_tolerance(), 0u);
+  std::printf("[ exploit  ] cache keyed on the input pointers: %s (%u checked runs)\n",
+              results.at("keyed.cu").verification().failure().c_str(),
+              results.at("keyed.cu").verification().checked_runs());
+}
+
+// A kernel that works only when its output is poisoned (when it could be
+// checked) and returns at once otherwise, leaving the last launch's output:
+// every timed sample of a run with a learner's kernel is poisoned, so it
+// always works, and is timed doing so.
+TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork) {
+  const std::string source =
+      "extern \"C\" __global__ void watcher(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                      long long n) {\n"
+      "  if (__float_as_uint(c[0]) != 0xffffffffu) return;  // not poisoned: not checked\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i < n) c[i] = a[i] + b[i];\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(1 << 24, 5, {ops::kVectorAddNaive}),
+          {Kernel("watcher.cu", "watcher", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  const v1::VariantResult& watcher = results.at("watcher.cu");
+  EXPECT_TRUE(watcher.verification().passed()) << watcher.verification().failure();
+  // It does the work of naive: a launch that returned at once would take a
+  // few microseconds against naive's tens.
+  const double naive_ms = results.at("naive").stats().median_ms();
+  EXPECT_GT(watcher.stats().median_ms(), 0.5 * naive_ms)
+      << "watcher.cu skipped its work on unchecked samples";
+  std::printf("[ exploit  ] work only on a poisoned output: median %.4f ms, naive %.4f ms\n",
+              watcher.stats().median_ms(), naive_ms);
+}
+
+TEST_F(LearnerKernels, NanOutputsAndAnUnlaunchedTailFailVerification) {
+  const std::string params =
+      "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(1000, 5, {ops::kVectorAddNaive}),
+          {Kernel("nan.cu", "not_a_number",
+                  "extern \"C\" __global__ void not_a_number" + params +
+                      "  if (i < n) c[i] = (kbench_t)__int_as_float(0x7fc00000);\n}\n",
+                  "cdiv(n,256)", "256"),
+           // Rounds the grid down: the last 1000 % 256 = 232 elements never run.
+           Kernel("tail.cu", "no_tail",
+                  "extern \"C\" __global__ void no_tail" + params +
+                      "  if (i < n) c[i] = a[i] + b[i];\n}\n",
+                  "n/256", "256")},
+          sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results.at("naive").verification().passed());
+  EXPECT_FALSE(results.at("nan.cu").verification().passed());
+  EXPECT_EQ(results.at("nan.cu").verification().non_finite(), 1000u);
+  EXPECT_FALSE(results.at("tail.cu").verification().passed());
+  EXPECT_EQ(results.at("tail.cu").verification().non_finite(), 232u);
+  std::printf("[ exploit  ] NaN outputs: %s\n[ exploit  ] partial tail: %s\n",
+              results.at("nan.cu").verification().failure().c_str(),
+              results.at("tail.cu").verification().failure().c_str());
+}
+
+// What a kernel prints comes back with its result (the worker captures
+// stdout as this test does), cut at kMaxKernelOutputBytes; a flood is
+// bounded by the device's printf buffer and the cut, and still verifies.
+TEST_F(LearnerKernels, WhatAKernelPrintsComesBackWithItsResultCutAtItsBound) {
+  const std::string params =
+      "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i < n) c[i] = a[i] + b[i];\n";
+  testing::RecordingSink sink;
+  absl::Status status;
+  {
+    absl::StatusOr<std::unique_ptr<cuda_backend::PrintfCapture>> capture =
+        cuda_backend::PrintfCapture::Start();
+    ASSERT_TRUE(capture.ok()) << capture.status();
+    status = Run(MakeVectorAddProblem(4096, 5, {ops::kVectorAddNaive}),
+                 {Kernel("hello.cu", "hello",
+                         "extern \"C\" __global__ void hello" + params +
+                             "  if (i == 0) printf(\"hello from %lld elements\\n\", n);\n}\n",
+                         "cdiv(n,256)", "256"),
+                  Kernel("flood.cu", "flood",
+                         "extern \"C\" __global__ void flood" + params +
+                             "  if (i < n) printf(\"element %lld of %lld\\n\", i, n);\n}\n",
+                         "cdiv(n,256)", "256")},
+                 sink);
+  }
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results.at("naive").kernel_output().empty());
+  const v1::VariantResult& hello = results.at("hello.cu");
+  EXPECT_TRUE(hello.verification().passed());
+  EXPECT_THAT(hello.kernel_output(), HasSubstr("hello from 4096 elements\n"));
+  const std::string line = "hello from 4096 elements\n";
+  EXPECT_EQ(hello.kernel_output_bytes() % line.size(), 0u);
+  EXPECT_GE(hello.kernel_output_bytes(), 3 * line.size());  // check, warm-up, samples
+  const v1::VariantResult& flood = results.at("flood.cu");
+  EXPECT_TRUE(flood.verification().passed());
+  EXPECT_EQ(flood.kernel_output().size(), kMaxKernelOutputBytes);
+  EXPECT_GT(flood.kernel_output_bytes(), kMaxKernelOutputBytes);
+  std::printf("[ exploit  ] printf flood: %llu bytes printed, %zu kept\n",
+              (unsigned long long)flood.kernel_output_bytes(), flood.kernel_output().size());
+}
+
 TEST_F(LearnerKernels, ACacheOnTheDeviceHeapOrInALargeGlobalIsRefusedBeforeItRuns) {
   const std::string params =
       "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {\n"
@@ -343,30 +509,23 @@ TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {
   EXPECT_TRUE(device_->Healthy());
 }
 
+const char kParams[] = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
+
 TEST_F(LearnerKernels, AnIllegalAddressEndsTheRunWithTheCudaError) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
-  // In a child process of its own: the context it breaks is lost for good.
-  EXPECT_EXIT(
-      {
-        testing::RecordingSink sink;
-        const absl::Status status = Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
-                                        {Kernel("wild.cu", "wild",
-                                                "extern \"C\" __global__ void wild" + params +
-                                                    " { c[threadIdx.x + (1ll << 40)] = 1.0f; }",
-                                                "1", "32")},
-                                        sink);
-        std::fprintf(stderr, "status: %s healthy: %d\n", status.ToString().c_str(),
-                     int(device_->Healthy()));
-        std::_Exit(!status.ok() && !device_->Healthy() ? 42 : 1);
-      },
-      ::testing::ExitedWithCode(42), "cudaErrorIllegalAddress.*healthy: 0");
-  // This process's device is untouched, and the next run verifies.
-  testing::RecordingSink sink;
-  const absl::Status status =
-      Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {VectorAddNaive()}, sink);
-  ASSERT_TRUE(status.ok()) << status;
-  EXPECT_TRUE(sink.events().back().summary().all_verified());
+  ExpectAStickyErrorThenAVerifiedRun(
+      Kernel("wild.cu", "wild",
+             std::string("extern \"C\" __global__ void wild") + kParams +
+                 " { c[threadIdx.x + (1ll << 40)] = 1.0f; }",
+             "1", "32"),
+      "cudaErrorIllegalAddress");
+}
+
+TEST_F(LearnerKernels, ATrapEndsTheRunWithTheCudaError) {
+  ExpectAStickyErrorThenAVerifiedRun(Kernel("trap.cu", "trapped",
+                                            std::string("extern \"C\" __global__ void trapped") +
+                                                kParams + " { asm volatile(\"trap;\"); }",
+                                            "1", "32"),
+                                     "cudaError");
 }
 
 }  // namespace

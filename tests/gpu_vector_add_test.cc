@@ -5,6 +5,7 @@
 // comparison kernel agree with the host's; poisoned output is caught;
 // problems the backend cannot run are refused with the right code. Skipped
 // where no CUDA device is present.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -92,6 +93,39 @@ INSTANTIATE_TEST_SUITE_P(TailsAndBlocks, CudaVectorAddSizes,
                                            int64_t(255), int64_t(256), int64_t(257),
                                            int64_t(1) << 20, (int64_t(1) << 20) - 1,
                                            int64_t(1000003), (int64_t(1) << 24) + 3));
+
+// The device reference is on the device only while a comparison runs: a
+// learner's kernel, which runs between comparisons, cannot find it by
+// scanning device memory. After a comparison the device holds what it held
+// before it (the reference of 2^26 floats, 256 MiB, would show).
+TEST_F(CudaVectorAdd, TheReferenceLeavesTheDeviceAfterEachComparison) {
+  const int64_t n = int64_t(1) << 26;
+  auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed), NeverCancelled);
+  ASSERT_TRUE(workload.ok()) << workload.status();
+  ASSERT_TRUE((*workload)->Run(0).ok());
+  auto free_bytes = [] {
+    size_t free = 0, total = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free, &total), cudaSuccess);
+    return int64_t(free);
+  };
+  // The first comparison makes the reference, the second reuses it.
+  for (int comparison = 0; comparison < 2; ++comparison) {
+    const int64_t before = free_bytes();
+    auto all = (*workload)->CompareWithReference(Tolerances().against_reference.element);
+    ASSERT_TRUE(all.ok()) << all.status();
+    EXPECT_TRUE(all->Passes(Tolerances().against_reference));
+    const int64_t after = free_bytes();
+    EXPECT_GT(after, before - (int64_t(64) << 20))
+        << "comparison " << comparison << " left " << (before - after) / (1 << 20)
+        << " MiB on the device";
+  }
+  // Reads of the reference come from the host's copy.
+  std::vector<float> first(4);
+  ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kReference, 0, first).ok());
+  std::vector<float> out(4);
+  ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kOutput, 0, out).ok());
+  EXPECT_EQ(first, out);  // vector add's output is exact
+}
 
 TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
   const int64_t n = 100003;

@@ -5,6 +5,7 @@
 // kernel under docs/examples/kernels/ compiles for each dtype its op takes;
 // the times printed are those docs/KERNELS.md quotes.
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -261,6 +262,22 @@ TEST(KernelCompile, PrintfAndAssertAreAllowed) {
                       "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
                       "  if (i < n) c[i] = a[i] + b[i];\n")));
   EXPECT_TRUE(facts.ok()) << facts.status();
+}
+
+// Dynamic parallelism: a kernel that launches another from the device (a
+// child that could run on after its parent's launch was timed) is refused.
+TEST(KernelCompile, ALaunchFromTheDeviceIsRefused) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(
+      "__global__ void child(kbench_t* c) { c[0] = (kbench_t)1.0f; }\n"
+      "extern \"C\" __global__ void my_add(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                     long long n) {\n"
+      "  if (threadIdx.x == 0) child<<<1, 1>>>(c);\n"
+      "}\n"));
+  ASSERT_FALSE(facts.ok());
+  EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+  std::printf("[ exploit  ] dynamic parallelism: %s\n",
+              std::string(facts.status().message()).substr(0, 300).c_str());
 }
 
 TEST(KernelCompile, ACompileThatExplodesIsStoppedByTheCpuLimit) {

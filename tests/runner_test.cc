@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "proto/ops/attention/attention_op.h"
 #include "server/worker/backends/cpu/cpu_device.h"
 #include "server/worker/statistics.h"
@@ -106,6 +108,122 @@ TEST(Runner, ALearnersKernelIsComparedWithEveryBuiltInAndSaysHowItCompiled) {
   EXPECT_EQ(summary.speedups(2).baseline(), "vectorized");
   EXPECT_DOUBLE_EQ(summary.speedups(2).speedup(), 1.5);
   EXPECT_GT(summary.speedups(2).rounds(), 0u);
+}
+
+// A run of `op`'s built-in "naive" and learners' kernels after it.
+AdmittedRun WithLearnersKernel(const FakeOp& op, const TimingPlan& plan,
+                               const std::vector<std::string>& kernels = {"mine.cu"}) {
+  AdmittedRun run = op.Run({"naive"}, 1000, plan);
+  for (const std::string& name : kernels) run.problem.kernels.emplace_back().name = name;
+  return run;
+}
+
+// An output kept from the inputs a kernel first saw (a cache keyed on the
+// input pointers) is right until the inputs change: every round of a run
+// with a learner's kernel redraws them from a seed the worker draws.
+TEST(Runner, ALearnersRunRedrawsItsInputsEveryRoundSoAKeptOutputFails) {
+  FakeVariant cached{1.0};
+  cached.keeps_first_output = true;
+  FakeDevice device({{"naive", {2.0}}, {"mine.cu", cached}});
+  const FakeOp op({"naive"});
+  RecordingSink sink;
+  ASSERT_TRUE(RunJob(device, WithLearnersKernel(op, FastPlan()), "r", sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].verification().passed()) << results[0].verification().failure();
+  EXPECT_FALSE(results[1].verification().passed());
+  EXPECT_GT(results[1].verification().elements_over_tolerance(), 0u);
+  const std::vector<uint64_t> seeds = device.redraws();
+  // One draw per round: each round times each variant once.
+  EXPECT_EQ(seeds.size(), size_t(device.timed_count()) / 2);
+  ASSERT_GE(seeds.size(), 2u);
+  for (uint64_t seed : seeds) EXPECT_NE(seed, 42u) << "the request's seed again";
+  EXPECT_EQ(std::set<uint64_t>(seeds.begin(), seeds.end()).size(), seeds.size());
+  // The untimed check, then the first and last rounds at least.
+  EXPECT_GE(results[0].verification().checked_runs(), 3u);
+}
+
+// A learner's kernel that shortcuts a launch when it can tell the launch
+// is not checked (its output not poisoned) or that it has seen the inputs
+// before: in a run with a learner's kernel every sample is poisoned and
+// every round's inputs are new, so neither shortcut ever applies, and each
+// kernel is timed doing its work.
+TEST(Runner, ALearnersKernelFindsNoLaunchItCouldShortcut) {
+  FakeVariant watcher{1.0};
+  watcher.skips_unless_poisoned = true;
+  FakeVariant cache{1.0};
+  cache.caches_by_inputs = true;
+  FakeDevice device({{"naive", {2.0}}, {"watcher.cu", watcher}, {"cache.cu", cache}});
+  const FakeOp op({"naive"});
+  TimingPlan plan = FastPlan();
+  plan.target_rse = 1e-9;
+  plan.max_samples = 40;
+  RecordingSink sink;
+  ASSERT_TRUE(
+      RunJob(device, WithLearnersKernel(op, plan, {"watcher.cu", "cache.cu"}), "r", sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 3u);
+  for (const auto& result : results) {
+    EXPECT_TRUE(result.verification().passed()) << result.variant();
+    EXPECT_GT(result.stats().min_ms(), 0.5) << result.variant() << " took a shortcut";
+  }
+}
+
+TEST(Runner, ABuiltInRunChecksItsFirstAndLastRoundsOnTheRequestsInputs) {
+  FakeDevice device({{"naive", {2.0}}, {"vectorized", {1.0}}});
+  RecordingSink sink;
+  TimingPlan plan = FastPlan();
+  plan.target_rse = 1e-9;  // runs to max_samples
+  plan.max_samples = 200;
+  ASSERT_TRUE(RunFake(device, {"naive", "vectorized"}, plan, sink).ok());
+  EXPECT_TRUE(device.redraws().empty());
+  for (const auto& result : Results(sink.events()))
+    EXPECT_EQ(result.verification().checked_runs(), 3u) << result.variant();
+}
+
+// Beside the first and last rounds, a random share of the others is
+// checked (at most kMaxRandomCheckedRounds): no kernel can tell which.
+// Over 198 other rounds at a share of 1/8, fewer than two random checks
+// has a chance of about 1e-10.
+TEST(Runner, ALearnersRunChecksARandomShareOfItsOtherRounds) {
+  FakeDevice device({{"naive", {2.0}}, {"mine.cu", {1.0}}});
+  const FakeOp op({"naive"});
+  TimingPlan plan = FastPlan();
+  plan.target_rse = 1e-9;
+  plan.max_samples = 200;
+  RecordingSink sink;
+  ASSERT_TRUE(RunJob(device, WithLearnersKernel(op, plan), "r", sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  // The untimed check, then the checked rounds.
+  const size_t checked_rounds = results[0].verification().checked_runs() - 1;
+  EXPECT_GE(checked_rounds, 2u + 2u);
+  EXPECT_LE(checked_rounds, 2u + size_t(kMaxRandomCheckedRounds));
+  for (const auto& result : results) {
+    EXPECT_TRUE(result.verification().passed()) << result.variant();
+    EXPECT_EQ(result.verification().checked_runs(), 1 + checked_rounds) << result.variant();
+  }
+}
+
+// What a learner's kernel prints comes back with its result, cut at
+// kMaxKernelOutputBytes, with the count of everything it printed.
+TEST(Runner, ALearnersPrintedOutputComesBackCutAtItsBound) {
+  FakeVariant chatty{1.0};
+  chatty.prints = std::string(1000, 'x');
+  FakeDevice device({{"naive", {2.0}}, {"mine.cu", chatty}});
+  const FakeOp op({"naive"});
+  TimingPlan plan = FastPlan();
+  plan.target_rse = 1e-9;
+  plan.max_samples = 100;
+  RecordingSink sink;
+  ASSERT_TRUE(RunJob(device, WithLearnersKernel(op, plan), "r", sink).ok());
+  const auto results = Results(sink.events());
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results[0].kernel_output().empty());
+  EXPECT_EQ(results[0].kernel_output_bytes(), 0u);
+  // The check, the warm-up and 100 samples: 102 runs of 1000 bytes.
+  EXPECT_EQ(results[1].kernel_output_bytes(), 102'000u);
+  EXPECT_EQ(results[1].kernel_output().size(), kMaxKernelOutputBytes);
 }
 
 TEST(Runner, InterleavesVariantsInRoundsOfAlternatingOrder) {

@@ -59,6 +59,21 @@ class Workload : public ops::DeviceOutput {
   // How variant `variant` is launched for this problem, when it chooses a
   // configuration by the shape (VariantResult.config); empty otherwise.
   virtual std::string VariantConfig(int /*variant*/) const { return ""; }
+  // Draws the inputs anew from `seed` (the streams of kernels/seeded_input.h
+  // that Prepare drew from the problem's seed) and forgets the device
+  // reference: the next comparison makes it for the new inputs. The runner
+  // redraws before every timed round of a run with a learner's kernel
+  // (runner.h).
+  virtual absl::Status Redraw(uint64_t seed) = 0;
+  // What variant `variant` printed (device printf) in the runs since the
+  // last call, up to `max_bytes` of it, and how many bytes it printed in
+  // all. Empty where nothing can print (built-ins, the CPU backend) or
+  // nothing is captured (the CUDA backend's PrintfCapture: worker processes).
+  struct Printed {
+    std::string text;
+    uint64_t bytes = 0;
+  };
+  virtual Printed TakePrinted(int /*variant*/, size_t /*max_bytes*/) { return {}; }
 };
 
 // Whether a run may go on: OK, or the status that ends it (CANCELLED once

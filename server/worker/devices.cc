@@ -8,6 +8,7 @@
 #include "server/worker/backends/cpu/cpu_device.h"
 #if KBENCH_HAVE_CUDA
 #include "server/worker/backends/cuda/cuda_device.h"
+#include "server/worker/backends/cuda/printf_capture.h"
 #endif
 
 namespace kbench::server {
@@ -53,6 +54,16 @@ absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, u
 #else
   return CudaCount().status();
 #endif
+}
+
+absl::Status CaptureKernelPrintf(const std::string& backend) {
+  if (backend != ops::kCudaBackend) return absl::OkStatus();
+#if KBENCH_HAVE_CUDA
+  static std::unique_ptr<cuda_backend::PrintfCapture> capture;
+  if (capture != nullptr) return absl::OkStatus();
+  KBENCH_ASSIGN_OR_RETURN(capture, cuda_backend::PrintfCapture::Start());
+#endif
+  return absl::OkStatus();
 }
 
 }  // namespace kbench::server

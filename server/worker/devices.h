@@ -27,4 +27,11 @@ absl::StatusOr<uint32_t> DeviceCount(const std::string& backend);
 // below DeviceCount("cuda").
 absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, uint32_t index);
 
+// From now on, what kernels of `backend` print (device printf) is captured
+// for their results (VariantResult.kernel_output) instead of reaching
+// stdout: the CUDA backend's PrintfCapture, held for the process's life.
+// Only kbench-worker calls it (it takes stdout over); nothing to do for the
+// CPU backend.
+absl::Status CaptureKernelPrintf(const std::string& backend);
+
 }  // namespace kbench::server

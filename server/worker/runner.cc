@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -79,6 +80,7 @@ void Merge(const v1::Verification& later, v1::Verification& into) {
     into.set_worst_reference(later.worst_reference());
   }
   into.set_passed(into.passed() && later.passed());
+  into.set_checked_runs(into.checked_runs() + later.checked_runs());
   into.set_max_abs_error(std::max(into.max_abs_error(), later.max_abs_error()));
   into.set_rel_l2_error(std::max(into.rel_l2_error(), later.rel_l2_error()));
   into.set_non_finite(std::max(into.non_finite(), later.non_finite()));
@@ -102,6 +104,8 @@ class Measurement {
         sink_(sink),
         count_(int(problem_.VariantCount())),
         verifier_(problem_.op->MakeVerifier(problem_.request, problem_.dtype)),
+        redraws_(!problem_.kernels.empty()),
+        printed_(count_),
         checks_(count_),
         samples_(count_),
         clocks_(count_),
@@ -115,7 +119,8 @@ class Measurement {
       sink_.StepStarted(RunStep::kVerify, problem_.VariantName(size_t(v)));
       KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
       KBENCH_RETURN_IF_ERROR(workload_.Run(v));
-      KBENCH_ASSIGN_OR_RETURN(checks_[v], verifier_->Check(workload_));
+      TakePrinted(v);
+      KBENCH_ASSIGN_OR_RETURN(checks_[v], Check());
     }
     // 3. Warm-up, in rounds of every variant, until warmup_runs rounds or
     // until they have taken time_budget_ms: their share of the run's bound.
@@ -126,6 +131,7 @@ class Measurement {
         KBENCH_RETURN_IF_ERROR(GoOn());
         sink_.StepStarted(RunStep::kWarmup, problem_.VariantName(size_t(v)));
         KBENCH_RETURN_IF_ERROR(workload_.Run(v));
+        TakePrinted(v);
       }
     }
     // 4. Sampling. The first round's and the last round's outputs are
@@ -156,18 +162,21 @@ class Measurement {
     if (event.has_samples()) sink_.Emit(std::move(event));
   }
 
-  // One timed sample of variant v; `checked` re-poisons the output first and
-  // verifies what the sample wrote.
+  // One timed sample of variant v; `checked` verifies what the sample
+  // wrote. The output is poisoned first when checked, and before every
+  // sample of a run with a learner's kernel, so that no kernel can tell a
+  // checked sample from another by its output.
   absl::Status TakeSample(int v, bool checked) {
     KBENCH_RETURN_IF_ERROR(GoOn());
     sink_.StepStarted(RunStep::kSample, problem_.VariantName(size_t(v)));
-    if (checked) KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
+    if (checked || redraws_) KBENCH_RETURN_IF_ERROR(workload_.PoisonOutput());
     device_.StartClockWatch();
     const absl::StatusOr<double> ms = workload_.TimeSample(v, plan_.mode);
     clocks_[v].Add(device_.StopClockWatch());
     if (!ms.ok()) return ms.status();
+    TakePrinted(v);
     if (checked) {
-      KBENCH_ASSIGN_OR_RETURN(const v1::Verification check, verifier_->Check(workload_));
+      KBENCH_ASSIGN_OR_RETURN(const v1::Verification check, Check());
       Merge(check, checks_[v]);
     }
     samples_[v].push_back(*ms);
@@ -176,9 +185,48 @@ class Measurement {
     return absl::OkStatus();
   }
 
+  // One check of the workload's output with the verifier of its inputs.
+  absl::StatusOr<v1::Verification> Check() {
+    KBENCH_ASSIGN_OR_RETURN(v1::Verification check, verifier_->Check(workload_));
+    check.set_checked_runs(1);
+    return check;
+  }
+
+  // Whether the next round is checked: the first and the last always; with
+  // a learner's kernel, a random share of the others too.
+  bool CheckedRound(bool first, bool last) {
+    if (first || last) return true;
+    if (!redraws_ || random_checks_ >= kMaxRandomCheckedRounds) return false;
+    if (std::bernoulli_distribution(kCheckedRoundShare)(rng_)) {
+      ++random_checks_;
+      return true;
+    }
+    return false;
+  }
+
+  // Draws the inputs anew from a fresh seed; for a checked round, the
+  // verifier of them too.
+  absl::Status Redraw(bool checked) {
+    v1::RunRequest request = problem_.request;
+    request.set_seed(rng_());
+    KBENCH_RETURN_IF_ERROR(workload_.Redraw(request.seed()));
+    if (checked) verifier_ = problem_.op->MakeVerifier(request, problem_.dtype);
+    return absl::OkStatus();
+  }
+
+  // Keeps what variant v printed, up to kMaxKernelOutputBytes, and counts it all.
+  void TakePrinted(int v) {
+    const size_t room = kMaxKernelOutputBytes - printed_[v].text.size();
+    Workload::Printed printed = workload_.TakePrinted(v, room);
+    printed_[v].text += printed.text;
+    printed_[v].bytes += printed.bytes;
+  }
+
   // Rounds of one sample per variant, in alternating order (A B, B A, ...)
   // until the stopping rule of runner.h ends them. The round after the
-  // decision is the last one, checked.
+  // decision is the last one, checked; CheckedRound picks the others. A
+  // run with a learner's kernel redraws its inputs before every round, so
+  // that every timed launch meets inputs it has not seen.
   absl::StatusOr<v1::StopReason> Sample() {
     v1::StopReason stop = v1::STOP_REASON_UNSPECIFIED;
     const auto sampling_start = Clock::now();
@@ -187,11 +235,12 @@ class Measurement {
     const size_t min_rounds =
         count_ > 1 ? std::max<size_t>(plan_.min_samples, kMinSamplesFor95) : plan_.min_samples;
     for (size_t round = 0;; ++round) {
-      const bool first = round == 0;
       const bool last = stop != v1::STOP_REASON_UNSPECIFIED;
+      const bool checked = CheckedRound(round == 0, last);
+      if (redraws_) KBENCH_RETURN_IF_ERROR(Redraw(checked));
       for (int i = 0; i < count_; ++i) {
         const int v = round % 2 == 0 ? i : count_ - 1 - i;
-        KBENCH_RETURN_IF_ERROR(TakeSample(v, first || last));
+        KBENCH_RETURN_IF_ERROR(TakeSample(v, checked));
       }
       if (last) return stop;
       const size_t rounds = round + 1;
@@ -240,6 +289,8 @@ class Measurement {
       result->set_config(workload_.VariantConfig(v));
       if (size_t(v) >= problem_.variants.size())
         *result->mutable_compile() = problem_.kernels[size_t(v) - problem_.variants.size()].facts;
+      result->set_kernel_output(printed_[v].text);
+      result->set_kernel_output_bytes(printed_[v].bytes);
       all_verified = all_verified && checks_[v].passed();
       sink_.Emit(std::move(event));
     }
@@ -297,7 +348,15 @@ class Measurement {
   const std::string& run_id_;
   RunSink& sink_;
   const int count_;
+  // Made for the inputs of the latest draw (Redraw).
   std::unique_ptr<ops::Verifier> verifier_;
+  // A learner's kernel runs: every round redraws the inputs and poisons the
+  // output, and a random share of rounds is checked, all from a generator
+  // no kernel can predict.
+  const bool redraws_;
+  std::mt19937_64 rng_{std::random_device{}()};
+  int random_checks_ = 0;
+  std::vector<Workload::Printed> printed_;
   std::vector<v1::Verification> checks_;
   std::vector<std::vector<double>> samples_;
   std::vector<VariantClocks> clocks_;

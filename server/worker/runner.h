@@ -8,7 +8,13 @@
 //      one round);
 //   4. timed samples in rounds, variants interleaved in alternating order
 //      (A B, B A, ...), the first and last rounds re-poisoned and checked
-//      (what was timed is what was verified), until every
+//      (what was timed is what was verified). A run with a learner's kernel
+//      also checks a random share of the other rounds (kCheckedRoundShare,
+//      at most kMaxRandomCheckedRounds), redraws the inputs from a fresh
+//      seed the worker draws before every round (Workload::Redraw) and
+//      poisons the output before every sample: no launch can tell whether
+//      it is checked, and none meets inputs or an output an earlier launch
+//      saw, so kept state cannot stand in for work. Until every
 //      variant has min_samples (and, with more than one variant, at least
 //      kMinSamplesFor95 of statistics.h, so each speedup can have a
 //      verdict) and the round has lasted min_time_ms and every variant's
@@ -40,6 +46,15 @@
 #include "server/worker/device.h"
 
 namespace kbench::server {
+
+// The chance that a timed round other than the first and the last is
+// checked, in a run with a learner's kernel, and the most such rounds a
+// run checks (each costs a redraw, a reference and a comparison).
+inline constexpr double kCheckedRoundShare = 1.0 / 8;
+inline constexpr int kMaxRandomCheckedRounds = 6;
+// The most a learner's kernel's printf output a result carries
+// (VariantResult.kernel_output); kernel_output_bytes counts the rest.
+inline constexpr size_t kMaxKernelOutputBytes = 64 * 1024;
 
 // Runs a problem through steps 1-5 and emits Started, SampleBatches,
 // VariantResults and the Summary. Returns OK once the Summary is emitted,

@@ -107,6 +107,8 @@ int Main(int argc, char** argv) {
     Log("cannot open device ", options.device, ": ", device.status().message());
     return kExitStartFailed;
   }
+  if (absl::Status captured = server::CaptureKernelPrintf(*backend); !captured.ok())
+    Log("kernels' printf output will not be captured: ", captured.message());
   server::LocalExecutor executor(*std::move(device));
   const kbench::v1::DeviceInfo info = executor.Info();
   Log(info.backend(), " ", info.name(), ", measured copy bandwidth ", info.copy_bandwidth_gbps(),

@@ -172,6 +172,14 @@ absl::Status BenchAttention::Enqueue(int variant, cudaStream_t stream) {
   return launches_.at(size_t(variant))(stream);
 }
 
+std::vector<server::cuda_backend::CudaWorkload::SeededInput> BenchAttention::Inputs() const {
+  using kernels::InputStream;
+  const int64_t elements = shape_.TensorElements();
+  return {{InputStream::kQ, inputs_.q.get(), elements},
+          {InputStream::kK, inputs_.k.get(), elements},
+          {InputStream::kV, inputs_.v.get(), elements}};
+}
+
 absl::Status BenchAttention::EnqueueReference(float* ref, cudaStream_t stream) {
   KBENCH_CUDA_RETURN_IF_ERROR(kc::LaunchAttentionReference(
       shape_, dtype_, inputs_.q.get(), inputs_.k.get(), inputs_.v.get(), ref, stream));

@@ -75,6 +75,8 @@ class BenchAttention final : public server::cuda_backend::CudaWorkload {
 
   absl::Status Enqueue(int variant, cudaStream_t stream) override;
   absl::Status EnqueueReference(float* ref, cudaStream_t stream) override;
+  // The shared inputs (the bench never redraws them).
+  std::vector<SeededInput> Inputs() const override;
 
   const kernels::AttentionShape shape_;
   const kernels::DType dtype_;

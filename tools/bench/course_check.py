@@ -21,8 +21,12 @@ slower), cy and dan are stuck with "failed verification", eve is "not
 started"; dan's compile error is kept as why his lab2 submission does
 not count; a learner's leaderboard hides the others' names; the
 instructor's re-run of lab1's top two counts again on the same GPU and
-leaves the leaderboard as it was; the gradebook has one row per learner. Prints every table it read; exits 1 if any
-expectation fails.
+leaves the leaderboard as it was; the gradebook has one row per learner.
+Then, outside the labs: a kernel that prints comes back with what it
+printed (captured by the worker); a kernel that never returns is stopped by
+the stall watchdog (the server runs with --max-stall-seconds STALL), the
+learner is told so, and the next run verifies. Prints every table it read;
+exits 1 if any expectation fails.
 
 Usage: course_check.py --server-bin PATH --kbench PATH --kernels DIR --out DIR
        [--backend cpu]
@@ -60,6 +64,18 @@ problems:
 """
 
 
+# The server's stall bound: long enough for any step of the labs' runs,
+# short enough that the spinning kernel costs little device time.
+STALL_SECONDS = 20
+
+SPIN = """// kbench: grid=cdiv(n,256) block=256
+extern "C" __global__ void spin(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {
+  volatile int forever = 1;
+  while (forever) {}
+}
+"""
+
+
 def run(command, env=None, timeout=600):
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=env)
 
@@ -88,7 +104,8 @@ class Course:
         log = open(os.path.join(self.args.out, "course_server.log"), "w")
         self.server = subprocess.Popen(
             [self.args.server_bin, "--backend", self.args.backend, "--listen", "127.0.0.1:0",
-             "--http", "off", "--store", self.store, "--auth", "on"],
+             "--http", "off", "--store", self.store, "--auth", "on",
+             "--max-stall-seconds", str(STALL_SECONDS)],
             stdout=subprocess.PIPE, stderr=log, text=True)
         for line in self.server.stdout:
             match = re.match(r"kbench-server listening on (127\.0\.0\.1:\d+)", line)
@@ -228,6 +245,32 @@ def main():
                     for line in grades.splitlines()[1:] if line.strip()}
             expect(set(rows) == set(LEARNERS), f"one gradebook row per learner: {sorted(rows)}")
             expect(rows.get("eve") == ["not started", "not started"], "eve has not started")
+
+            # printf, through the worker's capture, back in the CLI's table.
+            chatty = naive.replace("if (i < n)", 'if (i == 0) printf("hello from %lld elements\\n", n);\n  if (i < n)', 1)
+            expect(chatty != naive, "the naive starter has the line the printf goes before")
+            printed = course.kbench("ada", "vector-add", "--n", "4096", "--variant", "naive",
+                                    "--kernel", course.write("hello.cu", chatty))
+            print(printed.stdout, printed.stderr[-2000:])
+            expect(printed.returncode == 0 and "printed by hello.cu" in printed.stdout
+                   and "hello from 4096 elements" in printed.stdout,
+                   "what a kernel prints comes back in the table")
+
+            # A kernel that never returns: stopped by the watchdog, and said so.
+            started = time.monotonic()
+            spun = course.kbench("ada", "vector-add", "--n", "4096", "--variant", "naive",
+                                 "--kernel", course.write("spin.cu", SPIN))
+            took = time.monotonic() - started
+            print(spun.stdout, spun.stderr[-2000:])
+            open(os.path.join(args.out, "spin.txt"), "w").write(
+                f"{spun.stdout}\n{spun.stderr}\ntook {took:.1f} s\n")
+            expect(spun.returncode != 0 and "the learner's kernel was stopped" in spun.stderr,
+                   f"a kernel that never returns is stopped and the learner told "
+                   f"(exit {spun.returncode}, {took:.1f} s, bound {STALL_SECONDS} s)")
+            after_spin = course.kbench("ada", "vector-add", "--n", "4096", "--variant", "naive",
+                                       "--kernel", course.write("vector_add_naive.cu", naive))
+            print(after_spin.stdout, after_spin.stderr[-2000:])
+            expect(after_spin.returncode == 0, "the next run, on the restarted worker, verifies")
         finally:
             course.stop()
     print("course check:", "OK" if ok else "FAILED")

@@ -45,20 +45,22 @@ class CpuAttention final : public CpuWorkload {
     kernels::AttentionSimpleReference(shape_, q_.data(), k_.data(), v_.data(), reference.data());
   }
 
+  std::vector<std::pair<kernels::InputStream, std::span<float>>> Inputs() override {
+    using kernels::InputStream;
+    return {{InputStream::kQ, q_}, {InputStream::kK, k_}, {InputStream::kV, v_}};
+  }
+
   const kernels::AttentionShape shape_;
   const std::vector<int> variants_;
   HostBuffer q_, k_, v_, scores_;
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const GoOn& go_on) {
-  using kernels::InputStream;
-  const uint64_t seed = problem.request.seed();
   const size_t count = size_t(ops::ShapeOf(problem.request.attention()).TensorElements());
   HostBuffer q(count), k(count), v(count);
-  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kQ, q, go_on));
-  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kK, k, go_on));
-  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kV, v, go_on));
-  return std::make_unique<CpuAttention>(problem, std::move(q), std::move(k), std::move(v));
+  auto workload = std::make_unique<CpuAttention>(problem, std::move(q), std::move(k), std::move(v));
+  KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed(), go_on));
+  return workload;
 }
 
 }  // namespace

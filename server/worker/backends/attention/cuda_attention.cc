@@ -21,7 +21,6 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/reference_kernel.h"
-#include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda_runtime/cublas_handle.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_buffer.h"
@@ -90,6 +89,14 @@ class CudaAttention final : public CudaWorkload {
     return absl::OkStatus();
   }
 
+  std::vector<SeededInput> Inputs() const override {
+    using kernels::InputStream;
+    const int64_t elements = shape_.TensorElements();
+    return {{InputStream::kQ, q_.get(), elements},
+            {InputStream::kK, k_.get(), elements},
+            {InputStream::kV, v_.get(), elements}};
+  }
+
   const kernels::AttentionShape shape_;
   const DType dtype_;
   const std::vector<int> variants_;
@@ -102,7 +109,6 @@ class CudaAttention final : public CudaWorkload {
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
                                                       const Problem& problem) {
   const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
-  const uint64_t seed = problem.request.seed();
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
       shape.seq_len > std::numeric_limits<int32_t>::max() / 2)
     return absl::InvalidArgumentError("batch, heads, seq_len and head_dim must be at least 1");
@@ -159,22 +165,17 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   if (fused_plan.workspace_zeroed_bytes > 0)
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(fused_workspace.get(), 0,
                                                 size_t(fused_plan.workspace_zeroed_bytes), stream));
-  using kernels::InputStream;
-  for (auto [buffer, input] : {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
-                               std::pair{&v, InputStream::kV}}) {
-    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-        problem.dtype, seed, input, 0, buffer->get(), shape.TensorElements(), stream));
-  }
-  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
 
   // The workspace of GEMMs captured into the CUDA graphs of hot samples.
   KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas, cuda::CublasHandle::Create());
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
                           cuda::SampleTimer::Create(stream, &context->flusher));
-  return std::make_unique<CudaAttention>(
+  auto workload = std::make_unique<CudaAttention>(
       std::move(context), shape, problem.dtype, problem.variants, std::move(q), std::move(k),
       std::move(v), std::move(o), std::move(scores), std::move(fused_plan),
       std::move(fused_workspace), std::move(cublas), std::move(timer));
+  KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed()));
+  return workload;
 }
 
 }  // namespace

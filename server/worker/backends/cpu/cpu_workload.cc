@@ -58,6 +58,17 @@ absl::Status CpuWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::spa
   return absl::OkStatus();
 }
 
+absl::Status CpuWorkload::FillInputs(uint64_t seed, const GoOn& go_on) {
+  for (auto [stream, input] : Inputs())
+    KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, stream, input, go_on));
+  reference_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status CpuWorkload::Redraw(uint64_t seed) {
+  return FillInputs(seed, [] { return absl::OkStatus(); });
+}
+
 const HostBuffer& CpuWorkload::Reference() {
   if (reference_.empty()) {
     reference_.resize(output_.size());

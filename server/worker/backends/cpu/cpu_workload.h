@@ -2,8 +2,8 @@
 // op's device reference (kernels/<op>/simple_reference.h), computed on first use
 // and compared with the output element by element; and a sample timed with
 // the host's steady clock around one call of the variant on the calling
-// thread. A subclass writes RunVariant and RunReference for its op; its
-// factory makes the inputs with FillSeededInput.
+// thread. A subclass writes RunVariant, RunReference and Inputs for its op;
+// its factory sizes the inputs and draws them with FillInputs.
 #pragma once
 
 #include <cstddef>
@@ -59,8 +59,14 @@ class CpuWorkload : public Workload {
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
   absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+  absl::Status Redraw(uint64_t seed) final;
+  // Draws every input from `seed` (FillSeededInput, asking `go_on`) and
+  // forgets the reference: Prepare's fill, and Redraw's.
+  absl::Status FillInputs(uint64_t seed, const GoOn& go_on);
 
  protected:
+  // The op's inputs, each with the stream of the seed it is drawn from.
+  virtual std::vector<std::pair<kernels::InputStream, std::span<float>>> Inputs() = 0;
   // Runs the variant at position `variant` of Problem::variants once,
   // writing output_.
   virtual void RunVariant(int variant) = 0;

@@ -21,6 +21,7 @@
 #include "server/worker/backends/cuda/cuda_workloads.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/backends/cuda/gpu_diagnosis.h"
+#include "server/worker/backends/cuda/printf_capture.h"
 
 namespace kbench::server {
 namespace {
@@ -140,6 +141,10 @@ class CudaDevice final : public Device {
 
 absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
+  // Set before any kernel runs: the bound on what kernels print between
+  // synchronizations (printf_capture.h).
+  KBENCH_CUDA_RETURN_IF_ERROR(
+      cudaDeviceSetLimit(cudaLimitPrintfFifoSize, cuda_backend::kPrintfFifoBytes));
   cudaDeviceProp props{};
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, ordinal));
   char pci_bus_id[32] = {};

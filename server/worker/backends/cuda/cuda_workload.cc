@@ -1,5 +1,6 @@
 #include "server/worker/backends/cuda/cuda_workload.h"
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -7,7 +8,9 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/comparison_kernel.h"
 #include "kernels/cuda/comparison_partials.h"
+#include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda_runtime/cuda_status.h"
+#include "server/worker/backends/cuda/printf_capture.h"
 
 namespace kbench::server::cuda_backend {
 
@@ -101,14 +104,52 @@ std::string CudaWorkload::TimingMethod(v1::TimingMode mode) const {
   return mode == v1::TIMING_MODE_HOT ? timer_.HotMethod() : timer_.ColdMethod();
 }
 
+absl::Status CudaWorkload::FillInputs(uint64_t seed) {
+  for (const SeededInput& input : Inputs())
+    KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
+        dtype_, seed, input.stream, 0, input.data, input.elements, stream()));
+  reference_.clear();
+  return context_->stream.Synchronize();
+}
+
+absl::Status CudaWorkload::Redraw(uint64_t seed) {
+  return Guarded([&] { return FillInputs(seed); });
+}
+
+Workload::Printed CudaWorkload::TakePrinted(int variant, size_t max_bytes) {
+  PrintfCapture* capture = PrintfCapture::Active();
+  if (capture == nullptr || variant < builtins_) return {};
+  PrintfCapture::Taken taken = capture->Take(max_bytes);
+  return {std::move(taken.text), taken.bytes};
+}
+
+absl::Status CudaWorkload::ForgetOnDevice(cuda::DeviceBuffer& buffer) {
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream()));
+  KBENCH_RETURN_IF_ERROR(context_->stream.Synchronize());
+  buffer = cuda::DeviceBuffer();
+  return absl::OkStatus();
+}
+
 absl::Status CudaWorkload::EnsureReference() {
-  if (reference_.get() != nullptr) return absl::OkStatus();
+  if (!reference_.empty()) return absl::OkStatus();
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference,
                           cuda::DeviceBuffer::Allocate(size_t(elements_) * sizeof(float)));
+  std::vector<float> host(static_cast<size_t>(elements_));
   KBENCH_RETURN_IF_ERROR(EnqueueReference(reference.as<float>(), stream()));
-  KBENCH_RETURN_IF_ERROR(context_->stream.Synchronize());
-  reference_ = std::move(reference);
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host.data(), reference.get(), reference.bytes(),
+                                              cudaMemcpyDeviceToHost, stream()));
+  KBENCH_RETURN_IF_ERROR(ForgetOnDevice(reference));
+  reference_ = std::move(host);
   return absl::OkStatus();
+}
+
+absl::StatusOr<cuda::DeviceBuffer> CudaWorkload::ReferenceOnDevice() {
+  KBENCH_RETURN_IF_ERROR(EnsureReference());
+  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference,
+                          cuda::DeviceBuffer::Allocate(reference_.size() * sizeof(float)));
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(reference.get(), reference_.data(), reference.bytes(),
+                                              cudaMemcpyHostToDevice, stream()));
+  return reference;
 }
 
 absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
@@ -116,18 +157,18 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
   const int blocks = kernels::cuda::ComparisonBlocks(elements_);
   std::vector<ComparisonPartial> partials(static_cast<size_t>(blocks));
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    KBENCH_RETURN_IF_ERROR(EnsureReference());
+    KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference, ReferenceOnDevice());
     if (partials_.get() == nullptr) {
       KBENCH_ASSIGN_OR_RETURN(
           partials_, cuda::DeviceBuffer::Allocate(partials.size() * sizeof(ComparisonPartial)));
     }
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCompare(
-        dtype_, output_.get(), reference_.as<float>(), elements_, tolerance.atol, tolerance.rtol,
+        dtype_, output_.get(), reference.as<float>(), elements_, tolerance.atol, tolerance.rtol,
         partials_.as<ComparisonPartial>(), stream()));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(partials.data(), partials_.get(),
                                                 partials.size() * sizeof(ComparisonPartial),
                                                 cudaMemcpyDeviceToHost, stream()));
-    return context_->stream.Synchronize();
+    return ForgetOnDevice(reference);
   }));
   return kernels::cuda::MergePartials(partials);
 }
@@ -137,13 +178,15 @@ absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::sp
     return absl::InvalidArgumentError(absl::StrCat("Read: elements [", first, ", ",
                                                    first + int64_t(out.size()),
                                                    ") are outside the output of ", elements_));
-  const bool reference = buffer == ops::OutputBuffer::kReference;
-  const int bytes = reference ? 4 : kernels::DTypeBytes(dtype_);
-  std::vector<uint16_t> bits(reference || bytes == 4 ? 0 : out.size());
+  if (buffer == ops::OutputBuffer::kReference) {
+    KBENCH_RETURN_IF_ERROR(Guarded([&] { return EnsureReference(); }));
+    std::copy_n(reference_.begin() + first, out.size(), out.begin());
+    return absl::OkStatus();
+  }
+  const int bytes = kernels::DTypeBytes(dtype_);
+  std::vector<uint16_t> bits(bytes == 4 ? 0 : out.size());
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    if (reference) KBENCH_RETURN_IF_ERROR(EnsureReference());
-    const char* source =
-        static_cast<const char*>(reference ? reference_.get() : output_.get()) + first * bytes;
+    const char* source = static_cast<const char*>(output_.get()) + first * bytes;
     void* target = bits.empty() ? static_cast<void*>(out.data()) : bits.data();
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(target, source, out.size() * size_t(bytes),
                                                 cudaMemcpyDeviceToHost, stream()));

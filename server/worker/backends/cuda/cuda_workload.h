@@ -11,8 +11,11 @@
 //   Run: Enqueue, then wait for the stream.
 //   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.
 //   CompareWithReference: the comparison kernel over every element, its
-//     per-block partials merged on the host.
+//     per-block partials merged on the host; the reference is copied to the
+//     device for it and zeroed and freed after it.
 //   Read: a range of the output or the reference, converted to float.
+//   Redraw: the inputs drawn anew on the device (Inputs()), the reference
+//     forgotten.
 // Every call enters the device first and passes its status to
 // DeviceContext::Track, so a sticky CUDA error marks the device unhealthy.
 // Learners' kernels (Problem::kernels) are variants after the built-ins:
@@ -32,6 +35,7 @@
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
 #include "kernels/dtype.h"
+#include "kernels/seeded_input.h"
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/backends/cuda/learner_launch.h"
 #include "server/worker/device.h"
@@ -63,6 +67,15 @@ class CudaWorkload : public Workload {
   // A built-in's BuiltinConfig; a learner's kernel's launch facts.
   std::string VariantConfig(int variant) const final;
 
+  absl::Status Redraw(uint64_t seed) final;
+  // What learners' kernels printed, from the active PrintfCapture, taken
+  // after a learner's variant ran (built-ins print nothing: what they are
+  // given stays for the learner's variant that printed it).
+  Printed TakePrinted(int variant, size_t max_bytes) final;
+  // Draws every input from `seed` on the device (kernels/cuda/seeded_fill.h)
+  // and waits for it: Prepare's fill, and Redraw's.
+  absl::Status FillInputs(uint64_t seed);
+
   // Loads `problem`'s learners' kernels, the variants after its built-ins;
   // INVALID_ARGUMENT for a launch over the device's limits
   // (learner_launch.h). Call once, after the op's Prepare.
@@ -81,6 +94,14 @@ class CudaWorkload : public Workload {
   virtual absl::Status Enqueue(int variant, cudaStream_t stream) = 0;
   // Enqueues the op's device reference into `ref` (elements fp32).
   virtual absl::Status EnqueueReference(float* ref, cudaStream_t stream) = 0;
+  // One input of the op: the stream of the seed it is drawn from, and its
+  // elements of the workload's dtype.
+  struct SeededInput {
+    kernels::InputStream stream;
+    void* data;
+    int64_t elements;
+  };
+  virtual std::vector<SeededInput> Inputs() const = 0;
 
   void* output() const { return output_.get(); }
 
@@ -92,8 +113,15 @@ class CudaWorkload : public Workload {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
     return context_->Track(body());
   }
-  // Makes the reference on first use; call inside Guarded.
+  // Makes the reference on first use, on the device, and keeps it on the
+  // host (reference_); call inside Guarded.
   absl::Status EnsureReference();
+  // A copy of the reference on the device, for one comparison; ForgetOnDevice
+  // after it.
+  absl::StatusOr<cuda::DeviceBuffer> ReferenceOnDevice();
+  // Zeroes `buffer` and waits for the stream, so that nothing of it is left
+  // in device memory when it is freed.
+  absl::Status ForgetOnDevice(cuda::DeviceBuffer& buffer);
   // Enqueue for a built-in, the learner's launch for a kernel.
   absl::Status EnqueueVariant(int variant, cudaStream_t stream);
 
@@ -101,7 +129,10 @@ class CudaWorkload : public Workload {
   const kernels::DType dtype_;
   const int64_t elements_;
   cuda::DeviceBuffer output_;
-  cuda::DeviceBuffer reference_;  // empty until first needed
+  // The device reference, on the host: it is on the device only while
+  // CompareWithReference runs, and zeroed before it is freed, so that no
+  // learner's kernel, which runs between comparisons, can find it there.
+  std::vector<float> reference_;  // empty until first needed
   cuda::DeviceBuffer partials_;
   cuda::SampleTimer timer_;
   // Problem::variants.size(): variants from here on are learners' kernels.

@@ -34,17 +34,19 @@ class CpuVectorAdd final : public CpuWorkload {
     kernels::VectorAddSimpleReference(a_.data(), b_.data(), reference.data(), int64_t(a_.size()));
   }
 
+  std::vector<std::pair<kernels::InputStream, std::span<float>>> Inputs() override {
+    return {{kernels::InputStream::kA, a_}, {kernels::InputStream::kB, b_}};
+  }
+
   HostBuffer a_, b_;
   const std::vector<int> variants_;
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const GoOn& go_on) {
-  using kernels::InputStream;
-  const uint64_t seed = problem.request.seed();
   HostBuffer a(problem.request.vector_add().n()), b(a.size());
-  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kA, a, go_on));
-  KBENCH_RETURN_IF_ERROR(FillSeededInput(seed, InputStream::kB, b, go_on));
-  return std::make_unique<CpuVectorAdd>(problem, std::move(a), std::move(b));
+  auto workload = std::make_unique<CpuVectorAdd>(problem, std::move(a), std::move(b));
+  KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed(), go_on));
+  return workload;
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
-#include "kernels/cuda/seeded_fill.h"
 #include "kernels/cuda/vector_add/reference_kernel.h"
 #include "kernels/cuda/vector_add/vector_add.h"
 #include "kernels/cuda_runtime/cuda_status.h"
@@ -55,6 +54,10 @@ class CudaVectorAdd final : public CudaWorkload {
     return absl::OkStatus();
   }
 
+  std::vector<SeededInput> Inputs() const override {
+    return {{kernels::InputStream::kA, a_.get(), n_}, {kernels::InputStream::kB, b_.get(), n_}};
+  }
+
   const int64_t n_;
   const std::vector<int> variants_;
   cuda::DeviceBuffer a_, b_;
@@ -63,7 +66,6 @@ class CudaVectorAdd final : public CudaWorkload {
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
                                                       const Problem& problem) {
   const int64_t n = int64_t(problem.request.vector_add().n());
-  const uint64_t seed = problem.request.seed();
   if (problem.dtype != kernels::DType::kFp32)
     return absl::InvalidArgumentError("dtype: vector_add on CUDA runs fp32 only");
   if (n < 1 || uint64_t(n) > std::numeric_limits<size_t>::max() / 16)
@@ -74,18 +76,13 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(bytes));
   KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, CudaWorkload::OutputWithGuard(bytes));
 
-  const cudaStream_t stream = context->stream.get();
-  using kernels::InputStream;
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      kernels::cuda::LaunchFillSeeded(problem.dtype, seed, InputStream::kA, 0, a.get(), n, stream));
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      kernels::cuda::LaunchFillSeeded(problem.dtype, seed, InputStream::kB, 0, b.get(), n, stream));
-  KBENCH_RETURN_IF_ERROR(context->stream.Synchronize());
-
   KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
-                          cuda::SampleTimer::Create(stream, &context->flusher));
-  return std::make_unique<CudaVectorAdd>(std::move(context), n, problem.variants, std::move(a),
-                                         std::move(b), std::move(c), std::move(timer));
+                          cuda::SampleTimer::Create(context->stream.get(), &context->flusher));
+  auto workload =
+      std::make_unique<CudaVectorAdd>(std::move(context), n, problem.variants, std::move(a),
+                                      std::move(b), std::move(c), std::move(timer));
+  KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed()));
+  return workload;
 }
 
 }  // namespace
