@@ -38,10 +38,9 @@ v1::KernelSource Add(const std::string& name) {
 TEST(LearnerCompileProgress, EachKernelsCompileIsAStepBeforeThePreparation) {
   compile::CompilerOptions options;
   options.helper = KBENCH_COMPILE_HELPER;
-  LocalExecutor executor(
-      std::make_unique<testing::FakeDevice>(
-          std::vector<std::pair<std::string, testing::FakeVariant>>{}),
-      options);
+  LocalExecutor executor(std::make_unique<testing::FakeDevice>(
+                             std::vector<std::pair<std::string, testing::FakeVariant>>{}),
+                         options);
   AdmittedRun run;
   run.problem.op = &ops::VectorAddOp();
   run.problem.request.mutable_vector_add()->set_n(1000);
