@@ -352,17 +352,17 @@ TEST_F(LearnerKernels, ACacheKeyedOnTheInputPointersFailsOnInputsRedrawnForCheck
               results.at("keyed.cu").verification().checked_runs());
 }
 
-// A kernel that works only when its output is poisoned (when it could be
-// checked) and returns at once otherwise, leaving the last launch's output:
-// every timed sample of a run with a learner's kernel is poisoned, so it
-// always works, and is timed doing so.
+// A kernel that works only where its output is poisoned (when it could be
+// checked) and otherwise leaves the last launch's output: each thread
+// looks at its own element first. Every timed sample of a run with a
+// learner's kernel is poisoned, so it always works, and is timed doing so.
 TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork) {
   const std::string source =
       "extern \"C\" __global__ void watcher(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
       "                                      long long n) {\n"
-      "  if (__float_as_uint(c[0]) != 0xffffffffu) return;  // not poisoned: not checked\n"
       "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
-      "  if (i < n) c[i] = a[i] + b[i];\n"
+      "  if (i >= n || __float_as_uint(c[i]) != 0xffffffffu) return;  // not poisoned\n"
+      "  c[i] = a[i] + b[i];\n"
       "}\n";
   testing::RecordingSink sink;
   const absl::Status status =
