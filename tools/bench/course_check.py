@@ -70,8 +70,10 @@ STALL_SECONDS = 20
 
 SPIN = """// kbench: grid=cdiv(n,256) block=256
 extern "C" __global__ void spin(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n) {
-  volatile int forever = 1;
-  while (forever) {}
+  // clock64() is read anew each time, so the compiler cannot drop the loop
+  // (it dropped a loop on a volatile local: the kernel returned at once).
+  const long long start = clock64();
+  while (clock64() - start >= 0) {}
 }
 """
 
@@ -267,6 +269,14 @@ def main():
             expect(spun.returncode != 0 and "the learner's kernel was stopped" in spun.stderr,
                    f"a kernel that never returns is stopped and the learner told "
                    f"(exit {spun.returncode}, {took:.1f} s, bound {STALL_SECONDS} s)")
+            # The worker restarts (about a second); a learner retrying
+            # meanwhile is told no device is ready, so wait for it.
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                info = course.kbench("ada", "--json", "info")
+                if info.returncode == 0 and json.loads(info.stdout)["devices"][0].get("healthy"):
+                    break
+                time.sleep(0.5)
             after_spin = course.kbench("ada", "vector-add", "--n", "4096", "--variant", "naive",
                                        "--kernel", course.write("vector_add_naive.cu", naive))
             print(after_spin.stdout, after_spin.stderr[-2000:])

@@ -141,10 +141,16 @@ class CudaDevice final : public Device {
 
 absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal));
-  // Set before any kernel runs: the bound on what kernels print between
-  // synchronizations (printf_capture.h).
-  KBENCH_CUDA_RETURN_IF_ERROR(
-      cudaDeviceSetLimit(cudaLimitPrintfFifoSize, cuda_backend::kPrintfFifoBytes));
+  // The bound on what kernels print between synchronizations
+  // (printf_capture.h). CUDA refuses to change it once a kernel that prints
+  // has run in this process, so it is set only when it differs: a second
+  // open of the device in one process (the GPU tests) finds it set already.
+  size_t printf_fifo = 0;
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetLimit(&printf_fifo, cudaLimitPrintfFifoSize));
+  if (printf_fifo != cuda_backend::kPrintfFifoBytes) {
+    KBENCH_CUDA_RETURN_IF_ERROR(
+        cudaDeviceSetLimit(cudaLimitPrintfFifoSize, cuda_backend::kPrintfFifoBytes));
+  }
   cudaDeviceProp props{};
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, ordinal));
   char pci_bus_id[32] = {};
