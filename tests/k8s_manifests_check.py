@@ -58,6 +58,10 @@ SECRET_NAME = re.compile(r"(PASSWORD|TOKEN|SECRET|KEY)", re.I)
 # postgresql://[user[:password]@]host[:port]/db[?params]
 POSTGRES_URL = re.compile(r"postgres(?:ql)?://(?:(?P<user>[^:@/]*)(?::(?P<password>[^@/]*))?@)?"
                           r"(?P<host>[^:/?]+)(?::(?P<port>\d+))?/")
+# The shortest --host-lease-seconds a server sharing a PostgreSQL store may
+# state: a PostgreSQL failover (tens of seconds) must not end the runs of
+# servers that are alive.
+MIN_SHARED_LEASE_SECONDS = 30
 KBENCH_IMAGE = re.compile(r"(?:^|/)kbench-([a-z0-9-]+)(?::[\w.-]+)?$")
 
 
@@ -251,6 +255,17 @@ def check_server_container(at, c, image, ports, flags, services, errors, pod_gra
         if field != "spec.nodeName":
             errors.append(f"{at}: a server sharing a PostgreSQL store needs "
                           "--host-id=$(VAR) with VAR the node's name (fieldRef spec.nodeName)")
+        # The lease, stated: shorter than a PostgreSQL failover, and the
+        # other servers would end the runs of servers that are alive.
+        lease = flag_value(args, "--host-lease-seconds")
+        try:
+            lease_ok = lease is not None and float(lease) >= MIN_SHARED_LEASE_SECONDS
+        except ValueError:
+            lease_ok = False
+        if not lease_ok:
+            errors.append(f"{at}: a server sharing a PostgreSQL store sets "
+                          f"--host-lease-seconds to {MIN_SHARED_LEASE_SECONDS} or more (got "
+                          f"{lease}): a PostgreSQL failover must not end the runs of live servers")
 
 
 def check_pdb_and_services(docs, errors):
@@ -766,6 +781,16 @@ class EachCheckCanFail(unittest.TestCase):
                 env = next(e for e in container["env"] if e["name"] == "NODE_NAME")
                 env["valueFrom"]["fieldRef"]["fieldPath"] = "metadata.name"
             self.assertReports(inputs, "needs --host-id=$(VAR) with VAR the node's name")
+
+    def test_a_shared_store_without_a_stated_lease_long_enough(self):
+        for lease in (None, "10", "soon"):
+            inputs = Inputs()
+            container = inputs.server_container()
+            container["args"] = [a for a in container["args"]
+                                 if not a.startswith("--host-lease-seconds")]
+            if lease is not None:
+                container["args"].append(f"--host-lease-seconds={lease}")
+            self.assertReports(inputs, "--host-lease-seconds to 30 or more")
 
     def test_a_password_in_the_store_url(self):
         inputs = Inputs()

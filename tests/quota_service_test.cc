@@ -148,6 +148,73 @@ TEST_F(QuotaServiceTest, QuotasSetThroughOneServerReachAnotherSharingTheStore) {
   EXPECT_EQ(other.QuotasOf({"ada", "cohort-1", auth::Role::kLearner}).queued_runs(), 3u);
 }
 
+// Two servers share the store: the counts of waiting and open runs and of
+// the minute's requests add the runs the other recorded of the learner.
+TEST(QuotaGateAcrossServers, QueuedOpenAndRateCountTheOtherServersRuns) {
+  ::kbench::testing::TempDir dir;
+  absl::StatusOr<std::unique_ptr<store::RunStore>> a =
+      store::OpenStore(dir.path() + "/runs.db", "host-a");
+  absl::StatusOr<std::unique_ptr<store::RunStore>> b =
+      store::OpenStore(dir.path() + "/runs.db", "host-b");
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status() << b.status();
+  v1::QuotaLimits quotas;
+  quotas.set_queued_runs(2);
+  quotas.set_open_streams(3);
+  quotas.set_runs_per_minute(4);
+  QuotaGate gate(quotas, {}, {}, [&](const std::string& user, int64_t since) {
+    return (*a)->ActivityElsewhereOf(user, since);
+  });
+  // Host b has one run of ada waiting and one running, both this minute,
+  // and an old one that ended.
+  const int64_t now = NowUnixMs();
+  ASSERT_TRUE(
+      (*b)->Accept(::kbench::testing::AdmittedRun("b1", now - 1000, "lab1", "attention", "ada"))
+          .ok());
+  ASSERT_TRUE(
+      (*b)->Accept(::kbench::testing::AdmittedRun("b2", now - 900, "lab1", "attention", "ada"))
+          .ok());
+  ASSERT_TRUE((*b)->Start("b2", ::kbench::testing::TestDevice(),
+                          ::kbench::testing::TestStarted("b2"), now - 800)
+                  .ok());
+  ASSERT_TRUE(
+      (*b)->Accept(::kbench::testing::AdmittedRun("b0", now - 120000, "lab1", "attention", "ada"))
+          .ok());
+  ASSERT_TRUE((*b)->Finish("b0", ::kbench::testing::FullOutcome("b0", now - 110000)).ok());
+
+  RunAdmission run;
+  run.principal = {"ada", "cohort-1", auth::Role::kLearner};
+  run.run_id = "a1";
+  run.unix_ms = now;
+  ASSERT_TRUE(gate.CountRequest(run).ok());  // 0 here + 2 there of 4
+  ASSERT_TRUE(gate.Admit(run).ok());         // waiting 0 + 1 of 2; open 0 + 2 of 3
+  run.run_id = "a2";
+  ASSERT_TRUE(gate.CountRequest(run).ok());  // 1 + 2 of 4
+  const absl::Status waiting = gate.Admit(run);
+  EXPECT_TRUE(absl::IsResourceExhausted(waiting)) << waiting;
+  EXPECT_NE(waiting.message().find("queued runs 2"), std::string::npos) << waiting;
+
+  absl::StatusOr<v1::QuotaUsage> usage = gate.UsageOf("ada", now);
+  ASSERT_TRUE(usage.ok()) << usage.status();
+  EXPECT_EQ(usage->queued_runs(), 2u);
+  EXPECT_EQ(usage->open_streams(), 3u);
+  EXPECT_EQ(usage->runs_last_minute(), 4u);
+
+  run.run_id = "a3";
+  const absl::Status rate = gate.CountRequest(run);  // 2 + 2 of 4
+  EXPECT_TRUE(absl::IsResourceExhausted(rate)) << rate;
+  EXPECT_NE(rate.message().find("runs 4 per minute"), std::string::npos) << rate;
+
+  // Once b's waiting run starts, a's second run fits the waiting quota but
+  // not the open one (1 here + 2 there of 3).
+  ASSERT_TRUE((*b)->Start("b1", ::kbench::testing::TestDevice(),
+                          ::kbench::testing::TestStarted("b1"), now + 1)
+                  .ok());
+  run.run_id = "a2";
+  const absl::Status open = gate.Admit(run);
+  EXPECT_TRUE(absl::IsResourceExhausted(open)) << open;
+  EXPECT_NE(open.message().find("open run streams 3"), std::string::npos) << open;
+}
+
 // A read of the store that started before this server's own change must
 // not undo it when it lands after.
 TEST(QuotaGateOverrides, AReadFromBeforeALocalChangeDoesNotUndoIt) {

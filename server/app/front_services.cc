@@ -43,7 +43,10 @@ FrontServices::FrontServices(const ServerFlags& flags, const OpenedStores& store
           [&runs = *stores.runs](const std::string& user, int64_t since_unix_ms) {
             return runs.DeviceTimeOf(user, since_unix_ms);
           },
-          std::move(cohort_quotas)),
+          std::move(cohort_quotas),
+          [&runs = *stores.runs](const std::string& user, int64_t since_unix_ms) {
+            return runs.ActivityElsewhereOf(user, since_unix_ms);
+          }),
       quota_refresh_(quotas_, [&runs = *stores.runs] { return runs.CohortQuotas(); }),
       host_lease_(*stores.runs, std::chrono::milliseconds(int64_t(flags.host_lease_s * 1000))),
       recorder_(*stores.runs),

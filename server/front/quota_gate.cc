@@ -31,10 +31,23 @@ std::string WaitText(int64_t ms) {
 }
 
 QuotaGate::QuotaGate(v1::QuotaLimits defaults, DeviceTimeQuery device_time,
-                     std::map<std::string, v1::QuotaOverrides> overrides)
+                     std::map<std::string, v1::QuotaOverrides> overrides, ElsewhereQuery elsewhere)
     : defaults_(std::move(defaults)),
       device_time_(std::move(device_time)),
+      elsewhere_(std::move(elsewhere)),
       overrides_(std::move(overrides)) {}
+
+absl::StatusOr<store::ActivityElsewhere> QuotaGate::Elsewhere(const std::string& user,
+                                                              int64_t since_unix_ms) const {
+  if (!elsewhere_) return store::ActivityElsewhere();
+  absl::StatusOr<store::ActivityElsewhere> activity = elsewhere_(user, since_unix_ms);
+  if (!activity.ok())
+    return absl::UnavailableError(
+        absl::StrCat("quota: your runs on the other servers cannot be read from the results "
+                     "store (",
+                     activity.status().message(), "); retry"));
+  return activity;
+}
 
 v1::QuotaLimits QuotaGate::QuotasOf(const auth::Principal& principal) const {
   return principal.role == auth::Role::kLearner ? CohortQuotas(principal.cohort)
@@ -87,14 +100,21 @@ absl::StatusOr<v1::QuotaUsage> QuotaGate::UsageOf(const std::string& user,
     usage.set_device_seconds_last_hour(hour.seconds);
     usage.set_device_seconds_last_day(day.seconds);
   }
+  KBENCH_ASSIGN_OR_RETURN(const store::ActivityElsewhere elsewhere,
+                          Elsewhere(user, now_unix_ms - kMinuteMs + 1));
+  usage.set_queued_runs(uint32_t(elsewhere.waiting));
+  usage.set_open_streams(uint32_t(elsewhere.open));
+  usage.set_runs_last_minute(uint32_t(elsewhere.requests));
   std::lock_guard lock(mu_);
   const auto it = usage_.find(user);
   if (it == usage_.end()) return usage;
-  usage.set_queued_runs(it->second.waiting);
-  usage.set_open_streams(it->second.open);
-  usage.set_runs_last_minute(uint32_t(
-      std::count_if(it->second.requested_unix_ms.begin(), it->second.requested_unix_ms.end(),
-                    [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
+  usage.set_queued_runs(usage.queued_runs() + it->second.waiting);
+  usage.set_open_streams(usage.open_streams() + it->second.open);
+  usage.set_runs_last_minute(
+      usage.runs_last_minute() +
+      uint32_t(std::count_if(it->second.requested_unix_ms.begin(),
+                             it->second.requested_unix_ms.end(),
+                             [&](int64_t ms) { return ms > now_unix_ms - kMinuteMs; })));
   return usage;
 }
 
@@ -117,11 +137,16 @@ absl::Status QuotaGate::CheckDeviceTime(const std::string& user, double limit_se
 absl::Status QuotaGate::CountRequest(const RunAdmission& run) {
   const uint32_t limit = QuotasOf(run.principal).runs_per_minute();
   if (limit == 0) return absl::OkStatus();
+  KBENCH_ASSIGN_OR_RETURN(const store::ActivityElsewhere elsewhere,
+                          Elsewhere(run.principal.user, run.unix_ms - kMinuteMs + 1));
   std::lock_guard lock(mu_);
   std::deque<int64_t>& requested = usage_[run.principal.user].requested_unix_ms;
   while (!requested.empty() && requested.front() <= run.unix_ms - kMinuteMs) requested.pop_front();
-  if (requested.size() >= limit) {
-    const int64_t reset_ms = requested.front() + kMinuteMs - run.unix_ms;
+  if (requested.size() + elsewhere.requests >= limit) {
+    // The oldest of this server's requests frees a place; with none here,
+    // one of the others' does within the minute.
+    const int64_t reset_ms =
+        requested.empty() ? kMinuteMs : requested.front() + kMinuteMs - run.unix_ms;
     return OverQuota(
         absl::StrCat("runs ", limit, " per minute used (refused requests count too); resets in ",
                      WaitText(reset_ms)),
@@ -138,13 +163,17 @@ absl::Status QuotaGate::Admit(const RunAdmission& run) {
       CheckDeviceTime(user, quotas.device_seconds_per_hour(), kHourMs, "hour", run.unix_ms));
   KBENCH_RETURN_IF_ERROR(
       CheckDeviceTime(user, quotas.device_seconds_per_day(), kDayMs, "day", run.unix_ms));
+  store::ActivityElsewhere elsewhere;
+  if (quotas.queued_runs() > 0 || quotas.open_streams() > 0) {
+    KBENCH_ASSIGN_OR_RETURN(elsewhere, Elsewhere(user, run.unix_ms));
+  }
   std::lock_guard lock(mu_);
   Usage& usage = usage_[user];
-  if (quotas.queued_runs() > 0 && usage.waiting >= quotas.queued_runs())
+  if (quotas.queued_runs() > 0 && usage.waiting + elsewhere.waiting >= quotas.queued_runs())
     return OverQuota(absl::StrCat("queued runs ", quotas.queued_runs(),
                                   " at once per learner used; resets when one of your "
                                   "waiting runs starts"));
-  if (quotas.open_streams() > 0 && usage.open >= quotas.open_streams())
+  if (quotas.open_streams() > 0 && usage.open + elsewhere.open >= quotas.open_streams())
     return OverQuota(absl::StrCat("open run streams ", quotas.open_streams(),
                                   " at once per learner used; resets when one of your "
                                   "runs ends"));

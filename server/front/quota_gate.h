@@ -10,9 +10,12 @@
 //
 // The counts of waiting and open runs and the minute's runs are kept here,
 // from the runs this gate admitted and their observer events (the gate is
-// one of the runs' observers); device time comes from the results store
-// (RunStore::DeviceTimeOf), one indexed query per quota per admission, made
-// on the admitting thread.
+// one of the runs' observers), plus, where servers share the store, what
+// the others recorded (RunStore::ActivityElsewhereOf); device time comes
+// from the results store (RunStore::DeviceTimeOf). Each is an indexed query
+// per check, made on the admitting thread. Two servers admitting the same
+// learner at the same moment may each miss the other's newest run: the
+// counts across servers hold to within the runs admitted meanwhile.
 //
 // Thread-safe.
 #pragma once
@@ -38,13 +41,22 @@ namespace kbench::server {
 using DeviceTimeQuery = std::function<absl::StatusOr<store::DeviceTime>(const std::string& user,
                                                                         int64_t since_unix_ms)>;
 
+// `user`'s runs on the other servers sharing the results store:
+// RunStore::ActivityElsewhereOf.
+using ElsewhereQuery = std::function<absl::StatusOr<store::ActivityElsewhere>(
+    const std::string& user, int64_t since_unix_ms)>;
+
 class QuotaGate final : public RunObserver {
  public:
   // `defaults`: every learner's quotas but where `overrides` (by cohort,
   // as the store has them) say otherwise. `device_time` may be empty: then
   // the device-time quotas are not checked (a server without a store).
+  // `elsewhere` may be empty: then the counts of waiting and open runs and
+  // of the minute's requests are this server's alone; with it, each check
+  // adds what the other servers sharing the store recorded of the user.
   QuotaGate(v1::QuotaLimits defaults, DeviceTimeQuery device_time,
-            std::map<std::string, v1::QuotaOverrides> overrides = {});
+            std::map<std::string, v1::QuotaOverrides> overrides = {},
+            ElsewhereQuery elsewhere = {});
 
   // The quotas of `principal`: none (all 0) unless a learner; a learner's
   // are CohortQuotas of their cohort.
@@ -98,8 +110,13 @@ class QuotaGate final : public RunObserver {
   absl::Status CheckDeviceTime(const std::string& user, double limit_seconds, int64_t window_ms,
                                const char* per, int64_t now_unix_ms) const;
 
+  // What the other servers recorded of `user`; zeros without `elsewhere_`.
+  absl::StatusOr<store::ActivityElsewhere> Elsewhere(const std::string& user,
+                                                     int64_t since_unix_ms) const;
+
   const v1::QuotaLimits defaults_;
   const DeviceTimeQuery device_time_;
+  const ElsewhereQuery elsewhere_;
 
   mutable std::mutex mu_;
   std::map<std::string, v1::QuotaOverrides> overrides_;  // by cohort

@@ -37,6 +37,14 @@ absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal&
   return ReadRuns(store, scoped, max_runs);
 }
 
+// The tallies of the runs of `filter` that `who` may read; PERMISSION_DENIED
+// when the filter asks for others'.
+absl::StatusOr<store::RunTallies> TallyAs(store::RunStore& store, const auth::Principal& who,
+                                          store::TallyBy by, const v1::ListRunsRequest& filter) {
+  KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
+  return store.Tally(by, scoped);
+}
+
 // An assignment's table endpoint: label (required), format.
 TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
                                  Table (*build)(const RunSet&)) {
@@ -107,8 +115,9 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
       server, "/api/labels", caller,
       [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
         KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-        KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, v1::ListRunsRequest()));
-        return TableReply{LabelsTable(runs), "labels"};
+        KBENCH_ASSIGN_OR_RETURN(const store::RunTallies labels,
+                                TallyAs(store, who, store::TallyBy::kLabel, v1::ListRunsRequest()));
+        return TableReply{LabelsTable(labels), "labels"};
       });
   ServeTable(
       server, "/api/learners", caller,
@@ -116,10 +125,11 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
         KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
         v1::ListRunsRequest filter;
         filter.set_label(params.Optional("label"));
-        KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
-        return TableReply{LearnersTable(runs), filter.label().empty()
-                                                   ? "learners"
-                                                   : absl::StrCat("learners-", filter.label())};
+        KBENCH_ASSIGN_OR_RETURN(const store::RunTallies learners,
+                                TallyAs(store, who, store::TallyBy::kLearner, filter));
+        return TableReply{LearnersTable(learners), filter.label().empty()
+                                                       ? "learners"
+                                                       : absl::StrCat("learners-", filter.label())};
       });
   ServeTable(server, "/api/assignment/best", caller,
              AssignmentEndpoint(store, "best", BestResultsTable));

@@ -1,9 +1,6 @@
 #include "server/http/history_tables.h"
 
-#include <algorithm>
 #include <cstdint>
-#include <map>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -14,61 +11,27 @@
 namespace kbench::server::http {
 namespace {
 
-// Counts of the runs of one label or one learner.
-struct Tally {
-  int64_t runs = 0;
-  int64_t ok = 0;
-  int64_t failed_verification = 0;
-  int64_t last_unix_ms = 0;
-  // The learners of a label, or the labels of a learner.
-  std::set<std::string> others;
-
-  void Count(const v1::RunRecord& run, std::string other) {
-    ++runs;
-    ok += run.status() == v1::RUN_STATUS_OK;
-    failed_verification += run.status() == v1::RUN_STATUS_FAILED_VERIFICATION;
-    last_unix_ms = std::max(last_unix_ms, run.accepted_unix_ms());
-    others.insert(std::move(other));
-  }
-};
-
-// One row per tally, newest first: name, runs, others, ok,
+// One row per tally, in the store's order: name, runs, others, ok,
 // failed_verification, last_unix_ms.
-Table TallyTable(std::string name, std::string others, const std::map<std::string, Tally>& tallies,
-                 bool truncated) {
-  std::vector<std::pair<std::string, Tally>> sorted(tallies.begin(), tallies.end());
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
-    return a.second.last_unix_ms > b.second.last_unix_ms;
-  });
+Table TallyTable(std::string name, std::string others, const store::RunTallies& tallies) {
   Table table{
       {std::move(name), "runs", std::move(others), "ok", "failed_verification", "last_unix_ms"}};
-  table.truncated = truncated;
-  for (const auto& [key, tally] : sorted) {
-    table.rows.push_back({key, tally.runs, static_cast<int64_t>(tally.others.size()), tally.ok,
-                          tally.failed_verification, tally.last_unix_ms});
+  table.truncated = tallies.truncated;
+  for (const store::RunTally& tally : tallies.rows) {
+    table.rows.push_back({tally.key, tally.runs, tally.others, tally.ok, tally.failed_verification,
+                          tally.last_unix_ms});
   }
   return table;
 }
 
 }  // namespace
 
-Table LabelsTable(const RunSet& runs) {
-  std::map<std::string, Tally> labels;
-  // A label only refused runs carry (a typo, a sweep the server could not
-  // run) names no assignment.
-  std::set<std::string> admitted;
-  for (const v1::RunRecord& run : runs.runs) {
-    labels[run.label()].Count(run, LearnerOf(run));
-    if (run.status() != v1::RUN_STATUS_REFUSED) admitted.insert(run.label());
-  }
-  std::erase_if(labels, [&](const auto& entry) { return admitted.count(entry.first) == 0; });
-  return TallyTable("label", "learners", labels, runs.truncated);
+Table LabelsTable(const store::RunTallies& by_label) {
+  return TallyTable("label", "learners", by_label);
 }
 
-Table LearnersTable(const RunSet& runs) {
-  std::map<std::string, Tally> learners;
-  for (const v1::RunRecord& run : runs.runs) learners[LearnerOf(run)].Count(run, run.label());
-  return TallyTable("learner", "labels", learners, runs.truncated);
+Table LearnersTable(const store::RunTallies& by_learner) {
+  return TallyTable("learner", "labels", by_learner);
 }
 
 Table LearnerHistoryTable(const RunSet& runs, const std::string& learner) {

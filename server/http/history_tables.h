@@ -7,17 +7,19 @@
 #include "kbench/v1/history.pb.h"
 #include "server/http/run_reader.h"
 #include "server/http/table.h"
+#include "server/store/run_store.h"
 
 namespace kbench::server::http {
 
-// One row per label (an empty label too): label, runs, learners, ok,
-// failed_verification, last_unix_ms (the newest run's acceptance). Newest
-// first.
-Table LabelsTable(const RunSet& runs);
+// One row per label (an empty label too) from the store's tallies by label
+// (RunStore::Tally): label, runs, learners, ok, failed_verification,
+// last_unix_ms (the newest run's acceptance). Newest first.
+Table LabelsTable(const store::RunTallies& by_label);
 
-// One row per learner (run_fields.h): learner, runs, labels, ok,
-// failed_verification, last_unix_ms. Newest first.
-Table LearnersTable(const RunSet& runs);
+// One row per learner (store::LearnerOf) from the store's tallies by
+// learner: learner, runs, labels, ok, failed_verification, last_unix_ms.
+// Newest first.
+Table LearnersTable(const store::RunTallies& by_learner);
 
 // The runs of `learner` among `runs`, oldest first, one row per variant
 // result (one row with empty result cells for a run without results):

@@ -6,13 +6,12 @@
 #include <string>
 
 #include "kbench/v1/history.pb.h"
+#include "server/store/learner.h"
 
 namespace kbench::server::http {
 
-// The run's user; until identities exist (an empty user) its client's host,
-// the peer without its port: "ipv4:127.0.0.1:50312" -> "127.0.0.1",
-// "ipv6:[::1]:50312" -> "[::1]"; other peers (unix:...) as they are.
-std::string LearnerOf(const std::string& user, const std::string& peer);
+// The run's learner (store::LearnerOf).
+using store::LearnerOf;
 inline std::string LearnerOf(const v1::RunRecord& run) { return LearnerOf(run.user(), run.peer()); }
 
 // "fp32", "fp16" or "bf16"; an unspecified dtype is the default, fp32.

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "kernels/common/status_macros.h"
+#include "server/store/learner.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {
@@ -16,7 +17,30 @@ struct PortableMigration {
   // BYTES and EMPTY_BYTES stand for the dialect's binary type and its empty
   // value; everything else is the same SQL on SQLite and PostgreSQL.
   std::vector<const char*> statements;
+  // Run after the statements, in the same transaction, for what SQL alone
+  // cannot compute in both dialects; null for most migrations.
+  absl::Status (*then)(SqlDatabase&) = nullptr;
 };
+
+// Migration 11's learner of the runs of no user: their peer's host, which
+// store::LearnerOf computes (one UPDATE per distinct peer).
+absl::Status BackfillLearnersOfPeers(SqlDatabase& database) {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> peers,
+      database.Query("SELECT DISTINCT peer FROM runs WHERE user_name = '' AND learner = ''", {}));
+  for (const SqlRow& row : peers) {
+    const std::string& peer = std::get<std::string>(row[0]);
+    const std::string learner = LearnerOf("", peer);
+    if (learner.empty()) continue;
+    KBENCH_RETURN_IF_ERROR(
+        database
+            .Execute(
+                "UPDATE runs SET learner = ? WHERE user_name = '' AND learner = '' AND peer = ?",
+                {learner, peer})
+            .status());
+  }
+  return absl::OkStatus();
+}
 
 // runs: one row per run. The columns the history filters and sorts on are
 // columns; the rest of the RunRecord is stored as serialized protos, one per
@@ -132,6 +156,19 @@ const PortableMigration kMigrations[] = {
     {10, "host leases", {R"sql(CREATE TABLE host_leases (
   host TEXT PRIMARY KEY,
   seen_unix_ms BIGINT NOT NULL))sql"}},
+    // Each run's learner (store::LearnerOf: its user, or its peer's host),
+    // written at Accept, and indexes that cover the dashboard's tallies by
+    // label and by learner (RunStore::Tally), so they are index scans
+    // however many runs the store holds; and one for a user's runs in
+    // flight on other hosts (RunStore::ActivityElsewhereOf, the quotas).
+    {11,
+     "runs by learner",
+     {"ALTER TABLE runs ADD COLUMN learner TEXT NOT NULL DEFAULT ''",
+      "UPDATE runs SET learner = user_name WHERE user_name <> ''",
+      "CREATE INDEX runs_tally_by_label ON runs (label, learner, status, accepted_unix_ms)",
+      "CREATE INDEX runs_tally_by_learner ON runs (learner, label, status, accepted_unix_ms)",
+      "CREATE INDEX runs_by_user_in_flight ON runs (user_name, status, host)"},
+     BackfillLearnersOfPeers},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting
@@ -152,6 +189,7 @@ std::vector<Migration> Migrations(SqlDialect dialect) {
     for (const char* statement : portable.statements) {
       migration.statements.push_back(absl::StrReplaceAll(statement, spelling));
     }
+    migration.then = portable.then;
   }
   return migrations;
 }
@@ -185,6 +223,7 @@ absl::Status ApplyMigrations(SqlDatabase& database) {
       for (const std::string& statement : migration.statements) {
         KBENCH_RETURN_IF_ERROR(database.Execute(statement, {}).status());
       }
+      if (migration.then != nullptr) KBENCH_RETURN_IF_ERROR(migration.then(database));
       return database
           .Execute(
               "INSERT INTO schema_version (version, description, applied_unix_ms) "

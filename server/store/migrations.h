@@ -18,6 +18,9 @@ struct Migration {
   std::string description;
   // Run in order, in one transaction, in the dialect's spelling.
   std::vector<std::string> statements;
+  // Then this, in the same transaction (a backfill SQL cannot spell in both
+  // dialects); null for most.
+  absl::Status (*then)(SqlDatabase&) = nullptr;
 };
 
 // Every migration for `dialect`, by increasing version.

@@ -61,6 +61,44 @@ struct DeviceTime {
   int64_t oldest_end_unix_ms = 0;
 };
 
+// The runs of one label or one learner, counted (see Tally).
+struct RunTally {
+  // The label, or the learner (store::LearnerOf).
+  std::string key;
+  int64_t runs = 0;
+  // How many learners ran under the label, or labels the learner ran under
+  // (the empty label counts as one).
+  int64_t others = 0;
+  int64_t ok = 0;
+  int64_t failed_verification = 0;
+  // The newest run's acceptance.
+  int64_t last_unix_ms = 0;
+};
+
+// The most rows one Tally returns: the labels or learners of the newest
+// runs first.
+inline constexpr size_t kMaxTallyRows = 10000;
+
+struct RunTallies {
+  // Newest last_unix_ms first; ties by key, in byte order.
+  std::vector<RunTally> rows;
+  // True when more labels or learners matched than kMaxTallyRows.
+  bool truncated = false;
+};
+
+enum class TallyBy { kLabel, kLearner };
+
+// One user's runs on the other hosts sharing the store (see
+// ActivityElsewhereOf).
+struct ActivityElsewhere {
+  // QUEUED runs.
+  int64_t waiting = 0;
+  // QUEUED or RUNNING runs.
+  int64_t open = 0;
+  // Runs accepted (refused ones included) at or after the time asked.
+  int64_t requests = 0;
+};
+
 // Whether listed runs carry their raw samples.
 enum class Samples { kOmit, kInclude };
 
@@ -120,6 +158,13 @@ class RunStore {
   virtual absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
                                                     Samples samples) = 0;
 
+  // The runs matching the request's filters (its page_size and page_token
+  // ignored) counted by label or by learner, in the database (GROUP BY over
+  // the covering indexes of migration 11), so a dashboard's table costs the
+  // same at a million runs as at a thousand. By label, a label only refused
+  // runs carry is left out. INVALID_ARGUMENT for a bad filter, as List.
+  virtual absl::StatusOr<RunTallies> Tally(TallyBy by, const v1::ListRunsRequest& filter) = 0;
+
   // One run with everything, its samples and its kernels' sources
   // included (each source is stored once, however many runs sent it);
   // RunNotFoundError when
@@ -135,6 +180,14 @@ class RunStore {
   // since_unix_ms ended, each run counted whole (the quotas' usage).
   virtual absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user,
                                                   int64_t since_unix_ms) = 0;
+
+  // `user`'s runs recorded by the other hosts sharing the store (a host other
+  // than this store's; '' too): what the quotas add to the counts a server
+  // keeps of its own runs, so that they hold across servers. A host that
+  // died leaves its runs in flight counted until its lease lapses
+  // (MarkLapsedHostsInterrupted). Zero on a store one server uses.
+  virtual absl::StatusOr<ActivityElsewhere> ActivityElsewhereOf(const std::string& user,
+                                                                int64_t since_unix_ms) = 0;
 
   // Every cohort's own quotas (the cohort_quotas table), by cohort.
   virtual absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> CohortQuotas() = 0;

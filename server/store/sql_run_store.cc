@@ -1,5 +1,6 @@
 #include "server/store/sql_run_store.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -10,6 +11,7 @@
 #include "proto/text/utf8.h"
 #include "server/common/echo.h"
 #include "server/common/sha256.h"
+#include "server/store/learner.h"
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
 #include "server/store/proto_column.h"
@@ -122,12 +124,12 @@ absl::Status SqlRunStore::Accept(const v1::RunRecord& record) {
         database_->Execute(
             "INSERT INTO runs (run_id, user_name, peer, label, op, status, error, "
             "accepted_unix_ms, started_unix_ms, ended_unix_ms, admission_part, "
-            "submission_id, host) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+            "submission_id, host, learner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
             {record.run_id(), record.user(), record.peer(), record.label(), record.op(),
              int64_t{record.status()}, record.error(), record.accepted_unix_ms(),
              record.started_unix_ms(), record.ended_unix_ms(), Serialized(admission),
-             record.request().submission_id(), host_}));
+             record.request().submission_id(), host_, LearnerOf(record.user(), record.peer())}));
     if (inserted == 0) {
       return absl::AlreadyExistsError(
           absl::StrCat("run ", Echo(record.run_id()), " is already stored"));
@@ -290,6 +292,57 @@ absl::StatusOr<v1::ListRunsResponse> SqlRunStore::List(const v1::ListRunsRequest
   return response;
 }
 
+absl::StatusOr<RunTallies> SqlRunStore::Tally(TallyBy by, const v1::ListRunsRequest& filter) {
+  v1::ListRunsRequest unpaged = filter;
+  unpaged.clear_page_size();
+  unpaged.clear_page_token();
+  KBENCH_ASSIGN_OR_RETURN(ListQuery query, BuildListQuery(unpaged));
+  const bool by_label = by == TallyBy::kLabel;
+  const char* key = by_label ? "label" : "learner";
+  const char* other = by_label ? "learner" : "label";
+  const auto count_of = [](v1::RunStatus status) {
+    return absl::StrCat("SUM(CASE WHEN status = ", int{status}, " THEN 1 ELSE 0 END)");
+  };
+  // Counted per (key, other) first, then per key: the distinct others are
+  // the inner groups, so neither level sorts for a COUNT(DISTINCT), and
+  // both read the covering index of (key, other, status, accepted_unix_ms).
+  const std::string inner = absl::StrCat(
+      "SELECT ", key, " AS k, COUNT(*) AS runs, ", count_of(v1::RUN_STATUS_OK), " AS ok, ",
+      count_of(v1::RUN_STATUS_FAILED_VERIFICATION), " AS failed, SUM(CASE WHEN status <> ",
+      int{v1::RUN_STATUS_REFUSED}, " THEN 1 ELSE 0 END) AS admitted, ",
+      "MAX(accepted_unix_ms) AS last FROM runs ", query.where, " GROUP BY ", key, ", ", other);
+  // A label only refused runs carry (a typo, a sweep the server could not
+  // run) names no assignment.
+  const char* having = by_label ? " HAVING SUM(admitted) > 0" : "";
+  query.params.emplace_back(std::in_place_type<int64_t>, int64_t{kMaxTallyRows} + 1);
+  std::lock_guard lock(mu_);
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> rows,
+      // (PostgreSQL sums BIGINTs as NUMERIC: cast back.)
+      database_->Query(absl::StrCat("SELECT k, CAST(SUM(runs) AS BIGINT), COUNT(*), "
+                                    "CAST(SUM(ok) AS BIGINT), CAST(SUM(failed) AS BIGINT), "
+                                    "MAX(last) FROM (",
+                                    inner, ") AS per_pair GROUP BY k", having,
+                                    " ORDER BY MAX(last) DESC LIMIT ?"),
+                       query.params));
+  RunTallies tallies;
+  tallies.truncated = rows.size() > kMaxTallyRows;
+  for (size_t i = 0; i < rows.size() && i < kMaxTallyRows; ++i) {
+    const SqlRow& row = rows[i];
+    tallies.rows.push_back({.key = std::get<std::string>(row[0]),
+                            .runs = std::get<int64_t>(row[1]),
+                            .others = std::get<int64_t>(row[2]),
+                            .ok = std::get<int64_t>(row[3]),
+                            .failed_verification = std::get<int64_t>(row[4]),
+                            .last_unix_ms = std::get<int64_t>(row[5])});
+  }
+  // Ties in time by key, in byte order whatever the database's collation.
+  std::stable_sort(tallies.rows.begin(), tallies.rows.end(), [](const auto& a, const auto& b) {
+    return a.last_unix_ms != b.last_unix_ms ? a.last_unix_ms > b.last_unix_ms : a.key < b.key;
+  });
+  return tallies;
+}
+
 absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(
@@ -302,6 +355,32 @@ absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {
   KBENCH_RETURN_IF_ERROR(ReadSamples(record));
   KBENCH_RETURN_IF_ERROR(ReadKernelSources(record));
   return record;
+}
+
+absl::StatusOr<ActivityElsewhere> SqlRunStore::ActivityElsewhereOf(const std::string& user,
+                                                                   int64_t since_unix_ms) {
+  std::lock_guard lock(mu_);
+  ActivityElsewhere activity;
+  // Over runs_by_user_in_flight (user_name, status, host).
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> in_flight,
+      database_->Query(
+          "SELECT status, COUNT(*) FROM runs WHERE user_name = ? AND status IN (?, ?) "
+          "AND host <> ? GROUP BY status",
+          {user, int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}, host_}));
+  for (const SqlRow& row : in_flight) {
+    const int64_t count = std::get<int64_t>(row[1]);
+    activity.open += count;
+    if (std::get<int64_t>(row[0]) == v1::RUN_STATUS_QUEUED) activity.waiting += count;
+  }
+  // Over runs_by_user (user_name, accepted_unix_ms).
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> requests,
+      database_->Query(
+          "SELECT COUNT(*) FROM runs WHERE user_name = ? AND accepted_unix_ms >= ? AND host <> ?",
+          {user, since_unix_ms, host_}));
+  activity.requests = std::get<int64_t>(requests[0][0]);
+  return activity;
 }
 
 absl::StatusOr<DeviceTime> SqlRunStore::DeviceTimeOf(const std::string& user,

@@ -27,9 +27,12 @@ class SqlRunStore final : public RunStore {
   absl::StatusOr<int64_t> MarkLapsedHostsInterrupted(int64_t unix_ms, int64_t lease_ms) override;
   absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
                                             Samples samples) override;
+  absl::StatusOr<RunTallies> Tally(TallyBy by, const v1::ListRunsRequest& filter) override;
   absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) override;
   absl::StatusOr<std::vector<std::string>> KernelHashes(const std::string& run_id) override;
   absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user, int64_t since_unix_ms) override;
+  absl::StatusOr<ActivityElsewhere> ActivityElsewhereOf(const std::string& user,
+                                                        int64_t since_unix_ms) override;
   absl::StatusOr<std::map<std::string, v1::QuotaOverrides>> CohortQuotas() override;
   absl::Status SetCohortQuotas(const std::string& cohort, const v1::QuotaOverrides& overrides,
                                int64_t unix_ms) override;

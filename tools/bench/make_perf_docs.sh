@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every doc of docs/perf from the raw JSON committed in
-# docs/perf/data/ (tools/bench/*_table.py render; prose outside the
+# docs/perf/data/ (tools/bench/*_table.py render, and
+# tools/store_scale/store_scale_table.py for the store's scale; prose outside the
 # generated sections is left alone). attention.md also reads
 # docs/perf/data/attention_ncu.json, ncu's readings of the misses
 # (tools/bench/attention_ncu.sh), and says when there is none yet, and
@@ -12,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-docs=(vector_add attention)
+docs=(vector_add attention store_scale)
 
 # render DOC OUT.md: the doc's generated section from its data, into OUT.md.
 render() {
@@ -21,7 +22,9 @@ render() {
     attention) args+=(--ncu docs/perf/data/attention_ncu.json --splits docs/perf/data/attention_splits.json
       --inputs docs/perf/data/attention_inputs.json) ;;
   esac
-  python3 "tools/bench/${1}_table.py" render "${args[@]}"
+  local script="tools/bench/${1}_table.py"
+  [ "$1" = store_scale ] && script=tools/store_scale/store_scale_table.py
+  python3 "$script" render "${args[@]}"
 }
 
 if [ "${1:-}" = "--check" ]; then
