@@ -28,7 +28,9 @@
 #          then attention with batch * heads = 1024 in every dtype (every
 #          element checked on the device), and a real sticky CUDA error in
 #          the worker (tools/bench/fault_check.py: the run ends with the
-#          error, the worker restarts, the next run verifies); then a whole
+#          error, the worker restarts, the next run verifies), and a Triton
+#          kernel compiled to PTX and run through the CLI
+#          (tools/bench/triton_check.py); then a whole
 #          lab (tools/bench/course_check.py: two assignments, five learners,
 #          starter kernels with deliberate mistakes, the leaderboards and
 #          the roster as expected; course_check.txt and course/ in $OUT);
@@ -182,6 +184,11 @@ device() {
       note "fault: illegal address in the worker, then a run on the new worker"
       python3 "$bench/fault_check.py" --server "127.0.0.1:$port" \
         --kbench .gpu/kbench >"$raw/fault_check.txt" 2>&1 || failed=1
+      # A Triton kernel, compiled ahead of time to PTX with the machine's
+      # Triton, submitted through the CLI beside the built-ins.
+      note "triton: the example compiled to PTX and run through the CLI"
+      python3 "$bench/triton_check.py" --server "127.0.0.1:$port" \
+        --kbench .gpu/kbench --out "$raw/triton" >"$raw/triton_check.txt" 2>&1 || failed=1
     fi
     kill "$server_pid" 2>/dev/null
     wait "$server_pid" 2>/dev/null

@@ -50,19 +50,23 @@ compile::KernelCompiler& Compiler() {
   return compiler;
 }
 
-// A starter of docs/examples/kernels, from the working directory (the
-// repository's root on the device machine) or the source tree.
-std::string ReadStarter(const std::string& file) {
-  for (const std::string& dir : {std::string("docs/examples/kernels/"),
-                                 std::string(KBENCH_SOURCE_DIR) + "/docs/examples/kernels/"}) {
-    std::ifstream in(dir + file);
+// A file of the repository, from the working directory (the repository's
+// root on the device machine) or the source tree.
+std::string ReadRepoFile(const std::string& path) {
+  for (const std::string& root : {std::string("./"), std::string(KBENCH_SOURCE_DIR) + "/"}) {
+    std::ifstream in(root + path);
     if (!in) continue;
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
   }
-  ADD_FAILURE() << "starter " << file << " not found";
+  ADD_FAILURE() << path << " not found";
   return "";
+}
+
+// A starter of docs/examples/kernels.
+std::string ReadStarter(const std::string& file) {
+  return ReadRepoFile("docs/examples/kernels/" + file);
 }
 
 v1::KernelSource Kernel(const std::string& name, const std::string& entry, std::string source,
@@ -380,6 +384,28 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork)
       << "watcher.cu skipped its work on unchecked samples";
   std::printf("[ exploit  ] work only on a poisoned output: median %.4f ms, naive %.4f ms\n",
               watcher.stats().median_ms(), naive_ms);
+}
+
+// PTX as Triton writes it declares two hidden scratch pointers after the
+// op's parameters; the launch passes them null (the kernel writes NaN
+// otherwise) and the kernel verifies beside the built-in.
+TEST_F(LearnerKernels, ATritonStyleKernelGetsItsHiddenPointersNullAndVerifies) {
+  v1::KernelSource kernel =
+      Kernel("add_kernel.ptx", "add_kernel", ReadRepoFile("tests/testdata/triton_style_add.ptx"),
+             "cdiv(n,128)", "128");
+  kernel.set_language(v1::KERNEL_LANGUAGE_PTX);
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem((1 << 20) + 3, 7, {ops::kVectorAddNaive}), {kernel}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results.at("add_kernel.ptx").verification().passed())
+      << results.at("add_kernel.ptx").verification().failure();
+  std::printf(
+      "[ learner  ] vector_add n=2^20+3 triton-style add_kernel.ptx median %.4f ms, "
+      "naive %.4f ms\n",
+      results.at("add_kernel.ptx").stats().median_ms(), results.at("naive").stats().median_ms());
 }
 
 TEST_F(LearnerKernels, NanOutputsAndAnUnlaunchedTailFailVerification) {

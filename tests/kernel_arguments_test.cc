@@ -26,6 +26,28 @@ T ValueOf(const KernelArgumentPack& pack, size_t i) {
   return value;
 }
 
+// Triton's hidden scratch pointers follow the op's arguments, null, and
+// every parameter's pointer still points at its own value.
+TEST(KernelArguments, TritonsHiddenPointersAreAppendedNull) {
+  v1::RunRequest request;
+  request.mutable_vector_add()->set_n(1027);
+  int a = 0, b = 0, c = 0;
+  void* const buffers[] = {&a, &b, &c};
+  absl::StatusOr<std::unique_ptr<KernelArgumentPack>> pack =
+      KernelArgumentPack::Make(*AbiOf("vector_add"), request, buffers);
+  ASSERT_TRUE(pack.ok()) << pack.status();
+  (*pack)->AppendNullPointers(kTritonHiddenPointers);
+  ASSERT_EQ((*pack)->size(), 6u);
+  EXPECT_EQ(ValueOf<void*>(**pack, 0), &a);
+  EXPECT_EQ(ValueOf<int64_t>(**pack, 3), 1027);
+  EXPECT_EQ(ValueOf<void*>(**pack, 4), nullptr);
+  EXPECT_EQ(ValueOf<void*>(**pack, 5), nullptr);
+  void** params = (*pack)->Params();
+  EXPECT_EQ(*static_cast<void**>(params[2]), &c);
+  EXPECT_EQ(*static_cast<int64_t*>(params[3]), 1027);
+  EXPECT_EQ(*static_cast<void**>(params[5]), nullptr);
+}
+
 TEST(KernelArguments, VectorAddIsABCAndN) {
   v1::RunRequest request;
   request.mutable_vector_add()->set_n(1027);

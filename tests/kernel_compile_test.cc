@@ -201,6 +201,22 @@ TEST(KernelCompile, PtxIsLinkedForTheArchitectureAndChecked) {
   EXPECT_THAT(facts.status().message(), HasSubstr("my_add.ptx: compile failed"));
 }
 
+// PTX as Triton writes it (tests/testdata/triton_style_add.ptx: two hidden
+// scratch pointers after the op's parameters) is linked and passes the ABI
+// check.
+TEST(KernelCompile, TritonStylePtxWithItsHiddenPointersPassesTheAbiCheck) {
+  std::ifstream in(KBENCH_SOURCE_DIR "/tests/testdata/triton_style_add.ptx");
+  ASSERT_TRUE(in) << "tests/testdata/triton_style_add.ptx";
+  const std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  KernelCompiler compiler(Options());
+  v1::CompileKernelRequest request = Request(ptx, "add_kernel");
+  request.mutable_kernel()->set_language(v1::KERNEL_LANGUAGE_PTX);
+  request.mutable_kernel()->set_name("add_kernel.ptx");
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
+  ASSERT_TRUE(facts.ok()) << facts.status();
+  EXPECT_EQ(facts->entry(), "add_kernel");
+}
+
 TEST(KernelCompile, StaticSharedMemoryAndSpillsAreReported) {
   KernelCompiler compiler(Options());
   absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(Request(

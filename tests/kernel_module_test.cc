@@ -4,6 +4,7 @@
 // compiler's answer where the build has no compile helper.
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/ops/kernel_abi.h"
@@ -74,6 +75,32 @@ TEST(PtxEntries, TheOpsAbiIsCheckedByCountAndSize) {
               HasSubstr("its kernels: vector_add_naive, no_params, with_struct"));
   EXPECT_THAT(CheckEntryAbi({}, "missing", *ops::AbiOf("vector_add")).message(),
               HasSubstr("the module has no kernel"));
+}
+
+// Triton appends two global pointers (its scratch) to every kernel: the op's
+// parameters followed by exactly those two pass; other extras do not.
+TEST(PtxEntries, TritonsHiddenScratchPointersMayFollowTheOpsParameters) {
+  const std::string ptr = ".param .u64 .ptr .global .align 1 ";
+  const auto entry = [&](const std::string& extra) {
+    return absl::StrCat(".visible .entry add_kernel(", ptr, "p0, ", ptr, "p1, ", ptr,
+                        "p2, .param .u64 p3", extra, ")\n{\n  ret;\n}\n");
+  };
+  const ops::KernelAbi& abi = *ops::AbiOf("vector_add");
+  absl::StatusOr<std::vector<PtxEntry>> triton =
+      ReadPtxEntries(entry(", " + ptr + "p4, " + ptr + "p5"));
+  ASSERT_TRUE(triton.ok()) << triton.status();
+  EXPECT_TRUE((*triton)[0].parameters[0].global_pointer);
+  EXPECT_FALSE((*triton)[0].parameters[3].global_pointer);
+  EXPECT_TRUE(CheckEntryAbi(*triton, "add_kernel", abi).ok());
+  for (const std::string& extra :
+       std::vector<std::string>{", " + ptr + "p4", ", .param .u64 p4, .param .u64 p5",
+                                ", " + ptr + "p4, " + ptr + "p5, " + ptr + "p6"}) {
+    absl::StatusOr<std::vector<PtxEntry>> entries = ReadPtxEntries(entry(extra));
+    ASSERT_TRUE(entries.ok()) << entries.status();
+    const absl::Status checked = CheckEntryAbi(*entries, "add_kernel", abi);
+    EXPECT_EQ(checked.code(), absl::StatusCode::kInvalidArgument) << extra;
+    EXPECT_THAT(checked.message(), HasSubstr("vector_add kernels take 4 parameters")) << extra;
+  }
 }
 
 TEST(PtxEntries, AnUnterminatedListOrUnknownTypeIsAnError) {

@@ -44,6 +44,14 @@ struct KernelArgument {
   uint32_t bytes() const { return kind == Kind::kInt32 || kind == Kind::kFloat32 ? 4 : 8; }
 };
 
+// Triton (3.3 and later) appends two pointers to every kernel it compiles,
+// its global and profile scratch memory, after the kernel's own
+// parameters. A learner's module may declare exactly these two after the
+// op's parameters (in PTX, ".u64 .ptr .global"); the launch passes them
+// null, as Triton's own launcher does for a kernel that needs no scratch
+// (a kernel that does need it is not supported: docs/KERNELS.md).
+inline constexpr size_t kTritonHiddenPointers = 2;
+
 struct KernelAbi {
   std::string op;  // "vector_add"
   std::vector<AbiParameter> parameters;

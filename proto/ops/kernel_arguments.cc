@@ -55,6 +55,13 @@ absl::StatusOr<std::unique_ptr<KernelArgumentPack>> KernelArgumentPack::Make(
   return pack;
 }
 
+void KernelArgumentPack::AppendNullPointers(size_t count) {
+  slots_.resize(slots_.size() + count, 0);
+  sizes_.resize(sizes_.size() + count, 8);
+  pointers_.clear();
+  for (uint64_t& slot : slots_) pointers_.push_back(&slot);
+}
+
 std::span<const uint8_t> KernelArgumentPack::Bytes(size_t i) const {
   return {reinterpret_cast<const uint8_t*>(&slots_[i]), sizes_[i]};
 }

@@ -36,6 +36,11 @@ class KernelArgumentPack {
   KernelArgumentPack(const KernelArgumentPack&) = delete;
   KernelArgumentPack& operator=(const KernelArgumentPack&) = delete;
 
+  // Appends `count` 8-byte null parameters after the ABI's: Triton's hidden
+  // scratch pointers (kernel_abi.h, kTritonHiddenPointers), for a module
+  // whose entry declares them. Before Params() is taken.
+  void AppendNullPointers(size_t count);
+
   // cuLaunchKernel's kernelParams: one pointer per parameter, in order.
   void** Params() { return pointers_.data(); }
   size_t size() const { return pointers_.size(); }

@@ -1,5 +1,6 @@
 #include "server/worker/compile/ptx_abi.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "absl/strings/match.h"
@@ -55,13 +56,17 @@ absl::StatusOr<PtxParameter> ReadParameter(absl::string_view text, const std::st
                                                    "': a parameter that is not a .param: '",
                                                    std::string(text.substr(0, 80)), "'"));
   PtxParameter parameter;
+  bool pointer = false, global = false;
   for (size_t i = 1; i + 1 < words.size(); ++i) {
     const uint32_t bytes = TypeBytes(words[i]);
     if (bytes > 0) {
       parameter.type = std::string(words[i]);
       parameter.bytes = bytes;
     }
+    pointer |= words[i] == ".ptr";
+    global |= words[i] == ".global";
   }
+  parameter.global_pointer = pointer && global && parameter.bytes == 8;
   if (parameter.bytes == 0)
     return absl::InvalidArgumentError(absl::StrCat("entry '", entry,
                                                    "': a parameter of unknown type: '",
@@ -147,6 +152,13 @@ absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::stri
   }
   std::vector<uint32_t> got;
   for (const PtxParameter& p : found->parameters) got.push_back(p.bytes);
+  // Triton's hidden scratch pointers after the op's parameters.
+  const auto& parameters = found->parameters;
+  if (parameters.size() == expected.size() + ops::kTritonHiddenPointers &&
+      std::equal(expected.begin(), expected.end(), got.begin()) &&
+      std::all_of(parameters.end() - ops::kTritonHiddenPointers, parameters.end(),
+                  [](const PtxParameter& p) { return p.global_pointer; }))
+    return absl::OkStatus();
   if (got != expected)
     return absl::InvalidArgumentError(
         absl::StrCat("kernel.entry: '", entry, "' takes ", got.size(), " parameters",

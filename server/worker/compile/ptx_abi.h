@@ -21,6 +21,9 @@ namespace kbench::compile {
 struct PtxParameter {
   std::string type;  // ".u64", ".f32", ".b8" (an array: bytes says its size)
   uint32_t bytes = 0;
+  // Declared ".ptr .global": a pointer to global memory (what Triton
+  // declares its pointers as, its hidden scratch pointers among them).
+  bool global_pointer = false;
 };
 
 struct PtxEntry {
@@ -32,7 +35,8 @@ struct PtxEntry {
 // cannot be read (an unterminated parameter list, an unknown type).
 absl::StatusOr<std::vector<PtxEntry>> ReadPtxEntries(absl::string_view ptx);
 
-// OK when `entries` has `entry` with abi's parameter count and sizes;
+// OK when `entries` has `entry` with abi's parameter count and sizes, or
+// those followed by Triton's ops::kTritonHiddenPointers global pointers;
 // otherwise INVALID_ARGUMENT saying what was expected and what was found,
 // e.g. "entry 'add' takes 3 parameters (8, 8, 8 bytes); vector_add kernels
 // take 4: (const kbench_t* a, ...)" or "no kernel named 'add' in the

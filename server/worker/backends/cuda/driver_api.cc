@@ -6,15 +6,16 @@
 namespace kbench::server::cuda_backend {
 namespace {
 
-// The ABI version asked of every entry point: that of CUDA 12.0.
+// The ABI version asked of an entry point unless it says otherwise: that of
+// CUDA 12.0.
 constexpr unsigned kDriverAbiVersion = 12000;
 
 template <typename F>
-absl::Status Lookup(const char* symbol, F& function) {
+absl::Status Lookup(const char* symbol, F& function, unsigned version = kDriverAbiVersion) {
   void* pointer = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  const cudaError_t error = cudaGetDriverEntryPointByVersion(symbol, &pointer, kDriverAbiVersion,
-                                                             cudaEnableDefault, &found);
+  const cudaError_t error =
+      cudaGetDriverEntryPointByVersion(symbol, &pointer, version, cudaEnableDefault, &found);
   if (error != cudaSuccess || found != cudaDriverEntryPointSuccess || pointer == nullptr) {
     cudaGetLastError();
     return absl::UnavailableError(absl::StrCat("the CUDA driver gave no entry point ", symbol, " (",
@@ -33,6 +34,7 @@ absl::StatusOr<DriverApi> Load() {
         Lookup("cuModuleGetFunction", api.cuModuleGetFunction),
         Lookup("cuFuncGetAttribute", api.cuFuncGetAttribute),
         Lookup("cuFuncSetAttribute", api.cuFuncSetAttribute),
+        Lookup("cuFuncGetParamInfo", api.cuFuncGetParamInfo, 12040),
         Lookup("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                api.cuOccupancyMaxActiveBlocksPerMultiprocessor),
         Lookup("cuLaunchKernel", api.cuLaunchKernel), Lookup("cuGetErrorName", api.cuGetErrorName)})

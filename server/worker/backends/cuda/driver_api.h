@@ -2,7 +2,8 @@
 // learner's kernel (learner_launch.h): load a cubin, find its entry, read
 // and set its attributes, its occupancy, launch it, unload it. They are
 // looked up from the driver through the CUDA runtime
-// (cudaGetDriverEntryPointByVersion, the CUDA 12.0 ABI of each), so nothing
+// (cudaGetDriverEntryPointByVersion, the CUDA 12.0 ABI of each but where
+// one says otherwise), so nothing
 // links libcuda: a build or a test on a machine without a driver loads and
 // runs as before, and only the call that needs the driver fails.
 //
@@ -26,6 +27,9 @@ struct DriverApi {
                                  CUfunction function) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction function, CUfunction_attribute attribute,
                                  int value) = nullptr;
+  // CUDA 12.4's ABI: CUDA_ERROR_INVALID_VALUE past the last parameter.
+  CUresult (*cuFuncGetParamInfo)(CUfunction function, size_t index, size_t* offset,
+                                 size_t* size) = nullptr;
   CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int* blocks, CUfunction function,
                                                           int block_size,
                                                           size_t dynamic_smem) = nullptr;

@@ -34,6 +34,18 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
   KBENCH_CU_RETURN_IF_ERROR(
       *api, api->cuFuncGetAttribute(&static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
 
+  // The compile's ABI check let the entry declare the op's parameters, or
+  // those and Triton's hidden scratch pointers, which are passed null.
+  size_t declared = 0, offset = 0, bytes = 0;
+  while (api->cuFuncGetParamInfo(f, declared, &offset, &bytes) == CUDA_SUCCESS) ++declared;
+  const size_t passed = launch->arguments_->size();
+  if (declared == passed + ops::kTritonHiddenPointers) {
+    launch->arguments_->AppendNullPointers(ops::kTritonHiddenPointers);
+  } else if (declared != passed) {
+    return absl::InternalError(absl::StrCat(field, ": entry '", kernel.entry, "' declares ",
+                                            declared, " parameters; the launch has ", passed));
+  }
+
   int64_t threads = 1;
   for (int i = 0; i < 3; ++i) {
     launch->grid_[i] = unsigned(kernel.grid[size_t(i)]);
