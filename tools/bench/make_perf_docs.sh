@@ -13,7 +13,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-docs=(vector_add attention store_scale)
+docs=(vector_add attention store_scale learner_kernels)
 
 # render DOC OUT.md: the doc's generated section from its data, into OUT.md.
 render() {

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""docs/perf/learner_kernels.md's generated section, from
+docs/perf/data/learner_kernels.json (learner_kernels_gpu.py's output): the
+starters' compile times on the GPU machine, and learners' kernels timed by
+kbench beside Nsight Compute's durations of the same kernels.
+
+  learner_kernels_table.py render --data DATA.json --doc DOC.md
+"""
+import argparse
+
+import perf_doc
+
+
+def render(data):
+    lines = [f"On {data['device']}, through the server and the CLI "
+             "(tools/bench/learner_kernels_gpu.py).", "",
+             "Compile times: the server's time of each compile on a fresh server (NVRTC and "
+             "nvJitLink in the sandbox, its process start included), and the whole round "
+             "trip of the same request again (the `kbench` process's start included), which "
+             "the cache serves.", "",
+             "| starter | dtype | compile ms | resubmit round trip ms (cached) | registers |",
+             "|---|---|---:|---:|---:|"]
+    for row in data["compile"]:
+        lines.append(f"| {row['file']} | {row['dtype']} | {row['compile_ms']:.0f} | "
+                     f"{row['resubmit_round_trip_ms']:.1f} ({'yes' if row['cached'] else 'no'})"
+                     f" | {row['registers']} |")
+    lines += ["", f"Timing against Nsight Compute ({data['ncu']}): kbench's median of the "
+              "learner's kernel in a run beside the built-in, and the median of "
+              "`gpu__time_duration.sum` over the kernel's launches in the same request "
+              "under ncu (`--clock-control none`, `--cache-control all`).", "",
+              "| kernel | request | kbench median ms (samples) | ncu median ms (launches) | "
+              "kbench / ncu |",
+              "|---|---|---:|---:|---:|"]
+    for row in data["timing"]:
+        ratio = row["kbench_median_ms"] / row["ncu_median_ms"]
+        lines.append(f"| {row['kernel']} | `{row['request']}` | {row['kbench_median_ms']:.4f} "
+                     f"({row['kbench_samples']}) | {row['ncu_median_ms']:.4f} "
+                     f"({row['ncu_launches']}) | {ratio:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="what", required=True)
+    r = sub.add_parser("render")
+    r.add_argument("--data", required=True)
+    r.add_argument("--doc", required=True)
+    args = parser.parse_args()
+    text = perf_doc.render_doc(args.doc, args.data, render)
+    with open(args.doc, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
