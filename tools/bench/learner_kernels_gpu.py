@@ -59,8 +59,27 @@ def start_server(command, work, name):
                        f"{open(os.path.join(work, name + '.err')).read()[-2000:]}")
 
 
-def stop(process):
-    process.send_signal(signal.SIGTERM)
+def children(pid):
+    """The pids whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def stop(process, under_ncu=False):
+    # Under ncu the server is ncu's child: stopped itself, it stops its
+    # workers cleanly, so ncu writes what it measured, and ncu then exits.
+    for pid in children(process.pid) if under_ncu else []:
+        os.kill(pid, signal.SIGTERM)
+    if not under_ncu:
+        process.send_signal(signal.SIGTERM)
     try:
         process.wait(timeout=120)
     except subprocess.TimeoutExpired:
@@ -162,7 +181,7 @@ def main():
             kbench(args, address, *command, "--kernel", os.path.join(STARTERS, entry + ".cu"),
                    "--budget-ms", "200")
     finally:
-        stop(process)
+        stop(process, under_ncu=True)
     for entry, command in TIMED:
         result, variant = runs[entry]
         durations = ncu_durations(ncu_csv, entry)
