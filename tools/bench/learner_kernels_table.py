@@ -27,15 +27,22 @@ def render(data):
     lines += ["", f"Timing against Nsight Compute ({data['ncu']}): kbench's median of the "
               "learner's kernel in a run beside the built-in, and the median of "
               "`gpu__time_duration.sum` over the kernel's launches in the same request "
-              "under ncu (`--clock-control none`, `--cache-control all`).", "",
-              "| kernel | request | kbench median ms (samples) | ncu median ms (launches) | "
-              "kbench / ncu |",
-              "|---|---|---:|---:|---:|"]
+              "under ncu (`--clock-control none`): with ncu's own cold caches "
+              "(`--cache-control all`: flushed and invalidated before each launch), and "
+              "with the caches as kbench's cold samples leave them (`--cache-control none`: "
+              "after kbench's L2 flush).", "",
+              "| kernel | request | kbench median ms (samples) | ncu, its cold caches, ms "
+              "(launches) | kbench / ncu | ncu, kbench's caches, ms (launches) | "
+              "kbench / that |",
+              "|---|---|---:|---:|---:|---:|---:|"]
     for row in data["timing"]:
         ratio = row["kbench_median_ms"] / row["ncu_median_ms"]
+        theirs = row.get("ncu_kbench_caches_median_ms")
+        same = (f"{theirs:.4f} ({row['ncu_kbench_caches_launches']}) | "
+                f"{row['kbench_median_ms'] / theirs:.3f}") if theirs else "n/a | n/a"
         lines.append(f"| {row['kernel']} | `{row['request']}` | {row['kbench_median_ms']:.4f} "
                      f"({row['kbench_samples']}) | {row['ncu_median_ms']:.4f} "
-                     f"({row['ncu_launches']}) | {ratio:.3f} |")
+                     f"({row['ncu_launches']}) | {ratio:.3f} | {same} |")
     return "\n".join(lines) + "\n"
 
 
