@@ -266,6 +266,11 @@ def check_server_container(at, c, image, ports, flags, services, errors, pod_gra
             errors.append(f"{at}: a server sharing a PostgreSQL store sets "
                           f"--host-lease-seconds to {MIN_SHARED_LEASE_SECONDS} or more (got "
                           f"{lease}): a PostgreSQL failover must not end the runs of live servers")
+        # Without the shared queue each node keeps a queue, fair share and
+        # quota counts of its own: one node queues while another idles.
+        if "--shared-queue" not in args:
+            errors.append(f"{at}: servers sharing a PostgreSQL store run from one queue: "
+                          "give --shared-queue")
 
 
 def check_pdb_and_services(docs, errors):
@@ -791,6 +796,12 @@ class EachCheckCanFail(unittest.TestCase):
             if lease is not None:
                 container["args"].append(f"--host-lease-seconds={lease}")
             self.assertReports(inputs, "--host-lease-seconds to 30 or more")
+
+    def test_a_shared_store_without_the_shared_queue(self):
+        inputs = Inputs()
+        container = inputs.server_container()
+        container["args"] = [a for a in container["args"] if a != "--shared-queue"]
+        self.assertReports(inputs, "give --shared-queue")
 
     def test_a_password_in_the_store_url(self):
         inputs = Inputs()

@@ -105,8 +105,10 @@ inline v1::RunRequest VectorAdd(uint64_t n, double ms) {
 // One streaming run, read from the calling thread.
 class RunStream {
  public:
-  RunStream(v1::KernelBench::Stub& stub, const v1::RunRequest& request)
-      : reader_(stub.Run(&context_, request)) {}
+  // `token`: sent as the caller's bearer token unless empty.
+  RunStream(v1::KernelBench::Stub& stub, const v1::RunRequest& request,
+            const std::string& token = "")
+      : reader_(stub.Run(&WithToken(context_, token), request)) {}
 
   // Reads until an event for which `until` is true; false if the stream
   // ended first.
@@ -139,6 +141,11 @@ class RunStream {
   }
 
  private:
+  static grpc::ClientContext& WithToken(grpc::ClientContext& context, const std::string& token) {
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+    return context;
+  }
+
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReader<v1::RunEvent>> reader_;
   std::vector<v1::RunEvent> events_;

@@ -19,12 +19,15 @@
 #include "server/front/cohort_quota_refresh.h"
 #include "server/front/history_service.h"
 #include "server/front/host_lease.h"
+#include "server/front/queue_claimer.h"
 #include "server/front/quota_gate.h"
 #include "server/front/quota_service.h"
 #include "server/front/service.h"
+#include "server/front/shared_queue.h"
 #include "server/live/live_runs.h"
 #include "server/live/live_state.h"
 #include "server/metrics/run_metrics.h"
+#include "server/store/queue_store.h"
 #include "server/store/store_recorder.h"
 
 namespace kbench::server {
@@ -50,10 +53,21 @@ class FrontServices {
   // The server as it is now, for the dashboard (a LiveProvider): any thread.
   LiveState Live() const;
 
+  // Draining: this server's devices claim no more runs of the shared queue.
+  void StopClaiming();
+  // Runs this server admitted to the shared queue that have not ended (0
+  // without --shared-queue).
+  uint32_t SharedRunsInFlight() const;
+
  private:
   FrontServices(const ServerFlags& flags, const OpenedStores& stores, StartedScheduler& started,
-                std::map<std::string, v1::QuotaOverrides> cohort_quotas);
+                std::map<std::string, v1::QuotaOverrides> cohort_quotas,
+                std::unique_ptr<store::QueueStore> queue_store);
 
+  // --shared-queue: the store's queue, where this server's runs wait (null
+  // without the flag).
+  std::unique_ptr<store::QueueStore> queue_store_;
+  std::unique_ptr<SharedQueue> shared_queue_;
   QuotaGate quotas_;
   // Other servers sharing the store change cohort quotas too, and may die.
   CohortQuotaRefresh quota_refresh_;
@@ -68,6 +82,8 @@ class FrontServices {
   QuotaService quota_service_;
   AssignmentBook assignment_book_;
   AssignmentService assignment_service_;
+  // --shared-queue: this server's devices run the store's queue.
+  std::unique_ptr<QueueClaimer> claimer_;
 };
 
 }  // namespace kbench::server

@@ -54,13 +54,15 @@ void AssembledServer::Drain() {
   // The port stays open through the grace period: new runs get UNAVAILABLE
   // "server is draining: ..." rather than a refused connection.
   services_->runs().Drain();
+  services_->StopClaiming();
   scheduler.Drain();
   server.GetHealthCheckService()->Shutdown();
   if (listeners_.health_server) listeners_.health_server->GetHealthCheckService()->Shutdown();
   const auto grace_end = std::chrono::steady_clock::now() +
                          std::chrono::milliseconds(int64_t(flags_.shutdown_grace_s * 1000));
-  while ((scheduler.running() > 0 || scheduler.queued() > 0) &&
-         std::chrono::steady_clock::now() < grace_end)
+  while (
+      (scheduler.running() > 0 || scheduler.queued() > 0 || services_->SharedRunsInFlight() > 0) &&
+      std::chrono::steady_clock::now() < grace_end)
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   services_->runs().CancelRuns(absl::CancelledError(
       absl::StrCat("the server shut down before the run ended (--shutdown-grace ",

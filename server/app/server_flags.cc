@@ -70,6 +70,12 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
                  "mark its runs left in flight interrupted (it died and did not come back)")
       ->check(CLI::Range(5.0, 3600.0))
       ->capture_default_str();
+  app.add_flag("--shared-queue", flags.shared_queue,
+               "Run from one queue with every server of the same --store (PostgreSQL, "
+               "each server with its own --host-id): any server admits a run, the first "
+               "idle device of any server runs it in the cluster's fair order (instructors "
+               "first, then least device time in the last hour, taking turns), and the "
+               "admitting server streams its events to the client");
   app.add_option("--http", flags.http,
                  "Address of the dashboard, its JSON API (/api/) and the Prometheus "
                  "metrics (/metrics), HOST:PORT; 'off' serves none. When the default "

@@ -30,6 +30,9 @@ struct ServerFlags {
   std::string host_id;
   // --host-lease-seconds: HostLease's lease (server/front/host_lease.h).
   double host_lease_s = double(kDefaultHostLease.count());
+  // --shared-queue: runs wait in the store's queue, which every server of
+  // the store runs from (server/front/shared_queue.h, queue_claimer.h).
+  bool shared_queue = false;
   std::string http = kDefaultHttp;
   std::string auth = "auto";  // auto, on or off
   std::string tls_cert;       // empty: plain text

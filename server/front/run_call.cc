@@ -5,17 +5,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/common/log.h"
+#include "server/run/validation.h"
 
 namespace kbench::server {
 
 RunCall::RunCall(std::string run_id, auth::Principal principal, std::string description,
-                 AdmittedRun run, Scheduler& scheduler, std::vector<RunObserver*> observers,
+                 AdmittedRun run, RunQueue& queue, std::vector<RunObserver*> observers,
                  ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall)
     : run_id_(std::move(run_id)),
       principal_(std::move(principal)),
       description_(std::move(description)),
       run_(std::move(run)),
-      scheduler_(scheduler),
+      queue_(queue),
       observers_(std::move(observers)),
       reader_stall_(reader_stall),
       stream_slot_(std::move(stream_slot)) {}
@@ -24,6 +25,8 @@ grpc::ServerWriteReactor<v1::RunEvent>* RunCall::NewReactor(std::shared_ptr<RunC
   Writer* writer = call.get();  // a private base: converted here, where it is accessible
   return Writer::NewReactor(std::shared_ptr<Writer>(std::move(call), writer));
 }
+
+v1::RunRequest RunCall::Request() const { return Resolved(run_); }
 
 QueueTicket RunCall::Ticket() const {
   return {principal_.user, principal_.AtLeast(auth::Role::kInstructor),
@@ -80,7 +83,7 @@ void RunCall::Finish(const absl::Status& status) {
 
 void RunCall::StopRun() {
   cancelled_ = true;
-  scheduler_.Withdraw(this);
+  queue_.Withdraw(this);
   Drop();
 }
 

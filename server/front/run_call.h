@@ -13,7 +13,7 @@
 //
 // The stream is written by a StreamWriter (server/common/stream_writer.h).
 // Lifetime: its reactor (NewReactor) is owned by gRPC and holds a
-// shared_ptr to RunCall; the scheduler holds another while the run waits or
+// shared_ptr to RunCall; its queue holds another while the run waits or
 // runs. After OnDone RunCall stops writing, but observers still see the run
 // to its end. The stream's slot of ClientStreams is released at OnDone.
 #pragma once
@@ -31,7 +31,7 @@
 #include "server/front/client_streams.h"
 #include "server/front/event_buffer.h"
 #include "server/front/reader_watch.h"
-#include "server/front/scheduler.h"
+#include "server/front/run_queue.h"
 #include "server/identity/principal.h"
 #include "server/run/run_observer.h"
 #include "server/run/run_plan.h"
@@ -39,7 +39,7 @@
 
 namespace kbench::server {
 
-class RunCall final : public Job,
+class RunCall final : public QueuedRun,
                       public RunSink,
                       public ReaderWatch::Watched,
                       private StreamWriter<v1::RunEvent, EventBuffer> {
@@ -47,17 +47,18 @@ class RunCall final : public Job,
   // `stream_slot` is held until the RPC is done; `reader_stall` is
   // Limits.max_reader_stall_seconds.
   RunCall(std::string run_id, auth::Principal principal, std::string description, AdmittedRun run,
-          Scheduler& scheduler, std::vector<RunObserver*> observers,
-          ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
+          RunQueue& queue, std::vector<RunObserver*> observers, ClientStreams::Slot stream_slot,
+          std::chrono::duration<double> reader_stall);
 
   // The reactor of `call`'s RPC, for the service to return.
   static grpc::ServerWriteReactor<v1::RunEvent>* NewReactor(std::shared_ptr<RunCall> call);
 
-  const std::string& run_id() const { return run_id_; }
+  const std::string& run_id() const override { return run_id_; }
   // Who asked for the run.
   const auth::Principal& principal() const { return principal_; }
 
-  // Job:
+  // QueuedRun:
+  v1::RunRequest Request() const override;
   QueueTicket Ticket() const override;
   void Queued(uint32_t position, uint32_t running, double eta_seconds) override;
   bool Run(Executor& executor) override;
@@ -95,7 +96,7 @@ class RunCall final : public Job,
   const auth::Principal principal_;
   const std::string description_;
   const AdmittedRun run_;
-  Scheduler& scheduler_;
+  RunQueue& queue_;
   const std::vector<RunObserver*> observers_;
   const std::chrono::duration<double> reader_stall_;
   std::atomic<bool> cancelled_{false};

@@ -67,6 +67,8 @@ KernelBenchService::KernelBenchService(Scheduler& scheduler, ServiceOptions opti
                                        std::vector<RunObserver*> observers)
     : scheduler_(scheduler),
       options_(std::move(options)),
+      local_queue_(scheduler),
+      queue_(options_.queue != nullptr ? *options_.queue : local_queue_),
       observers_([&] {
         if (options_.quotas) observers.push_back(options_.quotas);
         return std::move(observers);
@@ -120,8 +122,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
     return refuse(absl::UnavailableError(
         "server is draining: it is shutting down once its running runs end; retry on "
         "another server or once it is back"));
-  absl::StatusOr<AdmittedRun> admitted =
-      Admit(request, options_.limits, Backend(), options_.timing_defaults);
+  absl::StatusOr<AdmittedRun> admitted = AdmitRequest(request);
   if (!admitted.ok()) return refuse(admitted.status());
   if (admitted->problem.request.seed() == 0) admitted->problem.request.set_seed(RandomNumber());
   admission.request = Resolved(*admitted);
@@ -137,8 +138,8 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
     if (absl::Status within = options_.quotas->Admit(admission); !within.ok())
       return refuse(within);
   auto call = std::make_shared<RunCall>(
-      admission.run_id, admission.principal, std::move(description), *std::move(admitted),
-      scheduler_, observers_, *std::move(slot),
+      admission.run_id, admission.principal, std::move(description), *std::move(admitted), queue_,
+      observers_, *std::move(slot),
       std::chrono::duration<double>(options_.limits.max_reader_stall_seconds()));
   auto* reactor = RunCall::NewReactor(call);
   reader_watch_.Watch(call);
@@ -157,7 +158,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   for (RunObserver* o : observers_) o->OnAccepted(admission);
   if (revoked) {
     call->Finish(*revoked);
-  } else if (absl::Status submitted = scheduler_.Submit(call); !submitted.ok()) {
+  } else if (absl::Status submitted = queue_.Submit(call); !submitted.ok()) {
     call->Finish(submitted);
   }
   return reactor;
@@ -216,7 +217,11 @@ v1::ServerInfo KernelBenchService::Info() const {
 }
 
 absl::Status KernelBenchService::CheckRequest(const v1::RunRequest& request) const {
-  return Admit(request, options_.limits, Backend(), options_.timing_defaults).status();
+  return AdmitRequest(request).status();
+}
+
+absl::StatusOr<AdmittedRun> KernelBenchService::AdmitRequest(const v1::RunRequest& request) const {
+  return Admit(request, options_.limits, Backend(), options_.timing_defaults);
 }
 
 grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(grpc::CallbackServerContext* context,

@@ -46,6 +46,10 @@ struct ServiceOptions {
   // validation. It also observes every run it admitted. Null: no quotas.
   // Must outlive the service.
   QuotaGate* quotas = nullptr;
+  // Where admitted runs wait (run_queue.h): null, this server's devices
+  // (its scheduler); else, e.g., the queue shared by the servers of one
+  // store. Must outlive the service.
+  RunQueue* queue = nullptr;
 };
 
 class KernelBenchService final : public v1::KernelBench::CallbackService {
@@ -77,6 +81,9 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
   // server's limits, backend and timing defaults); OK when it would admit
   // it. The assignment service checks problems and submissions by it.
   absl::Status CheckRequest(const v1::RunRequest& request) const;
+  // The same admission, with what it admitted: how a server runs a request
+  // that another server of a shared queue admitted.
+  absl::StatusOr<AdmittedRun> AdmitRequest(const v1::RunRequest& request) const;
 
   // Shutdown, in two steps. Drain: from now on new runs are refused with
   // UNAVAILABLE "server is draining: ..." (the port stays open, so clients
@@ -102,6 +109,8 @@ class KernelBenchService final : public v1::KernelBench::CallbackService {
 
   Scheduler& scheduler_;
   const ServiceOptions options_;
+  LocalQueue local_queue_;
+  RunQueue& queue_;  // options_.queue, else local_queue_
   const std::vector<RunObserver*> observers_;
   ClientStreams streams_;
   std::atomic<bool> draining_{false};

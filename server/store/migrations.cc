@@ -169,6 +169,42 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX runs_tally_by_learner ON runs (learner, label, status, accepted_unix_ms)",
       "CREATE INDEX runs_by_user_in_flight ON runs (user_name, status, host)"},
      BackfillLearnersOfPeers},
+    // The queue several servers share (store/queue_store.h): each waiting
+    // or claimed run with the request to run it, who claimed it and how it
+    // ended, kept for the fair-share window after its end; the events a
+    // claiming host wrote for the admitting host to relay; and each host's
+    // ready devices, for the cluster's ETAs. Unset numbers are 0, unset
+    // text ''.
+    {12,
+     "shared run queue",
+     {R"sql(CREATE TABLE run_queue (
+  run_id TEXT PRIMARY KEY,
+  user_name TEXT NOT NULL,
+  priority BIGINT NOT NULL,
+  op TEXT NOT NULL,
+  budget_ms BIGINT NOT NULL,
+  request BYTES NOT NULL,
+  admitted_host TEXT NOT NULL,
+  enqueued_unix_ms BIGINT NOT NULL,
+  claimed_host TEXT NOT NULL DEFAULT '',
+  claimed_unix_ms BIGINT NOT NULL DEFAULT 0,
+  device BYTES NOT NULL DEFAULT EMPTY_BYTES,
+  started_unix_ms BIGINT NOT NULL DEFAULT 0,
+  ended_unix_ms BIGINT NOT NULL DEFAULT 0,
+  end_code BIGINT NOT NULL DEFAULT 0,
+  end_message TEXT NOT NULL DEFAULT '',
+  cancelled BIGINT NOT NULL DEFAULT 0,
+  delivered BIGINT NOT NULL DEFAULT 0))sql",
+      "CREATE INDEX run_queue_waiting ON run_queue (claimed_host, cancelled, user_name, "
+      "enqueued_unix_ms)",
+      "CREATE INDEX run_queue_by_admitted_host ON run_queue (admitted_host, delivered)",
+      "CREATE INDEX run_queue_share ON run_queue (user_name, ended_unix_ms)",
+      R"sql(CREATE TABLE run_events (
+  run_id TEXT NOT NULL,
+  seq BIGINT NOT NULL,
+  event BYTES NOT NULL,
+  PRIMARY KEY (run_id, seq)))sql",
+      "ALTER TABLE host_leases ADD COLUMN devices BIGINT NOT NULL DEFAULT 0"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -15,6 +15,7 @@
 #include "server/store/list_query.h"
 #include "server/store/migrations.h"
 #include "server/store/proto_column.h"
+#include "server/store/queue_store.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {
@@ -227,12 +228,21 @@ absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& ou
 
 absl::StatusOr<int64_t> SqlRunStore::MarkInFlightInterrupted() {
   std::lock_guard lock(mu_);
-  return database_->Execute(
-      "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
-      "WHERE status IN (?, ?) AND host IN (?, '')",
-      {int64_t{v1::RUN_STATUS_QUEUED}, "the server stopped while the run was queued",
-       "the server stopped while the run was running", int64_t{v1::RUN_STATUS_INTERRUPTED},
-       int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}, host_});
+  int64_t marked = 0;
+  KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
+    KBENCH_ASSIGN_OR_RETURN(
+        marked,
+        database_->Execute(
+            "UPDATE runs SET error = CASE status WHEN ? THEN ? ELSE ? END, status = ? "
+            "WHERE status IN (?, ?) AND host IN (?, '')",
+            {int64_t{v1::RUN_STATUS_QUEUED}, "the server stopped while the run was queued",
+             "the server stopped while the run was running", int64_t{v1::RUN_STATUS_INTERRUPTED},
+             int64_t{v1::RUN_STATUS_QUEUED}, int64_t{v1::RUN_STATUS_RUNNING}, host_}));
+    // The shared queue's runs this host had claimed or admitted.
+    return SweepQueueOfHosts(*database_, "SELECT CAST(? AS TEXT)", {host_}, NowUnixMs(),
+                             "the server running it stopped while the run was running");
+  }));
+  return marked;
 }
 
 absl::Status SqlRunStore::Heartbeat(int64_t unix_ms) {
@@ -260,6 +270,10 @@ absl::StatusOr<int64_t> SqlRunStore::MarkLapsedHostsInterrupted(int64_t unix_ms,
                      "its server stopped renewing its lease while the run was running",
                      int64_t{v1::RUN_STATUS_INTERRUPTED}, int64_t{v1::RUN_STATUS_QUEUED},
                      int64_t{v1::RUN_STATUS_RUNNING}, before, host_}));
+    KBENCH_RETURN_IF_ERROR(SweepQueueOfHosts(
+        *database_, "SELECT host FROM host_leases WHERE seen_unix_ms < ? AND host <> ?",
+        {before, host_}, unix_ms,
+        "the server running it stopped renewing its lease while the run was running"));
     return database_
         ->Execute("DELETE FROM host_leases WHERE seen_unix_ms < ? AND host <> ?", {before, host_})
         .status();

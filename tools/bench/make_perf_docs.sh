@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates every doc of docs/perf from the raw JSON committed in
 # docs/perf/data/ (tools/bench/*_table.py render, and
-# tools/store_scale/store_scale_table.py for the store's scale; prose outside the
+# tools/store_scale/store_scale_table.py and tools/queue_scale/queue_scale_table.py
+# for the store's and the shared queue's scale; prose outside the
 # generated sections is left alone). attention.md also reads
 # docs/perf/data/attention_ncu.json, ncu's readings of the misses
 # (tools/bench/attention_ncu.sh), and says when there is none yet, and
@@ -13,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-docs=(vector_add attention store_scale learner_kernels)
+docs=(vector_add attention store_scale queue_scale learner_kernels)
 
 # render DOC OUT.md: the doc's generated section from its data, into OUT.md.
 render() {
@@ -24,6 +25,7 @@ render() {
   esac
   local script="tools/bench/${1}_table.py"
   [ "$1" = store_scale ] && script=tools/store_scale/store_scale_table.py
+  [ "$1" = queue_scale ] && script=tools/queue_scale/queue_scale_table.py
   python3 "$script" render "${args[@]}"
 }
 

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""docs/perf/queue_scale.md's generated section, from
+docs/perf/data/queue_scale.json: what kbench_queue_scale measured, one row
+per cluster size.
+
+  queue_scale_table.py pack --data OUT.json --machine TEXT RESULT.json...
+      Packs the --json lines of kbench_queue_scale runs (one file each) with
+      a line on the machine they ran on.
+  queue_scale_table.py render --data DATA.json --doc DOC.md
+      Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
+"""
+import argparse
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+import perf_doc  # noqa: E402
+
+
+def pack(machine, results):
+    runs = []
+    for path in results:
+        with open(path) as f:
+            runs.append(json.loads(f.read().strip().splitlines()[-1]))
+    return {"machine": machine, "runs": runs}
+
+
+def latency(l):
+    return f"{l['p50']:.1f} / {l['p99']:.1f}"
+
+
+def render(data):
+    runs = data["runs"]
+    lines = [f"Measured on {data['machine']}. Latencies in milliseconds, median / 99th "
+             "percentile; runs ended per second against the devices' ideal (every device "
+             "always running).", ""]
+    lines += ["| hosts x devices | learners | run | runs/s (ideal) | devices busy | claim | "
+              "follow | enqueue | waiting at the end | commits/s |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in runs:
+        lines.append(
+            f"| {r['hosts']} x {r['devices_per_host']} | {r['learners']:,} | {r['run_ms']} ms | "
+            f"{r['runs_per_second']:.1f} ({r['ideal_runs_per_second']:.0f}) | "
+            f"{100 * r['device_busy_fraction']:.0f}% | {latency(r['claim_ms'])} | "
+            f"{latency(r['follow_ms'])} | {latency(r['enqueue_ms'])} | "
+            f"{r['waiting_at_end']:,} | {r['commits_per_second']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--data", required=True)
+    p.add_argument("--machine", required=True)
+    p.add_argument("results", nargs="+")
+    r = sub.add_parser("render")
+    r.add_argument("--data", required=True)
+    r.add_argument("--doc", required=True)
+    args = parser.parse_args()
+    if args.what == "pack":
+        perf_doc.save_data(args.data, pack(args.machine, args.results))
+        return
+    text = perf_doc.render_doc(args.doc, args.data, render)
+    with open(args.doc, "w") as f:
+        f.write(text)
+
+
+if __name__ == "__main__":
+    main()
