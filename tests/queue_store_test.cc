@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "server/store/queue_store.h"
 #include "server/store/run_store.h"
@@ -116,8 +117,7 @@ TEST_P(QueueStoreTest, InstructorsGoFirstAndDeviceTimeInTheWindowCounts) {
 TEST_P(QueueStoreTest, TwoHostsClaimingAtOnceNeverClaimOneRunTwice) {
   constexpr int kRuns = 60;
   for (int i = 0; i < kRuns; ++i)
-    ASSERT_TRUE(
-        a_->Enqueue(Entry("r" + std::to_string(i), "u" + std::to_string(i % 7)), kNow + i).ok());
+    ASSERT_TRUE(a_->Enqueue(Entry(absl::StrCat("r", i), absl::StrCat("u", i % 7)), kNow + i).ok());
   std::vector<std::string> by_a;
   std::vector<std::string> by_b;
   std::thread claiming_a([&] { by_a = ClaimAll(*a_, kNow + 100); });

@@ -199,19 +199,21 @@ absl::Status QueueStore::Started(const std::string& run_id, const v1::DeviceInfo
       .status();
 }
 
+absl::Status QueueStore::InsertEvents(const std::string& run_id, int64_t first_seq,
+                                      const std::vector<v1::RunEvent>& events) {
+  for (size_t i = 0; i < events.size(); ++i)
+    KBENCH_RETURN_IF_ERROR(database_
+                               ->Execute("INSERT INTO run_events (run_id, seq, event) "
+                                         "VALUES (?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING",
+                                         {run_id, first_seq + int64_t(i), Serialized(events[i])})
+                               .status());
+  return absl::OkStatus();
+}
+
 absl::Status QueueStore::Append(const std::string& run_id, int64_t first_seq,
                                 const std::vector<v1::RunEvent>& events) {
   std::lock_guard lock(mu_);
-  return database_->InTransaction([&]() -> absl::Status {
-    for (size_t i = 0; i < events.size(); ++i)
-      KBENCH_RETURN_IF_ERROR(
-          database_
-              ->Execute("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) "
-                        "ON CONFLICT (run_id, seq) DO NOTHING",
-                        {run_id, first_seq + int64_t(i), Serialized(events[i])})
-              .status());
-    return absl::OkStatus();
-  });
+  return database_->InTransaction([&] { return InsertEvents(run_id, first_seq, events); });
 }
 
 absl::Status QueueStore::End(const std::string& run_id, int64_t first_seq,
@@ -219,13 +221,7 @@ absl::Status QueueStore::End(const std::string& run_id, int64_t first_seq,
                              int64_t unix_ms) {
   std::lock_guard lock(mu_);
   return database_->InTransaction([&]() -> absl::Status {
-    for (size_t i = 0; i < events.size(); ++i)
-      KBENCH_RETURN_IF_ERROR(
-          database_
-              ->Execute("INSERT INTO run_events (run_id, seq, event) VALUES (?, ?, ?) "
-                        "ON CONFLICT (run_id, seq) DO NOTHING",
-                        {run_id, first_seq + int64_t(i), Serialized(events[i])})
-              .status());
+    KBENCH_RETURN_IF_ERROR(InsertEvents(run_id, first_seq, events));
     return database_
         ->Execute(
             "UPDATE run_queue SET ended_unix_ms = ?, end_code = ?, end_message = ?, request = ? "

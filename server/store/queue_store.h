@@ -140,6 +140,11 @@ class QueueStore {
   absl::Status Prune(int64_t unix_ms);
 
  private:
+  // Writes `events` numbered from first_seq (a number written before is
+  // kept: a retry after a lost answer); requires mu_, in a transaction.
+  absl::Status InsertEvents(const std::string& run_id, int64_t first_seq,
+                            const std::vector<v1::RunEvent>& events);
+
   std::mutex mu_;
   std::unique_ptr<SqlDatabase> database_;
   const std::string host_;

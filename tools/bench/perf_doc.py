@@ -9,6 +9,7 @@ people write and the generators never touch.
 A doc's tables come wholly from one raw JSON file committed next to it
 (docs/perf/data/), so regenerating reproduces the doc byte for byte.
 """
+import argparse
 import json
 import os
 
@@ -59,3 +60,35 @@ def render_doc(doc_path, data_path, render):
     with open(doc_path) as f:
         text = f.read()
     return with_generated(text, data_path, generated)
+
+
+def pack_results(machine, results):
+    """The last JSON line of each file in `results` (one run of a scale
+    tool each), with a line on the machine they ran on."""
+    runs = []
+    for path in results:
+        with open(path) as f:
+            runs.append(json.loads(f.read().strip().splitlines()[-1]))
+    return {"machine": machine, "runs": runs}
+
+
+def scale_table_main(render):
+    """The command line of a scale tool's table script:
+      pack --data OUT.json --machine TEXT RESULT.json...  (pack_results)
+      render --data DATA.json --doc DOC.md                (render_doc)"""
+    parser = argparse.ArgumentParser()
+    sub = parser.add_subparsers(dest="what", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--data", required=True)
+    p.add_argument("--machine", required=True)
+    p.add_argument("results", nargs="+")
+    r = sub.add_parser("render")
+    r.add_argument("--data", required=True)
+    r.add_argument("--doc", required=True)
+    args = parser.parse_args()
+    if args.what == "pack":
+        save_data(args.data, pack_results(args.machine, args.results))
+        return
+    text = render_doc(args.doc, args.data, render)
+    with open(args.doc, "w") as f:
+        f.write(text)

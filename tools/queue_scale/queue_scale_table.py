@@ -9,21 +9,11 @@ per cluster size.
   queue_scale_table.py render --data DATA.json --doc DOC.md
       Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
 """
-import argparse
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
 import perf_doc  # noqa: E402
-
-
-def pack(machine, results):
-    runs = []
-    for path in results:
-        with open(path) as f:
-            runs.append(json.loads(f.read().strip().splitlines()[-1]))
-    return {"machine": machine, "runs": runs}
 
 
 def latency(l):
@@ -48,24 +38,5 @@ def render(data):
     return "\n".join(lines) + "\n"
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="what", required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("--data", required=True)
-    p.add_argument("--machine", required=True)
-    p.add_argument("results", nargs="+")
-    r = sub.add_parser("render")
-    r.add_argument("--data", required=True)
-    r.add_argument("--doc", required=True)
-    args = parser.parse_args()
-    if args.what == "pack":
-        perf_doc.save_data(args.data, pack(args.machine, args.results))
-        return
-    text = perf_doc.render_doc(args.doc, args.data, render)
-    with open(args.doc, "w") as f:
-        f.write(text)
-
-
 if __name__ == "__main__":
-    main()
+    perf_doc.scale_table_main(render)
