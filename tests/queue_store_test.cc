@@ -60,8 +60,10 @@ class QueueStoreTest : public ::testing::TestWithParam<Engine> {
     b_ = OpenQueue("host-b");
   }
 
-  std::unique_ptr<QueueStore> OpenQueue(const std::string& host) {
-    absl::StatusOr<std::unique_ptr<QueueStore>> queue = QueueStore::Open(spec_, host, kWindow);
+  std::unique_ptr<QueueStore> OpenQueue(const std::string& host,
+                                        const std::string& backend = "cpu") {
+    absl::StatusOr<std::unique_ptr<QueueStore>> queue =
+        QueueStore::Open(spec_, host, backend, kWindow);
     EXPECT_TRUE(queue.ok()) << queue.status();
     return queue.ok() ? *std::move(queue) : nullptr;
   }
@@ -111,6 +113,22 @@ TEST_P(QueueStoreTest, InstructorsGoFirstAndDeviceTimeInTheWindowCounts) {
   ASSERT_TRUE(a_->Enqueue(Entry("y1", "y"), kNow + 1).ok());
   ASSERT_TRUE(a_->Enqueue(Entry("teacher", "t", /*priority=*/true), kNow + 2).ok());
   EXPECT_EQ(ClaimAll(*b_, kNow + 10), (std::vector<std::string>{"teacher", "y1", "x1"}));
+}
+
+// A run admitted by a CUDA server waits for a CUDA device: a CPU server
+// claims only the runs of CPU servers, and the places count the runs of the
+// same backend.
+TEST_P(QueueStoreTest, AServerClaimsOnlyTheRunsOfItsBackend) {
+  std::unique_ptr<QueueStore> gpu = OpenQueue("gpu-host", "cuda");
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_TRUE(gpu->Enqueue(Entry("on-gpu", "u"), kNow).ok());
+  ASSERT_TRUE(a_->Enqueue(Entry("on-cpu", "v"), kNow + 1).ok());
+  EXPECT_EQ(ClaimAll(*b_, kNow + 2), std::vector<std::string>{"on-cpu"});
+  absl::StatusOr<QueueView> view = gpu->Follow(kNow + 3);
+  ASSERT_TRUE(view.ok()) << view.status();
+  ASSERT_EQ(view->runs.size(), 1u);
+  EXPECT_EQ(view->runs[0].position, 0);
+  EXPECT_EQ(ClaimAll(*gpu, kNow + 4), std::vector<std::string>{"on-gpu"});
 }
 
 // Two hosts claim from one queue at once: every run is claimed once.

@@ -35,8 +35,11 @@ absl::StatusOr<std::unique_ptr<FrontServices>> FrontServices::Create(const Serve
         absl::StrCat("the store ", flags.store, ": ", cohort_quotas.status().message()));
   std::unique_ptr<store::QueueStore> queue_store;
   if (flags.shared_queue) {
+    // Every device of one server has the same backend: the first's.
+    const auto& executors = started.scheduler->executors();
     absl::StatusOr<std::unique_ptr<store::QueueStore>> opened = store::QueueStore::Open(
         flags.store, flags.host_id,
+        executors.empty() ? std::string() : executors.front()->Info().backend(),
         std::chrono::duration_cast<std::chrono::milliseconds>(kFairShareWindow));
     if (!opened.ok())
       return absl::Status(

@@ -170,8 +170,8 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX runs_by_user_in_flight ON runs (user_name, status, host)"},
      BackfillLearnersOfPeers},
     // The queue several servers share (store/queue_store.h): each waiting
-    // or claimed run with the request to run it, who claimed it and how it
-    // ended, kept for the fair-share window after its end; the events a
+    // or claimed run with the request to run it and the backend it needs,
+    // who claimed it and how it ended, kept for the fair-share window after its end; the events a
     // claiming host wrote for the admitting host to relay; and each host's
     // ready devices, for the cluster's ETAs. Unset numbers are 0, unset
     // text ''.
@@ -185,6 +185,7 @@ const PortableMigration kMigrations[] = {
   budget_ms BIGINT NOT NULL,
   request BYTES NOT NULL,
   admitted_host TEXT NOT NULL,
+  backend TEXT NOT NULL,
   enqueued_unix_ms BIGINT NOT NULL,
   claimed_host TEXT NOT NULL DEFAULT '',
   claimed_unix_ms BIGINT NOT NULL DEFAULT 0,
@@ -195,7 +196,7 @@ const PortableMigration kMigrations[] = {
   end_message TEXT NOT NULL DEFAULT '',
   cancelled BIGINT NOT NULL DEFAULT 0,
   delivered BIGINT NOT NULL DEFAULT 0))sql",
-      "CREATE INDEX run_queue_waiting ON run_queue (claimed_host, cancelled, user_name, "
+      "CREATE INDEX run_queue_waiting ON run_queue (claimed_host, cancelled, backend, user_name, "
       "enqueued_unix_ms)",
       "CREATE INDEX run_queue_by_admitted_host ON run_queue (admitted_host, delivered)",
       "CREATE INDEX run_queue_share ON run_queue (user_name, ended_unix_ms)",

@@ -21,8 +21,9 @@ constexpr char kUsed[] = R"sql((SELECT COALESCE(SUM(CASE WHEN r.ended_unix_ms > 
     WHERE r.user_name = q.user_name AND r.claimed_host <> ''
       AND (r.ended_unix_ms = 0 OR r.ended_unix_ms >= ?)))sql";
 
-// The waiting runs with what orders them (see the header), as a WITH
-// clause; binds the start of the fair-share window.
+// The waiting runs of one backend with what orders them (see the header),
+// as a WITH clause; binds the start of the fair-share window, then the
+// backend.
 std::string FairOrder() {
   return absl::StrCat(R"sql(WITH waiting AS (
   SELECT q.run_id, q.admitted_host, q.budget_ms, q.priority, q.enqueued_unix_ms,
@@ -31,7 +32,7 @@ std::string FairOrder() {
            PARTITION BY q.user_name ORDER BY q.enqueued_unix_ms, q.run_id
            ROWS UNBOUNDED PRECEDING) AS charged_ms
   FROM run_queue q
-  WHERE q.claimed_host = '' AND q.cancelled = 0) )sql");
+  WHERE q.claimed_host = '' AND q.cancelled = 0 AND q.backend = ?) )sql");
 }
 constexpr char kFairOrderBy[] =
     " ORDER BY w.priority DESC, w.charged_ms, w.enqueued_unix_ms, w.run_id";
@@ -41,15 +42,16 @@ constexpr char kFairOrderBy[] =
 // ahead of them as well), so only those are ordered, each found by one
 // probe of run_queue_waiting (a correlated subquery, not a join, so that
 // no plan made from a new table's statistics scans the queue once per
-// waiting run). Binds the start of the fair-share window.
+// waiting run). Binds the start of the fair-share window, then the backend.
 std::string NextRun() {
   return absl::StrCat("SELECT q.run_id, q.user_name, q.priority, q.op, q.budget_ms, q.request, ",
                       kUsed,
                       R"sql( AS used_ms
 FROM run_queue q
-WHERE q.claimed_host = '' AND q.cancelled = 0 AND q.enqueued_unix_ms = (
+WHERE q.claimed_host = '' AND q.cancelled = 0 AND q.backend = ? AND q.enqueued_unix_ms = (
   SELECT MIN(o.enqueued_unix_ms) FROM run_queue o
-  WHERE o.claimed_host = '' AND o.cancelled = 0 AND o.user_name = q.user_name)
+  WHERE o.claimed_host = '' AND o.cancelled = 0 AND o.backend = q.backend
+    AND o.user_name = q.user_name)
 ORDER BY q.priority DESC, used_ms, q.enqueued_unix_ms, q.run_id LIMIT 1)sql");
 }
 
@@ -101,25 +103,29 @@ absl::Status SweepQueueOfHosts(SqlDatabase& database, const std::string& hosts_s
 }
 
 absl::StatusOr<std::unique_ptr<QueueStore>> QueueStore::Open(const std::string& spec,
-                                                             std::string host,
+                                                             std::string host, std::string backend,
                                                              std::chrono::milliseconds window) {
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<SqlDatabase> database, OpenDatabase(spec));
-  return std::make_unique<QueueStore>(std::move(database), std::move(host), window);
+  return std::make_unique<QueueStore>(std::move(database), std::move(host), std::move(backend),
+                                      window);
 }
 
-QueueStore::QueueStore(std::unique_ptr<SqlDatabase> database, std::string host,
+QueueStore::QueueStore(std::unique_ptr<SqlDatabase> database, std::string host, std::string backend,
                        std::chrono::milliseconds window)
-    : database_(std::move(database)), host_(std::move(host)), window_ms_(window.count()) {}
+    : database_(std::move(database)),
+      host_(std::move(host)),
+      backend_(std::move(backend)),
+      window_ms_(window.count()) {}
 
 absl::Status QueueStore::Enqueue(const QueueEntry& entry, int64_t unix_ms) {
   std::lock_guard lock(mu_);
   return database_
       ->Execute(
           "INSERT INTO run_queue (run_id, user_name, priority, op, budget_ms, request, "
-          "admitted_host, enqueued_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+          "admitted_host, backend, enqueued_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
           "ON CONFLICT (run_id) DO NOTHING",
           {entry.run_id, entry.user, int64_t{entry.priority}, entry.op, entry.budget_ms,
-           Serialized(entry.request), host_, unix_ms})
+           Serialized(entry.request), host_, backend_, unix_ms})
       .status();
 }
 
@@ -147,7 +153,7 @@ absl::StatusOr<std::optional<QueueEntry>> QueueStore::Claim(int64_t unix_ms) {
     KBENCH_ASSIGN_OR_RETURN(
         std::vector<SqlRow> rows,
         database_->Query(absl::StrCat(NextRun(), postgres ? " FOR UPDATE OF q SKIP LOCKED" : ""),
-                         {unix_ms - window_ms_}));
+                         {unix_ms - window_ms_, backend_}));
     if (rows.empty()) return absl::OkStatus();
     const SqlRow& row = rows[0];
     QueueEntry entry;
@@ -282,7 +288,7 @@ absl::StatusOr<QueueView> QueueStore::Follow(int64_t unix_ms, bool places) {
                                         "SELECT w.run_id, w.admitted_host, w.budget_ms "
                                         "FROM waiting w",
                                         kFairOrderBy),
-                           {unix_ms - window_ms_}));
+                           {unix_ms - window_ms_, backend_}));
       int64_t position = 0;
       int64_t ahead_ms = 0;
       for (const SqlRow& row : order) {

@@ -11,7 +11,9 @@
 // where a user is charged the wall time of their runs that ended in the
 // fair-share window, the time budget of their runs claimed and not ended,
 // and the budgets of their own runs waiting ahead of this one (so equal
-// users take turns: round-robin); then the oldest. A claim orders only
+// users take turns: round-robin); then the oldest. A run waits for a
+// device of the backend its admitting server has (a run admitted by a
+// CUDA server is never claimed by a CPU one). A claim orders only
 // each waiting user's oldest run, which is where the first run always is. Claims on PostgreSQL
 // lock the chosen row (FOR UPDATE SKIP LOCKED), so two hosts never claim
 // one run; on SQLite the transaction holds the write lock.
@@ -93,11 +95,13 @@ absl::Status SweepQueueOfHosts(SqlDatabase& database, const std::string& hosts_s
 class QueueStore {
  public:
   // Opens its own connection to the store that `spec` names (OpenStore has
-  // migrated it); `host` is this server's host id, `window` the fair-share
-  // window.
+  // migrated it); `host` is this server's host id, `backend` its devices'
+  // (proto/ops/backends.h: it enqueues runs for that backend and claims
+  // only those), `window` the fair-share window.
   static absl::StatusOr<std::unique_ptr<QueueStore>> Open(const std::string& spec, std::string host,
+                                                          std::string backend,
                                                           std::chrono::milliseconds window);
-  QueueStore(std::unique_ptr<SqlDatabase> database, std::string host,
+  QueueStore(std::unique_ptr<SqlDatabase> database, std::string host, std::string backend,
              std::chrono::milliseconds window);
 
   const std::string& host() const { return host_; }
@@ -109,8 +113,8 @@ class QueueStore {
   // marked cancelled for its claimer to stop (CancelledClaims), and ends.
   absl::StatusOr<bool> Withdraw(const std::string& run_id);
 
-  // Claims the first waiting run of the fair order for this host; nullopt
-  // when none waits.
+  // Claims the first waiting run of the fair order among the runs of this
+  // host's backend; nullopt when none waits.
   absl::StatusOr<std::optional<QueueEntry>> Claim(int64_t unix_ms);
   // A claimed run that was not started goes back to the queue (this host
   // is stopping).
@@ -148,6 +152,7 @@ class QueueStore {
   std::mutex mu_;
   std::unique_ptr<SqlDatabase> database_;
   const std::string host_;
+  const std::string backend_;
   const int64_t window_ms_;
 };
 

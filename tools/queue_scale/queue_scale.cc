@@ -109,8 +109,9 @@ class Simulation {
         server::store::OpenStore(options_.store, "queue-scale");
     if (!migrated.ok()) return Fail(migrated.status());
     for (int h = 0; h < options_.hosts; ++h) {
-      absl::StatusOr<std::unique_ptr<QueueStore>> store = QueueStore::Open(
-          options_.store, absl::StrCat("sim-host-", h), std::chrono::milliseconds(3'600'000));
+      absl::StatusOr<std::unique_ptr<QueueStore>> store =
+          QueueStore::Open(options_.store, absl::StrCat("sim-host-", h), "cuda",
+                           std::chrono::milliseconds(3'600'000));
       if (!store.ok()) return Fail(store.status());
       hosts_.push_back(*std::move(store));
     }
