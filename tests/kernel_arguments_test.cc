@@ -26,15 +26,19 @@ T ValueOf(const KernelArgumentPack& pack, size_t i) {
   return value;
 }
 
+// The vector add's arguments for n = 1027 over the buffers a, b and c.
+absl::StatusOr<std::unique_ptr<KernelArgumentPack>> VectorAddPack(void* a, void* b, void* c) {
+  v1::RunRequest request;
+  request.mutable_vector_add()->set_n(1027);
+  void* const buffers[] = {a, b, c};
+  return KernelArgumentPack::Make(*AbiOf("vector_add"), request, buffers);
+}
+
 // Triton's hidden scratch pointers follow the op's arguments, null, and
 // every parameter's pointer still points at its own value.
 TEST(KernelArguments, TritonsHiddenPointersAreAppendedNull) {
-  v1::RunRequest request;
-  request.mutable_vector_add()->set_n(1027);
   int a = 0, b = 0, c = 0;
-  void* const buffers[] = {&a, &b, &c};
-  absl::StatusOr<std::unique_ptr<KernelArgumentPack>> pack =
-      KernelArgumentPack::Make(*AbiOf("vector_add"), request, buffers);
+  absl::StatusOr<std::unique_ptr<KernelArgumentPack>> pack = VectorAddPack(&a, &b, &c);
   ASSERT_TRUE(pack.ok()) << pack.status();
   (*pack)->AppendNullPointers(kTritonHiddenPointers);
   ASSERT_EQ((*pack)->size(), 6u);
@@ -49,12 +53,8 @@ TEST(KernelArguments, TritonsHiddenPointersAreAppendedNull) {
 }
 
 TEST(KernelArguments, VectorAddIsABCAndN) {
-  v1::RunRequest request;
-  request.mutable_vector_add()->set_n(1027);
   int a = 0, b = 0, c = 0;
-  void* const buffers[] = {&a, &b, &c};
-  absl::StatusOr<std::unique_ptr<KernelArgumentPack>> pack =
-      KernelArgumentPack::Make(*AbiOf("vector_add"), request, buffers);
+  absl::StatusOr<std::unique_ptr<KernelArgumentPack>> pack = VectorAddPack(&a, &b, &c);
   ASSERT_TRUE(pack.ok()) << pack.status();
   ASSERT_EQ((*pack)->size(), 4u);
   EXPECT_EQ(ValueOf<void*>(**pack, 0), &a);

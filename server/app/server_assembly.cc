@@ -48,6 +48,11 @@ absl::StatusOr<std::unique_ptr<AssembledServer>> AssembledServer::Start(const Se
   return server;
 }
 
+AssembledServer::~AssembledServer() {
+  if (services_) services_->StopClaiming();
+  if (started_.scheduler) started_.scheduler->Stop();
+}
+
 void AssembledServer::Drain() {
   Scheduler& scheduler = *started_.scheduler;
   grpc::Server& server = *listeners_.server;

@@ -27,6 +27,11 @@ class AssembledServer {
   // outlive the server.
   static absl::StatusOr<std::unique_ptr<AssembledServer>> Start(const ServerFlags& flags);
 
+  // A server that was not drained (its start failed part way) stops its
+  // scheduler first: the runs its devices claimed from a shared queue
+  // write to the services' queue store, which goes before the scheduler.
+  ~AssembledServer();
+
   AssembledServer(const AssembledServer&) = delete;
   AssembledServer& operator=(const AssembledServer&) = delete;
 

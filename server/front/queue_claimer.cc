@@ -139,8 +139,7 @@ void QueueClaimer::Loop() {
     const absl::Status round = Round();
     if (!round.ok() && !failing_)
       Log("shared queue: cannot claim runs (", round.ToString(),
-          "); retrying until the store "
-          "answers");
+          "); retrying until the store answers");
     if (round.ok() && failing_) Log("shared queue: claiming runs again");
     failing_ = !round.ok();
   }
