@@ -95,6 +95,9 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const int signal = WaitForSignal(signals);
+  // Refused before it says so: a client that reads "draining" in the log
+  // and then calls is refused.
+  (*server)->RefuseNewRuns();
   Log("received ", signal == SIGINT ? "SIGINT" : "SIGTERM", ": draining (", flags.shutdown_grace_s,
       " s grace; a second signal exits at once)");
   std::thread second_signal([&] {

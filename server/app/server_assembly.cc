@@ -53,12 +53,14 @@ AssembledServer::~AssembledServer() {
   if (started_.scheduler) started_.scheduler->Stop();
 }
 
+void AssembledServer::RefuseNewRuns() { services_->runs().Drain(); }
+
 void AssembledServer::Drain() {
   Scheduler& scheduler = *started_.scheduler;
   grpc::Server& server = *listeners_.server;
   // The port stays open through the grace period: new runs get UNAVAILABLE
   // "server is draining: ..." rather than a refused connection.
-  services_->runs().Drain();
+  RefuseNewRuns();
   services_->StopClaiming();
   scheduler.Drain();
   server.GetHealthCheckService()->Shutdown();

@@ -35,6 +35,11 @@ class AssembledServer {
   AssembledServer(const AssembledServer&) = delete;
   AssembledServer& operator=(const AssembledServer&) = delete;
 
+  // From now on new runs are refused with UNAVAILABLE "server is draining:
+  // ..."; the first step of Drain, for a caller that says it is draining
+  // only once it is so.
+  void RefuseNewRuns();
+
   // New runs are refused with UNAVAILABLE and health turns NOT_SERVING;
   // running and waiting runs get --shutdown-grace seconds to end, then are
   // cancelled; then the servers, the scheduler, the workers and the
