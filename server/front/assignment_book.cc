@@ -17,6 +17,7 @@
 #include "server/front/assignment_scores.h"
 #include "server/front/refusal.h"
 #include "server/run/validation.h"
+#include "server/store/list_query.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server {
@@ -138,24 +139,21 @@ absl::StatusOr<v1::Assignment> AssignmentBook::Get(const auth::Principal& caller
 
 absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Reports(
     const v1::Assignment& assignment, const std::vector<v1::Submission>& submissions) {
-  // Every run labelled with the assignment, grouped by submission, oldest
-  // first.
-  std::map<std::string, std::vector<v1::RunRecord>> runs_of;
-  for (const v1::Submission& submission : submissions) runs_of[submission.submission_id()];
-  v1::ListRunsRequest list;
-  list.set_label(assignment.name());
-  list.set_page_size(500);
-  do {
-    KBENCH_ASSIGN_OR_RETURN(v1::ListRunsResponse page, runs_.List(list, store::Samples::kOmit));
-    for (v1::RunRecord& run : *page.mutable_runs())
-      if (auto found = runs_of.find(run.request().submission_id()); found != runs_of.end())
-        found->second.push_back(std::move(run));
-    list.set_page_token(page.next_page_token());
-  } while (!list.page_token().empty());
-
   std::vector<v1::SubmissionReport> reports;
   for (const v1::Submission& submission : submissions) {
-    std::vector<v1::RunRecord>& runs = runs_of[submission.submission_id()];
+    // The submission's runs labelled with the assignment (the store's
+    // runs_by_submission index: a label's other runs are never read),
+    // oldest first.
+    std::vector<v1::RunRecord> runs;
+    v1::ListRunsRequest list;
+    list.set_label(assignment.name());
+    list.set_submission_id(submission.submission_id());
+    list.set_page_size(store::kMaxPageSize);
+    do {
+      KBENCH_ASSIGN_OR_RETURN(v1::ListRunsResponse page, runs_.List(list, store::Samples::kOmit));
+      for (v1::RunRecord& run : *page.mutable_runs()) runs.push_back(std::move(run));
+      list.set_page_token(page.next_page_token());
+    } while (!list.page_token().empty());
     std::reverse(runs.begin(), runs.end());
     std::vector<const v1::RunRecord*> chosen(size_t(assignment.problems_size()), nullptr);
     for (int i = 0; i < assignment.problems_size(); ++i)

@@ -31,10 +31,9 @@ namespace {
 // The runs of `filter` that `who` may read; PERMISSION_DENIED when the
 // filter asks for others'.
 absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal& who,
-                                  const v1::ListRunsRequest& filter,
-                                  size_t max_runs = kMaxRunsRead) {
+                                  const v1::ListRunsRequest& filter) {
   KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
-  return ReadRuns(store, scoped, max_runs);
+  return ReadRuns(store, scoped);
 }
 
 // The tallies of the runs of `filter` that `who` may read; PERMISSION_DENIED
@@ -45,17 +44,19 @@ absl::StatusOr<store::RunTallies> TallyAs(store::RunStore& store, const auth::Pr
   return store.Tally(by, scoped);
 }
 
-// An assignment's table endpoint: label (required), format.
+// An assignment's table endpoint: label (required), format. The store
+// picks `view`'s rows among the results `who` may read.
 TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
-                                 Table (*build)(const RunSet&)) {
-  return [&store, table_name = std::move(table_name), build](
+                                 store::ResultView view, Table (*build)(const store::ResultRows&)) {
+  return [&store, table_name = std::move(table_name), view, build](
              const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
     KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
     KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
     v1::ListRunsRequest filter;
     filter.set_label(label);
-    KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
-    return TableReply{build(runs), absl::StrCat(table_name, "-", label)};
+    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
+    KBENCH_ASSIGN_OR_RETURN(const store::ResultRows rows, store.Results(view, scoped));
+    return TableReply{build(rows), absl::StrCat(table_name, "-", label)};
   };
 }
 
@@ -131,14 +132,16 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                                                        ? "learners"
                                                        : absl::StrCat("learners-", filter.label())};
       });
+  using store::ResultView;
   ServeTable(server, "/api/assignment/best", caller,
-             AssignmentEndpoint(store, "best", BestResultsTable));
+             AssignmentEndpoint(store, "best", ResultView::kBestVerified, BestResultsTable));
   ServeTable(server, "/api/assignment/speedups", caller,
-             AssignmentEndpoint(store, "speedups", SpeedupsTable));
+             AssignmentEndpoint(store, "speedups", ResultView::kBestSpeedups, SpeedupsTable));
   ServeTable(server, "/api/assignment/throughput", caller,
-             AssignmentEndpoint(store, "throughput", ThroughputPointsTable));
+             AssignmentEndpoint(store, "throughput", ResultView::kVerified, ThroughputPointsTable));
   ServeTable(server, "/api/assignment/failures", caller,
-             AssignmentEndpoint(store, "failures", FailedVerificationsTable));
+             AssignmentEndpoint(store, "failures", ResultView::kFailedVerification,
+                                FailedVerificationsTable));
   ServeTable(
       server, "/api/learner", caller,
       [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "kernels/common/status_macros.h"
 #include "pqxx/pqxx"
 
@@ -16,6 +17,7 @@ constexpr pqxx::oid kInt8Oid = 20;
 constexpr pqxx::oid kInt2Oid = 21;
 constexpr pqxx::oid kInt4Oid = 23;
 constexpr pqxx::oid kByteaOid = 17;
+constexpr pqxx::oid kFloat8Oid = 701;
 
 // `?` placeholders to PostgreSQL's $1, $2, ... (the statements of the store
 // have no `?` in literals).
@@ -39,6 +41,8 @@ std::vector<std::string> AsText(const std::vector<SqlValue>& params) {
   for (const SqlValue& value : params) {
     if (const auto* number = std::get_if<int64_t>(&value)) {
       text.push_back(absl::StrCat(*number));
+    } else if (const auto* real = std::get_if<double>(&value)) {
+      text.push_back(absl::StrFormat("%.17g", *real));  // every bit of the double
     } else if (const auto* string = std::get_if<std::string>(&value)) {
       text.push_back(*string);
     } else {
@@ -54,6 +58,8 @@ SqlValue Column(const pqxx::field& field) {
     case kInt4Oid:
     case kInt8Oid:
       return field.as<int64_t>();
+    case kFloat8Oid:
+      return field.as<double>();
     case kByteaOid:
       return SqlBytes{pqxx::binarystring(field).str()};
     default:

@@ -88,6 +88,54 @@ struct RunTallies {
 
 enum class TallyBy { kLabel, kLearner };
 
+// Which of the runs' variant results Results reads (the assignment tables);
+// "completed" runs are those whose summary arrived (OK or
+// FAILED_VERIFICATION).
+enum class ResultView {
+  // Per learner, op, problem, dtype and variant: the verified result of a
+  // completed run with the lowest median (ties: the newest), with how many
+  // such results competed (ResultRow.attempts).
+  kBestVerified,
+  // Per learner, op, problem, dtype, variant and baseline: the highest
+  // speedup of an OK run (ties: the newest).
+  kBestSpeedups,
+  // Every verified result of a completed run, newest first.
+  kVerified,
+  // Every result that failed verification, of any run, newest first.
+  kFailedVerification,
+};
+
+// One variant result (or one speedup) of a run, with what makes results
+// comparable: op, problem (ops::DescribeProblemOf) and dtype.
+struct ResultRow {
+  std::string run_id;
+  // store::LearnerOf of the run.
+  std::string learner;
+  std::string op;
+  std::string problem;
+  v1::DType dtype = v1::DTYPE_UNSPECIFIED;
+  std::string variant;
+  // A speedup's baseline; "" for a result.
+  std::string baseline;
+  int64_t accepted_unix_ms = 0;
+  // The result (kBestVerified, kVerified, kFailedVerification).
+  v1::VariantResult result;
+  // The speedup (kBestSpeedups).
+  v1::Speedup speedup;
+  // kBestVerified: the verified results that competed; 0 otherwise.
+  int64_t attempts = 0;
+};
+
+// The most rows one Results returns.
+inline constexpr size_t kMaxResultRows = 20000;
+
+struct ResultRows {
+  // Within a run, results in the order the run reported them.
+  std::vector<ResultRow> rows;
+  // True when more rows matched than kMaxResultRows (the newest are kept).
+  bool truncated = false;
+};
+
 // One user's runs on the other hosts sharing the store (see
 // ActivityElsewhereOf).
 struct ActivityElsewhere {
@@ -164,6 +212,17 @@ class RunStore {
   // same at a million runs as at a thousand. By label, a label only refused
   // runs carry is left out. INVALID_ARGUMENT for a bad filter, as List.
   virtual absl::StatusOr<RunTallies> Tally(TallyBy by, const v1::ListRunsRequest& filter) = 0;
+
+  // The variant results of the runs matching the filter (its page_size and
+  // page_token ignored) that `view` selects, from the run_results table
+  // Finish fills (migration 13), chosen and counted in the database: an
+  // assignment's tables cost the same at a million runs as at a thousand.
+  // Row order: kBestVerified and kBestSpeedups by learner, op, problem,
+  // dtype, variant, baseline (the caller sorts them for display); kVerified
+  // and kFailedVerification newest run first. INVALID_ARGUMENT for a bad
+  // filter, as List.
+  virtual absl::StatusOr<ResultRows> Results(ResultView view,
+                                             const v1::ListRunsRequest& filter) = 0;
 
   // One run with everything, its samples and its kernels' sources
   // included (each source is stored once, however many runs sent it);

@@ -24,8 +24,9 @@ struct SqlBytes {
 };
 
 // A statement parameter or a column of a result row: integer columns read
-// as int64_t, binary ones as SqlBytes, everything else as text.
-using SqlValue = std::variant<int64_t, std::string, SqlBytes>;
+// as int64_t, floating-point ones (DOUBLE PRECISION) as double, binary ones
+// as SqlBytes, everything else as text.
+using SqlValue = std::variant<int64_t, std::string, SqlBytes, double>;
 using SqlRow = std::vector<SqlValue>;
 
 enum class SqlDialect { kSqlite, kPostgres };

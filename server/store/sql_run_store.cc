@@ -16,6 +16,7 @@
 #include "server/store/migrations.h"
 #include "server/store/proto_column.h"
 #include "server/store/queue_store.h"
+#include "server/store/run_results.h"
 #include "server/store/unix_time.h"
 
 namespace kbench::server::store {
@@ -222,7 +223,7 @@ absl::Status SqlRunStore::Finish(const std::string& run_id, const RunOutcome& ou
                         {run_id, int64_t{i}, Serialized(outcome.samples[i])})
               .status());
     }
-    return absl::OkStatus();
+    return WriteResultsOfRuns(*database_, "run_id = ?", {run_id}, 1).status();
   });
 }
 
@@ -355,6 +356,12 @@ absl::StatusOr<RunTallies> SqlRunStore::Tally(TallyBy by, const v1::ListRunsRequ
     return a.last_unix_ms != b.last_unix_ms ? a.last_unix_ms > b.last_unix_ms : a.key < b.key;
   });
   return tallies;
+}
+
+absl::StatusOr<ResultRows> SqlRunStore::Results(ResultView view,
+                                                const v1::ListRunsRequest& filter) {
+  std::lock_guard lock(mu_);
+  return ReadResults(*database_, view, filter);
 }
 
 absl::StatusOr<v1::RunRecord> SqlRunStore::Get(const std::string& run_id) {

@@ -28,6 +28,7 @@ class SqlRunStore final : public RunStore {
   absl::StatusOr<v1::ListRunsResponse> List(const v1::ListRunsRequest& request,
                                             Samples samples) override;
   absl::StatusOr<RunTallies> Tally(TallyBy by, const v1::ListRunsRequest& filter) override;
+  absl::StatusOr<ResultRows> Results(ResultView view, const v1::ListRunsRequest& filter) override;
   absl::StatusOr<v1::RunRecord> Get(const std::string& run_id) override;
   absl::StatusOr<std::vector<std::string>> KernelHashes(const std::string& run_id) override;
   absl::StatusOr<DeviceTime> DeviceTimeOf(const std::string& user, int64_t since_unix_ms) override;

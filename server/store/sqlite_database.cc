@@ -80,6 +80,8 @@ class SqliteDatabase final : public SqlDatabase {
       int rc;
       if (const auto* number = std::get_if<int64_t>(&value)) {
         rc = sqlite3_bind_int64(raw, index, *number);
+      } else if (const auto* real = std::get_if<double>(&value)) {
+        rc = sqlite3_bind_double(raw, index, *real);
       } else if (const auto* text = std::get_if<std::string>(&value)) {
         rc = sqlite3_bind_text64(raw, index, text->data(), text->size(), SQLITE_TRANSIENT,
                                  SQLITE_UTF8);
@@ -96,6 +98,8 @@ class SqliteDatabase final : public SqlDatabase {
     switch (sqlite3_column_type(statement, i)) {
       case SQLITE_INTEGER:
         return static_cast<int64_t>(sqlite3_column_int64(statement, i));
+      case SQLITE_FLOAT:
+        return sqlite3_column_double(statement, i);
       case SQLITE_BLOB: {
         const auto* data = static_cast<const char*>(sqlite3_column_blob(statement, i));
         if (data == nullptr) return SqlBytes{};  // an empty blob
