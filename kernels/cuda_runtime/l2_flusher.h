@@ -1,9 +1,14 @@
-// L2Flusher: evicts the device's L2 before a cold sample by writing a buffer
-// of twice the L2's size (read off the device) with cudaMemsetAsync, as
-// nvbench does. Each flush writes a different byte value, so no level of the
-// memory system can skip it as a repeat. The flush is enqueued on the
-// sample's stream before its start event, so it is never inside a timing.
-// Move-only (it owns its buffer); one thread at a time.
+// L2Flusher: evicts the device's L2 before a cold sample by reading a
+// buffer of twice the L2's size (read off the device) through it. A read
+// leaves clean lines: the timed kernel's misses evict them without writing
+// anything back, as after Nsight Compute's flush (--cache-control all). A
+// flush that wrote its buffer (cudaMemsetAsync, as nvbench does) left the
+// L2 full of dirty lines whose write-back the next kernel paid: a naive
+// vector add of 2^24 floats timed 16% above ncu's duration of it
+// (docs/perf/learner_kernels.md). What the previous sample wrote is
+// written back during the flush. The flush is enqueued on the sample's
+// stream before its start event, so it is never inside a timing.
+// Move-only (it owns its buffers); one thread at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -26,10 +31,13 @@ class L2Flusher {
   size_t bytes() const { return buffer_.bytes(); }
 
  private:
-  explicit L2Flusher(DeviceBuffer buffer) : buffer_(std::move(buffer)) {}
+  L2Flusher(DeviceBuffer buffer, DeviceBuffer sink)
+      : buffer_(std::move(buffer)), sink_(std::move(sink)) {}
 
+  // Zeros, read by each flush.
   DeviceBuffer buffer_;
-  unsigned char value_ = 0;
+  // The read kernel's output, never written (l2_flush_kernel.h).
+  DeviceBuffer sink_;
 };
 
 }  // namespace kbench::cuda

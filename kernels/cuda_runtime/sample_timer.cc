@@ -100,7 +100,7 @@ std::string SampleTimer::HotMethod() const {
 std::string SampleTimer::ColdMethod() const {
   return absl::StrFormat(
       "CUDA events around the kernel only; before each sample the L2 is "
-      "flushed by a %d MiB cudaMemsetAsync (twice the L2)",
+      "flushed by reading a %d MiB buffer (twice the L2), which leaves its lines clean",
       flusher_->bytes() >> 20);
 }
 
