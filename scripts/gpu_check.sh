@@ -19,10 +19,12 @@
 #          kbench_gpu_mutation_test;
 #       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
 #          through it `kbench --json vector-add --variant naive,vectorized`
-#          for n = 2^20, 2^24, 2^28 cold and 2^20 hot, each request twice
+#          for n = 2^16, 2^20, 2^22, 2^24, 2^28 cold and 2^16, 2^20, 2^22
+#          hot, each request twice
 #          (the second checks that two runs agree); the peers
-#          (tools/bench/vector_add_peers.py: torch.add with triton's
-#          do_bench, and the device copy bandwidth); the table
+#          (tools/bench/vector_add_peers.py: torch.add cold with kbench's
+#          own clean L2 flush, hot with triton's do_bench_cudagraph, and the
+#          device copy bandwidth); the table
 #          (tools/bench/vector_add_table.py, with the margins as figures:
 #          cold over hot, and the grid sweep of gpu_tests.log);
 #          then attention with batch * heads = 1024 in every dtype (every
@@ -52,8 +54,8 @@
 #       Reads only: it never changes the GPU's clocks or settings.
 #       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
 #       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
-#       "1048576 16777216 268435456"; the first is also run hot) smaller
-#       sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out. The results
+#       2^16, 2^20, 2^22, 2^24 and 2^28) and KBENCH_HOT_SIZES (those also
+#       run hot; default 2^16, 2^20 and 2^22) smaller sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out. The results
 #       of such a run are not GPU figures. To fit the device tool's 10
 #       minutes a call, the steps can be split over calls:
 #       KBENCH_SKIP_TESTS=1 (step 1), KBENCH_SKIP_VECTOR_ADD=1 (the vector
@@ -63,6 +65,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-build}
+# The vector add's sizes (KBENCH_CHECK_SIZES) and those also timed hot
+# (KBENCH_HOT_SIZES), unless the environment names others.
+default_sizes="65536 1048576 4194304 16777216 268435456"
+default_hot="65536 1048576 4194304"
 
 build() {
   set -e
@@ -148,10 +154,13 @@ device() {
   else
     local kb=(.gpu/kbench --server "127.0.0.1:$port")
     timeout 60 "${kb[@]}" --json info >"$raw/info.json" 2>>"$log" || failed=1
-    local sizes=(${KBENCH_CHECK_SIZES:-1048576 16777216 268435456})
-    local specs=("${sizes[0]}:cold" "${sizes[0]}:hot")
-    for n in "${sizes[@]:1}"; do specs+=("$n:cold"); done
-    local n m largest=${sizes[-1]}
+    local sizes=(${KBENCH_CHECK_SIZES:-$default_sizes})
+    local hot=(${KBENCH_HOT_SIZES:-$default_hot})
+    local specs=() n m largest=${sizes[-1]}
+    for n in "${sizes[@]}"; do
+      specs+=("$n:cold")
+      [[ " ${hot[*]} " == *" $n "* ]] && specs+=("$n:hot")
+    done
     [ -n "${KBENCH_SKIP_VECTOR_ADD:-}" ] && specs=()
     for repeat in 1 2; do
       for spec in "${specs[@]}"; do
@@ -205,11 +214,12 @@ device() {
   fi
 
   if [ -z "${KBENCH_SKIP_VECTOR_ADD:-}" ]; then
-  note "peers: torch.add and copy bandwidth (do_bench)"
-  local csv
-  csv=$(echo ${KBENCH_CHECK_SIZES:-1048576 16777216 268435456} | tr ' ' ,)
+  note "peers: torch.add and copy bandwidth (vector_add_peers.py)"
+  local csv hot_csv
+  csv=$(echo ${KBENCH_CHECK_SIZES:-$default_sizes} | tr ' ' ,)
+  hot_csv=$(echo ${KBENCH_HOT_SIZES:-$default_hot} | tr ' ' ,)
   timeout 300 python3 "$bench/vector_add_peers.py" --out "$raw/peers.json" \
-    --sizes "$csv" --hot-sizes "${csv%%,*}" \
+    --sizes "$csv" --hot-sizes "$hot_csv" \
     2>&1 | tee -a "$log" || failed=1
 
   if [ -s "$raw/info.json" ] && [ -s "$raw/peers.json" ]; then

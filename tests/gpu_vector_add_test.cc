@@ -92,7 +92,9 @@ INSTANTIATE_TEST_SUITE_P(TailsAndBlocks, CudaVectorAddSizes,
                          ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
                                            int64_t(255), int64_t(256), int64_t(257),
                                            int64_t(1) << 20, (int64_t(1) << 20) - 1,
-                                           int64_t(1000003), (int64_t(1) << 24) + 3));
+                                           int64_t(1000003), (int64_t(1) << 24) + 3,
+                                           // Streaming hints: the arrays about fill the L2.
+                                           (int64_t(1) << 22) + 3, (int64_t(1) << 23) - 1));
 
 // The device reference is on the device only while a comparison runs: a
 // learner's kernel, which runs between comparisons, cannot find it by

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Peers of kbench's vector add, measured on the same GPU in the same run.
 
-For each n: torch.add(a, b, out=c) on fp32 tensors, timed by
-triton.testing.do_bench (CUDA events around each call, the L2 cleared by
-do_bench before each one; we ask for every time and take the median, so the
+For each n: torch.add(a, b, out=c) on fp32 tensors, timed cold as kbench
+times its cold samples (CUDA events around each call, and before each one the
+L2 flushed by reading a buffer of twice its size, which leaves clean lines:
+do_bench's own clear writes its buffer, and the dirty lines it leaves cost a
+short memory-bound call their write-back; the median of every call, so the
 relative standard error can be reported too), and, with --hot-sizes, by
 triton.testing.do_bench_cudagraph (back-to-back calls in a CUDA graph, caches
 warm). And the device copy bandwidth: dst.copy_(src) of 1 GiB, timed the same
@@ -40,16 +42,36 @@ def summarize(times_ms):
     }
 
 
+COLD_METHOD = ("CUDA events around each call; before each call the L2 flushed by reading a "
+               "buffer of twice its size, as kbench does")
+
+
 def bench_cold(fn, rep_ms):
-    """do_bench: events around each call, L2 cleared before each call."""
-    try:
-        return summarize(triton.testing.do_bench(fn, warmup=25, rep=rep_ms,
-                                                 return_mode="all"))
-    except (AssertionError, TypeError, ValueError):
-        # An older do_bench without "all": the median alone.
-        median = triton.testing.do_bench(fn, warmup=25, rep=rep_ms,
-                                         return_mode="median")
-        return {"samples": None, "median_ms": float(median), "rse": None}
+    """Events around each call, the L2 flushed before each by reading a
+    buffer twice its size (COLD_METHOD); calls for about rep_ms."""
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (50 << 20)
+    flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(5):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    per_call_ms = max(start.elapsed_time(end) / 5, 1e-3)
+    samples = int(min(10000, max(50, rep_ms / (per_call_ms + 0.05))))
+    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for _ in range(samples)]
+    for s, e in events:
+        flush.sum()
+        s.record()
+        fn()
+        e.record()
+    torch.cuda.synchronize()
+    return summarize([s.elapsed_time(e) for s, e in events])
 
 
 def bench_hot(fn):
@@ -86,6 +108,7 @@ def main():
         "triton": triton.__version__,
         "cuda": torch.version.cuda,
         "bytes_formula": "torch.add: 12 * n; copy: 2 * bytes copied",
+        "cold_method": COLD_METHOD,
         "torch_add": [],
     }
 

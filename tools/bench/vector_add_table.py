@@ -116,7 +116,10 @@ def render(data):
       "of two identical requests; medians.")
     keys = sorted({(n, mode) for (n, mode, _) in runs},
                   key=lambda k: (k[0], k[1] != "cold"))
-    for mode, peer_method in (("cold", "do_bench, its own cache clear before each call"),
+    # Data from before the peers named their cold method was timed by
+    # do_bench's own cache clear.
+    cold_peer = peers.get("cold_method", "do_bench, its own cache clear before each call")
+    for mode, peer_method in (("cold", cold_peer),
                               ("hot", "do_bench_cudagraph, back-to-back launches")):
         timing = next(((r.get("started") or {}).get("timing_method")
                        for (n, m, _), r in sorted(runs.items())

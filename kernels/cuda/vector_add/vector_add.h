@@ -3,7 +3,8 @@
 // (one fp32 rounding per element, so both are held to the fp32 tolerance of
 // kernels/dtype.h); they differ only in how threads map to elements:
 //   naive:      vector_add_naive.cu, one element per thread.
-//   vectorized: vector_add_vectorized.cu, float4 loads/stores, grid-stride.
+//   vectorized: vector_add_vectorized.cu, float4 loads/stores, grid-stride,
+//               streaming cache hints when the arrays about fill the L2.
 //
 // Contract: a, b, c are device pointers to n floats, and for `vectorized`
 // 16-byte aligned (cudaMalloc returns 256-byte aligned memory). A launcher

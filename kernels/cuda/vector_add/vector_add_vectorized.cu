@@ -2,21 +2,32 @@
 //   - 16-byte accesses: each thread loads two float4 and stores one, so a
 //     warp moves 512 contiguous bytes per instruction instead of 128, and
 //     the grid needs a quarter of the threads.
+//   - Bytes in flight: one float4 of each input per thread (16 bytes), 256
+//     threads a block. Of 24 shapes (1 to 8 float4s a thread, 128 to 512
+//     threads, plain or streaming hints) timed against torch.add under one
+//     timer and one clean L2 flush at n = 2^16..2^28, cold and hot, one
+//     float4 a thread is the fastest or within 0.4% of it everywhere; more
+//     float4s a thread lose up to half the speed hot at small n (0.49x
+//     torch.add at 2^18), where one wave of blocks covers the array anyway
+//     (docs/perf/vector_add_shapes.md).
 //   - Grid-stride: the grid covers the array, one float4 per thread, up to
 //     the caller's cap on blocks; past the cap each thread strides on. On
 //     an H200 a grid covering the array beat a persistent grid of one to
 //     eight waves of resident blocks by 1-5% at n = 2^24 and 2^28 (the sweep
 //     of tests/gpu_vector_add_grid_test.cc, docs/perf/vector_add.md).
-//   - A scalar tail for the n % 4 last elements (block 0), so any n >= 1
-//     works; the float4 part starts at the buffer's base, which cudaMalloc
-//     aligns to 256 bytes.
-// Tolerance: fp32 (1e-5 relative L2); the arithmetic is the same one
-// rounding of a + b per element as naive, so results are bit-identical.
+//   - Cache hints: streaming (ld.global.cs / st.global.cs, evict-first) when
+//     the three arrays (12 n bytes) are more than half the L2 and at most
+//     twice it, plain otherwise. There, repeated calls (hot) keep more of
+//     the arrays in the L2 with evict-first: 1.20x torch.add at 2^22 on an
+//     H100 (48 MiB against its 50 MiB L2) where plain loads are 0.99x, and
+//     no loss cold. Below (2^21: plain 1.09x, streaming 1.02x hot) and above
+//     (2^24 and up: streaming about 2% slower cold) plain loads win.
 #include "kernels/cuda/vector_add/vector_add.h"
 
 namespace kbench::kernels::cuda {
 namespace {
 
+template <bool kStreaming>
 __global__ void __launch_bounds__(kVectorAddBlock)
     VectorAddVectorizedKernel(const float4* __restrict__ a4, const float4* __restrict__ b4,
                               float4* __restrict__ c4, int64_t n4, const float* __restrict__ a_tail,
@@ -24,14 +35,31 @@ __global__ void __launch_bounds__(kVectorAddBlock)
                               int tail) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n4; i += stride) {
-    const float4 x = a4[i], y = b4[i];
-    c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    if constexpr (kStreaming) {
+      const float4 x = __ldcs(a4 + i), y = __ldcs(b4 + i);
+      __stcs(c4 + i, make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w));
+    } else {
+      const float4 x = a4[i], y = b4[i];
+      c4[i] = make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
+    }
   }
   if (blockIdx.x == 0 && int(threadIdx.x) < tail)
     c_tail[threadIdx.x] = a_tail[threadIdx.x] + b_tail[threadIdx.x];
 }
 
 bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
+
+// Whether n elements take the streaming hints on the current device (see
+// the file comment).
+cudaError_t StreamingHints(int64_t n, bool* streaming) {
+  int device = 0, l2 = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device); e != cudaSuccess)
+    return e;
+  const int64_t bytes = 3 * int64_t(sizeof(float)) * n;
+  *streaming = l2 > 0 && 2 * bytes > int64_t(l2) && bytes <= 2 * int64_t(l2);
+  return cudaSuccess;
+}
 
 }  // namespace
 
@@ -43,7 +71,11 @@ cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c, 
   const int tail = int(n - 4 * n4);
   const int64_t needed = (n4 + kVectorAddBlock - 1) / kVectorAddBlock;
   const int64_t blocks = needed < 1 ? 1 : (needed < max_blocks ? needed : max_blocks);
-  VectorAddVectorizedKernel<<<unsigned(blocks), kVectorAddBlock, 0, stream>>>(
+  bool streaming = false;
+  if (cudaError_t e = StreamingHints(n, &streaming); e != cudaSuccess) return e;
+  const auto kernel =
+      streaming ? VectorAddVectorizedKernel<true> : VectorAddVectorizedKernel<false>;
+  kernel<<<unsigned(blocks), kVectorAddBlock, 0, stream>>>(
       reinterpret_cast<const float4*>(a), reinterpret_cast<const float4*>(b),
       reinterpret_cast<float4*>(c), n4, a + 4 * n4, b + 4 * n4, c + 4 * n4, tail);
   return cudaGetLastError();
@@ -56,7 +88,7 @@ cudaError_t VectorAddVectorizedResidentBlocks(int device, int* blocks) {
     return e;
   int per_sm = 0;
   if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, VectorAddVectorizedKernel, kVectorAddBlock, 0);
+          &per_sm, VectorAddVectorizedKernel<false>, kVectorAddBlock, 0);
       e != cudaSuccess)
     return e;
   *blocks = sm_count * (per_sm > 0 ? per_sm : 1);

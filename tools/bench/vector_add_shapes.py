@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""Vector add shapes against torch.add, under one timer, on the GPU machine.
+
+Loads the shared library built from tools/bench/vector_add_shapes.cu (float4s
+per thread x threads per block x cache hints) and times each shape and
+torch.add(a, b, out=c) cold as vector_add_peers.py times (bench_cold: the L2
+flushed clean before each call, as kbench does) and hot with triton's
+do_bench_cudagraph (back-to-back calls in a CUDA graph), for
+each n, in --rounds rounds whose order is shuffled, so drift spreads over
+all shapes alike. Each shape's output is checked equal to torch.add's first.
+Writes one JSON object to --out (medians of each round, per shape and mode)
+and prints, per n and mode, the best shapes against torch.add.
+
+  nvcc -O3 -std=c++20 -arch=sm_90a -shared -Xcompiler -fPIC \\
+    -o libvashapes.so tools/bench/vector_add_shapes.cu
+  python3 tools/bench/vector_add_shapes.py --lib ./libvashapes.so --out shapes.json
+"""
+import argparse
+import ctypes
+import datetime
+import json
+import random
+import statistics
+
+import torch
+import triton
+import triton.testing
+
+from vector_add_peers import COLD_METHOD, bench_cold
+
+
+def shapes(vecs, blocks):
+    return [(v, blk, s) for v in vecs for blk in blocks for s in (0, 1)]
+
+
+def name(shape):
+    v, blk, s = shape
+    return f"vecs={v} block={blk} {'streaming' if s else 'plain'}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lib", required=True, help="the built vector_add_shapes.cu")
+    parser.add_argument("--log2-sizes", default="16,18,20,22,24,26,28")
+    parser.add_argument("--vecs", default="1,2,4,8", help="float4s per thread")
+    parser.add_argument("--blocks", default="128,256,512", help="threads per block")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rep-ms", type=int, default=40)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    lib = ctypes.CDLL(args.lib)
+    lib.kbench_shapes_add.restype = ctypes.c_int
+    lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 3 + [
+        ctypes.c_int64, ctypes.c_void_p]
+    sizes = [1 << int(s) for s in args.log2_sizes.split(",")]
+    result = {
+        "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
+        "device": torch.cuda.get_device_name(0),
+        "torch": torch.__version__,
+        "l2_bytes": getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0),
+        "triton": triton.__version__,
+        "rounds": args.rounds,
+        "rep_ms": args.rep_ms,
+        "cold_method": COLD_METHOD,
+        "sizes": [],
+    }
+    rng = random.Random(1)
+    for n in sizes:
+        gen = torch.Generator(device="cuda").manual_seed(n)
+        a = torch.rand(n, device="cuda", generator=gen) * 2 - 1
+        b = torch.rand(n, device="cuda", generator=gen) * 2 - 1
+        c = torch.empty_like(a)
+        want = a + b
+
+        def ours(shape):
+            v, blk, s = shape
+
+            def call():
+                err = lib.kbench_shapes_add(v, blk, s, a.data_ptr(), b.data_ptr(), c.data_ptr(),
+                                           n, torch.cuda.current_stream().cuda_stream)
+                if err != 0:
+                    raise RuntimeError(f"{name(shape)}: CUDA error {err}")
+            return call
+
+        def torch_add():
+            torch.add(a, b, out=c)
+
+        entries = {"torch.add": torch_add}
+        for shape in shapes([int(v) for v in args.vecs.split(",")],
+                            [int(b) for b in args.blocks.split(",")]):
+            c.zero_()
+            ours(shape)()
+            torch.cuda.synchronize()
+            if not torch.equal(c, want):
+                raise SystemExit(f"n={n} {name(shape)}: wrong output")
+            entries[name(shape)] = ours(shape)
+        times = {key: {"cold": [], "hot": []} for key in entries}
+        for _ in range(args.rounds):
+            order = list(entries)
+            rng.shuffle(order)
+            for key in order:
+                fn = entries[key]
+                times[key]["cold"].append(bench_cold(fn, args.rep_ms)["median_ms"])
+                stream = torch.cuda.Stream()
+                with torch.cuda.stream(stream):
+                    times[key]["hot"].append(float(triton.testing.do_bench_cudagraph(
+                        fn, rep=args.rep_ms, return_mode="median")))
+        row = {"n": n, "entries": times}
+        result["sizes"].append(row)
+        for mode in ("cold", "hot"):
+            med = {k: statistics.median(t[mode]) for k, t in times.items()}
+            ref = med["torch.add"]
+            best = sorted((k for k in med if k != "torch.add"), key=med.get)[:6]
+            print(f"n=2^{n.bit_length() - 1} {mode}: torch.add {ref * 1e3:.2f} us; " + "; ".join(
+                f"{k} {med[k] * 1e3:.2f} us ({ref / med[k]:.3f}x)" for k in best),
+                flush=True)
+        del a, b, c, want
+        torch.cuda.empty_cache()
+    with open(args.out, "w") as f:
+        json.dump(result, f)  # one line: vector_add_shapes_table.py pack reads it so
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""docs/perf/vector_add_shapes.md's generated section, from
+docs/perf/data/vector_add_shapes.json: vector add shapes (float4s per thread,
+threads per block, cache hints) against torch.add under one timer, as
+tools/bench/vector_add_shapes.py measured them on the GPU machine.
+
+  vector_add_shapes_table.py pack --data OUT.json --machine TEXT SHAPES.json
+      Packs the JSON line of one vector_add_shapes.py run with a line on the
+      machine it ran on.
+  vector_add_shapes_table.py render --data DATA.json --doc DOC.md
+      Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
+"""
+import statistics
+
+import perf_doc
+
+# The shapes of kernels/cuda/vector_add/vector_add_vectorized.cu: plain
+# hints, or streaming ones where the arrays about fill the L2.
+PLAIN = "vecs=1 block=256 plain"
+STREAMING = "vecs=1 block=256 streaming"
+
+
+def ratios(entries, shape, mode):
+    """torch.add's time over the shape's, per round (rounds were run in one
+    order for all entries, so round i of each is paired)."""
+    return [t / s for t, s in zip(entries["torch.add"][mode], entries[shape][mode])]
+
+
+def render(data):
+    sweep = data["runs"][0]
+    lines = [
+        f"Measured on {data['machine']}: {sweep['device']}, PyTorch {sweep['torch']}, "
+        f"Triton {sweep['triton']}, {sweep['date_utc'][:10]}. Cold: {sweep['cold_method']}; "
+        "hot: do_bench_cudagraph. Each figure is a median of "
+        f"{sweep['rounds']} rounds (each round a median over {sweep['rep_ms']} ms); "
+        "a ratio is torch.add's time over the shape's (above 1: faster than torch.add), "
+        "its range the rounds' lowest and highest.",
+        "",
+        f"| n | mode | torch.add us | {PLAIN} / torch | {STREAMING} / torch | best shape "
+        "| best / torch |",
+        "|---|---|---:|---:|---:|---|---:|",
+    ]
+
+    def cell(r):
+        return f"{statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})"
+
+    for size in sweep["sizes"]:
+        entries = size["entries"]
+        shapes = [k for k in entries if k != "torch.add"]
+        for mode in ("cold", "hot"):
+            torch_us = statistics.median(entries["torch.add"][mode]) * 1e3
+            best = max(shapes, key=lambda k: statistics.median(ratios(entries, k, mode)))
+            lines.append(
+                f"| 2^{size['n'].bit_length() - 1} | {mode} | {torch_us:.2f} | "
+                f"{cell(ratios(entries, PLAIN, mode))} | "
+                f"{cell(ratios(entries, STREAMING, mode))} | {best} | "
+                f"{cell(ratios(entries, best, mode))} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    perf_doc.scale_table_main(render)
