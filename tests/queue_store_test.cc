@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -172,7 +173,7 @@ TEST_P(QueueStoreTest, TheAdmittingHostFollowsARunAnotherHostExecutes) {
 
   view = a_->Follow(kNow + 5);
   ASSERT_TRUE(view.ok()) << view.status();
-  EXPECT_EQ(view->running, 1);
+  EXPECT_EQ(view->load.running, 1);
   const auto find = [&](const std::string& run_id) {
     return *std::find_if(view->runs.begin(), view->runs.end(),
                          [&](const FollowedRun& run) { return run.run_id == run_id; });
@@ -198,6 +199,37 @@ TEST_P(QueueStoreTest, TheAdmittingHostFollowsARunAnotherHostExecutes) {
   ASSERT_TRUE(view.ok());
   ASSERT_EQ(view->runs.size(), 1u) << "an end is read once";
   EXPECT_EQ(view->runs[0].run_id, "second");
+}
+
+// What ServerInfo reports on a server of a shared queue: the runs of every
+// host, waiting and running, and the ready devices of the hosts with a lease.
+TEST_P(QueueStoreTest, TheClusterLoadCountsEveryHostsRunsAndDevices) {
+  const auto load = [](QueueStore& queue) {
+    absl::StatusOr<ClusterLoad> read = queue.Load();
+    EXPECT_TRUE(read.ok()) << read.status();
+    return read.ok() ? std::tuple(read->running, read->waiting, read->devices)
+                     : std::tuple(int64_t{-1}, int64_t{-1}, int64_t{-1});
+  };
+  EXPECT_EQ(load(*b_), std::tuple(0, 0, 0));
+  ASSERT_TRUE(runs_->Heartbeat(kNow).ok());  // host-a's lease
+  ASSERT_TRUE(a_->SetDevices(3).ok());
+  ASSERT_TRUE(a_->Enqueue(Entry("a1", "u"), kNow).ok());
+  ASSERT_TRUE(a_->Enqueue(Entry("a2", "v"), kNow + 1).ok());
+  ASSERT_TRUE(b_->Enqueue(Entry("b1", "w"), kNow + 2).ok());
+  ASSERT_TRUE(b_->Enqueue(Entry("gone", "w"), kNow + 3).ok());
+  ASSERT_TRUE(b_->Withdraw("gone").ok());
+  EXPECT_EQ(load(*b_), std::tuple(0, 3, 3));
+  absl::StatusOr<std::optional<QueueEntry>> claimed = b_->Claim(kNow + 10);
+  ASSERT_TRUE(claimed.ok() && claimed->has_value()) << claimed.status();
+  EXPECT_EQ(load(*a_), std::tuple(1, 2, 3));
+  ASSERT_TRUE(b_->Started((*claimed)->run_id, v1::DeviceInfo(), kNow + 11).ok());
+  ASSERT_TRUE(b_->End((*claimed)->run_id, 0, {}, absl::OkStatus(), kNow + 20).ok());
+  EXPECT_EQ(load(*a_), std::tuple(0, 2, 3));
+  // Follow's view carries the same.
+  absl::StatusOr<QueueView> view = a_->Follow(kNow + 30);
+  ASSERT_TRUE(view.ok()) << view.status();
+  EXPECT_EQ(std::tuple(view->load.running, view->load.waiting, view->load.devices),
+            std::tuple(0, 2, 3));
 }
 
 TEST_P(QueueStoreTest, AWithdrawnRunIsGoneWhileWaitingAndCancelledOnceClaimed) {

@@ -75,9 +75,12 @@ class ServerUnderTest {
   std::shared_ptr<grpc::Channel> channel() { return channel_; }
   std::unique_ptr<v1::KernelBench::Stub> Stub() { return v1::KernelBench::NewStub(channel_); }
 
-  v1::ServerInfo Info() {
+  // `token`: sent as the caller's bearer token unless empty (a server with
+  // authentication answers an empty info otherwise).
+  v1::ServerInfo Info(const std::string& token = "") {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + 10s);
+    if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
     v1::ServerInfo info;
     Stub()->GetServerInfo(&context, v1::GetServerInfoRequest(), &info);
     return info;

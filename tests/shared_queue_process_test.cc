@@ -193,6 +193,21 @@ TEST(SharedQueue, TwentyNineLearnersGoAheadOfAFloodOfFiftyOverThreeServers) {
     std::this_thread::sleep_for(10ms);
   ASSERT_EQ(flood_queued.load(), 50) << "the flood was not queued in 20 s";
   for (int i = 1; i < 30; ++i) clients.emplace_back(submit, i % 3, tokens[size_t(i)], nullptr);
+  // Every server's info counts the cluster's runs: three running (one a
+  // server) and more waiting than any one server admitted (at most 27 of
+  // the 79), read while the flood still waits.
+  for (const auto& server : servers) {
+    v1::ServerInfo info;
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    do {
+      info = server->Info(tokens[1]);
+      if (info.running() == 3 && info.queued() > 27) break;
+      std::this_thread::sleep_for(50ms);
+    } while (std::chrono::steady_clock::now() < deadline);
+    EXPECT_EQ(info.running(), 3u);
+    EXPECT_GT(info.queued(), 27u);
+    EXPECT_LE(info.queued(), 76u);
+  }
   for (std::thread& client : clients) client.join();
   EXPECT_EQ(ok.load(), 79);
   for (const std::string& failure : failures) ADD_FAILURE() << failure;

@@ -22,6 +22,12 @@ class QueuedRun : public Job {
   virtual v1::RunRequest Request() const = 0;
 };
 
+// Runs executing and waiting, as ServerInfo reports them.
+struct RunCounts {
+  uint32_t running = 0;
+  uint32_t queued = 0;
+};
+
 class RunQueue {
  public:
   virtual ~RunQueue() = default;
@@ -31,6 +37,9 @@ class RunQueue {
   // As Scheduler::Withdraw: a waiting run gets no further callbacks; a
   // running one is cancelled and its Run ends once its device is free.
   virtual void Withdraw(const Job* job) = 0;
+  // The runs executing and waiting where this queue's runs run: this
+  // server's devices, or the cluster's.
+  virtual RunCounts Counts() const = 0;
 };
 
 // The runs wait for this server's devices.
@@ -41,6 +50,7 @@ class LocalQueue final : public RunQueue {
     return scheduler_.Submit(std::move(run));
   }
   void Withdraw(const Job* job) override { scheduler_.Withdraw(job); }
+  RunCounts Counts() const override { return {scheduler_.running(), scheduler_.queued()}; }
 
  private:
   Scheduler& scheduler_;

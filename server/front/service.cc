@@ -211,8 +211,9 @@ v1::ServerInfo KernelBenchService::Info() const {
   for (v1::OpInfo& op : ops::OffersOf(Backend())) *info.add_ops() = std::move(op);
   *info.mutable_limits() = options_.limits;
   *info.mutable_default_timing() = ToProto(options_.timing_defaults);
-  info.set_running(scheduler_.running());
-  info.set_queued(scheduler_.queued());
+  const RunCounts counts = queue_.Counts();
+  info.set_running(counts.running);
+  info.set_queued(counts.queued);
   return info;
 }
 

@@ -191,18 +191,26 @@ absl::Status SharedQueue::Round() {
     std::lock_guard lock(mu_);
     withdrawals_.erase(std::find(withdrawals_.begin(), withdrawals_.end(), run_id));
   }
-  {
-    std::lock_guard lock(mu_);
-    if (followed_.empty()) return absl::OkStatus();
-  }
   // Places cost an ordering of the cluster's queue: read for a new run at
-  // once, else once per kPlacesPeriod.
+  // once, else once per kPlacesPeriod; with no run to follow, only the
+  // cluster's load, as often.
   const auto now = std::chrono::steady_clock::now();
   bool places = false;
+  bool following = false;
   {
     std::lock_guard lock(mu_);
+    following = !followed_.empty();
     places = submitted_ || now - last_places_ >= kPlacesPeriod;
     submitted_ = false;
+  }
+  if (!following) {
+    if (!places) return absl::OkStatus();
+    absl::StatusOr<store::ClusterLoad> load = store_.Load();
+    if (!load.ok()) return load.status();
+    last_places_ = now;
+    std::lock_guard lock(mu_);
+    load_ = *load;
+    return absl::OkStatus();
   }
   absl::StatusOr<store::QueueView> view = store_.Follow(store::NowUnixMs(), places);
   if (!view.ok()) return view.status();
@@ -211,11 +219,18 @@ absl::Status SharedQueue::Round() {
   return absl::OkStatus();
 }
 
+RunCounts SharedQueue::Counts() const {
+  std::lock_guard lock(mu_);
+  const auto clamp = [](int64_t n) { return uint32_t(std::clamp<int64_t>(n, 0, UINT32_MAX)); };
+  return {clamp(load_.running), clamp(load_.waiting)};
+}
+
 void SharedQueue::Apply(store::QueueView view) {
   // Callbacks run after the lock is released.
   std::vector<std::function<void()>> callbacks;
   {
     std::lock_guard lock(mu_);
+    load_ = view.load;
     for (store::FollowedRun& r : view.runs) {
       const auto it = followed_.find(r.run_id);
       if (it == followed_.end()) continue;  // withdrawn
@@ -223,9 +238,9 @@ void SharedQueue::Apply(store::QueueView view) {
       if (r.position >= 0 && r.position != f.told_position) {
         f.told_position = r.position;
         const double eta =
-            double(r.budget_ahead_ms) / 1000 / double(std::max<int64_t>(view.devices, 1));
+            double(r.budget_ahead_ms) / 1000 / double(std::max<int64_t>(view.load.devices, 1));
         callbacks.push_back([run = f.run, position = uint32_t(r.position),
-                             running = uint32_t(view.running),
+                             running = uint32_t(view.load.running),
                              eta] { run->Queued(position, running, eta); });
       }
       if (r.started && !f.executor) {

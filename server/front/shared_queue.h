@@ -54,6 +54,9 @@ class SharedQueue final : public RunQueue {
   // server wait; UNAVAILABLE once stopped.
   absl::Status Submit(std::shared_ptr<QueuedRun> run) override;
   void Withdraw(const Job* job) override;
+  // The cluster's, as last read (at most a kPlacesPeriod old while the
+  // store answers).
+  RunCounts Counts() const override;
 
   // Runs this server admitted that have not ended.
   uint32_t followed() const;
@@ -94,6 +97,8 @@ class SharedQueue final : public RunQueue {
   std::vector<std::string> finished_;
   // A run was submitted since the places were last read.
   bool submitted_ = false;
+  // The cluster's load as last read.
+  store::ClusterLoad load_;
   // The polling thread's only:
   std::chrono::steady_clock::time_point last_places_;
   bool failing_ = false;

@@ -323,17 +323,28 @@ absl::StatusOr<QueueView> QueueStore::Follow(int64_t unix_ms, bool places) {
         KBENCH_RETURN_IF_ERROR(
             database_->Execute("UPDATE run_queue SET delivered = 1 WHERE run_id = ?", {run.run_id})
                 .status());
-    KBENCH_ASSIGN_OR_RETURN(
-        std::vector<SqlRow> totals,
-        database_->Query("SELECT (SELECT COUNT(*) FROM run_queue WHERE claimed_host <> '' "
-                         "AND ended_unix_ms = 0), "
-                         "(SELECT CAST(COALESCE(SUM(devices), 0) AS BIGINT) FROM host_leases)",
-                         {}));
-    view.running = Int(totals[0][0]);
-    view.devices = Int(totals[0][1]);
+    KBENCH_ASSIGN_OR_RETURN(view.load, ReadLoad());
     return absl::OkStatus();
   }));
   return view;
+}
+
+absl::StatusOr<ClusterLoad> QueueStore::Load() {
+  std::lock_guard lock(mu_);
+  return ReadLoad();
+}
+
+absl::StatusOr<ClusterLoad> QueueStore::ReadLoad() {
+  KBENCH_ASSIGN_OR_RETURN(
+      std::vector<SqlRow> totals,
+      database_->Query("SELECT (SELECT COUNT(*) FROM run_queue WHERE claimed_host <> '' "
+                       "AND ended_unix_ms = 0), "
+                       "(SELECT COUNT(*) FROM run_queue WHERE claimed_host = '' "
+                       "AND cancelled = 0 AND ended_unix_ms = 0), "
+                       "(SELECT CAST(COALESCE(SUM(devices), 0) AS BIGINT) FROM host_leases)",
+                       {}));
+  return ClusterLoad{
+      .running = Int(totals[0][0]), .waiting = Int(totals[0][1]), .devices = Int(totals[0][2])};
 }
 
 absl::Status QueueStore::Prune(int64_t unix_ms) {

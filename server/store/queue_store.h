@@ -75,11 +75,19 @@ struct FollowedRun {
   absl::Status end;
 };
 
+// The cluster's runs and devices, counted (see Load).
+struct ClusterLoad {
+  // Runs claimed and not ended.
+  int64_t running = 0;
+  // Runs waiting for a device: not claimed, not cancelled, not ended.
+  int64_t waiting = 0;
+  // Ready devices of the hosts with a lease.
+  int64_t devices = 0;
+};
+
 struct QueueView {
   std::vector<FollowedRun> runs;
-  // Runs claimed and not ended, and ready devices, across the cluster.
-  int64_t running = 0;
-  int64_t devices = 0;
+  ClusterLoad load;
 };
 
 // The rows of hosts gone (`hosts_sql`: a SQL condition on a host column
@@ -139,6 +147,8 @@ class QueueStore {
   // an ended run is returned once. The waiting runs' places only when
   // `places` (they cost an ordering of every waiting run of the cluster).
   absl::StatusOr<QueueView> Follow(int64_t unix_ms, bool places = true);
+  // The cluster's load alone (Follow's view has it too).
+  absl::StatusOr<ClusterLoad> Load();
 
   // Forgets runs that ended before the fair-share window of `unix_ms`.
   absl::Status Prune(int64_t unix_ms);
@@ -148,6 +158,8 @@ class QueueStore {
   // kept: a retry after a lost answer); requires mu_, in a transaction.
   absl::Status InsertEvents(const std::string& run_id, int64_t first_seq,
                             const std::vector<v1::RunEvent>& events);
+  // Load's query; requires mu_.
+  absl::StatusOr<ClusterLoad> ReadLoad();
 
   std::mutex mu_;
   std::unique_ptr<SqlDatabase> database_;
