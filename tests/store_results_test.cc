@@ -16,6 +16,7 @@
 #include "server/store/sql_database.h"
 #include "tests/postgres_fixture.h"
 #include "tests/run_records.h"
+#include "tests/run_store_fixture.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server::store {
@@ -40,22 +41,8 @@ struct Result {
 // attempts), score being the median or the speedup.
 using Picked = std::tuple<std::string, std::string, std::string, std::string, double, int64_t>;
 
-class StoreResultsTest : public ::testing::TestWithParam<Engine> {
+class StoreResultsTest : public ::kbench::testing::RunStoreFixture {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> spec = ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    spec_ = *spec;
-    Open();
-  }
-
-  void Open() {
-    store_.reset();
-    absl::StatusOr<std::unique_ptr<RunStore>> store = OpenStore(spec_);
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-  }
-
   // A run of `user` under `label` at `unix_ms` (attention, seq_len
   // `seq_len`) that ended `status` with `results` and, when `speedup` > 0,
   // a speedup of fused over naive.
@@ -127,10 +114,6 @@ class StoreResultsTest : public ::testing::TestWithParam<Engine> {
     Add("c1", "lab2", "ada", 1200, v1::RUN_STATUS_OK, {{"fused", 0.25}}, 30.0);
     Add("d1", "lab1", "ada", 1700, v1::RUN_STATUS_OK, {{"fused", 5}}, 0, /*seq_len=*/2000);
   }
-
-  ::kbench::testing::TempDir dir_;
-  std::string spec_;
-  std::unique_ptr<RunStore> store_;
 };
 
 TEST_P(StoreResultsTest, BestVerifiedIsEachLearnersFastestOfCompletedRunsWithItsAttempts) {

@@ -15,6 +15,7 @@
 #include "server/store/sql_database.h"
 #include "tests/postgres_fixture.h"
 #include "tests/run_records.h"
+#include "tests/run_store_fixture.h"
 #include "tests/temp_dir.h"
 
 namespace kbench::server::store {
@@ -43,22 +44,8 @@ using ::testing::HasSubstr;
 
 using Engine = ::kbench::testing::StoreEngine;
 
-class RunStoreTest : public ::testing::TestWithParam<Engine> {
+class RunStoreTest : public ::kbench::testing::RunStoreFixture {
  protected:
-  void SetUp() override {
-    absl::StatusOr<std::string> spec = ::kbench::testing::FreshStoreSpec(GetParam(), dir_.path());
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    spec_ = *spec;
-    Open();
-  }
-
-  void Open() {
-    store_.reset();
-    absl::StatusOr<std::unique_ptr<RunStore>> store = OpenStore(spec_);
-    ASSERT_TRUE(store.ok()) << store.status();
-    store_ = *std::move(store);
-  }
-
   // A run through its whole life; returns what Get should return.
   v1::RunRecord CompleteRun(const std::string& run_id, int64_t unix_ms) {
     v1::RunRecord expected = AdmittedRun(run_id, unix_ms);
@@ -86,10 +73,6 @@ class RunStoreTest : public ::testing::TestWithParam<Engine> {
     }
     return ids;
   }
-
-  ::kbench::testing::TempDir dir_;
-  std::string spec_;
-  std::unique_ptr<RunStore> store_;
 };
 
 void ExpectEqual(const google::protobuf::Message& expected,
