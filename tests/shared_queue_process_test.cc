@@ -266,6 +266,12 @@ TEST(SharedQueue, AKilledServersRunIsInterruptedAfterItsLeaseAndTheOthersGoOn) {
   std::map<std::string, std::string> host_of;
   for (const QueueRow& row : QueueRows(url)) host_of[row.run_id] = row.claimed;
   ASSERT_EQ(host_of.size(), 2u);
+  // The run on host-b first: its end is timed from the kill, and host-a's
+  // run goes on for its whole 12 s.
+  std::stable_sort(runs.begin(), runs.end(), [&](const auto& x, const auto& y) {
+    return host_of[x->started()->run_id()] == "host-b" &&
+           host_of[y->started()->run_id()] != "host-b";
+  });
   b->process().Signal(SIGKILL);
   ASSERT_TRUE(b->process().Wait(10s).has_value());
   const auto killed = std::chrono::steady_clock::now();
