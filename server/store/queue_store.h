@@ -61,10 +61,12 @@ struct QueueEntry {
 // One run this host admitted, as the store has it now (see Follow).
 struct FollowedRun {
   std::string run_id;
-  // Waiting: its place in the cluster's order (0 starts next) and the sum
-  // of the budgets of the runs ahead of it. Otherwise -1.
+  // Waiting: its place in the cluster's order (0 starts next) and the
+  // expected time of the runs ahead of it: each one's budget times the
+  // ratio of wall time to budget over the runs of its op that ended OK in
+  // the fair-share window (1 while none did). Otherwise -1 and 0.
   int64_t position = -1;
-  int64_t budget_ahead_ms = 0;
+  int64_t expected_ahead_ms = 0;
   // Started on a device of the claiming host, which is `device`.
   bool started = false;
   v1::DeviceInfo device;
@@ -88,6 +90,9 @@ struct ClusterLoad {
 struct QueueView {
   std::vector<FollowedRun> runs;
   ClusterLoad load;
+  // With the places: what the runs running now have left of their
+  // expected time (as expected_ahead_ms counts it), summed.
+  int64_t running_left_ms = 0;
 };
 
 // The rows of hosts gone (`hosts_sql`: a SQL condition on a host column
