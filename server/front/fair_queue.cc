@@ -7,11 +7,13 @@
 #include <tuple>
 #include <utility>
 
+#include "server/store/queue_store.h"
+
 namespace kbench::server {
 namespace {
 
 // Completed runs per op that calibrate its expected time.
-constexpr size_t kCalibrationRuns = 20;
+using store::kCalibrationRuns;
 
 double Seconds(QueueClock::duration d) { return std::chrono::duration<double>(d).count(); }
 

@@ -58,13 +58,18 @@ struct QueueEntry {
   v1::RunRequest request;
 };
 
+// How many of an op's latest runs calibrate its expected time: a run's
+// expected time is its budget times the mean ratio of wall time to budget
+// of that many of its op's runs that ended OK (1 while none did). The
+// single server's FairQueue and the shared queue's Follow both use it.
+inline constexpr size_t kCalibrationRuns = 20;
+
 // One run this host admitted, as the store has it now (see Follow).
 struct FollowedRun {
   std::string run_id;
   // Waiting: its place in the cluster's order (0 starts next) and the
-  // expected time of the runs ahead of it: each one's budget times the
-  // ratio of wall time to budget over the runs of its op that ended OK in
-  // the fair-share window (1 while none did). Otherwise -1 and 0.
+  // expected time of the runs ahead of it (kCalibrationRuns; the runs that
+  // calibrate it ended in the fair-share window). Otherwise -1 and 0.
   int64_t position = -1;
   int64_t expected_ahead_ms = 0;
   // Started on a device of the claiming host, which is `device`.
