@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -160,7 +159,7 @@ TEST_P(QueueStoreTest, TheAdmittingHostFollowsARunAnotherHostExecutes) {
   ASSERT_EQ(view->runs.size(), 2u);
   for (const FollowedRun& run : view->runs) {
     EXPECT_EQ(run.position, run.run_id == "first" ? 0 : 1) << run.run_id;
-    EXPECT_EQ(run.expected_ahead_ms, run.run_id == "first" ? 0 : 1000) << run.run_id;
+    EXPECT_EQ(run.budget_ahead_ms, run.run_id == "first" ? 0 : 1000) << run.run_id;
   }
   ASSERT_TRUE(b_->SetDevices(0).ok());
   absl::StatusOr<std::optional<QueueEntry>> claimed = b_->Claim(kNow + 3);
@@ -200,33 +199,6 @@ TEST_P(QueueStoreTest, TheAdmittingHostFollowsARunAnotherHostExecutes) {
   ASSERT_TRUE(view.ok());
   ASSERT_EQ(view->runs.size(), 1u) << "an end is read once";
   EXPECT_EQ(view->runs[0].run_id, "second");
-}
-
-// The ETA's parts: a run's expected time is its budget times its op's
-// ratio of wall time to budget over the runs that ended OK in the window
-// (here 0.5), for the runs ahead and for what the running ones have left.
-TEST_P(QueueStoreTest, ExpectedTimesFollowHowLongTheOpsRecentRunsTook) {
-  const auto run_once = [&](const std::string& id, int64_t at, int64_t wall_ms, absl::Status end) {
-    ASSERT_TRUE(a_->Enqueue(Entry(id, "past"), at).ok());
-    ASSERT_EQ(ClaimAll(*a_, at), std::vector<std::string>{id});
-    ASSERT_TRUE(a_->Started(id, v1::DeviceInfo(), at).ok());
-    ASSERT_TRUE(a_->End(id, 0, {}, end, at + wall_ms).ok());
-  };
-  run_once("took-half", kNow - 60'000, 500, absl::OkStatus());
-  // A failed run and one outside the window do not count.
-  run_once("failed", kNow - 50'000, 1000, absl::InternalError("x"));
-  run_once("long-ago", kNow - 7'200'000, 4000, absl::OkStatus());
-  ASSERT_TRUE(a_->Enqueue(Entry("running", "r"), kNow).ok());
-  ASSERT_EQ(ClaimAll(*a_, kNow), std::vector<std::string>{"running"});
-  ASSERT_TRUE(a_->Started("running", v1::DeviceInfo(), kNow).ok());
-  for (const char* id : {"w1", "w2", "w3"}) ASSERT_TRUE(a_->Enqueue(Entry(id, id), kNow + 1).ok());
-  absl::StatusOr<QueueView> view = a_->Follow(kNow + 200);
-  ASSERT_TRUE(view.ok()) << view.status();
-  EXPECT_EQ(view->running_left_ms, 300);  // 1000 x 0.5, less the 200 ms it ran
-  std::map<std::string, int64_t> ahead;
-  for (const FollowedRun& run : view->runs)
-    if (run.position >= 0) ahead[run.run_id] = run.expected_ahead_ms;
-  EXPECT_EQ(ahead, (std::map<std::string, int64_t>{{"w1", 0}, {"w2", 500}, {"w3", 1000}}));
 }
 
 // What ServerInfo reports on a server of a shared queue: the runs of every

@@ -7,13 +7,11 @@
 #include <tuple>
 #include <utility>
 
-#include "server/store/queue_store.h"
-
 namespace kbench::server {
 namespace {
 
 // Completed runs per op that calibrate its expected time.
-using store::kCalibrationRuns;
+constexpr size_t kCalibrationRuns = 20;
 
 double Seconds(QueueClock::duration d) { return std::chrono::duration<double>(d).count(); }
 

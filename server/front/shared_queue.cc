@@ -237,9 +237,8 @@ void SharedQueue::Apply(store::QueueView view) {
       Followed& f = it->second;
       if (r.position >= 0 && r.position != f.told_position) {
         f.told_position = r.position;
-        // The devices share the time of the runs running and ahead.
-        const double eta = double(view.running_left_ms + r.expected_ahead_ms) / 1000 /
-                           double(std::max<int64_t>(view.load.devices, 1));
+        const double eta =
+            double(r.budget_ahead_ms) / 1000 / double(std::max<int64_t>(view.load.devices, 1));
         callbacks.push_back([run = f.run, position = uint32_t(r.position),
                              running = uint32_t(view.load.running),
                              eta] { run->Queued(position, running, eta); });

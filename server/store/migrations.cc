@@ -251,11 +251,6 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX run_results_by_time ON run_results (label, kind, verified, "
       "accepted_unix_ms)"},
      BackfillRunResults},
-    // The shared queue's calibration of expected times (QueueStore::Follow):
-    // an op's latest runs that ended, one index probe.
-    {14,
-     "shared run queue by end",
-     {"CREATE INDEX run_queue_by_end ON run_queue (backend, op, ended_unix_ms)"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

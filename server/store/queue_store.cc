@@ -26,7 +26,7 @@ constexpr char kUsed[] = R"sql((SELECT COALESCE(SUM(CASE WHEN r.ended_unix_ms > 
 // backend.
 std::string FairOrder() {
   return absl::StrCat(R"sql(WITH waiting AS (
-  SELECT q.run_id, q.admitted_host, q.budget_ms, q.op, q.priority, q.enqueued_unix_ms,
+  SELECT q.run_id, q.admitted_host, q.budget_ms, q.priority, q.enqueued_unix_ms,
          )sql",
                       kUsed, R"sql( - q.budget_ms + SUM(q.budget_ms) OVER (
            PARTITION BY q.user_name ORDER BY q.enqueued_unix_ms, q.run_id
@@ -282,51 +282,22 @@ absl::StatusOr<QueueView> QueueStore::Follow(int64_t unix_ms, bool places) {
       if (run.ended) run.end = absl::Status(absl::StatusCode(Int(row[5])), Text(row[6]));
     }
     if (places && any_waiting) {
-      // Each op's ratio of wall time to budget over its runs that ended OK
-      // in the fair-share window: a run's expected time is its budget
-      // times its op's ratio (1 while none ended).
-      KBENCH_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> ratios,
-          database_->Query("SELECT op, CAST(SUM(ended_unix_ms - started_unix_ms) AS BIGINT), "
-                           "CAST(SUM(budget_ms) AS BIGINT) FROM run_queue WHERE ended_unix_ms >= ? "
-                           "AND started_unix_ms > 0 AND end_code = 0 AND budget_ms > 0 "
-                           "AND backend = ? GROUP BY op",
-                           {unix_ms - window_ms_, backend_}));
-      std::map<std::string, double> ratio_of;
-      for (const SqlRow& row : ratios)
-        if (Int(row[2]) > 0) ratio_of[Text(row[0])] = double(Int(row[1])) / double(Int(row[2]));
-      const auto expected_ms = [&](const std::string& op, int64_t budget_ms) {
-        const auto it = ratio_of.find(op);
-        return double(budget_ms) * (it == ratio_of.end() ? 1.0 : it->second);
-      };
-      // What the runs running now have left of their expected time.
-      KBENCH_ASSIGN_OR_RETURN(
-          std::vector<SqlRow> running,
-          database_->Query("SELECT op, budget_ms, started_unix_ms, claimed_unix_ms FROM run_queue "
-                           "WHERE claimed_host <> '' AND ended_unix_ms = 0 AND backend = ?",
-                           {backend_}));
-      for (const SqlRow& row : running) {
-        const int64_t since = Int(row[2]) > 0 ? Int(row[2]) : Int(row[3]);
-        view.running_left_ms +=
-            int64_t(std::max(0.0, expected_ms(Text(row[0]), Int(row[1])) -
-                                      double(std::max<int64_t>(0, unix_ms - since))));
-      }
       KBENCH_ASSIGN_OR_RETURN(
           std::vector<SqlRow> order,
           database_->Query(absl::StrCat(FairOrder(),
-                                        "SELECT w.run_id, w.admitted_host, w.budget_ms, w.op "
+                                        "SELECT w.run_id, w.admitted_host, w.budget_ms "
                                         "FROM waiting w",
                                         kFairOrderBy),
                            {unix_ms - window_ms_, backend_}));
       int64_t position = 0;
-      double ahead_ms = 0;
+      int64_t ahead_ms = 0;
       for (const SqlRow& row : order) {
         if (const auto it = index.find(Text(row[0])); it != index.end()) {
           view.runs[it->second].position = position;
-          view.runs[it->second].expected_ahead_ms = int64_t(ahead_ms);
+          view.runs[it->second].budget_ahead_ms = ahead_ms;
         }
         ++position;
-        ahead_ms += expected_ms(Text(row[3]), Int(row[2]));
+        ahead_ms += Int(row[2]);
       }
     }
     KBENCH_ASSIGN_OR_RETURN(

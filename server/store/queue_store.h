@@ -58,20 +58,13 @@ struct QueueEntry {
   v1::RunRequest request;
 };
 
-// How many of an op's latest runs calibrate its expected time: a run's
-// expected time is its budget times the mean ratio of wall time to budget
-// of that many of its op's runs that ended OK (1 while none did). The
-// single server's FairQueue and the shared queue's Follow both use it.
-inline constexpr size_t kCalibrationRuns = 20;
-
 // One run this host admitted, as the store has it now (see Follow).
 struct FollowedRun {
   std::string run_id;
-  // Waiting: its place in the cluster's order (0 starts next) and the
-  // expected time of the runs ahead of it (kCalibrationRuns; the runs that
-  // calibrate it ended in the fair-share window). Otherwise -1 and 0.
+  // Waiting: its place in the cluster's order (0 starts next) and the sum
+  // of the budgets of the runs ahead of it. Otherwise -1.
   int64_t position = -1;
-  int64_t expected_ahead_ms = 0;
+  int64_t budget_ahead_ms = 0;
   // Started on a device of the claiming host, which is `device`.
   bool started = false;
   v1::DeviceInfo device;
@@ -95,9 +88,6 @@ struct ClusterLoad {
 struct QueueView {
   std::vector<FollowedRun> runs;
   ClusterLoad load;
-  // With the places: what the runs running now have left of their
-  // expected time (as expected_ahead_ms counts it), summed.
-  int64_t running_left_ms = 0;
 };
 
 // The rows of hosts gone (`hosts_sql`: a SQL condition on a host column
