@@ -6,9 +6,11 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "server/store/run_store.h"
+#include "server/store/sql_database.h"
 #include "tests/postgres_fixture.h"
 #include "tests/temp_dir.h"
 
@@ -30,6 +32,22 @@ class RunStoreFixture : public ::testing::TestWithParam<StoreEngine> {
         server::store::OpenStore(spec_);
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
+  }
+
+  // Runs `statements` on the store's database directly, then reopens the
+  // store (which migrates): how a test takes a migration back to check it
+  // fills what it adds.
+  void RunThenReopen(const std::vector<const char*>& statements) {
+    {
+      absl::StatusOr<std::unique_ptr<server::store::SqlDatabase>> database =
+          server::store::OpenDatabase(spec_);
+      ASSERT_TRUE(database.ok()) << database.status();
+      for (const char* statement : statements) {
+        absl::StatusOr<int64_t> done = (*database)->Execute(statement, {});
+        ASSERT_TRUE(done.ok()) << statement << ": " << done.status();
+      }
+    }
+    Open();
   }
 
   TempDir dir_;

@@ -190,16 +190,7 @@ TEST_P(StoreResultsTest, MigrationThirteenFillsTheResultsOfRunsStoredBeforeIt) {
                                          ResultView::kVerified, ResultView::kFailedVerification};
   std::vector<std::vector<Picked>> before;
   for (ResultView view : views) before.push_back(Picks(view));
-  {
-    absl::StatusOr<std::unique_ptr<SqlDatabase>> database = OpenDatabase(spec_);
-    ASSERT_TRUE(database.ok()) << database.status();
-    for (const char* statement :
-         {"DROP TABLE run_results", "DELETE FROM schema_version WHERE version = 13"}) {
-      absl::StatusOr<int64_t> done = (*database)->Execute(statement, {});
-      ASSERT_TRUE(done.ok()) << statement << ": " << done.status();
-    }
-  }
-  Open();
+  RunThenReopen({"DROP TABLE run_results", "DELETE FROM schema_version WHERE version = 13"});
   for (size_t i = 0; i < views.size(); ++i) EXPECT_EQ(Picks(views[i]), before[i]) << i;
   EXPECT_EQ(before[0].size(), 4u);
 }

@@ -572,18 +572,9 @@ TEST_P(StoreTallyTest, AnEmptyStoreHasNoRows) {
 TEST_P(StoreTallyTest, MigrationElevenFillsTheLearnerOfRunsStoredBeforeIt) {
   AddCohort();
   const std::vector<RunTally> expected = Tallies(TallyBy::kLearner);
-  {
-    absl::StatusOr<std::unique_ptr<SqlDatabase>> database = OpenDatabase(spec_);
-    ASSERT_TRUE(database.ok()) << database.status();
-    for (const char* statement :
-         {"DROP INDEX runs_tally_by_label", "DROP INDEX runs_tally_by_learner",
-          "DROP INDEX runs_by_user_in_flight", "ALTER TABLE runs DROP COLUMN learner",
-          "DELETE FROM schema_version WHERE version = 11"}) {
-      absl::StatusOr<int64_t> done = (*database)->Execute(statement, {});
-      ASSERT_TRUE(done.ok()) << statement << ": " << done.status();
-    }
-  }
-  Open();
+  RunThenReopen({"DROP INDEX runs_tally_by_label", "DROP INDEX runs_tally_by_learner",
+                 "DROP INDEX runs_by_user_in_flight", "ALTER TABLE runs DROP COLUMN learner",
+                 "DELETE FROM schema_version WHERE version = 11"});
   EXPECT_EQ(Tallies(TallyBy::kLearner), expected);
   EXPECT_EQ(expected.size(), 5u);
 }

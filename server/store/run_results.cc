@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "kernels/common/status_macros.h"
 #include "proto/ops/registry.h"
 #include "server/store/list_query.h"
@@ -107,9 +109,15 @@ absl::StatusOr<ResultRows> ReadResults(SqlDatabase& database, ResultView view,
                                        const v1::ListRunsRequest& filter) {
   const std::string completed = absl::StrCat("status IN (", int{v1::RUN_STATUS_OK}, ", ",
                                              int{v1::RUN_STATUS_FAILED_VERIFICATION}, ")");
-  const char* columns =
-      "run_id, learner, op, problem, dtype, variant, baseline, accepted_unix_ms, part, kind, "
-      "position";
+  // The columns read, in the order the rows are parsed below.
+  const std::vector<std::string> columns = {"run_id", "learner", "op",       "problem",
+                                            "dtype",  "variant", "baseline", "accepted_unix_ms",
+                                            "part",   "kind",    "position"};
+  const auto list = [&](const char* table) {
+    return absl::StrJoin(columns, ", ", [&](std::string* out, const std::string& column) {
+      absl::StrAppend(out, table, column);
+    });
+  };
   const char* group = "learner, op, problem, dtype, variant, baseline";
   std::string selection;
   bool best = false;
@@ -144,15 +152,15 @@ absl::StatusOr<ResultRows> ReadResults(SqlDatabase& database, ResultView view,
         " ORDER BY ", better,
         ", accepted_unix_ms DESC, run_id DESC, position) AS place, COUNT(*) OVER (PARTITION BY ",
         group, ") AS attempts FROM run_results ", query.where);
-    sql = absl::StrCat("SELECT r.run_id, r.learner, r.op, r.problem, r.dtype, r.variant, ",
-                       "r.baseline, r.accepted_unix_ms, r.part, r.kind, r.position, w.attempts ",
-                       "FROM (SELECT run_id, kind, position, accepted_unix_ms, attempts FROM (",
-                       ranked, ") AS ranked WHERE place = 1", newest_first,
-                       " LIMIT ?) AS w JOIN run_results r ON r.run_id = w.run_id AND r.kind = "
-                       "w.kind AND r.position = w.position ORDER BY r.accepted_unix_ms DESC, "
-                       "r.run_id DESC, r.kind, r.position");
+    sql = absl::StrCat(
+        "SELECT ", list("r."),
+        ", w.attempts FROM (SELECT run_id, kind, position, accepted_unix_ms, attempts FROM (",
+        ranked, ") AS ranked WHERE place = 1", newest_first,
+        " LIMIT ?) AS w JOIN run_results r ON r.run_id = w.run_id AND r.kind = "
+        "w.kind AND r.position = w.position ORDER BY r.accepted_unix_ms DESC, "
+        "r.run_id DESC, r.kind, r.position");
   } else {
-    sql = absl::StrCat("SELECT ", columns, ", 0 FROM run_results ", query.where, newest_first,
+    sql = absl::StrCat("SELECT ", list(""), ", 0 FROM run_results ", query.where, newest_first,
                        " LIMIT ?");
   }
   query.params.emplace_back(static_cast<int64_t>(kMaxResultRows) + 1);
