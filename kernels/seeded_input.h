@@ -1,7 +1,8 @@
 // Inputs made from a seed by a counter-based generator: element i of stream s
 // is a pure function of (seed, s, i), so the CPU reference, the CPU backend
 // and a GPU kernel all see the same data without sharing a buffer, and any
-// run can be reproduced from its seed. Values are uniform in [-1, 1).
+// run can be reproduced from its seed. Values are uniform in [-1, 1)
+// (kSeededInputBound bounds their magnitude).
 #pragma once
 
 #include <cstdint>
@@ -23,6 +24,10 @@ KBENCH_HOST_DEVICE inline uint64_t SplitMix64(uint64_t x) {
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
 }
+
+// |SeededValue| < kSeededInputBound, for kernels told a bound on their inputs
+// (fused fp32 attention's scaling, kernels/cuda/attention/attention.h).
+inline constexpr float kSeededInputBound = 1.0f;
 
 // Uniform in [-1, 1), with 24 random bits so the value is exact in fp32.
 KBENCH_HOST_DEVICE inline float SeededValue(uint64_t seed, InputStream stream, uint64_t index) {

@@ -3,7 +3,8 @@
 // matches the double reference (kernels/attention/reference.h) within the variant
 // tolerance of kernels/attention/tolerances.h, on shapes whose N is not a multiple of
 // any tile, with batch * heads above the H200's 132 SMs, and long rows that
-// take the softmax's streaming path; every element of the output is written
+// take the softmax's streaming path, and fp32 inputs far outside fp16's range
+// (each tensor scaled by a power of two); every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
 // refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256
 // and dims padded up to them are checked); split-KV (kernels/cuda/attention/attention_split_kv.h):
@@ -43,6 +44,7 @@
 #include "kernels/attention/tolerances.h"
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_fp32_range.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
@@ -52,6 +54,7 @@
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/stream.h"
 #include "kernels/dtype.h"
+#include "kernels/seeded_input.h"
 #include "kernels/verify.h"
 #include "proto/ops/attention/attention_op.h"
 #include "proto/ops/registry.h"
@@ -180,17 +183,24 @@ TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, false)), 2);
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, true)), 4);
   // The plan: its splits, workspace and description (fp32: the 3xFP16
-  // kernel on every device).
+  // kernel on every device, its range words after the partials).
   FusedAttentionPlan plan = PlanAttentionFused(Shape(1, 1, 8192, 256, false), DType::kFp32, 132);
   EXPECT_EQ(plan.splits, 2);
-  EXPECT_EQ(plan.workspace_bytes, SplitKvWorkspaceBytes(Shape(1, 1, 8192, 256, false), 2));
-  EXPECT_EQ(plan.workspace_bytes, int64_t(2) * 8192 * 257 * 4);
+  EXPECT_EQ(plan.workspace_bytes,
+            FusedWorkspaceBytes(Shape(1, 1, 8192, 256, false), DType::kFp32, 2));
+  EXPECT_EQ(plan.workspace_bytes, int64_t(2) * 8192 * 257 * 4 + kFp32RangeBytes);
   EXPECT_NE(plan.description.find("split-KV x2"), std::string::npos) << plan.description;
-  // 1024 query blocks fill the SMs: one pass, no workspace.
+  EXPECT_NE(plan.description.find("inputs scaled by powers of two"), std::string::npos)
+      << plan.description;
+  // 1024 query blocks fill the SMs: one pass, no workspace (fp32: the
+  // range words only).
   plan = PlanAttentionFused(Shape(4, 8, 4096, 64, false), DType::kFp16, 132);
   EXPECT_EQ(plan.splits, 1);
   EXPECT_EQ(plan.workspace_bytes, 0);
   EXPECT_NE(plan.description.find("one pass"), std::string::npos) << plan.description;
+  plan = PlanAttentionFused(Shape(4, 8, 4096, 64, false), DType::kFp32, 132);
+  EXPECT_EQ(plan.splits, 1);
+  EXPECT_EQ(plan.workspace_bytes, kFp32RangeBytes);
 }
 
 TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
@@ -206,6 +216,18 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
             cudaErrorInvalidValue);
   EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, Fp32ConfigFor(shape), 0, nullptr),
             cudaErrorInvalidValue);
+  // fp32 unsplit still needs its range words, and a bound on its inputs is
+  // positive and finite, or 0 (none).
+  EXPECT_EQ(LaunchAttentionFusedFp32(shape, none, Fp32ConfigFor(shape), 1, nullptr),
+            cudaErrorInvalidValue);
+  AttentionTensors bad;
+  bad.workspace = &bad;  // (never reached: refused first)
+  for (float bound : {-1.0f, INFINITY, NAN}) {
+    bad.input_bound = bound;
+    EXPECT_EQ(LaunchAttentionFusedFp32(shape, bad, Fp32ConfigFor(shape), 1, nullptr),
+              cudaErrorInvalidValue)
+        << bound;
+  }
 }
 
 TEST(CudaAttentionWgmma, Rules) {
@@ -396,7 +418,20 @@ struct Case {
   // Launches on one workspace (the output poisoned before each): a balanced
   // tail's counters must be zero again after each.
   int launches = 1;
+  // fused fp32: the inputs' range measured by the range pass
+  // (AttentionTensors::input_bound 0) rather than told (the seeded inputs'
+  // bound, as the server tells it).
+  bool measured_range = false;
+  // With measured_range, fp32 inputs out of fp16's range: Q scaled by
+  // 2^q_exp and K by 2^-q_exp (the scores unchanged), V by 2^v_exp (O
+  // scaled by it), each exactly, so the exact output is the reference's
+  // times 2^v_exp.
+  int q_exp = 0;
+  int v_exp = 0;
 };
+
+// An exponent in a test name: "m40" for -40.
+std::string ExponentName(int e) { return (e < 0 ? "m" : "") + std::to_string(std::abs(e)); }
 
 std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
   const Case& c = info.param;
@@ -412,7 +447,11 @@ std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
          (c.variant == Variant::kFusedMma && c.dtype == DType::kFp32
               ? "_fp32c" + std::to_string(int(c.fp32_config))
               : "") +
-         (c.launches > 1 ? "_x" + std::to_string(c.launches) : "");
+         (c.launches > 1 ? "_x" + std::to_string(c.launches) : "") +
+         (c.measured_range ? "_measured" : "") +
+         (c.q_exp != 0 || c.v_exp != 0
+              ? "_q2e" + ExponentName(c.q_exp) + "v2e" + ExponentName(c.v_exp)
+              : "");
 }
 
 // Test names and ctest names show the case, not its bytes.
@@ -452,6 +491,17 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       KBENCH_CUDA_RETURN_IF_ERROR(LaunchFillSeeded(c.dtype, kSeed, input, 0, buffer->get(),
                                                    shape.TensorElements(), stream));
     }
+    if (c.q_exp != 0 || c.v_exp != 0) {
+      if (c.dtype != DType::kFp32 || !c.measured_range)
+        return absl::InvalidArgumentError("scaled inputs are fp32's, with their range measured");
+      KBENCH_RETURN_IF_ERROR(cublas_->Bind(stream));
+      for (auto [buffer, e] :
+           {std::pair{&q, c.q_exp}, std::pair{&k, -c.q_exp}, std::pair{&v, c.v_exp}}) {
+        const float factor = std::ldexp(1.0f, e);
+        KBENCH_CUBLAS_RETURN_IF_ERROR(cublasSscal(cublas_->get(), int(shape.TensorElements()),
+                                                  &factor, static_cast<float*>(buffer->get()), 1));
+      }
+    }
     DeviceBuffer scores;
     if (c.variant == Variant::kNaive) {
       // All bytes 0xFF: NaN in fp32, fp16 and bf16 alike.
@@ -476,7 +526,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
                                           fp32 ? Fp32SplitKvKernel(c.fp32_config, shape.head_dim)
                                                : MmaSplitKvKernel(shape.head_dim),
                                           sms);
-        plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+        plan.workspace_bytes = FusedWorkspaceBytes(shape, c.dtype, plan.splits);
         plan.balanced_tail = false;  // (the wgmma kernel's)
         plan.workspace_zeroed_bytes = 0;
       }
@@ -488,7 +538,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
       if (c.splits > 0) {  // (no balanced tail with them)
         plan.splits = c.splits;
         plan.balanced_tail = false;
-        plan.workspace_bytes = SplitKvWorkspaceBytes(shape, c.splits);
+        plan.workspace_bytes = FusedWorkspaceBytes(shape, c.dtype, c.splits);
         plan.workspace_zeroed_bytes = 0;
       }
       DeviceBuffer workspace;
@@ -501,7 +551,9 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
         KBENCH_CUDA_RETURN_IF_ERROR(
             cudaMemsetAsync(workspace.get(), 0, size_t(plan.workspace_zeroed_bytes), stream));
       }
-      const AttentionTensors x{q.get(), k.get(), v.get(), o.get(), workspace.get()};
+      const AttentionTensors x{q.get(),         k.get(),
+                               v.get(),         o.get(),
+                               workspace.get(), c.measured_range ? 0.0f : kSeededInputBound};
       for (int launch = 0; launch < c.launches; ++launch) {
         KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(o.get(), 0xFF, bytes, stream));
         KBENCH_CUDA_RETURN_IF_ERROR(
@@ -571,7 +623,9 @@ TEST_P(CudaAttentionMatchesReference, WritesEveryElementWithinTolerance) {
   for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t x = 0; x < d; ++x) {
       const int64_t index = (rows[r].batch_head * shape.seq_len + rows[r].row) * d + x;
-      errors.Add(index, out[size_t(index)], ref[r * size_t(d) + size_t(x)], tolerance.element);
+      // (Scaled inputs: O times 2^v_exp, taken out exactly.)
+      errors.Add(index, std::ldexp(out[size_t(index)], -c.v_exp), ref[r * size_t(d) + size_t(x)],
+                 tolerance.element);
     }
   EXPECT_EQ(errors.checked, uint64_t(rows.size()) * uint64_t(d));
   EXPECT_TRUE(errors.Passes(tolerance))
@@ -654,6 +708,30 @@ std::vector<Case> Cases() {
       cases.push_back({Variant::kFusedMma, DType::kFp32, causal, Shape(3, 50, 129, 64, causal), 3,
                        false, config});
     }
+  // fp32 with its inputs' range measured (Case::measured_range): in range,
+  // and out of fp16's range, far above and below it (Case::q_exp, v_exp): Q
+  // past fp16's largest finite value with K below its normal range, and
+  // the reverse; V at 2^+-100; in one pass, split (the partials scaled
+  // back), a padded head dim and another tiling.
+  for (bool causal : {false, true}) {
+    auto scaled = [&](Variant variant, AttentionShape shape, int splits, Fp32Config config,
+                      int q_exp, int v_exp) {
+      Case c{variant, DType::kFp32, causal, shape, splits};
+      c.fp32_config = config;
+      c.measured_range = true;
+      c.q_exp = q_exp;
+      c.v_exp = v_exp;
+      cases.push_back(c);
+    };
+    const Fp32Config fused_config = Fp32Config::kWarps8Rows16;  // (kFused ignores it)
+    scaled(Variant::kFused, Shape(3, 50, 129, 128, causal), 0, fused_config, 0, 0);
+    scaled(Variant::kFused, Shape(2, 3, 77, 64, causal), 0, fused_config, 20, 0);
+    scaled(Variant::kFused, Shape(3, 50, 129, 128, causal), 0, fused_config, -40, 100);
+    scaled(Variant::kFused, Shape(1, 1, 1000, 128, causal), 0, fused_config, 100, -100);
+    scaled(Variant::kFused, Shape(3, 50, 129, 64, causal), 3, fused_config, -20, -30);
+    scaled(Variant::kFused, Shape(2, 3, 77, 96, causal), 0, fused_config, 60, -60);
+    scaled(Variant::kFusedMma, Shape(2, 3, 77, 256, causal), 0, Fp32Config::kWarps4Rows16, 30, 60);
+  }
   // The wgmma kernel's pipeline: many key tiles with the slots reused (N
   // past 2 stages x 128 keys, tails), and one query block per head.
   for (DType dtype : {DType::kFp16, DType::kBf16})

@@ -38,8 +38,10 @@ constexpr double kU = kFp32Roundoff;
 // the softmax scale); fp32 1.7e-5.
 //
 // CUDA's fused fp32 runs on the fp16 tensor cores in 3xFP16
-// (attention_fused_mma.cu, attention_ptx.cuh's SplitHalves): each operand
-// is held to 2^-22 of itself (2^-25 absolute below fp16's normal range), so
+// (attention_fused_mma.cu, attention_ptx.cuh's SplitHalves), each tensor
+// first scaled exactly by a power of two that brings its largest magnitude
+// into [2^14, 2^15): each operand is held to 2^-22 of itself (or 2^-39 of
+// its tensor's largest magnitude, for elements that small), so
 // a product is off by about 3 2^-22 of itself (12 u, with the dropped h1 h1
 // term), and sums inside the tensor cores truncate. The bound above is not
 // re-derived for that: at 12 u a product, random in sign, the score error

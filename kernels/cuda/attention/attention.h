@@ -10,7 +10,9 @@
 //          cores: fp16/bf16 by attention_fused_wgmma.cu on a Hopper (sm_90)
 //          device (FlashAttention-3's structure), by attention_fused_mma.cu
 //          (FlashAttention-2's, mma.sync) on any other; fp32 by
-//          attention_fused_mma.cu in 3xFP16 (error near fp32's). Head dims
+//          attention_fused_mma.cu in 3xFP16 (error near fp32's, for any
+//          finite input: each tensor is scaled by a power of two into
+//          fp16's range, AttentionTensors::input_bound). Head dims
 //          kernels::kFusedCudaHeadDims only (kernels/attention/attention_head_dims.h).
 //          When batch * heads * ceil(seq_len / query rows) blocks do not
 //          fill the SMs, the keys are split over blocks with a combine
@@ -53,8 +55,16 @@ struct AttentionTensors {
   const void* v = nullptr;
   void* o = nullptr;
   // Device memory of FusedAttentionPlan::workspace_bytes (fused with split
-  // keys or a balanced tail only; otherwise unused).
+  // keys, a balanced tail or fp32 only; otherwise unused).
   void* workspace = nullptr;
+  // fused fp32 only: a bound on |x| over Q, K and V that the caller knows
+  // (e.g. kernels::kSeededInputBound for the service's inputs), or 0: then
+  // a pass over the inputs before the kernel finds each tensor's largest
+  // magnitude (attention_fp32_range.h). Either sets the power-of-two scale
+  // that brings the inputs into fp16's range; a bound below the inputs'
+  // real magnitude overflows fp16 and fails verification. Positive and
+  // finite, or 0.
+  float input_bound = 0;
 };
 
 // How fused runs a shape: the key splits of SplitKvSplits's rule for the
@@ -74,6 +84,12 @@ struct FusedAttentionPlan {
   std::string description;
 };
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, int num_sms);
+
+// The workspace fused needs for `dtype` with `splits` key splits and no
+// balanced tail (the plan's own when it has none): the split-KV partials
+// (SplitKvWorkspaceBytes), and for fp32 the range words after them
+// (attention_fp32_range.h), so fp32 always needs one.
+int64_t FusedWorkspaceBytes(const AttentionShape& shape, DType dtype, int splits);
 
 // The fused kernel as `plan` says (tensors.workspace holds
 // plan.workspace_bytes when that is not 0). cudaErrorInvalidValue for a

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "kernels/cuda/attention/attention.h"
+#include "kernels/cuda/attention/attention_fp32_range.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
@@ -39,7 +40,7 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
   const int kv_tile = grid.kv_tile, query_rows = grid.query_rows;
   FusedAttentionPlan plan;
   plan.splits = SplitKvSplits(shape, grid, num_sms);
-  plan.workspace_bytes = SplitKvWorkspaceBytes(shape, plan.splits);
+  plan.workspace_bytes = FusedWorkspaceBytes(shape, dtype, plan.splits);
   const WgmmaGrid wgmma = WgmmaGridFor(shape, plan.splits, num_sms, true);
   if (kernel == FusedKernel::kWgmma && wgmma.tail.tail_items > 0) {
     plan.balanced_tail = true;  // (one split: no split workspace)
@@ -49,7 +50,8 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
   const int64_t q_blocks = shape.BatchHeads() * ((shape.seq_len + query_rows - 1) / query_rows);
   const std::string blocks = std::to_string(q_blocks) + " query blocks";
   const std::string sms = std::to_string(num_sms) + " SMs";
-  const char* name = kernel == FusedKernel::kFp32    ? "mma.sync 3xFP16"
+  const char* name = kernel == FusedKernel::kFp32
+                         ? "mma.sync 3xFP16, inputs scaled by powers of two"
                      : kernel == FusedKernel::kWgmma ? "wgmma (sm_90a)"
                                                      : "mma.sync";
   plan.description =
@@ -67,6 +69,11 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
          : query_rows > 128 || WgmmaConfigFor(shape) == WgmmaConfig::kFree ? ", free consumers"
                                                                            : ", ping-pong");
   return plan;
+}
+
+int64_t FusedWorkspaceBytes(const AttentionShape& shape, DType dtype, int splits) {
+  return dtype == DType::kFp32 ? Fp32RangeOffset(shape, splits) + kFp32RangeBytes
+                               : SplitKvWorkspaceBytes(shape, splits);
 }
 
 bool FusedLaunchable(const AttentionShape& shape, int splits) {

@@ -43,8 +43,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <cfloat>
 #include <cmath>
+#include <cstring>
 
+#include "kernels/cuda/attention/attention_fp32_range.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_ptx.cuh"
@@ -218,15 +221,16 @@ __device__ __forceinline__ float RowTotal(float partial) {
 }
 __device__ __forceinline__ float InverseOf(float total) { return total > 0 ? 1.0f / total : 0.0f; }
 
-// Split-KV partials (splits > 1): O over this split's row sum and the row's
-// lse, fp32, for the combine kernel; rows at or past N are not written.
+// Split-KV partials (splits > 1): O over this split's row sum (times
+// o_factor, a power of two) and the row's lse, fp32, for the combine
+// kernel; rows at or past N are not written.
 template <int kRowTiles, int kDT>
 __device__ __forceinline__ void StorePartials(const float (&acc_o)[kRowTiles][kDT][4],
                                               const float (&row_max)[kRowTiles][2],
                                               const float (&row_sum)[kRowTiles][2],
                                               const SplitKvPartials& part, int split, int64_t bh,
                                               int m_blocks, int n, int d, int warp_q0,
-                                              float scale_log2) {
+                                              float scale_log2, float o_factor = 1.0f) {
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int64_t rows = int64_t(gridDim.x / part.splits / m_blocks) * n;
   const int64_t first = split * rows + bh * int64_t(n);
@@ -241,8 +245,8 @@ __device__ __forceinline__ void StorePartials(const float (&acc_o)[kRowTiles][kD
 #pragma unroll
       for (int dn = 0; dn < kDT; ++dn)
         if (dn * 8 < d)
-          *reinterpret_cast<float2*>(po + dn * 8) =
-              make_float2(acc_o[mt][dn][2 * h] * inv, acc_o[mt][dn][2 * h + 1] * inv);
+          *reinterpret_cast<float2*>(po + dn * 8) = make_float2(
+              acc_o[mt][dn][2 * h] * inv * o_factor, acc_o[mt][dn][2 * h + 1] * inv * o_factor);
       if (t == 0) part.lse[first + r] = SplitKvLse(row_max[mt][h], total, scale_log2);
     }
 }
@@ -476,6 +480,20 @@ __global__ void __launch_bounds__(32 * kWarps)
 
 // ---- fp32 in 3xFP16 -------------------------------------------------------
 
+// 2^e for e in [-126, 127].
+__device__ __forceinline__ float Pow2(int e) { return __int_as_float((127 + e) << 23); }
+
+// The exponent that brings a tensor whose largest magnitude has the float
+// bits `amax` (attention_fp32_range.h) into [2^14, 2^15): fp16's top
+// binade but one, so no piece rounds past 65504, and the most of the
+// tensor above fp16's normal range (2^-14), where SplitHalves holds an
+// element to 2^-22 of itself. 0 for an all-zero tensor; at most 126 (a
+// tensor below 2^-112 is scaled by 2^126 only: its pieces' absolute error,
+// 2^-25 scaled back, is below fp32's smallest subnormal).
+__device__ __forceinline__ int RangeShift(uint32_t amax) {
+  return amax == 0 ? 0 : min(141 - int(amax >> 23), 126);
+}
+
 // Shared memory of the fp32 kernel: Q's planes (h0 then h1, kBr rows), K's
 // and V's (kBc rows each), all 16-bit rows of kD halves swizzled as
 // MmaTiles<__half>'s; then one staging tile of kBc fp32 rows (MmaTiles<
@@ -591,7 +609,7 @@ template <int kD, int kBc, int kWarps, int kRowTiles, bool kCausal, bool kExact>
 __global__ void __launch_bounds__(32 * kWarps)
     FusedFp32Kernel(const float* __restrict__ q, const float* __restrict__ k,
                     const float* __restrict__ v, float* __restrict__ o, int n, int head_dim_arg,
-                    int m_blocks, float scale_log2, SplitKvPartials part) {
+                    int m_blocks, float scale_log2, SplitKvPartials part, Fp32Range range) {
   const int d = kExact ? kD : head_dim_arg;
   using L = Fp32Tiles<kD, kBc, kWarps, kRowTiles>;
   using Stage = typename L::Stage;
@@ -620,31 +638,46 @@ __global__ void __launch_bounds__(32 * kWarps)
   const float* v_src = v + slot.src;
 
   const int kv_end = kCausal ? min(n, q0 + kBr) : n;
-  const KvRange range = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, place.split);
+  const KvRange keys = SplitKvRange((kv_end + kBc - 1) / kBc, part.splits, place.split);
 
-  // Four floats of row i of this thread's rows, split into the planes at
-  // kPlane (h0) and kPlane + kPlaneBytes (h1).
-  auto store_split = [&](auto i_c, auto plane_c, auto bytes_c, float4 x) {
+  // Each tensor scaled by a power of two into fp16's range (RangeShift), so
+  // that SplitHalves holds any finite input: S comes out scaled by
+  // 2^(sq + sk), taken out of the softmax's scale (in two factors, each
+  // within float's exponents), and O by 2^sv, taken out as it is stored.
+  const bool measured = range.measured != nullptr;
+  const int sq = RangeShift(measured ? range.measured[0] : range.bound_bits);
+  const int sk = RangeShift(measured ? range.measured[1] : range.bound_bits);
+  const int sv = RangeShift(measured ? range.measured[2] : range.bound_bits);
+  const float q_factor = Pow2(sq), k_factor = Pow2(sk), v_factor = Pow2(sv);
+  const float o_factor = Pow2(-sv);
+  const int s_shift = -(sq + sk);
+  const float score_scale = scale_log2 * Pow2(s_shift / 2) * Pow2(s_shift - s_shift / 2);
+
+  // Four floats of row i of this thread's rows, times `factor`, split into
+  // the planes at kPlane (h0) and kPlane + kPlaneBytes (h1).
+  auto store_split = [&](auto i_c, auto plane_c, auto bytes_c, float4 x, float factor) {
     constexpr int i = decltype(i_c)::value, kPlane = decltype(plane_c)::value;
     uint32_t h0[2], h1[2];
-    ptx::SplitHalves(x.x, x.y, h0[0], h1[0]);
-    ptx::SplitHalves(x.z, x.w, h0[1], h1[1]);
+    ptx::SplitHalves(x.x * factor, x.y * factor, h0[0], h1[0]);
+    ptx::SplitHalves(x.z * factor, x.w * factor, h0[1], h1[1]);
     ptx::StShared64<kPlane + i * kCopyRows * kRB>(plane_dst[i % kVariants], h0[0], h0[1]);
     ptx::StShared64<kPlane + decltype(bytes_c)::value + i * kCopyRows * kRB>(
         plane_dst[i % kVariants], h1[0], h1[1]);
   };
-  // The staged tile (this thread's copies have landed) into the planes at kPlane.
-  auto split_stage = [&](auto plane_c) {
+  // The staged tile (this thread's copies have landed), times `factor`,
+  // into the planes at kPlane.
+  auto split_stage = [&](auto plane_c, float factor) {
     ptx::StaticFor<0, kBc / kCopyRows>([&](auto i_c) {
       constexpr int i = decltype(i_c)::value;
       store_split(
           i_c, plane_c, std::integral_constant<int, L::kKVPlane>{},
-          ptx::LdShared128<L::kStage + i * kCopyRows * Stage::kRowBytes>(slot.dst[i % kVariants]));
+          ptx::LdShared128<L::kStage + i * kCopyRows * Stage::kRowBytes>(slot.dst[i % kVariants]),
+          factor);
     });
   };
 
-  Stage::template Load<kBc, L::kStage>(slot.dst, k_src + int64_t(range.begin) * kBc * d, k + head,
-                                       slot.r0, n - range.begin * kBc, d, slot.in);
+  Stage::template Load<kBc, L::kStage>(slot.dst, k_src + int64_t(keys.begin) * kBc * d, k + head,
+                                       slot.r0, n - keys.begin * kBc, d, slot.in);
   ptx::CpAsyncCommit();
   {
     // Q from global memory, eight rows' loads in flight at a time, while
@@ -664,7 +697,7 @@ __global__ void __launch_bounds__(32 * kWarps)
       ptx::StaticFor<0, kBatch>([&](auto b_c2) {
         store_split(std::integral_constant<int, i0 + decltype(b_c2)::value>{},
                     std::integral_constant<int, L::kQ>{}, std::integral_constant<int, L::kQPlane>{},
-                    x[decltype(b_c2)::value]);
+                    x[decltype(b_c2)::value], q_factor);
       });
     });
   }
@@ -677,10 +710,10 @@ __global__ void __launch_bounds__(32 * kWarps)
   float row_max[kRowTiles][2], row_sum[kRowTiles][2];
   ClearState(acc_o, row_max, row_sum);
 
-  for (int j = range.begin; j < range.end; ++j) {
+  for (int j = keys.begin; j < keys.end; ++j) {
     const int kb = j * kBc;
     ptx::CpAsyncWait<0>();
-    split_stage(std::integral_constant<int, L::kK>{});
+    split_stage(std::integral_constant<int, L::kK>{}, k_factor);
     __syncthreads();  // K_j split (Q too, at the first); every warp is done with V_{j-1}
     Stage::template Load<kBc, L::kStage>(slot.dst, v_src + int64_t(kb) * d, v + head, slot.r0,
                                          n - kb, d, slot.in);
@@ -722,29 +755,29 @@ __global__ void __launch_bounds__(32 * kWarps)
       MaskScores<kCausal>(acc_s, kb, n, warp_q0, g, t);
     }
     ptx::CpAsyncWait<0>();
-    split_stage(std::integral_constant<int, L::kV>{});
+    split_stage(std::integral_constant<int, L::kV>{}, v_factor);
     __syncthreads();  // V_j split; every warp is done with K_j
-    if (j + 1 < range.end)
+    if (j + 1 < keys.end)
       Stage::template Load<kBc, L::kStage>(slot.dst, k_src + int64_t(kb + kBc) * d, k + head,
                                            slot.r0, n - kb - kBc, d, slot.in);
     ptx::CpAsyncCommit();
     if (!active) continue;
-    SoftmaxStep(acc_s, acc_o, row_max, row_sum, scale_log2);
+    SoftmaxStep(acc_s, acc_o, row_max, row_sum, score_scale);
     AccumulatePv3xFp16<kRowTiles, kST, kDT, kRB, L::kKVPlane>(acc_o, acc_s, addr.v);
   }
 
   ptx::CpAsyncWait<0>();  // an empty split's K copy
   if (part.splits > 1) {
     StorePartials(acc_o, row_max, row_sum, part, place.split, place.bh, m_blocks, n, d, warp_q0,
-                  scale_log2);
+                  score_scale, o_factor);
     return;
   }
-  // O / row sum as fp32 rows over Q's planes, this warp's own rows (no warp
-  // reads Q after the last tile's second barrier), a column pair half of
-  // chunk 2 dn + t / 2, then stored.
+  // O / row sum (scaled back) as fp32 rows over Q's planes, this warp's own
+  // rows (no warp reads Q after the last tile's second barrier), a column
+  // pair half of chunk 2 dn + t / 2, then stored.
   StageRows(acc_o, row_sum, warp_row0, [&](int r, int dn, float lo, float hi) {
     *reinterpret_cast<float2*>(smem + L::kQ + Stage::Offset(r, 2 * dn + t / 2) + 8 * (t % 2)) =
-        make_float2(lo, hi);
+        make_float2(lo * o_factor, hi * o_factor);
   });
   __syncwarp();
   StoreRows<Stage>(smem + L::kQ, o + head, q0, warp_row0, n, d);
@@ -779,9 +812,28 @@ cudaError_t Launch(const AttentionShape& shape, const AttentionTensors& x, int s
       e != cudaSuccess)
     return e;
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim);
-  kernel<<<unsigned(blocks), Tiles::kThreads, kSmemBytes, stream>>>(
-      static_cast<const T*>(x.q), static_cast<const T*>(x.k), static_cast<const T*>(x.v),
-      static_cast<T*>(x.o), n, int(shape.head_dim), m_blocks, scale_log2, part);
+  const T *q = static_cast<const T*>(x.q), *k = static_cast<const T*>(x.k),
+          *v = static_cast<const T*>(x.v);
+  if constexpr (std::is_same_v<T, float>) {
+    // The caller's bound, or the range pass; then the kernel that scales by
+    // it.
+    Fp32Range range;
+    if (x.input_bound > 0) {
+      std::memcpy(&range.bound_bits, &x.input_bound, sizeof(float));
+    } else {
+      uint32_t* words = reinterpret_cast<uint32_t*>(static_cast<char*>(x.workspace) +
+                                                    Fp32RangeOffset(shape, splits));
+      if (cudaError_t e = LaunchFp32Range(q, k, v, shape.TensorElements(), words, stream);
+          e != cudaSuccess)
+        return e;
+      range.measured = words;
+    }
+    kernel<<<unsigned(blocks), Tiles::kThreads, kSmemBytes, stream>>>(
+        q, k, v, static_cast<T*>(x.o), n, int(shape.head_dim), m_blocks, scale_log2, part, range);
+  } else {
+    kernel<<<unsigned(blocks), Tiles::kThreads, kSmemBytes, stream>>>(
+        q, k, v, static_cast<T*>(x.o), n, int(shape.head_dim), m_blocks, scale_log2, part);
+  }
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess || splits == 1) return e;
   return LaunchSplitKvCombine(shape, DTypeOf<T>(), splits, x.workspace, x.o, stream);
 }
@@ -890,7 +942,10 @@ SplitKvKernel Fp32SplitKvKernel(Fp32Config config, int64_t head_dim) {
 
 cudaError_t LaunchAttentionFusedFp32(const AttentionShape& shape, const AttentionTensors& tensors,
                                      Fp32Config config, int splits, cudaStream_t stream) {
-  if (!FusedLaunchable(shape, splits)) return cudaErrorInvalidValue;
+  // (The range words are in the workspace, split or not.)
+  if (!FusedLaunchable(shape, splits) || tensors.workspace == nullptr ||
+      !(tensors.input_bound >= 0 && tensors.input_bound <= FLT_MAX))
+    return cudaErrorInvalidValue;
   const bool exact = FusedPaddedHeadDim(shape.head_dim) == shape.head_dim;
   return WithFp32Tiling(config, shape.head_dim, [&](auto t, auto d_c) {
     using T = decltype(t);

@@ -45,8 +45,15 @@ SplitKvKernel MmaSplitKvKernel(int64_t head_dim);
 // attention_fused_mma.cu; attention_ptx.cuh's SplitHalves): each element as
 // two fp16 pieces and each product as three fp16 products of them, error
 // near fp32's own, at twice the rate of the 3xTF32 that SDPA's efficient
-// kernel runs (CUTLASS's OpMultiplyAddFastF32). Inputs must lie within
-// fp16's range (the service's are in [-1, 1)).
+// kernel runs (CUTLASS's OpMultiplyAddFastF32). Any finite input: the
+// kernel scales each tensor by a power of two that brings it into fp16's
+// range (exact), then scales S and O back; the power comes from the
+// caller's bound (AttentionTensors::input_bound) or a pass before the
+// kernel that finds each tensor's largest magnitude
+// (attention_fp32_range.h). Each
+// element is then held to 2^-22 of itself, or to 2^-39 of its tensor's
+// largest magnitude, whichever is larger. The launch needs a workspace of
+// FusedWorkspaceBytes(shape, kFp32, splits) (attention.h) even unsplit.
 enum class Fp32Config {
   // 8 warps of 16 query rows (128 a block), K and V tiles of 64 rows.
   kWarps8Rows16,

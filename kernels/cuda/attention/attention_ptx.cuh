@@ -109,10 +109,10 @@ __device__ __forceinline__ void Mma16816<__nv_bfloat16>(float (&d)[4], const uin
 // 2^-22 of itself (h1 keeps 11 of the bits h0 drops), and to 2^-25 in
 // absolute terms below fp16's normal range (2^-14), where both pieces are
 // subnormal; a b ~ h0_a h0_b + h0_a h1_b + h1_a h0_b, the dropped h1_a h1_b
-// 2^-22 of |a b|. Inputs must lie within fp16's range (|x| < 65504; the
-// service's are in [-1, 1)): one beyond it becomes inf, and its output
-// fails verification as non-finite. Splits a and b: h0 and h1 as pairs
-// (a in the low half), the layout of PackPair<__half>(a, b).
+// 2^-22 of |a b|. Inputs must lie within fp16's range (|x| < 65504): one
+// beyond it becomes inf (the fp32 kernel scales each tensor into that
+// range first, attention_fused_mma.cu's RangeShift). Splits a and b: h0
+// and h1 as pairs (a in the low half), the layout of PackPair<__half>(a, b).
 __device__ __forceinline__ void SplitHalves(float a, float b, uint32_t& h0, uint32_t& h1) {
   const __half2 big = __floats2half2_rn(a, b);
   const float2 back = __half22float2(big);

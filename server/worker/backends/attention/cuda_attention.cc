@@ -26,6 +26,7 @@
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/sample_timer.h"
 #include "kernels/dtype.h"
+#include "kernels/seeded_input.h"
 #include "proto/ops/attention/attention_op.h"
 #include "server/worker/backends/cuda/cuda_workload.h"
 
@@ -67,8 +68,13 @@ class CudaAttention final : public CudaWorkload {
 
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
     if (variants_.at(variant) == ops::kAttentionFused) {
-      const kernels::cuda::AttentionTensors tensors{q_.get(), k_.get(), v_.get(), output(),
-                                                    fused_workspace_.get()};
+      // (Seeded inputs: fused fp32 is told their bound, no range pass.)
+      const kernels::cuda::AttentionTensors tensors{q_.get(),
+                                                    k_.get(),
+                                                    v_.get(),
+                                                    output(),
+                                                    fused_workspace_.get(),
+                                                    kernels::kSeededInputBound};
       KBENCH_CUDA_RETURN_IF_ERROR(
           kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, fused_plan_, stream));
       return absl::OkStatus();
