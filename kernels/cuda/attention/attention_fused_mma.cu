@@ -23,6 +23,11 @@
 //     structure) it replaced, over d 64 to 256, causal or not (one call,
 //     median of three): B 4, H 8, N 4096, d 256 5.82 ms against 10.83,
 //     causal 3.10 against 6.06; B 4, H 32, N 4096, d 64 5.03 against 8.46.
+//     Each tensor is scaled by a power of two into fp16's range first
+//     (RangeShift: any finite input holds), from the caller's bound on the
+//     inputs or a range pass; with the bound, on an H100 against the
+//     unscaled kernel (one call, median of three, six shapes from N = 512
+//     to 4096 and d = 64 to 256): 1.015-1.041x causal, 0.982-1.031x not.
 //   - Memory: cp.async 16-byte copies into XOR-swizzled shared tiles (chunk c
 //     of row r at c ^ (r % 8): ldmatrix and the copies are bank-conflict
 //     free). V's tile copy overlaps Q K^T, the next K tile's copy overlaps
