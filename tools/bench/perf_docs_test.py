@@ -147,15 +147,49 @@ class AttentionGoals(unittest.TestCase):
         self.assertEqual(c["fused/cuDNN"], "0.97 ✗")       # missed: < 1.0
         self.assertEqual(c["fused/efficient"], "0.78")     # no goal in fp16
 
-    def test_cudnn_goal_only_at_d_128_from_n_4096(self):
-        bench = (point(100.0, cudnn=200.0, n=2048, b=8) +
-                 point(100.0, cudnn=200.0, d=64, h=32) +
-                 point(100.0, cudnn=200.0, n=8192, b=2))
+    def test_cudnn_goal_at_every_half_point_and_not_in_fp32(self):
+        bench = (point(100.0, cudnn=200.0, n=512, b=32) +
+                 point(100.0, cudnn=90.0, d=64, h=32, dtype="bf16") +
+                 point(100.0, cudnn=200.0, n=8192, b=2) +
+                 point(100.0, cudnn=200.0, dtype="fp32"))
         text = attention_table.render({"command": "c", "server": [], "bench": bench})
-        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 2048 |")["fused/cuDNN"], "0.50")
-        self.assertEqual(self.cells(text, "| fp16 | 64 | no | 4096 |")["fused/cuDNN"], "0.50")
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 512 |")["fused/cuDNN"], "0.50 ✗")
+        self.assertEqual(self.cells(text, "| bf16 | 64 | no | 4096 |")["fused/cuDNN"], "1.11")
         self.assertEqual(self.cells(text, "| fp16 | 128 | no | 8192 |")["fused/cuDNN"], "0.50 ✗")
-        self.assertIn("met at 0 of 1 points", goal_line(text, "fused/cuDNN"))
+        self.assertEqual(self.cells(text, "| fp32 | 128 | no | 4096 |")["fused/cuDNN"], "0.50")
+        self.assertIn("met at 1 of 3 points", goal_line(text, "fused/cuDNN"))
+
+    @staticmethod
+    def timed_in_rounds(lines, fused_ms, peer_ms):
+        """The lines with each round's time under rounds_ms (as pack keeps
+        them): the fused line's, then the peer's."""
+        lines[0]["rounds_ms"] = fused_ms
+        lines[1]["rounds_ms"] = peer_ms
+        return lines
+
+    def test_ratios_show_their_rounds_range_and_a_goal_met_within_it(self):
+        # cuDNN over fused round by round: 1.10, 1.02, 0.98 (median 1.02:
+        # met, but not in every round); flash 1.5, 1.4, 1.45 (beyond it).
+        within = self.timed_in_rounds(point(102.0, cudnn=100.0, n=8192, b=2),
+                                      [1.0, 1.0, 1.0], [1.10, 1.02, 0.98])
+        beyond = self.timed_in_rounds(point(145.0, flash=100.0),
+                                      [1.0, 1.0, 1.0], [1.5, 1.4, 1.45])
+        text = attention_table.render({"command": "c", "server": [],
+                                       "bench": within + beyond})
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 8192 |")["fused/cuDNN"],
+                         "1.02 (0.98–1.10) ≈")
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 4096 |")["fused/flash"],
+                         "1.45 (1.40–1.50)")
+        self.assertIn("met at 1 of 2 points (0 beyond the rounds' spread, 1 within it)",
+                      goal_line(text, "fused/cuDNN"))
+        self.assertIn("met at 1 of 2 points (1 without the peer's figure);",
+                      goal_line(text, "fused/flash"))
+        self.assertIn("≈ one that meets it by the median but not in every round", text)
+
+    def test_rounds_of_unequal_counts_show_no_range(self):
+        lines = self.timed_in_rounds(point(150.0, flash=100.0), [1.0, 1.0], [1.5, 1.5, 1.5])
+        text = attention_table.render({"command": "c", "server": [], "bench": lines})
+        self.assertEqual(self.cells(text, "| fp16 | 128 | no | 4096 |")["fused/flash"], "1.50")
 
     def test_fp32_goal_is_fused_over_efficient(self):
         bench = (point(40.0, efficient=35.0, dtype="fp32") +
