@@ -1,8 +1,8 @@
 // RunStore::Results, the assignment tables' rows picked and counted in SQL
 // (store/run_results.h), on both engines: which result is a learner's best,
 // how many competed, which speedups, points and failures are listed, in
-// which order, under which filter; and migration 13's backfill of the runs
-// stored before it.
+// which order, under which filter (a cohort's too); migration 13's
+// backfill of the runs stored before it, and migration 14's index.
 #include <memory>
 #include <string>
 #include <tuple>
@@ -88,6 +88,9 @@ class StoreResultsTest : public ::kbench::testing::RunStoreFixture {
   std::vector<Picked> Picks(ResultView view, const std::string& label = "lab1") {
     v1::ListRunsRequest filter;
     filter.set_label(label);
+    return Picks(view, filter);
+  }
+  std::vector<Picked> Picks(ResultView view, const v1::ListRunsRequest& filter) {
     const ResultRows rows = Read(view, filter);
     EXPECT_FALSE(rows.truncated);
     std::vector<Picked> picked;
@@ -193,6 +196,38 @@ TEST_P(StoreResultsTest, MigrationThirteenFillsTheResultsOfRunsStoredBeforeIt) {
   RunThenReopen({"DROP TABLE run_results", "DELETE FROM schema_version WHERE version = 13"});
   for (size_t i = 0; i < views.size(); ++i) EXPECT_EQ(Picks(views[i]), before[i]) << i;
   EXPECT_EQ(before[0].size(), 4u);
+}
+
+// An instructor's tables filter to a cohort's users; migration 14 puts the
+// user last in run_results_by_group, so that the ranking reads the index
+// alone (taken back, the migration puts it there again).
+TEST_P(StoreResultsTest, ACohortsBestResultsAreItsUsersAndTheGroupIndexHoldsTheUser) {
+  AddCourse();
+  RunThenReopen(
+      {"INSERT INTO users (name, cohort, role, token_sha256, created_unix_ms) VALUES "
+       "('bob', 'section-b', 1, 'token-bob', 0)",
+       "DROP INDEX run_results_by_group",
+       "CREATE INDEX run_results_by_group ON run_results (label, kind, verified, learner, op, "
+       "problem, dtype, variant, baseline, score, accepted_unix_ms, run_id, position, status)",
+       "DELETE FROM schema_version WHERE version = 14"});
+  v1::ListRunsRequest section;
+  section.set_label("lab1");
+  section.set_cohort("section-b");
+  EXPECT_THAT(Picks(ResultView::kBestVerified, section),
+              ElementsAre(Picked{"bob", "b1", "fused", "", 3, 1}));
+
+  absl::StatusOr<std::unique_ptr<SqlDatabase>> database = OpenDatabase(spec_);
+  ASSERT_TRUE(database.ok()) << database.status();
+  const char* columns =
+      GetParam() == Engine::kSqlite
+          ? "SELECT name FROM pragma_index_info('run_results_by_group') ORDER BY seqno DESC"
+          : "SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN "
+            "pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[array_length("
+            "i.indkey, 1) - 1] WHERE c.relname = 'run_results_by_group'";
+  absl::StatusOr<std::vector<SqlRow>> last = (*database)->Query(columns, {});
+  ASSERT_TRUE(last.ok()) << last.status();
+  ASSERT_FALSE(last->empty());
+  EXPECT_EQ(std::get<std::string>((*last)[0][0]), "user_name");
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, StoreResultsTest,

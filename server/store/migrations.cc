@@ -251,6 +251,15 @@ const PortableMigration kMigrations[] = {
       "CREATE INDEX run_results_by_time ON run_results (label, kind, verified, "
       "accepted_unix_ms)"},
      BackfillRunResults},
+    // run_results_by_group with each row's user last, so that an
+    // instructor's tables, filtered to a cohort's users, rank from the
+    // index alone too.
+    {14,
+     "run results by group and user",
+     {"DROP INDEX run_results_by_group",
+      "CREATE INDEX run_results_by_group ON run_results (label, kind, verified, learner, op, "
+      "problem, dtype, variant, baseline, score, accepted_unix_ms, run_id, position, status, "
+      "user_name)"}},
 };
 
 // Held by a PostgreSQL migration transaction, so that servers starting

@@ -144,8 +144,9 @@ absl::StatusOr<ResultRows> ReadResults(SqlDatabase& database, ResultView view,
   if (best) {
     // Each group's best (lowest median, highest speedup; ties: the newest)
     // ranked first, and the group's size, by window functions over the
-    // columns of run_results_by_group alone (an index-only scan: the rows
-    // of one label lie scattered over the table); then the winners' rows.
+    // columns of run_results_by_group alone, a cohort's users included (an
+    // index-only scan: the rows of one label lie scattered over the
+    // table); then the winners' rows.
     const char* better = view == ResultView::kBestVerified ? "score ASC" : "score DESC";
     const std::string ranked = absl::StrCat(
         "SELECT run_id, kind, position, accepted_unix_ms, ROW_NUMBER() OVER (PARTITION BY ", group,

@@ -6,7 +6,8 @@
 // The fill: eight template runs go through the store's own API (Accept,
 // Start, Finish with two variants' results), then one INSERT ... SELECT per
 // chunk copies them under new ids, learners (--learners) and labels
-// (--labels), one run every 10 ms of acceptance time. Before measuring,
+// (--labels), one run every 10 ms of acceptance time; a cohort of some of
+// lab-1's learners for an instructor's view. Before measuring,
 // ANALYZE (SQLite) or VACUUM ANALYZE (PostgreSQL) brings the planner's
 // statistics up to date, as the database's upkeep would. It names the runs
 // and run_results tables' columns, so it follows the schema
@@ -55,6 +56,8 @@ struct Options {
 };
 
 constexpr int kTemplates = 8;
+// The cohort the fill gives an instructor (Fill).
+constexpr char kCohort[] = "cohort-1";
 constexpr int64_t kFillChunk = 50000;
 constexpr int64_t kBaseUnixMs = 1767225600000;  // 2026-01-01
 
@@ -179,7 +182,18 @@ absl::Status Fill(const Options& options, RunStore& store, SqlDatabase& database
     std::fprintf(stderr, "filled %lld of %lld runs\n", static_cast<long long>(to + 1),
                  static_cast<long long>(options.runs));
   }
-  return absl::OkStatus();
+  // An instructor's cohort (kCohort): every learner whose number is 1
+  // modulo twice the labels, half of lab-1's learners when the labels
+  // divide the learners.
+  const int64_t step = 2 * options.labels;
+  return database
+      .Execute(absl::StrCat("WITH RECURSIVE g(i) AS (SELECT 1 UNION ALL SELECT i + ", step,
+                            " FROM g WHERE i + ", step, " < ", options.learners,
+                            ") INSERT INTO users (name, cohort, role, token_sha256, "
+                            "created_unix_ms) SELECT 'learner-' || CAST(g.i AS TEXT), '",
+                            kCohort, "', 1, 'scale-token-' || CAST(g.i AS TEXT), 0 FROM g"),
+               {})
+      .status();
 }
 
 // Every run matching `filter`, a page at a time, at most `cap`: what the
@@ -229,6 +243,8 @@ absl::StatusOr<std::vector<Timing>> Measure(const Options& options, RunStore& st
   label.set_label("lab-1");
   v1::ListRunsRequest learner;
   learner.set_user("learner-1");
+  v1::ListRunsRequest cohort_label = label;
+  cohort_label.set_cohort(kCohort);
   const auto tally = [&store](TallyBy by, const v1::ListRunsRequest& filter) {
     return [&store, by, filter]() -> absl::StatusOr<int64_t> {
       KBENCH_ASSIGN_OR_RETURN(server::store::RunTallies tallies, store.Tally(by, filter));
@@ -268,6 +284,8 @@ absl::StatusOr<std::vector<Timing>> Measure(const Options& options, RunStore& st
       {"history: one learner's newest page", page(learner)},
       {"one learner's runs, every page (learner table)", read(learner, 20000)},
       {"assignment: best results of one label", results(ResultView::kBestVerified, label)},
+      {"assignment: best results of one label, one cohort",
+       results(ResultView::kBestVerified, cohort_label)},
       {"assignment: best speedups of one label", results(ResultView::kBestSpeedups, label)},
       {"assignment: throughput points of one label (newest 20,000)",
        results(ResultView::kVerified, label)},
