@@ -205,7 +205,7 @@ TEST_P(StoreResultsTest, ACohortsBestResultsAreItsUsersAndTheGroupIndexHoldsTheU
   AddCourse();
   RunThenReopen(
       {"INSERT INTO users (name, cohort, role, token_sha256, created_unix_ms) VALUES "
-       "('bob', 'section-b', 1, 'token-bob', 0)",
+       "('bob', 'section-b', 1, 'token-bob', 0)",  // (role 1: a learner)
        "DROP INDEX run_results_by_group",
        "CREATE INDEX run_results_by_group ON run_results (label, kind, verified, learner, op, "
        "problem, dtype, variant, baseline, score, accepted_unix_ms, run_id, position, status)",

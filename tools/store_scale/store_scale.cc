@@ -35,6 +35,7 @@
 #include "absl/strings/str_format.h"
 #include "kernels/common/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "server/identity/principal.h"
 #include "server/store/list_query.h"
 #include "server/store/run_store.h"
 #include "server/store/sql_database.h"
@@ -191,7 +192,8 @@ absl::Status Fill(const Options& options, RunStore& store, SqlDatabase& database
                             " FROM g WHERE i + ", step, " < ", options.learners,
                             ") INSERT INTO users (name, cohort, role, token_sha256, "
                             "created_unix_ms) SELECT 'learner-' || CAST(g.i AS TEXT), '",
-                            kCohort, "', 1, 'scale-token-' || CAST(g.i AS TEXT), 0 FROM g"),
+                            kCohort, "', ", static_cast<int>(server::auth::Role::kLearner),
+                            ", 'scale-token-' || CAST(g.i AS TEXT), 0 FROM g"),
                {})
       .status();
 }
