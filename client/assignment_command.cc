@@ -113,7 +113,7 @@ bool RunSubmission(const GlobalOptions& options, const CallOptions& call, Interr
     const v1::RunRequest& run = submission.runs(i);
     if (!options.quiet)
       std::cerr << "kbench: problem " << i + 1 << " of " << submission.runs_size() << ": "
-                << ops::DescribeProblemOf(run) << std::endl;
+                << proto::ops::DescribeProblemOf(run) << std::endl;
     for (;;) {
       std::optional<ProgressReporter> progress;
       if (!options.quiet) progress.emplace(std::cerr, isatty(STDERR_FILENO) == 1);
@@ -267,7 +267,7 @@ std::string FormatAssignment(const v1::Assignment& a) {
                   "\n  built-ins beside each submission: ", absl::StrJoin(a.baselines(), ", "),
                   "\n  problems:\n");
   for (int i = 0; i < a.problems_size(); ++i)
-    absl::StrAppend(&text, "    ", i + 1, ". ", ops::DescribeProblemOf(a.problems(i)), "\n");
+    absl::StrAppend(&text, "    ", i + 1, ". ", proto::ops::DescribeProblemOf(a.problems(i)), "\n");
   return text;
 }
 

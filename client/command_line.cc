@@ -48,22 +48,22 @@ constexpr char kEnvironmentHelp[] =
     "table, or one JSON object (--json), or CSV with a header (--csv).\n";
 
 // The run subcommand of `op`: its name with '-' for '_'.
-std::string SubcommandName(const ops::Op& op) {
+std::string SubcommandName(const proto::ops::Op& op) {
   std::string name(op.name());
   std::replace(name.begin(), name.end(), '_', '-');
   return name;
 }
 
 // "naive,fused": the op's variant names, for the help of --variant.
-std::string VariantExample(const ops::Op& op) {
+std::string VariantExample(const proto::ops::Op& op) {
   std::string text;
-  for (const ops::VariantSpec& variant : op.variants()) {
+  for (const proto::ops::VariantSpec& variant : op.variants()) {
     text += (text.empty() ? "" : ",") + variant.name;
   }
   return text;
 }
 
-std::string ExampleLines(const ops::Op& op) {
+std::string ExampleLines(const proto::ops::Op& op) {
   std::string text;
   for (const std::string& example : op.examples()) text += "  " + example + "\n";
   return text;
@@ -71,7 +71,7 @@ std::string ExampleLines(const ops::Op& op) {
 
 std::string TopFooter() {
   std::string text = std::string(kEnvironmentHelp) + "\nExamples:\n  kbench info\n";
-  for (const ops::Op* op : ops::AllOps()) text += ExampleLines(*op);
+  for (const proto::ops::Op* op : proto::ops::AllOps()) text += ExampleLines(*op);
   return text +
          "  kbench sweep attention --seq 2^9..2^12 --dtype fp16,bf16 "
          "--variant naive,fused --out att.csv\n"
@@ -150,8 +150,9 @@ void AddRunFlags(CLI::App& command, RunFlags& flags, const std::string& variant_
 // `problem`, which is given each field's default first. A field without a
 // default is a required flag; a bool field is a flag without a value, off
 // unless given.
-void AddProblemFlags(CLI::App& command, const ops::Op& op, google::protobuf::Message& problem) {
-  for (const ops::ProblemField& field : op.fields()) {
+void AddProblemFlags(CLI::App& command, const proto::ops::Op& op,
+                     google::protobuf::Message& problem) {
+  for (const proto::ops::ProblemField& field : op.fields()) {
     const google::protobuf::FieldDescriptor* descriptor =
         problem.GetDescriptor()->FindFieldByName(field.field);
     if (descriptor == nullptr) {
@@ -261,13 +262,13 @@ std::variant<CommandLine, ExitCode> ParseCommandLine(int argc, const char* const
 
   // One run subcommand per op, each filling its own request; the flags
   // every op shares land in run_flags (only one subcommand is parsed).
-  const std::vector<const ops::Op*>& all_ops = ops::AllOps();
+  const std::vector<const proto::ops::Op*>& all_ops = proto::ops::AllOps();
   RunFlags run_flags;
   std::vector<v1::RunRequest> requests(all_ops.size());
   std::vector<CLI::App*> run_commands;
   std::string subcommand_names;
   for (size_t i = 0; i < all_ops.size(); ++i) {
-    const ops::Op& op = *all_ops[i];
+    const proto::ops::Op& op = *all_ops[i];
     CLI::App* command = app.add_subcommand(SubcommandName(op), std::string(op.description()));
     AddProblemFlags(*command, op, *op.MutableProblem(requests[i]));
     AddRunFlags(*command, run_flags, VariantExample(op));

@@ -14,8 +14,8 @@ namespace kbench::client {
 namespace {
 
 std::string DTypeOf(const CompileCommand& command) {
-  return ops::DTypeText(command.request.dtype() == v1::DTYPE_UNSPECIFIED ? v1::DTYPE_FP32
-                                                                         : command.request.dtype());
+  return proto::ops::DTypeText(
+      command.request.dtype() == v1::DTYPE_UNSPECIFIED ? v1::DTYPE_FP32 : command.request.dtype());
 }
 
 }  // namespace

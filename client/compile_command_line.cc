@@ -40,7 +40,7 @@ std::optional<CompileCommand> CompileCommandLine::Parsed() const {
   command.file = file_;
   std::string op = op_;
   std::replace(op.begin(), op.end(), '-', '_');
-  if (ops::AbiOf(op) == nullptr)
+  if (proto::ops::AbiOf(op) == nullptr)
     throw CLI::ValidationError("--op", "must be vector-add or attention, not '" + op_ + "'");
   command.request.set_op(op);
   command.request.set_dtype(dtype_);

@@ -28,8 +28,8 @@ std::string Bool(bool value) { return value ? "true" : "false"; }
 // name once.
 std::vector<std::string> ProblemColumns() {
   std::vector<std::string> columns;
-  for (const ops::Op* op : ops::AllOps()) {
-    for (const ops::ProblemField& field : op->fields()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       if (std::find(columns.begin(), columns.end(), field.field) == columns.end()) {
         columns.push_back(field.field);
       }
@@ -49,11 +49,11 @@ std::vector<std::string> CsvRunColumns() {
 std::vector<std::string> CsvRunFields(const RunReport& report) {
   std::vector<std::string> fields = {report.run_id, std::string(OpName(report.request)),
                                      DTypeName(report.request.dtype())};
-  const ops::Op* op = ops::OpOf(report.request);
+  const proto::ops::Op* op = proto::ops::OpOf(report.request);
   for (const std::string& column : ProblemColumns()) {
     std::string value;
     if (op != nullptr) {
-      for (const ops::ProblemField& field : op->fields()) {
+      for (const proto::ops::ProblemField& field : op->fields()) {
         if (field.field == column) value = op->FieldText(report.request, field);
       }
     }
@@ -77,7 +77,7 @@ std::string CsvLine(const std::vector<std::string>& fields) {
   std::string line;
   for (size_t i = 0; i < fields.size(); ++i) {
     if (i > 0) line += ',';
-    line += text::CsvField(fields[i]);
+    line += proto::text::CsvField(fields[i]);
   }
   return line + "\n";
 }

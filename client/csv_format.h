@@ -26,7 +26,7 @@ enum class CsvHeaderLine { kWith, kWithout };
 // Fields that do not apply are empty: a problem column of another op's
 // field (n for attention; batch ... causal for vector add); the speedup
 // fields for the baseline. Booleans are "true"/"false"; each field is
-// written by text::CsvField (quoted when it holds a comma or a quote, RFC
+// written by proto::text::CsvField (quoted when it holds a comma or a quote, RFC
 // 4180; a quote before text a spreadsheet would run as a formula).
 std::string FormatCsv(const RunReport& report, CsvHeaderLine header = CsvHeaderLine::kWith);
 

@@ -111,12 +111,12 @@ absl::StatusOr<std::vector<std::string>> SplitVariantList(std::string_view text)
 
 absl::StatusOr<v1::DType> ParseDType(std::string_view text) {
   if (std::optional<kernels::DType> dtype = kernels::DTypeNamed(text)) {
-    return ops::ToProto(*dtype);
+    return proto::ops::ToProto(*dtype);
   }
   return BadValue(text, "is not a dtype; use " + DTypeChoices());
 }
 
-std::string DTypeName(v1::DType dtype) { return ops::DTypeText(dtype); }
+std::string DTypeName(v1::DType dtype) { return proto::ops::DTypeText(dtype); }
 
 std::string DTypeChoices() {
   const std::span<const kernels::DTypeInfo> all = kernels::AllDTypes();

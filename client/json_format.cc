@@ -105,7 +105,7 @@ std::string FormatRunJson(const RunReport& report) {
   }
   // The request as it ran: an unset dtype is the default it stands for.
   v1::RunRequest request = report.request;
-  request.set_dtype(ops::ToProto(ops::FromProto(request.dtype())));
+  request.set_dtype(proto::ops::ToProto(proto::ops::FromProto(request.dtype())));
   const nlohmann::json json = {
       {"run_id", report.run_id},
       {"op", OpName(report.request)},

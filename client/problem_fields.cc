@@ -9,8 +9,8 @@
 
 namespace kbench::client {
 
-absl::Status SetProblemField(google::protobuf::Message& problem, const ops::ProblemField& field,
-                             std::string_view text) {
+absl::Status SetProblemField(google::protobuf::Message& problem,
+                             const proto::ops::ProblemField& field, std::string_view text) {
   using google::protobuf::FieldDescriptor;
   const FieldDescriptor* f = problem.GetDescriptor()->FindFieldByName(field.field);
   if (f == nullptr) {

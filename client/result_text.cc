@@ -111,7 +111,7 @@ std::string_view StopReasonText(v1::StopReason reason) {
 }
 
 std::string DescribeShape(const v1::RunRequest& request) {
-  const ops::Op* op = ops::OpOf(request);
+  const proto::ops::Op* op = proto::ops::OpOf(request);
   return op == nullptr ? std::string("unknown op") : op->Describe(request);
 }
 

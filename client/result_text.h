@@ -44,7 +44,7 @@ std::string_view VerdictText(v1::Verdict verdict);
 // "converged", "time budget", "max samples"; "-" when unspecified.
 std::string_view StopReasonText(v1::StopReason reason);
 
-// The op and its problem as the op describes it (ops::Op::Describe):
+// The op and its problem as the op describes it (proto::ops::Op::Describe):
 // "vector_add n=1048576" or
 // "attention batch=1 heads=8 seq_len=4096 head_dim=64 causal".
 std::string DescribeShape(const v1::RunRequest& request);

@@ -5,7 +5,7 @@
 namespace kbench::client {
 
 std::string_view OpName(const v1::RunRequest& request) {
-  const ops::Op* op = ops::OpOf(request);
+  const proto::ops::Op* op = proto::ops::OpOf(request);
   return op == nullptr ? "unknown" : op->name();
 }
 

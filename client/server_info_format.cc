@@ -55,9 +55,9 @@ std::string DTypeList(const google::protobuf::RepeatedField<int>& dtypes) {
 // Whether the op (as this client knows it) has a head_dim problem field,
 // for which an empty list of head dims means any up to the limit.
 bool TakesHeadDim(const std::string& op_name) {
-  const ops::Op* op = ops::FindOp(op_name);
+  const proto::ops::Op* op = proto::ops::FindOp(op_name);
   if (op == nullptr) return false;
-  for (const ops::ProblemField& field : op->fields()) {
+  for (const proto::ops::ProblemField& field : op->fields()) {
     if (field.field == "head_dim") return true;
   }
   return false;

@@ -71,14 +71,14 @@ constexpr char kSweepFooter[] =
     "       the server became unreachable (the sweep stops there)\n"
     "  130  interrupted by Ctrl-C; the point in flight was cancelled\n";
 
-std::string SubcommandName(const ops::Op& op) {
+std::string SubcommandName(const proto::ops::Op& op) {
   std::string name(op.name());
   std::replace(name.begin(), name.end(), '_', '-');
   return name;
 }
 
-void AddAxisFlags(CLI::App& command, const ops::Op& op, SweepSpec& spec) {
-  for (const ops::ProblemField& field : op.fields()) {
+void AddAxisFlags(CLI::App& command, const proto::ops::Op& op, SweepSpec& spec) {
+  for (const proto::ops::ProblemField& field : op.fields()) {
     const std::string help =
         IsBoolField(field)
             ? field.help + ": true, false or both (default: false)"
@@ -103,7 +103,7 @@ void AddAxisFlags(CLI::App& command, const ops::Op& op, SweepSpec& spec) {
           "Element types, comma-separated: " + DTypeChoices() + " (default: fp32)")
       ->type_name("LIST");
   std::string variants;
-  for (const ops::VariantSpec& variant : op.variants()) {
+  for (const proto::ops::VariantSpec& variant : op.variants()) {
     variants += (variants.empty() ? "" : ",") + variant.name;
   }
   command
@@ -151,7 +151,7 @@ SweepCommandLine::SweepCommandLine(CLI::App& app) {
                    "Skip the points FILE already holds and append the "
                    "others to it (created if missing)")
       ->type_name("FILE");
-  for (const ops::Op* op : ops::AllOps()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     specs_.push_back(std::make_unique<SweepSpec>());
     specs_.back()->op = op;
     CLI::App* command =

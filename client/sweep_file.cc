@@ -37,12 +37,12 @@ absl::StatusOr<v1::RunRequest> CsvPoint(const std::vector<std::string>& header,
     }
     return kNone;
   };
-  const ops::Op* op = ops::FindOp(column("op"));
+  const proto::ops::Op* op = proto::ops::FindOp(column("op"));
   if (op == nullptr) {
     return absl::InvalidArgumentError("op '" + column("op") + "' is not an op of this client");
   }
   v1::RunRequest point;
-  for (const ops::ProblemField& field : op->fields()) {
+  for (const proto::ops::ProblemField& field : op->fields()) {
     const absl::Status status =
         SetProblemField(*op->MutableProblem(point), field, column(field.field));
     if (!status.ok()) {
@@ -137,10 +137,10 @@ absl::Status ReadJsonLines(std::string_view text, const std::string& name, Sweep
 }  // namespace
 
 std::string PointKey(const v1::RunRequest& point, bool with_variants) {
-  const ops::Op* op = ops::OpOf(point);
+  const proto::ops::Op* op = proto::ops::OpOf(point);
   std::string key(OpName(point));
   if (op != nullptr) {
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       absl::StrAppend(&key, "|", field.field, "=", op->FieldText(point, field));
     }
   }

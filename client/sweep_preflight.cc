@@ -21,31 +21,33 @@ bool Has(const google::protobuf::RepeatedField<int>& dtypes, v1::DType dtype) {
 
 std::string DTypeNames(const google::protobuf::RepeatedField<int>& dtypes) {
   std::vector<std::string> names;
-  for (int d : dtypes) names.emplace_back(kernels::DTypeName(ops::FromProto(v1::DType(d))));
+  for (int d : dtypes) names.emplace_back(kernels::DTypeName(proto::ops::FromProto(v1::DType(d))));
   return absl::StrJoin(names, ", ");
 }
 
 // `info`'s description of a variant as the op's checks take it: what the
 // server's backend runs of it, under the id the op knows it by.
-ops::VariantSpec SpecOf(const ops::Op& op, const v1::ServerInfo& info, const v1::VariantInfo& v) {
-  ops::VariantSupport support{info.backend(), {}, {v.head_dims().begin(), v.head_dims().end()}};
-  for (int d : v.dtypes()) support.dtypes.push_back(ops::FromProto(v1::DType(d)));
-  const ops::VariantSpec* known = op.FindVariant(v.name());
+proto::ops::VariantSpec SpecOf(const proto::ops::Op& op, const v1::ServerInfo& info,
+                               const v1::VariantInfo& v) {
+  proto::ops::VariantSupport support{
+      info.backend(), {}, {v.head_dims().begin(), v.head_dims().end()}};
+  for (int d : v.dtypes()) support.dtypes.push_back(proto::ops::FromProto(v1::DType(d)));
+  const proto::ops::VariantSpec* known = op.FindVariant(v.name());
   return {v.name(), v.summary(), {std::move(support)}, known != nullptr ? known->id : -1};
 }
 
 // Why `point` cannot run on the server of `info`; "" when it can.
 std::string WhyNot(const v1::ServerInfo& info, const v1::RunRequest& point) {
-  const ops::Op* op = ops::OpOf(point);
+  const proto::ops::Op* op = proto::ops::OpOf(point);
   if (op == nullptr) return "no op";
   const std::string name(op->name());
   const auto offered = std::find_if(info.ops().begin(), info.ops().end(),
                                     [&](const v1::OpInfo& o) { return o.op() == name; });
   if (offered == info.ops().end())
     return absl::StrCat("this ", info.backend(), " server does not offer ", name);
-  const v1::DType dtype = ops::ToProto(ops::FromProto(point.dtype()));
-  const std::string dtype_name(kernels::DTypeName(ops::FromProto(dtype)));
-  std::vector<ops::VariantSpec> specs;
+  const v1::DType dtype = proto::ops::ToProto(proto::ops::FromProto(point.dtype()));
+  const std::string dtype_name(kernels::DTypeName(proto::ops::FromProto(dtype)));
+  std::vector<proto::ops::VariantSpec> specs;
   if (point.variants().empty()) {  // the server runs those that take the dtype
     for (const v1::VariantInfo& v : offered->variant_details())
       if (Has(v.dtypes(), dtype)) specs.push_back(SpecOf(*op, info, v));
@@ -67,8 +69,8 @@ std::string WhyNot(const v1::ServerInfo& info, const v1::RunRequest& point) {
   }
   // The op's own checks of a problem against its variants (e.g. a head_dim
   // a variant does not run), as the server makes them.
-  std::vector<const ops::VariantSpec*> chosen;
-  for (const ops::VariantSpec& spec : specs) chosen.push_back(&spec);
+  std::vector<const proto::ops::VariantSpec*> chosen;
+  for (const proto::ops::VariantSpec& spec : specs) chosen.push_back(&spec);
   const absl::Status fits = op->CheckVariants(point, chosen, info.backend(), info.limits());
   return fits.ok() ? "" : std::string(fits.message());
 }

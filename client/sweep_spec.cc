@@ -41,7 +41,7 @@ absl::Status CheckNoRepeat(const std::vector<T>& values, const T& value, std::st
 
 }  // namespace
 
-absl::StatusOr<std::vector<std::string>> AxisItemValues(const ops::ProblemField& field,
+absl::StatusOr<std::vector<std::string>> AxisItemValues(const proto::ops::ProblemField& field,
                                                         std::string_view item) {
   if (IsBoolField(field)) {
     if (item == "both") return std::vector<std::string>{"false", "true"};
@@ -71,7 +71,7 @@ absl::StatusOr<std::vector<std::string>> AxisItemValues(const ops::ProblemField&
   return values;
 }
 
-absl::StatusOr<std::vector<std::string>> AxisValues(const ops::ProblemField& field,
+absl::StatusOr<std::vector<std::string>> AxisValues(const proto::ops::ProblemField& field,
                                                     std::string_view text) {
   KBENCH_ASSIGN_OR_RETURN(const std::vector<std::string_view> items, SplitItems(text));
   std::vector<std::string> values;
@@ -108,11 +108,11 @@ size_t PointCount(const SweepSpec& spec) {
 }
 
 absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec) {
-  const ops::Op& op = *spec.op;
+  const proto::ops::Op& op = *spec.op;
   // Each field of the op in its order, with its values: the axis's, or the
   // default alone.
-  std::vector<std::pair<const ops::ProblemField*, std::vector<std::string>>> dimensions;
-  for (const ops::ProblemField& field : op.fields()) {
+  std::vector<std::pair<const proto::ops::ProblemField*, std::vector<std::string>>> dimensions;
+  for (const proto::ops::ProblemField& field : op.fields()) {
     auto axis = std::find_if(spec.axes.begin(), spec.axes.end(), [&field](const SweepAxis& a) {
       return a.field->field == field.field;
     });
@@ -150,7 +150,7 @@ absl::StatusOr<std::vector<v1::RunRequest>> ExpandSweep(const SweepSpec& spec) {
   while (true) {
     v1::RunRequest point = base;
     for (size_t d = 0; d < dimensions.size(); ++d) {
-      const ops::ProblemField& field = *dimensions[d].first;
+      const proto::ops::ProblemField& field = *dimensions[d].first;
       const absl::Status status =
           SetProblemField(*op.MutableProblem(point), field, dimensions[d].second[index[d]]);
       if (!status.ok()) {

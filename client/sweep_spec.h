@@ -22,12 +22,12 @@ inline constexpr size_t kMaxSweepPoints = 10000;
 // One axis: a problem field of the op and the values it takes, as text
 // SetProblemField accepts ("512", "true").
 struct SweepAxis {
-  const ops::ProblemField* field = nullptr;
+  const proto::ops::ProblemField* field = nullptr;
   std::vector<std::string> values;
 };
 
 struct SweepSpec {
-  const ops::Op* op = nullptr;
+  const proto::ops::Op* op = nullptr;
   // At most one per field; a field without an axis takes the op's default
   // (a field without a default must have an axis).
   std::vector<SweepAxis> axes;
@@ -47,12 +47,12 @@ struct SweepSpec {
 //                of two from 512 to 16384;
 //   bool field:  "true", "false", or "both" (false, then true).
 // Counts come back in decimal ("512"). INVALID_ARGUMENT quoting the item.
-absl::StatusOr<std::vector<std::string>> AxisItemValues(const ops::ProblemField& field,
+absl::StatusOr<std::vector<std::string>> AxisItemValues(const proto::ops::ProblemField& field,
                                                         std::string_view item);
 
 // The values of an axis given as comma-separated items ("512,2^11..2^13",
 // "both"), in order. A value listed twice is refused, naming it.
-absl::StatusOr<std::vector<std::string>> AxisValues(const ops::ProblemField& field,
+absl::StatusOr<std::vector<std::string>> AxisValues(const proto::ops::ProblemField& field,
                                                     std::string_view text);
 
 // Comma-separated dtype names ("fp16,bf16"); a repeat is refused.

@@ -68,14 +68,14 @@ absl::Status ReadAxes(const YAML::Node& axes, SweepSpec& spec, const SpecErrors&
     return errors.At("axes", axes, "must map fields to values, e.g. seq: 512");
   }
   std::string names;
-  for (const ops::ProblemField& field : spec.op->fields()) {
+  for (const proto::ops::ProblemField& field : spec.op->fields()) {
     names += (names.empty() ? "" : ", ") + field.flag.substr(2);
   }
   for (const auto& entry : axes) {
     const std::string name = entry.first.Scalar();
     const std::string key = "axes." + name;
-    const ops::ProblemField* field = nullptr;
-    for (const ops::ProblemField& f : spec.op->fields()) {
+    const proto::ops::ProblemField* field = nullptr;
+    for (const proto::ops::ProblemField& f : spec.op->fields()) {
       if (f.flag == "--" + name) field = &f;
     }
     if (field == nullptr) {
@@ -121,9 +121,9 @@ absl::StatusOr<SweepSpec> ReadSpec(const YAML::Node& root, const SpecErrors& err
   SweepSpec spec;
   const YAML::Node op = root["op"];
   if (!op) return errors.File("op: missing; name the op, e.g. op: attention");
-  if (!op.IsScalar() || (spec.op = ops::FindOp(op.Scalar())) == nullptr) {
+  if (!op.IsScalar() || (spec.op = proto::ops::FindOp(op.Scalar())) == nullptr) {
     std::string names;
-    for (const ops::Op* known : ops::AllOps()) {
+    for (const proto::ops::Op* known : proto::ops::AllOps()) {
       names += (names.empty() ? "" : ", ") + std::string(known->name());
     }
     return errors.At("op", op, "names no op; the ops are " + names);

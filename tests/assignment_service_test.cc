@@ -68,17 +68,18 @@ class AssignmentServiceTest : public ::testing::Test {
         ::kbench::testing::OpenSeededStores(spec);
     ASSERT_TRUE(stores.ok()) << stores.status();
     stores_ = *std::move(stores);
-    ASSERT_TRUE(stores_.identities->AddUsers({{"dan", auth::Role::kLearner, "fall24", ""}}).ok());
+    ASSERT_TRUE(
+        stores_.identities->AddUsers({{"dan", identity::Role::kLearner, "fall24", ""}}).ok());
     absl::StatusOr<std::unique_ptr<store::AssignmentStore>> assignments =
         store::OpenAssignmentStore(spec);
     ASSERT_TRUE(assignments.ok()) << assignments.status();
     assignments_ = *std::move(assignments);
-    for (const auto& [user, cohort, role] : {std::tuple{"ada", "fall24", auth::Role::kLearner},
-                                             {"bob", "fall24", auth::Role::kLearner},
-                                             {"dan", "fall24", auth::Role::kLearner},
-                                             {"cy", "spring25", auth::Role::kLearner},
-                                             {"grace", "fall24", auth::Role::kInstructor},
-                                             {"root", "", auth::Role::kAdmin}})
+    for (const auto& [user, cohort, role] : {std::tuple{"ada", "fall24", identity::Role::kLearner},
+                                             {"bob", "fall24", identity::Role::kLearner},
+                                             {"dan", "fall24", identity::Role::kLearner},
+                                             {"cy", "spring25", identity::Role::kLearner},
+                                             {"grace", "fall24", identity::Role::kInstructor},
+                                             {"root", "", identity::Role::kAdmin}})
       authenticator_.Add(user, cohort, role);
 
     std::vector<std::unique_ptr<Executor>> executors;

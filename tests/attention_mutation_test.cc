@@ -93,11 +93,11 @@ void AttentionMaskOffByOne(const AttentionShape& shape, const float* q, const fl
 
 // Variant 0 is the CPU fused kernel; variant 1 the same with `mutation`.
 // The device reference is the CPU backend's (CpuWorkload).
-class MutantWorkload final : public cpu::CpuWorkload {
+class MutantWorkload final : public worker::backends::cpu::CpuWorkload {
  public:
   MutantWorkload(const Problem& problem, Mutation mutation)
-      : CpuWorkload(ops::ShapeOf(problem.request.attention()).TensorElements()),
-        shape_(ops::ShapeOf(problem.request.attention())),
+      : CpuWorkload(proto::ops::ShapeOf(problem.request.attention()).TensorElements()),
+        shape_(proto::ops::ShapeOf(problem.request.attention())),
         dtype_(problem.dtype),
         mutation_(mutation),
         q_(Input(problem, kernels::InputStream::kQ)),
@@ -164,7 +164,7 @@ class MutantWorkload final : public cpu::CpuWorkload {
   int runs_ = 0;
 };
 
-class MutantDevice final : public Device {
+class MutantDevice final : public worker::Device {
  public:
   explicit MutantDevice(Mutation mutation) : mutation_(mutation) {}
   v1::DeviceInfo Info() const override {
@@ -175,12 +175,12 @@ class MutantDevice final : public Device {
     return info;
   }
   bool Healthy() const override { return true; }
-  absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
-                                                    const GoOn& /*go_on*/) override {
+  absl::StatusOr<std::unique_ptr<worker::Workload>> Prepare(
+      const Problem& problem, const worker::GoOn& /*go_on*/) override {
     return std::make_unique<MutantWorkload>(problem, mutation_);
   }
   void StartClockWatch() override {}
-  ClockReading StopClockWatch() override { return {}; }
+  worker::ClockReading StopClockWatch() override { return {}; }
 
  private:
   const Mutation mutation_;
@@ -190,7 +190,7 @@ class MutantDevice final : public Device {
 // reference; N=100 leaves a partial tile of 4 rows for the CPU's 32.
 AdmittedRun Attention(DType dtype, bool causal) {
   AdmittedRun run;
-  run.problem.op = &ops::AttentionOp();
+  run.problem.op = &proto::ops::AttentionOp();
   v1::AttentionProblem* p = run.problem.request.mutable_attention();
   p->set_batch(2);
   p->set_heads(3);
@@ -199,7 +199,7 @@ AdmittedRun Attention(DType dtype, bool causal) {
   p->set_causal(causal);
   run.problem.request.set_seed(11);
   run.problem.dtype = dtype;
-  run.problem.variants = {ops::kAttentionNaive, ops::kAttentionFused};
+  run.problem.variants = {proto::ops::kAttentionNaive, proto::ops::kAttentionFused};
   run.plan.warmup_runs = 1;
   run.plan.min_samples = 3;
   run.plan.max_samples = 3;
@@ -210,7 +210,7 @@ AdmittedRun Attention(DType dtype, bool causal) {
 std::vector<v1::Verification> Verify(Mutation mutation, DType dtype, bool causal) {
   MutantDevice device(mutation);
   testing::RecordingSink sink;
-  const absl::Status status = RunJob(device, Attention(dtype, causal), "m", sink);
+  const absl::Status status = worker::RunJob(device, Attention(dtype, causal), "m", sink);
   EXPECT_TRUE(status.ok()) << status;
   std::vector<v1::Verification> out;
   for (const auto& e : sink.events())

@@ -40,21 +40,21 @@ class BootstrapAdminTest : public ::testing::TestWithParam<Engine> {
 
 TEST_P(BootstrapAdminTest, AnEmptyStoreGetsTheAdminWithTheOperatorsToken) {
   ASSERT_TRUE(BootstrapAdmin(*store_, "root", TokenFile(std::string(kToken) + "\n")).ok());
-  absl::StatusOr<auth::Principal> who = store_->FindByToken(kToken);
+  absl::StatusOr<identity::Principal> who = store_->FindByToken(kToken);
   ASSERT_TRUE(who.ok()) << who.status();
   EXPECT_EQ(who->user, "root");
-  EXPECT_EQ(who->role, auth::Role::kAdmin);
+  EXPECT_EQ(who->role, identity::Role::kAdmin);
 }
 
 TEST_P(BootstrapAdminTest, AStoreWithUsersIsLeftAsItWas) {
-  ASSERT_TRUE(store_->AddUsers({NewUser{"ada", auth::Role::kAdmin, "", ""}}).ok());
+  ASSERT_TRUE(store_->AddUsers({NewUser{"ada", identity::Role::kAdmin, "", ""}}).ok());
   ASSERT_TRUE(BootstrapAdmin(*store_, "root", TokenFile(kToken)).ok());
   EXPECT_FALSE(store_->FindByToken(kToken).ok());
   EXPECT_EQ(store_->FindUser("root").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST_P(BootstrapAdminTest, AStoreWhoseUsersWereAllRevokedGetsNoNewAdmin) {
-  ASSERT_TRUE(store_->AddUsers({NewUser{"ada", auth::Role::kAdmin, "", ""}}).ok());
+  ASSERT_TRUE(store_->AddUsers({NewUser{"ada", identity::Role::kAdmin, "", ""}}).ok());
   ASSERT_TRUE(store_->Revoke("ada").ok());
   absl::StatusOr<bool> added = store_->BootstrapAdmin("root", kToken);
   ASSERT_TRUE(added.ok()) << added.status();

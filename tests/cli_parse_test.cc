@@ -223,15 +223,15 @@ TEST(ParseCommandLine, RefusesAZeroOrTooLargeProblemFieldNamingTheFlag) {
 }
 
 // The subcommand the CLI offers for `op`.
-std::string SubcommandOf(const ops::Op& op) {
+std::string SubcommandOf(const proto::ops::Op& op) {
   std::string name(op.name());
   std::replace(name.begin(), name.end(), '_', '-');
   return name;
 }
 
 TEST(ParseCommandLine, OffersOneRunSubcommandPerOpWithItsFieldsAndExamples) {
-  ASSERT_FALSE(ops::AllOps().empty());
-  for (const ops::Op* op : ops::AllOps()) {
+  ASSERT_FALSE(proto::ops::AllOps().empty());
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     const std::string name = SubcommandOf(*op);
     Parsed help = Parse({name.c_str(), "--help"});
     EXPECT_EQ(std::get<ExitCode>(help.result), ExitCode::kOk) << name;
@@ -239,7 +239,7 @@ TEST(ParseCommandLine, OffersOneRunSubcommandPerOpWithItsFieldsAndExamples) {
     for (const std::string& example : op->examples()) {
       EXPECT_THAT(help.out, HasSubstr(example)) << name;
     }
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       EXPECT_THAT(help.out, HasSubstr(field.flag)) << name;
       EXPECT_THAT(help.out, HasSubstr(field.help)) << name;
       if (!field.default_value.empty() && !field.type_name.empty()) {
@@ -252,11 +252,11 @@ TEST(ParseCommandLine, OffersOneRunSubcommandPerOpWithItsFieldsAndExamples) {
 }
 
 TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
-  for (const ops::Op* op : ops::AllOps()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     const std::string name = SubcommandOf(*op);
     // Every field given: 3 for a count, nothing for a bool.
     std::vector<std::string> words = {name};
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       words.push_back(field.flag);
       if (!field.type_name.empty()) words.push_back("3");
     }
@@ -265,7 +265,7 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
     Parsed all = Parse(args);
     const auto& request = std::get<v1::RunRequest>(std::get<CommandLine>(all.result).command);
     EXPECT_EQ(request.problem_case(), op->problem_case()) << name;
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       EXPECT_EQ(op->FieldText(request, field), field.type_name.empty() ? "true" : "3")
           << name << " " << field.flag;
     }
@@ -273,7 +273,7 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
     // or the request holds every default.
     Parsed bare = Parse({name.c_str()});
     bool any_required = false;
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       if (field.default_value.empty() && !field.type_name.empty()) {
         any_required = true;
         EXPECT_THAT(bare.err, HasSubstr(field.flag)) << name;
@@ -284,7 +284,7 @@ TEST(ParseCommandLine, RequiresTheFieldsWithoutADefaultAndSetsTheOthers) {
       continue;
     }
     const auto& defaults = std::get<v1::RunRequest>(std::get<CommandLine>(bare.result).command);
-    for (const ops::ProblemField& field : op->fields()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       EXPECT_EQ(op->FieldText(defaults, field),
                 field.type_name.empty() ? "false" : field.default_value);
     }
@@ -323,7 +323,7 @@ TEST(ParseCommandLine, NamesAnUnknownSubcommandAndListsTheSubcommands) {
     EXPECT_EQ(std::get<ExitCode>(parsed.result), ExitCode::kBadArguments);
     EXPECT_THAT(parsed.err, HasSubstr("unknown subcommand '"));
     EXPECT_THAT(parsed.err, Not(HasSubstr("A subcommand is required")));
-    for (const ops::Op* op : ops::AllOps()) {
+    for (const proto::ops::Op* op : proto::ops::AllOps()) {
       EXPECT_THAT(parsed.err, HasSubstr(SubcommandOf(*op)));
     }
     EXPECT_THAT(parsed.err, HasSubstr("info"));
@@ -627,7 +627,8 @@ TEST(FormatTable, DescribesTheShapeFromTheOpsFields) {
   report.request.set_dtype(v1::DTYPE_BF16);
   EXPECT_THAT(FormatTable(report), HasSubstr("attention batch=2 heads=8 seq_len=256 head_dim=64 "
                                              "causal, bf16, cpu"));
-  EXPECT_EQ(DescribeShape(report.request), ops::OpOf(report.request)->Describe(report.request));
+  EXPECT_EQ(DescribeShape(report.request),
+            proto::ops::OpOf(report.request)->Describe(report.request));
 }
 
 // The cells of `variant`'s row of a table: columns are separated by two or
@@ -811,8 +812,8 @@ TEST(WritesAfterExistingContent, IsTrueOnlyForAFileThatHoldsSomethingAlready) {
 
 TEST(FormatCsv, HasAProblemColumnForEveryFieldOfEveryOp) {
   const std::string header = CsvHeader();
-  for (const ops::Op* op : ops::AllOps()) {
-    for (const ops::ProblemField& field : op->fields()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
+    for (const proto::ops::ProblemField& field : op->fields()) {
       EXPECT_THAT(header, HasSubstr("," + field.field + ","));
     }
   }
@@ -882,15 +883,15 @@ TEST(FormatRunJson, SaysTheLabelAsTextAndReadsItBack) {
 v1::ServerInfo InfoOf(const std::string& backend) {
   v1::ServerInfo info;
   info.set_backend(backend);
-  for (const v1::OpInfo& op : ops::OffersOf(backend)) *info.add_ops() = op;
+  for (const v1::OpInfo& op : proto::ops::OffersOf(backend)) *info.add_ops() = op;
   return info;
 }
 
 TEST(FormatServerInfo, ShowsEachOpsDescriptionAndEachVariantsSummary) {
   const std::string text = FormatServerInfo(InfoOf("cuda"));
-  for (const ops::Op* op : ops::AllOps()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     EXPECT_THAT(text, HasSubstr(std::string(op->name()) + ": " + std::string(op->description())));
-    for (const ops::VariantSpec& variant : op->variants()) {
+    for (const proto::ops::VariantSpec& variant : op->variants()) {
       EXPECT_THAT(text, HasSubstr(": " + variant.summary + "\n"));
     }
   }

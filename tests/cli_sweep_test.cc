@@ -26,8 +26,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const ops::ProblemField& Field(std::string_view op, std::string_view flag) {
-  for (const ops::ProblemField& field : ops::FindOp(op)->fields()) {
+const proto::ops::ProblemField& Field(std::string_view op, std::string_view flag) {
+  for (const proto::ops::ProblemField& field : proto::ops::FindOp(op)->fields()) {
     if (field.flag == flag) return field;
   }
   throw std::logic_error("no such field");
@@ -54,7 +54,7 @@ TEST(AxisValues, MixesRangesAndValues) {
 }
 
 TEST(AxisValues, ReadsBothTrueAndFalseForABoolField) {
-  const ops::ProblemField& causal = Field("attention", "--causal");
+  const proto::ops::ProblemField& causal = Field("attention", "--causal");
   EXPECT_THAT(AxisValues(causal, "both").value(), ElementsAre("false", "true"));
   EXPECT_THAT(AxisValues(causal, "true").value(), ElementsAre("true"));
   EXPECT_THAT(AxisValues(causal, "true,false").value(), ElementsAre("true", "false"));
@@ -63,7 +63,7 @@ TEST(AxisValues, ReadsBothTrueAndFalseForABoolField) {
 }
 
 TEST(AxisValues, RefusesBadItemsQuotingThem) {
-  const ops::ProblemField& seq = Field("attention", "--seq");
+  const proto::ops::ProblemField& seq = Field("attention", "--seq");
   for (const char* bad : {"0", "2^14..2^9", "2^9..", "..4", "512,,1024", "", "abc", "1..x"}) {
     const auto values = AxisValues(seq, bad);
     ASSERT_FALSE(values.ok()) << bad;
@@ -89,7 +89,7 @@ TEST(DTypeValues, ReadsAListAndRefusesUnknownsAndRepeats) {
 
 SweepSpec AttentionSpec() {
   SweepSpec spec;
-  spec.op = ops::FindOp("attention");
+  spec.op = proto::ops::FindOp("attention");
   spec.axes.push_back({&Field("attention", "--seq"), {"512", "1024"}});
   return spec;
 }
@@ -120,7 +120,7 @@ TEST(ExpandSweep, VariesTheLastFieldFastestThenDType) {
 
 TEST(ExpandSweep, NamesTheFlagOfARequiredFieldWithoutValues) {
   SweepSpec spec;
-  spec.op = ops::FindOp("attention");
+  spec.op = proto::ops::FindOp("attention");
   const auto points = ExpandSweep(spec);
   ASSERT_FALSE(points.ok());
   EXPECT_THAT(points.status().message(), HasSubstr("--seq: required"));
@@ -134,7 +134,7 @@ TEST(ExpandSweep, NamesTheFlagOfAValueItsFieldRefuses) {
 
 TEST(ExpandSweep, RefusesMoreThanTheMostPointsWithoutMakingThem) {
   SweepSpec spec;
-  spec.op = ops::FindOp("attention");
+  spec.op = proto::ops::FindOp("attention");
   for (const char* flag : {"--seq", "--batch", "--heads", "--head-dim"}) {
     std::vector<std::string> values;
     for (int i = 1; i <= 1000; ++i) values.push_back(std::to_string(i));

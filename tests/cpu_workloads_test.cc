@@ -8,28 +8,28 @@
 #include "server/worker/backends/cpu/cpu_workloads.h"
 #include "tests/fake_op.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 namespace {
 
 absl::Status NeverCancelled() { return absl::OkStatus(); }
 
 TEST(CpuOpWorkloads, RegistersEveryOpThatOffersCpuVariantsOnce) {
-  for (const ops::Op* op : ops::AllOps()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     bool offered = false;
-    for (const ops::VariantSpec& variant : op->variants())
-      offered |= variant.On(ops::kCpuBackend) != nullptr;
+    for (const proto::ops::VariantSpec& variant : op->variants())
+      offered |= variant.On(proto::ops::kCpuBackend) != nullptr;
     int registered = 0;
     for (const CpuOpWorkload& workload : CpuOpWorkloads())
       registered += workload.op == op && workload.prepare != nullptr;
     EXPECT_EQ(registered, offered ? 1 : 0) << op->name();
   }
-  EXPECT_EQ(CpuOpWorkloads().size(), ops::AllOps().size());
+  EXPECT_EQ(CpuOpWorkloads().size(), proto::ops::AllOps().size());
 }
 
 TEST(CpuOpWorkloads, PreparesAProblemOfARegisteredOp) {
   const testing::FakeOp fake({"naive"});
   AdmittedRun run = fake.Run({"naive"}, 1000, TimingPlan{});
-  run.problem.op = ops::FindOp("vector_add");
+  run.problem.op = proto::ops::FindOp("vector_add");
   EXPECT_TRUE(PrepareCpuWorkload(run.problem, NeverCancelled).ok());
 }
 
@@ -45,4 +45,4 @@ TEST(CpuOpWorkloads, RefusesAnOpItDoesNotRunEvenUnderARegisteredOpsName) {
 }
 
 }  // namespace
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

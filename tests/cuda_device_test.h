@@ -30,30 +30,32 @@ inline absl::Status NeverCancelled() { return absl::OkStatus(); }
 class CudaDeviceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!CudaDeviceCount().ok()) return;
-    auto device = OpenCudaDevice(0);
+    if (!worker::backends::cuda::CudaDeviceCount().ok()) return;
+    auto device = worker::backends::cuda::OpenCudaDevice(0);
     ASSERT_TRUE(device.ok()) << device.status();
     device_ = *std::move(device);
   }
   static void TearDownTestSuite() { device_.reset(); }
   void SetUp() override {
-    if (const auto count = CudaDeviceCount(); !count.ok()) GTEST_SKIP() << count.status().message();
+    if (const auto count = worker::backends::cuda::CudaDeviceCount(); !count.ok())
+      GTEST_SKIP() << count.status().message();
     ASSERT_NE(device_, nullptr);
   }
 
-  static inline std::unique_ptr<Device> device_;
+  static inline std::unique_ptr<worker::Device> device_;
 };
 
 // Vector add of n fp32 elements; variants are ids (ops::kVectorAdd*).
 inline Problem MakeVectorAddProblem(int64_t n, uint64_t seed,
-                                    std::vector<int> variants = {ops::kVectorAddNaive,
-                                                                 ops::kVectorAddVectorized}) {
+                                    std::vector<int> variants = {
+                                        proto::ops::kVectorAddNaive,
+                                        proto::ops::kVectorAddVectorized}) {
   Problem problem;
-  problem.op = &ops::VectorAddOp();
+  problem.op = &proto::ops::VectorAddOp();
   problem.request.mutable_vector_add()->set_n(uint64_t(n));
   problem.request.set_seed(seed);
   problem.dtype = kernels::DType::kFp32;
-  problem.request.set_dtype(ops::ToProto(problem.dtype));
+  problem.request.set_dtype(proto::ops::ToProto(problem.dtype));
   problem.variants = std::move(variants);
   return problem;
 }
@@ -61,10 +63,10 @@ inline Problem MakeVectorAddProblem(int64_t n, uint64_t seed,
 // Attention of `shape` in `dtype`; variants are ids (ops::kAttention*).
 inline Problem MakeAttentionProblem(const kernels::AttentionShape& shape, kernels::DType dtype,
                                     uint64_t seed,
-                                    std::vector<int> variants = {ops::kAttentionNaive,
-                                                                 ops::kAttentionFused}) {
+                                    std::vector<int> variants = {proto::ops::kAttentionNaive,
+                                                                 proto::ops::kAttentionFused}) {
   Problem problem;
-  problem.op = &ops::AttentionOp();
+  problem.op = &proto::ops::AttentionOp();
   v1::AttentionProblem* p = problem.request.mutable_attention();
   p->set_batch(uint32_t(shape.batch));
   p->set_heads(uint32_t(shape.heads));
@@ -73,7 +75,7 @@ inline Problem MakeAttentionProblem(const kernels::AttentionShape& shape, kernel
   p->set_causal(shape.causal);
   problem.request.set_seed(seed);
   problem.dtype = dtype;
-  problem.request.set_dtype(ops::ToProto(dtype));
+  problem.request.set_dtype(proto::ops::ToProto(dtype));
   problem.variants = std::move(variants);
   return problem;
 }

@@ -57,7 +57,7 @@ void DashboardTestServer::Start(bool with_authentication, bool with_assignments)
     identities_ = *std::move(identities);
     ASSERT_TRUE(identities_->AddCohort("fall24").ok());
     absl::StatusOr<std::vector<std::string>> tokens =
-        identities_->AddUsers({{"grace", server::auth::Role::kInstructor, "fall24", ""}});
+        identities_->AddUsers({{"grace", server::identity::Role::kInstructor, "fall24", ""}});
     ASSERT_TRUE(tokens.ok()) << tokens.status();
     token_ = tokens->at(0);
     authenticator_ = std::make_unique<server::auth::TokenAuthenticator>(*identities_);

@@ -73,11 +73,11 @@ grpc::Status RunAs(const InProcessServer& server, const std::string& user,
 
 TEST(FairShare, ThirtyLearnersEachStartBeforeTheFloodersFifthRun) {
   TestAuthenticator authenticator;
-  authenticator.Add("flooder", "cohort-1", auth::Role::kLearner);
+  authenticator.Add("flooder", "cohort-1", identity::Role::kLearner);
   std::vector<std::string> others;
   for (int i = 1; i <= 29; ++i) {
     others.push_back(absl::StrFormat("learner-%02d", i));
-    authenticator.Add(others.back(), "cohort-1", auth::Role::kLearner);
+    authenticator.Add(others.back(), "cohort-1", identity::Role::kLearner);
   }
   StartOrder order;
   ServiceOptions options{CpuLimits(), DefaultTiming()};
@@ -86,7 +86,7 @@ TEST(FairShare, ThirtyLearnersEachStartBeforeTheFloodersFifthRun) {
   // the per-client stream bound (stream_bounds_test.cc).
   options.limits.set_max_streams_per_client(100);
   options.authenticator = &authenticator;
-  InProcessServer server(cpu::MakeCpuDevice(), options, {&order});
+  InProcessServer server(worker::backends::cpu::MakeCpuDevice(), options, {&order});
 
   std::mutex mu;
   std::vector<grpc::Status> statuses;
@@ -124,8 +124,8 @@ TEST(FairShare, ThirtyLearnersEachStartBeforeTheFloodersFifthRun) {
 
 TEST(FairShare, AWaitingRunIsToldAboutWhenItStarts) {
   TestAuthenticator authenticator;
-  authenticator.Add("ada", "cohort-1", auth::Role::kLearner);
-  authenticator.Add("bob", "cohort-1", auth::Role::kLearner);
+  authenticator.Add("ada", "cohort-1", identity::Role::kLearner);
+  authenticator.Add("bob", "cohort-1", identity::Role::kLearner);
   ServiceOptions options{CpuLimits(), DefaultTiming()};
   options.authenticator = &authenticator;
   InProcessServer server(

@@ -14,7 +14,7 @@
 
 namespace kbench::testing {
 
-class FakeWorkload final : public server::Workload {
+class FakeWorkload final : public server::worker::Workload {
  public:
   FakeWorkload(FakeDevice& device, const server::Problem& problem)
       : device_(device),
@@ -81,8 +81,9 @@ class FakeWorkload final : public server::Workload {
     reference_.clear();
     return absl::OkStatus();
   }
-  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) override {
-    const std::vector<float>& from = buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+  absl::Status Read(proto::ops::OutputBuffer buffer, int64_t first, std::span<float> out) override {
+    const std::vector<float>& from =
+        buffer == proto::ops::OutputBuffer::kOutput ? output_ : Reference();
     std::copy_n(from.begin() + first, out.size(), out.begin());
     return absl::OkStatus();
   }
@@ -140,8 +141,8 @@ v1::DeviceInfo FakeDevice::Info() const {
   return info;
 }
 
-absl::StatusOr<std::unique_ptr<server::Workload>> FakeDevice::Prepare(
-    const server::Problem& problem, const server::GoOn& go_on) {
+absl::StatusOr<std::unique_ptr<server::worker::Workload>> FakeDevice::Prepare(
+    const server::Problem& problem, const server::worker::GoOn& go_on) {
   KBENCH_RETURN_IF_ERROR(go_on());
   if (problem.op->problem_case() != v1::RunRequest::kVectorAdd)
     return absl::UnimplementedError("the fake device runs vector add only");
@@ -153,13 +154,13 @@ void FakeDevice::StartClockWatch() {
   watching_ = true;
 }
 
-server::ClockReading FakeDevice::StopClockWatch() {
+server::worker::ClockReading FakeDevice::StopClockWatch() {
   if (!watching_) ++out_of_turn_;
   watching_ = false;
   return clock_script_[clock_reads_++ % clock_script_.size()];
 }
 
-void FakeDevice::SetClockScript(std::vector<server::ClockReading> script) {
+void FakeDevice::SetClockScript(std::vector<server::worker::ClockReading> script) {
   clock_script_ = std::move(script);
 }
 

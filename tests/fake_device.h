@@ -44,7 +44,7 @@ struct FakeVariant {
   std::string prints = {};
 };
 
-class FakeDevice final : public server::Device {
+class FakeDevice final : public server::worker::Device {
  public:
   // sleep_ms: real time each Run and TimeSample spends. backend: what
   // Info() reports ("cpu", so that admission offers the registry's ops).
@@ -53,14 +53,14 @@ class FakeDevice final : public server::Device {
 
   v1::DeviceInfo Info() const override;
   bool Healthy() const override { return healthy_; }
-  absl::StatusOr<std::unique_ptr<server::Workload>> Prepare(const server::Problem& problem,
-                                                            const server::GoOn& go_on) override;
+  absl::StatusOr<std::unique_ptr<server::worker::Workload>> Prepare(
+      const server::Problem& problem, const server::worker::GoOn& go_on) override;
   void StartClockWatch() override;
-  server::ClockReading StopClockWatch() override;
+  server::worker::ClockReading StopClockWatch() override;
 
   // What the k-th StopClockWatch reports: script[k % script.size()]. By
   // default every sample reads 1980 MHz, not throttled.
-  void SetClockScript(std::vector<server::ClockReading> script);
+  void SetClockScript(std::vector<server::worker::ClockReading> script);
   // Calls of StartClockWatch or StopClockWatch out of turn (a Stop without
   // a Start, or two Starts): 0 when the runner keeps the contract.
   int clock_calls_out_of_turn() const { return out_of_turn_; }
@@ -84,7 +84,7 @@ class FakeDevice final : public server::Device {
   std::vector<uint64_t> redraws_;
   std::atomic<int> timed_count_{0};
   std::atomic<bool> healthy_{true};
-  std::vector<server::ClockReading> clock_script_ = {{true, 1980.0, 1980.0, false}};
+  std::vector<server::worker::ClockReading> clock_script_ = {{true, 1980.0, 1980.0, false}};
   size_t clock_reads_ = 0;
   bool watching_ = false;
   int out_of_turn_ = 0;

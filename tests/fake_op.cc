@@ -9,17 +9,21 @@ FakeOp::FakeOp(std::vector<std::string> variant_names) {
     variants_.push_back({variant_names[i], "fake", {{"cpu", {kernels::DType::kFp32}, {}}}, int(i)});
 }
 
-const std::vector<ops::ProblemField>& FakeOp::fields() const { return ops::VectorAddOp().fields(); }
-
-const std::vector<std::string>& FakeOp::examples() const { return ops::VectorAddOp().examples(); }
-
-ops::Work FakeOp::WorkOf(const v1::RunRequest& request, kernels::DType dtype) const {
-  return ops::VectorAddOp().WorkOf(request, dtype);
+const std::vector<proto::ops::ProblemField>& FakeOp::fields() const {
+  return proto::ops::VectorAddOp().fields();
 }
 
-std::unique_ptr<ops::Verifier> FakeOp::MakeVerifier(const v1::RunRequest& request,
-                                                    kernels::DType dtype) const {
-  return ops::VectorAddOp().MakeVerifier(request, dtype);
+const std::vector<std::string>& FakeOp::examples() const {
+  return proto::ops::VectorAddOp().examples();
+}
+
+proto::ops::Work FakeOp::WorkOf(const v1::RunRequest& request, kernels::DType dtype) const {
+  return proto::ops::VectorAddOp().WorkOf(request, dtype);
+}
+
+std::unique_ptr<proto::ops::Verifier> FakeOp::MakeVerifier(const v1::RunRequest& request,
+                                                           kernels::DType dtype) const {
+  return proto::ops::VectorAddOp().MakeVerifier(request, dtype);
 }
 
 server::AdmittedRun FakeOp::Run(const std::vector<std::string>& names, int64_t n,

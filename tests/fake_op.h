@@ -12,7 +12,7 @@
 
 namespace kbench::testing {
 
-class FakeOp final : public ops::Op {
+class FakeOp final : public proto::ops::Op {
  public:
   // Variants with ids 0, 1, ... in this order, run by backend "cpu" in fp32.
   explicit FakeOp(std::vector<std::string> variant_names);
@@ -26,24 +26,24 @@ class FakeOp final : public ops::Op {
   google::protobuf::Message* MutableProblem(v1::RunRequest& r) const override {
     return r.mutable_vector_add();
   }
-  const std::vector<ops::ProblemField>& fields() const override;
+  const std::vector<proto::ops::ProblemField>& fields() const override;
   const std::vector<std::string>& examples() const override;
-  const std::vector<ops::VariantSpec>& variants() const override { return variants_; }
+  const std::vector<proto::ops::VariantSpec>& variants() const override { return variants_; }
   void SetDefaultLimits(const v1::DeviceInfo&, v1::Limits&) const override {}
   std::vector<std::pair<std::string, std::string>> LimitHelp() const override { return {}; }
   absl::Status CheckProblem(const v1::RunRequest&, const v1::Limits&) const override {
     return absl::OkStatus();
   }
-  ops::Work WorkOf(const v1::RunRequest& request, kernels::DType dtype) const override;
-  std::unique_ptr<ops::Verifier> MakeVerifier(const v1::RunRequest& request,
-                                              kernels::DType dtype) const override;
+  proto::ops::Work WorkOf(const v1::RunRequest& request, kernels::DType dtype) const override;
+  std::unique_ptr<proto::ops::Verifier> MakeVerifier(const v1::RunRequest& request,
+                                                     kernels::DType dtype) const override;
 
   // An admitted run of every variant named, in that order, over n elements.
   server::AdmittedRun Run(const std::vector<std::string>& names, int64_t n,
                           const server::TimingPlan& plan, uint64_t seed = 42) const;
 
  private:
-  std::vector<ops::VariantSpec> variants_;
+  std::vector<proto::ops::VariantSpec> variants_;
 };
 
 }  // namespace kbench::testing

@@ -66,9 +66,9 @@
 namespace kbench::kernels::cuda {
 namespace {
 
-using ::kbench::cuda::CublasHandle;
-using ::kbench::cuda::DeviceBuffer;
-using ::kbench::cuda::Stream;
+using ::kbench::kernels::cuda_runtime::CublasHandle;
+using ::kbench::kernels::cuda_runtime::DeviceBuffer;
+using ::kbench::kernels::cuda_runtime::Stream;
 
 constexpr uint64_t kSeed = 20261130;
 // Rows checked against the reference: all of them up to 2048, else a sample
@@ -374,7 +374,7 @@ TEST(CudaAttentionWgmma, BalancedTailRule) {
 }
 
 TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
-  if (const auto count = server::CudaDeviceCount(); !count.ok())
+  if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
   int major = 0, minor = 0;
   ASSERT_EQ(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0), cudaSuccess);
@@ -462,7 +462,7 @@ void PrintTo(const Case& c, std::ostream* os) {
 class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    if (const auto count = server::CudaDeviceCount(); !count.ok())
+    if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
       GTEST_SKIP() << count.status().message();
     if (!stream_) {
       auto stream = Stream::Create();
@@ -851,7 +851,7 @@ using CudaAttentionDevice = CudaDeviceTest;
 
 TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
   // Host only: the ops' "cuda" support, as ServerInfo lists it.
-  const std::vector<v1::OpInfo> ops = ops::OffersOf("cuda");
+  const std::vector<v1::OpInfo> ops = proto::ops::OffersOf("cuda");
   const v1::OpInfo* attention = nullptr;
   for (const auto& op : ops)
     if (op.op() == "attention") attention = &op;
@@ -871,20 +871,20 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
 
 TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   // Host only: the op's check of a problem against the chosen variants.
-  const ops::Op& op = ops::AttentionOp();
+  const proto::ops::Op& op = proto::ops::AttentionOp();
   const Problem problem = MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16, kSeed);
   v1::Limits limits;
   v1::DeviceInfo gpu;
   gpu.set_sm_count(132);
   op.SetDefaultLimits(gpu, limits);
-  const absl::Status status =
-      op.CheckVariants(problem.request, {&op.variants()[ops::kAttentionFused]}, "cuda", limits);
+  const absl::Status status = op.CheckVariants(
+      problem.request, {&op.variants()[proto::ops::kAttentionFused]}, "cuda", limits);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("head_dim 100"), std::string::npos) << status;
   EXPECT_NE(status.message().find("a multiple of 8 from 32 to 256"), std::string::npos) << status;
-  EXPECT_TRUE(
-      op.CheckVariants(problem.request, {&op.variants()[ops::kAttentionNaive]}, "cuda", limits)
-          .ok());
+  EXPECT_TRUE(op.CheckVariants(problem.request, {&op.variants()[proto::ops::kAttentionNaive]},
+                               "cuda", limits)
+                  .ok());
 }
 
 TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {
@@ -892,7 +892,7 @@ TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {
   // past admission the launcher refuses it before any launch, and the device
   // stays usable.
   auto workload = device_->Prepare(MakeAttentionProblem(Shape(1, 1, 64, 100, false), DType::kFp16,
-                                                        kSeed, {ops::kAttentionFused}),
+                                                        kSeed, {proto::ops::kAttentionFused}),
                                    NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const absl::Status run = (*workload)->Run(0);
@@ -905,7 +905,7 @@ TEST_F(CudaAttentionDevice, NaiveScoresTooLargeForTheDeviceAreResourceExhausted)
   // 2^21 x 2^21 fp16 scores: 8 TiB, more than any GPU has.
   auto workload =
       device_->Prepare(MakeAttentionProblem(Shape(1, 1, int64_t(1) << 21, 64, false), DType::kFp16,
-                                            kSeed, {ops::kAttentionNaive}),
+                                            kSeed, {proto::ops::kAttentionNaive}),
                        NeverCancelled);
   ASSERT_FALSE(workload.ok());
   EXPECT_EQ(workload.status().code(), absl::StatusCode::kResourceExhausted);
@@ -914,7 +914,7 @@ TEST_F(CudaAttentionDevice, NaiveScoresTooLargeForTheDeviceAreResourceExhausted)
 }
 
 // The given rows of `buffer`, as float, head_dim values each, in order.
-std::vector<float> ReadRows(Workload& workload, ops::OutputBuffer buffer,
+std::vector<float> ReadRows(worker::Workload& workload, proto::ops::OutputBuffer buffer,
                             const AttentionShape& shape,
                             const std::vector<kernels::AttentionRow>& rows) {
   const int64_t d = shape.head_dim;
@@ -956,14 +956,14 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
     SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H=" << shape.heads
                                       << " N=" << shape.seq_len << " d=" << shape.head_dim);
     auto workload = device_->Prepare(
-        MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused}), NeverCancelled);
+        MakeAttentionProblem(shape, dtype, kSeed, {proto::ops::kAttentionFused}), NeverCancelled);
     ASSERT_TRUE(workload.ok()) << workload.status();
     const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
     const std::vector<double> exact = kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
     const kernels::Tolerance tolerance = kernels::AttentionTolerances(dtype, shape).reference;
     const kernels::Comparison c =
-        AgainstExact(ReadRows(**workload, ops::OutputBuffer::kReference, shape, rows), exact, shape,
-                     rows, tolerance.element);
+        AgainstExact(ReadRows(**workload, proto::ops::OutputBuffer::kReference, shape, rows), exact,
+                     shape, rows, tolerance.element);
     EXPECT_EQ(c.checked, uint64_t(rows.size() * size_t(shape.head_dim)));
     EXPECT_TRUE(c.Passes(tolerance))
         << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2 << "), "
@@ -982,7 +982,7 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
-  const std::unique_ptr<ops::Verifier> verifier =
+  const std::unique_ptr<proto::ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
   // Every row: 600.
   const auto rows = kernels::SampleAttentionRows(shape, 1 << 20, kSeed);
@@ -997,8 +997,8 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
     EXPECT_EQ(verification->elements_checked(), uint64_t(shape.TensorElements()));
     EXPECT_EQ(verification->non_finite(), 0u);
     const kernels::Comparison c =
-        AgainstExact(ReadRows(**workload, ops::OutputBuffer::kOutput, shape, rows), exact, shape,
-                     rows, tolerance.element);
+        AgainstExact(ReadRows(**workload, proto::ops::OutputBuffer::kOutput, shape, rows), exact,
+                     shape, rows, tolerance.element);
     EXPECT_EQ(c.checked, uint64_t(shape.TensorElements()));
     EXPECT_TRUE(c.Passes(tolerance))
         << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
@@ -1038,8 +1038,8 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
     std::vector<float> out(static_cast<size_t>(n)), ref(static_cast<size_t>(n));
-    ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kOutput, 0, out).ok());
-    ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kReference, 0, ref).ok());
+    ASSERT_TRUE((*workload)->Read(proto::ops::OutputBuffer::kOutput, 0, out).ok());
+    ASSERT_TRUE((*workload)->Read(proto::ops::OutputBuffer::kReference, 0, ref).ok());
     for (const kernels::ElementTolerance& tolerance :
          {kernels::ElementTolerance{0, 0},
           kernels::AttentionTolerances(dtype, shape).against_reference.element}) {
@@ -1095,7 +1095,7 @@ TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
   run.plan = ShortPlan();
   run.plan.mode = mode;
   testing::RecordingSink sink;
-  const absl::Status status = RunJob(*device_, run, "gpu-attention", sink);
+  const absl::Status status = worker::RunJob(*device_, run, "gpu-attention", sink);
   ASSERT_TRUE(status.ok()) << status;
   const std::vector<v1::RunEvent> events = sink.events();
   ASSERT_FALSE(events.empty());
@@ -1122,14 +1122,14 @@ TEST_P(CudaAttentionRunJob, EveryVariantResultIsVerified) {
 // A job of fused alone on `shape` in `mode`: its one result is verified in
 // full, and its config (the plan's description) holds `config` when that
 // is not empty.
-void ExpectFusedJobVerified(Device& device, const AttentionShape& shape, DType dtype,
+void ExpectFusedJobVerified(worker::Device& device, const AttentionShape& shape, DType dtype,
                             v1::TimingMode mode, const std::string& config) {
   AdmittedRun run;
-  run.problem = MakeAttentionProblem(shape, dtype, kSeed, {ops::kAttentionFused});
+  run.problem = MakeAttentionProblem(shape, dtype, kSeed, {proto::ops::kAttentionFused});
   run.plan = ShortPlan();
   run.plan.mode = mode;
   testing::RecordingSink sink;
-  const absl::Status status = RunJob(device, run, "gpu-attention", sink);
+  const absl::Status status = worker::RunJob(device, run, "gpu-attention", sink);
   ASSERT_TRUE(status.ok()) << status;
   int results = 0;
   for (const v1::RunEvent& event : sink.events()) {

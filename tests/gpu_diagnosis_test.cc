@@ -9,7 +9,7 @@
 #include "gtest/gtest.h"
 #include "server/worker/backends/cuda/gpu_diagnosis.h"
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 using ::testing::HasSubstr;
@@ -48,4 +48,4 @@ TEST(ExplainNoCudaDevice, AnyOtherErrorIsPassedOn) {
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

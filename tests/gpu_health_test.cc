@@ -5,7 +5,7 @@
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/device_health.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 absl::Status Failing(cudaError_t error) {
@@ -60,4 +60,4 @@ TEST(DeviceHealth, KeepsTheFirstStickyError) {
 }
 
 }  // namespace
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

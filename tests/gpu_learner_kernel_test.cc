@@ -36,14 +36,14 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string HelperPath() {
-  const std::string beside = compile::DefaultCompileHelper();
+  const std::string beside = worker::compile::DefaultCompileHelper();
   if (access(beside.c_str(), X_OK) == 0) return beside;
   return KBENCH_COMPILE_HELPER;
 }
 
-compile::KernelCompiler& Compiler() {
-  static compile::KernelCompiler compiler([] {
-    compile::CompilerOptions options;
+worker::compile::KernelCompiler& Compiler() {
+  static worker::compile::KernelCompiler compiler([] {
+    worker::compile::CompilerOptions options;
     options.helper = HelperPath();
     return options;
   }());
@@ -99,11 +99,11 @@ class LearnerKernels : public CudaDeviceTest {
   static absl::Status Run(Problem problem, const std::vector<v1::KernelSource>& kernels,
                           testing::RecordingSink& sink, TimingPlan plan = ShortPlan()) {
     for (const v1::KernelSource& k : kernels) *problem.request.add_kernels() = k;
-    KBENCH_ASSIGN_OR_RETURN(problem.kernels, CompileLearnerKernels(problem, Compiler()));
+    KBENCH_ASSIGN_OR_RETURN(problem.kernels, worker::CompileLearnerKernels(problem, Compiler()));
     AdmittedRun run;
     run.problem = std::move(problem);
     run.plan = plan;
-    return RunJob(*device_, run, "learner-run", sink);
+    return worker::RunJob(*device_, run, "learner-run", sink);
   }
 
   // Runs `kernel` in a child process of its own (the context it breaks is
@@ -117,7 +117,7 @@ class LearnerKernels : public CudaDeviceTest {
         {
           testing::RecordingSink sink;
           const absl::Status status =
-              Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {kernel}, sink);
+              Run(MakeVectorAddProblem(4096, 3, {proto::ops::kVectorAddNaive}), {kernel}, sink);
           std::fprintf(stderr, "status: %s healthy: %d\n", status.ToString().c_str(),
                        int(device_->Healthy()));
           std::_Exit(!status.ok() && !device_->Healthy() ? 42 : 1);
@@ -125,7 +125,7 @@ class LearnerKernels : public CudaDeviceTest {
         ::testing::ExitedWithCode(42), error + ".*healthy: 0");
     testing::RecordingSink sink;
     const absl::Status status =
-        Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}), {VectorAddNaive()}, sink);
+        Run(MakeVectorAddProblem(4096, 3, {proto::ops::kVectorAddNaive}), {VectorAddNaive()}, sink);
     ASSERT_TRUE(status.ok()) << status;
     EXPECT_TRUE(sink.events().back().summary().all_verified());
   }
@@ -203,7 +203,7 @@ TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
     SCOPED_TRACE(kernels::DTypeName(c.dtype));
     testing::RecordingSink sink;
     const absl::Status status =
-        Run(MakeAttentionProblem(c.shape, c.dtype, 11, {ops::kAttentionNaive}),
+        Run(MakeAttentionProblem(c.shape, c.dtype, 11, {proto::ops::kAttentionNaive}),
             {Kernel("attention_naive.cu", "attention_naive", ReadStarter("attention_naive.cu"),
                     "cdiv(B*H*N,4)", "128"),
              Kernel("attention_tiled.cu", "attention_tiled", ReadStarter("attention_tiled.cu"),
@@ -231,7 +231,7 @@ TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {
   const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(100000, 3, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(100000, 3, {proto::ops::kVectorAddNaive}),
           {Kernel("lazy.cu", "lazy", "extern \"C\" __global__ void lazy" + params + " {}",
                   "cdiv(n,256)", "256"),
            Kernel("minus.cu", "minus",
@@ -281,7 +281,7 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnItsFirstLaunchFailsVerification) {
       "}\n";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(100000, 5, {proto::ops::kVectorAddNaive}),
           {Kernel("first_only.cu", "first_only", source, "cdiv(n,256)", "256")}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
@@ -304,7 +304,8 @@ TEST_F(LearnerKernels, AKernelThatWritesPastTheEndOfItsOutputFailsVerification) 
       "}\n";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive, ops::kVectorAddVectorized}),
+      Run(MakeVectorAddProblem(100000, 5,
+                               {proto::ops::kVectorAddNaive, proto::ops::kVectorAddVectorized}),
           {Kernel("past_end.cu", "past_end", source, "cdiv(n,256)", "256")}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
@@ -341,7 +342,7 @@ TEST_F(LearnerKernels, ACacheKeyedOnTheInputPointersFailsOnInputsRedrawnForCheck
       "}\n";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(4096, 5, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(4096, 5, {proto::ops::kVectorAddNaive}),
           {Kernel("keyed.cu", "keyed", source, "cdiv(n,256)", "256")}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
@@ -370,7 +371,7 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork)
       "}\n";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(1 << 24, 5, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(1 << 24, 5, {proto::ops::kVectorAddNaive}),
           {Kernel("watcher.cu", "watcher", source, "cdiv(n,256)", "256")}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
@@ -396,7 +397,7 @@ TEST_F(LearnerKernels, ATritonStyleKernelGetsItsHiddenPointersNullAndVerifies) {
   kernel.set_language(v1::KERNEL_LANGUAGE_PTX);
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem((1 << 20) + 3, 7, {ops::kVectorAddNaive}), {kernel}, sink);
+      Run(MakeVectorAddProblem((1 << 20) + 3, 7, {proto::ops::kVectorAddNaive}), {kernel}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
   ASSERT_EQ(results.size(), 2u);
@@ -414,7 +415,7 @@ TEST_F(LearnerKernels, NanOutputsAndAnUnlaunchedTailFailVerification) {
       "  long long i = blockIdx.x * 256ll + threadIdx.x;\n";
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(1000, 5, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(1000, 5, {proto::ops::kVectorAddNaive}),
           {Kernel("nan.cu", "not_a_number",
                   "extern \"C\" __global__ void not_a_number" + params +
                       "  if (i < n) c[i] = (kbench_t)__int_as_float(0x7fc00000);\n}\n",
@@ -449,10 +450,10 @@ TEST_F(LearnerKernels, WhatAKernelPrintsComesBackWithItsResultCutAtItsBound) {
   testing::RecordingSink sink;
   absl::Status status;
   {
-    absl::StatusOr<std::unique_ptr<cuda_backend::PrintfCapture>> capture =
-        cuda_backend::PrintfCapture::Start();
+    absl::StatusOr<std::unique_ptr<worker::backends::cuda::PrintfCapture>> capture =
+        worker::backends::cuda::PrintfCapture::Start();
     ASSERT_TRUE(capture.ok()) << capture.status();
-    status = Run(MakeVectorAddProblem(4096, 5, {ops::kVectorAddNaive}),
+    status = Run(MakeVectorAddProblem(4096, 5, {proto::ops::kVectorAddNaive}),
                  {Kernel("hello.cu", "hello",
                          "extern \"C\" __global__ void hello" + params +
                              "  if (i == 0) printf(\"hello from %lld elements\\n\", n);\n}\n",
@@ -475,8 +476,8 @@ TEST_F(LearnerKernels, WhatAKernelPrintsComesBackWithItsResultCutAtItsBound) {
   EXPECT_GE(hello.kernel_output_bytes(), 3 * line.size());  // check, warm-up, samples
   const v1::VariantResult& flood = results.at("flood.cu");
   EXPECT_TRUE(flood.verification().passed());
-  EXPECT_EQ(flood.kernel_output().size(), kMaxKernelOutputBytes);
-  EXPECT_GT(flood.kernel_output_bytes(), kMaxKernelOutputBytes);
+  EXPECT_EQ(flood.kernel_output().size(), worker::kMaxKernelOutputBytes);
+  EXPECT_GT(flood.kernel_output_bytes(), worker::kMaxKernelOutputBytes);
   std::printf("[ exploit  ] printf flood: %llu bytes printed, %zu kept\n",
               (unsigned long long)flood.kernel_output_bytes(), flood.kernel_output().size());
 }
@@ -500,7 +501,7 @@ TEST_F(LearnerKernels, ACacheOnTheDeviceHeapOrInALargeGlobalIsRefusedBeforeItRun
                 params + "  if (i < n) c[i] = saved[i % (1 << 22)] = a[i] + b[i];\n}\n",
             "at most 65536"}}) {
     testing::RecordingSink sink;
-    const absl::Status status = Run(MakeVectorAddProblem(100000, 5, {ops::kVectorAddNaive}),
+    const absl::Status status = Run(MakeVectorAddProblem(100000, 5, {proto::ops::kVectorAddNaive}),
                                     {Kernel(name, "cached", source, "cdiv(n,256)", "256")}, sink);
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << name << ": " << status;
     EXPECT_THAT(status.message(), HasSubstr(refusal)) << name;
@@ -511,7 +512,7 @@ TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {
   const std::string params = "(const kbench_t* a, const kbench_t* b, kbench_t* c, long long n)";
   testing::RecordingSink sink;
   absl::Status status =
-      Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+      Run(MakeVectorAddProblem(4096, 3, {proto::ops::kVectorAddNaive}),
           {Kernel("bounded.cu", "bounded",
                   "extern \"C\" __global__ void __launch_bounds__(256) bounded" + params + " {}",
                   "cdiv(n,1024)", "1024")},
@@ -521,7 +522,7 @@ TEST_F(LearnerKernels, ALaunchOverTheDevicesLimitsIsInvalidArgument) {
               AllOf(HasSubstr("kernels[0] 'bounded.cu'"), HasSubstr("1024 threads per block"),
                     HasSubstr("takes at most 256")));
   testing::RecordingSink sink2;
-  status = Run(MakeVectorAddProblem(4096, 3, {ops::kVectorAddNaive}),
+  status = Run(MakeVectorAddProblem(4096, 3, {proto::ops::kVectorAddNaive}),
                {Kernel("hungry.cu", "hungry",
                        "extern \"C\" __global__ void hungry" + params +
                            " { __shared__ float s[12288]; s[threadIdx.x] = a[threadIdx.x];"

@@ -40,7 +40,7 @@ struct Case {
 class GpuMutation : public ::testing::TestWithParam<Case> {
  protected:
   void SetUp() override {
-    if (auto count = server::CudaDeviceCount(); !count.ok())
+    if (auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
       GTEST_SKIP() << count.status().message();
   }
 };
@@ -50,12 +50,15 @@ class GpuMutation : public ::testing::TestWithParam<Case> {
 kernels::Comparison RunAndCompare(const AttentionShape& shape, Mutation mutation, uint64_t seed,
                                   uint64_t reference_seed) {
   const int64_t n = shape.TensorElements();
-  auto alloc = [&] { return *kbench::cuda::DeviceBuffer::Allocate(size_t(n) * 4); };
-  kbench::cuda::DeviceBuffer q = alloc(), k = alloc(), v = alloc(), o = alloc(), ref = alloc();
-  kbench::cuda::DeviceBuffer rq = alloc(), rk = alloc(), rv = alloc();
-  auto partials = *kbench::cuda::DeviceBuffer::Allocate(
+  auto alloc = [&] {
+    return *kbench::kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(n) * 4);
+  };
+  kbench::kernels::cuda_runtime::DeviceBuffer q = alloc(), k = alloc(), v = alloc(), o = alloc(),
+                                              ref = alloc();
+  kbench::kernels::cuda_runtime::DeviceBuffer rq = alloc(), rk = alloc(), rv = alloc();
+  auto partials = *kbench::kernels::cuda_runtime::DeviceBuffer::Allocate(
       size_t(kernels::cuda::kMaxComparisonBlocks) * sizeof(ComparisonPartial));
-  auto stream = *kbench::cuda::Stream::Create();
+  auto stream = *kbench::kernels::cuda_runtime::Stream::Create();
   cudaStream_t s = stream.get();
   for (auto [buffer, input, which] :
        {std::tuple{&q, InputStream::kQ, seed}, std::tuple{&k, InputStream::kK, seed},
@@ -112,7 +115,8 @@ INSTANTIATE_TEST_SUITE_P(AttentionFp32, GpuMutation,
                          [](const auto& info) { return std::string(info.param.name); });
 
 TEST(GpuMutationPreviousRun, AnOutputOfOtherInputsLeftInPlaceFails) {
-  if (auto count = server::CudaDeviceCount(); !count.ok()) GTEST_SKIP() << count.status().message();
+  if (auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
+    GTEST_SKIP() << count.status().message();
   const kernels::Comparison c = RunAndCompare(kShape, Mutation::kNone, 11, 12);
   EXPECT_FALSE(c.Passes(kernels::AttentionTolerances(DType::kFp32, kShape).against_reference));
 }

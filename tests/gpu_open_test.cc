@@ -13,7 +13,7 @@
 #include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/backends/cuda/cuda_workloads.h"
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 TEST(OpenCudaDevice, FailsCleanlyWithoutADeviceOrOpensEveryDevice) {
@@ -55,7 +55,7 @@ TEST(OpenCudaDevice, FailsCleanlyWithoutADeviceOrOpensEveryDevice) {
 
 TEST(CudaOffers, VectorAddNaiveAndVectorizedInFp32AndAttention) {
   // Host only: what the CUDA backend offers is the ops' "cuda" support.
-  const std::vector<v1::OpInfo> ops = ops::OffersOf("cuda");
+  const std::vector<v1::OpInfo> ops = proto::ops::OffersOf("cuda");
   ASSERT_EQ(ops.size(), 2u);
   EXPECT_EQ(ops[0].op(), "vector_add");
   ASSERT_EQ(ops[0].variants_size(), 2);
@@ -69,16 +69,17 @@ TEST(CudaOffers, VectorAddNaiveAndVectorizedInFp32AndAttention) {
 
 TEST(CudaOpWorkloads, RegistersEveryOpThatOffersCudaVariantsOnce) {
   // Host only: each op's folder registers its CUDA workload.
-  for (const ops::Op* op : ops::AllOps()) {
+  for (const proto::ops::Op* op : proto::ops::AllOps()) {
     bool offered = false;
-    for (const ops::VariantSpec& variant : op->variants())
-      offered |= variant.On(ops::kCudaBackend) != nullptr;
+    for (const proto::ops::VariantSpec& variant : op->variants())
+      offered |= variant.On(proto::ops::kCudaBackend) != nullptr;
     int registered = 0;
-    for (const cuda_backend::CudaOpWorkload& workload : cuda_backend::CudaOpWorkloads())
+    for (const worker::backends::cuda::CudaOpWorkload& workload :
+         worker::backends::cuda::CudaOpWorkloads())
       registered += workload.op == op && workload.prepare != nullptr;
     EXPECT_EQ(registered, offered ? 1 : 0) << op->name();
   }
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

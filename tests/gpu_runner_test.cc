@@ -31,7 +31,7 @@ TEST_F(CudaRunner, InterleavesVariantsAndVerifiesEveryResult) {
   run.plan.time_budget_ms = 2000;
   run.plan.max_samples = 200;
   testing::RecordingSink sink;
-  const absl::Status status = RunJob(*device_, run, "gpu-run", sink);
+  const absl::Status status = worker::RunJob(*device_, run, "gpu-run", sink);
   ASSERT_TRUE(status.ok()) << status;
 
   const std::vector<v1::RunEvent> events = sink.events();

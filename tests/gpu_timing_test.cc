@@ -22,14 +22,15 @@ constexpr int kVectorized = 1;
 
 class CudaTiming : public CudaDeviceTest {
  protected:
-  static std::unique_ptr<Workload> Prepare(int64_t n) {
+  static std::unique_ptr<worker::Workload> Prepare(int64_t n) {
     auto workload = device_->Prepare(MakeVectorAddProblem(n, 7), NeverCancelled);
     EXPECT_TRUE(workload.ok()) << workload.status();
     return workload.ok() ? *std::move(workload) : nullptr;
   }
 
   // Median of `count` samples after one warm-up run.
-  static double MedianMs(Workload& workload, int variant, v1::TimingMode mode, int count = 21) {
+  static double MedianMs(worker::Workload& workload, int variant, v1::TimingMode mode,
+                         int count = 21) {
     EXPECT_TRUE(workload.Run(variant).ok());
     std::vector<double> ms;
     for (int i = 0; i < count; ++i) {
@@ -97,7 +98,7 @@ TEST_F(CudaTiming, ClockWatchReportsPlausibleSmClocksAroundASample) {
     SCOPED_TRACE(v1::TimingMode_Name(mode));
     device_->StartClockWatch();
     const absl::StatusOr<double> ms = workload->TimeSample(kVectorized, mode);
-    const ClockReading clock = device_->StopClockWatch();
+    const worker::ClockReading clock = device_->StopClockWatch();
     ASSERT_TRUE(ms.ok()) << ms.status();
     EXPECT_TRUE(std::isfinite(*ms) && *ms > 0) << *ms;
     if (!clock.available)
@@ -109,7 +110,7 @@ TEST_F(CudaTiming, ClockWatchReportsPlausibleSmClocksAroundASample) {
   }
   // A watch with no sample in it still reads the clock at its two ends.
   device_->StartClockWatch();
-  const ClockReading idle = device_->StopClockWatch();
+  const worker::ClockReading idle = device_->StopClockWatch();
   EXPECT_TRUE(idle.available);
   EXPECT_GT(idle.sm_clock_mhz_max, 0);
 }

@@ -29,7 +29,7 @@
 #include "kernels/vector_add/reference.h"
 #include "server/worker/backends/cuda/cuda_device.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 constexpr int kSamples = 31;
@@ -96,7 +96,7 @@ absl::StatusOr<std::vector<double>> ColdSamples(const Arrays& arrays, int max_bl
 }
 
 TEST(VectorAddVectorizedGrid, EveryGridOfTheSweepWritesExactSumsAndTimesSanely) {
-  if (const auto count = server::CudaDeviceCount(); !count.ok())
+  if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
     GTEST_SKIP() << count.status().message();
   ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
   int l2_bytes = 0, wave = 0;
@@ -132,4 +132,4 @@ TEST(VectorAddVectorizedGrid, EveryGridOfTheSweepWritesExactSumsAndTimesSanely) 
 }
 
 }  // namespace
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -34,7 +34,7 @@ const kernels::OpTolerances& Tolerances() {
 using CudaVectorAdd = CudaDeviceTest;
 
 // `buffer` of the workload, all n elements.
-std::vector<float> ReadAll(Workload& workload, ops::OutputBuffer buffer, int64_t n) {
+std::vector<float> ReadAll(worker::Workload& workload, proto::ops::OutputBuffer buffer, int64_t n) {
   std::vector<float> out(static_cast<size_t>(n));
   const absl::Status status = workload.Read(buffer, 0, out);
   EXPECT_TRUE(status.ok()) << status;
@@ -58,13 +58,13 @@ TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
   const Problem problem = MakeVectorAddProblem(n, kSeed);
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
-  const std::unique_ptr<ops::Verifier> verifier =
+  const std::unique_ptr<proto::ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
   for (int variant : {0, 1}) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
-    const std::vector<float> out = ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+    const std::vector<float> out = ReadAll(**workload, proto::ops::OutputBuffer::kOutput, n);
     const kernels::Comparison exact = AgainstExact(out, Tolerances().variant.element);
     EXPECT_EQ(exact.checked, uint64_t(n));
     EXPECT_EQ(exact.non_finite, 0u);
@@ -123,9 +123,9 @@ TEST_F(CudaVectorAdd, TheReferenceLeavesTheDeviceAfterEachComparison) {
   }
   // Reads of the reference come from the host's copy.
   std::vector<float> first(4);
-  ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kReference, 0, first).ok());
+  ASSERT_TRUE((*workload)->Read(proto::ops::OutputBuffer::kReference, 0, first).ok());
   std::vector<float> out(4);
-  ASSERT_TRUE((*workload)->Read(ops::OutputBuffer::kOutput, 0, out).ok());
+  ASSERT_TRUE((*workload)->Read(proto::ops::OutputBuffer::kOutput, 0, out).ok());
   EXPECT_EQ(first, out);  // vector add's output is exact
 }
 
@@ -134,13 +134,13 @@ TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
   auto workload = device_->Prepare(MakeVectorAddProblem(n, kSeed), NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->Run(0).ok());
-  const std::vector<float> ref = ReadAll(**workload, ops::OutputBuffer::kReference, n);
+  const std::vector<float> ref = ReadAll(**workload, proto::ops::OutputBuffer::kReference, n);
   const kernels::Comparison reference = AgainstExact(ref, Tolerances().reference.element);
   EXPECT_TRUE(reference.Passes(Tolerances().reference));
   EXPECT_EQ(reference.max_abs_error, 0);
 
   // The device's reduction is the host's over the same two buffers.
-  const std::vector<float> out = ReadAll(**workload, ops::OutputBuffer::kOutput, n);
+  const std::vector<float> out = ReadAll(**workload, proto::ops::OutputBuffer::kOutput, n);
   const kernels::Comparison host =
       kernels::Compare(out, ref, Tolerances().against_reference.element);
   auto device = (*workload)->CompareWithReference(Tolerances().against_reference.element);
@@ -156,7 +156,7 @@ TEST_F(CudaVectorAdd, DeviceReferenceIsExactAndItsComparisonMatchesTheHosts) {
 
   // Reads outside the output are refused.
   std::vector<float> past(2);
-  EXPECT_EQ((*workload)->Read(ops::OutputBuffer::kOutput, n - 1, past).code(),
+  EXPECT_EQ((*workload)->Read(proto::ops::OutputBuffer::kOutput, n - 1, past).code(),
             absl::StatusCode::kInvalidArgument);
 }
 
@@ -166,9 +166,10 @@ TEST_F(CudaVectorAdd, PoisonedOutputIsAllNaNUntilAKernelWritesIt) {
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   ASSERT_TRUE((*workload)->PoisonOutput().ok());
-  for (float x : ReadAll(**workload, ops::OutputBuffer::kOutput, n)) ASSERT_TRUE(std::isnan(x));
-  const kernels::Comparison exact = AgainstExact(ReadAll(**workload, ops::OutputBuffer::kOutput, n),
-                                                 Tolerances().variant.element);
+  for (float x : ReadAll(**workload, proto::ops::OutputBuffer::kOutput, n))
+    ASSERT_TRUE(std::isnan(x));
+  const kernels::Comparison exact = AgainstExact(
+      ReadAll(**workload, proto::ops::OutputBuffer::kOutput, n), Tolerances().variant.element);
   EXPECT_EQ(exact.non_finite, uint64_t(n));
   EXPECT_FALSE(exact.Passes(Tolerances().variant));
 }
@@ -180,7 +181,7 @@ TEST_F(CudaVectorAdd, CompareWithReferenceCountsACorruptedOutput) {
   const Problem problem = MakeVectorAddProblem(n, kSeed);
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
-  const std::unique_ptr<ops::Verifier> verifier =
+  const std::unique_ptr<proto::ops::Verifier> verifier =
       problem.op->MakeVerifier(problem.request, problem.dtype);
   for (int variant : {0, 1}) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));

@@ -18,7 +18,7 @@
 namespace kbench::server::store {
 namespace {
 
-using auth::Role;
+using identity::Role;
 
 using Engine = ::kbench::testing::StoreEngine;
 
@@ -53,13 +53,13 @@ TEST_P(IdentityStoreTest, ATokenNamesItsUserAndIsStoredOnlyAsItsHash) {
   const std::string token = AddUser("ada", Role::kLearner, "fall24");
   EXPECT_EQ(token.rfind("kbt_", 0), 0u) << token;
   EXPECT_GT(token.size(), 40u);
-  absl::StatusOr<auth::Principal> who = store_->FindByToken(token);
+  absl::StatusOr<identity::Principal> who = store_->FindByToken(token);
   ASSERT_TRUE(who.ok()) << who.status();
   EXPECT_EQ(who->user, "ada");
   EXPECT_EQ(who->cohort, "fall24");
   EXPECT_EQ(who->role, Role::kLearner);
   // The hash is not a token.
-  EXPECT_TRUE(absl::IsNotFound(store_->FindByToken(auth::SecretHash(token)).status()));
+  EXPECT_TRUE(absl::IsNotFound(store_->FindByToken(identity::SecretHash(token)).status()));
   EXPECT_TRUE(absl::IsNotFound(store_->FindByToken("kbt_made_up").status()));
 }
 
@@ -112,7 +112,7 @@ TEST_P(IdentityStoreTest, AnInviteMakesLearnersInItsCohortUntilUsedUp) {
   ASSERT_TRUE(code.ok()) << code.status();
   absl::StatusOr<std::string> ada = store_->RedeemInvite(*code, "ada", Now());
   ASSERT_TRUE(ada.ok()) << ada.status();
-  absl::StatusOr<auth::Principal> who = store_->FindByToken(*ada);
+  absl::StatusOr<identity::Principal> who = store_->FindByToken(*ada);
   ASSERT_TRUE(who.ok());
   EXPECT_EQ(who->cohort, "fall24");
   EXPECT_EQ(who->role, Role::kLearner);
@@ -135,7 +135,7 @@ TEST_P(IdentityStoreTest, InvitesAreListedByIdRevocableAndDieWithTheirCreator) {
   EXPECT_EQ((*invites)[0].created_by, "grace");
   EXPECT_EQ((*invites)[0].uses_left, 3);
   EXPECT_TRUE(store_->ListInvites("spring25", Now())->empty());
-  const std::string first_id = auth::SecretHash(*first).substr(0, kInviteIdLength);
+  const std::string first_id = identity::SecretHash(*first).substr(0, kInviteIdLength);
   ASSERT_TRUE(store_->RevokeInvite(first_id).ok());
   EXPECT_TRUE(absl::IsNotFound(store_->RevokeInvite(first_id)));
   EXPECT_TRUE(absl::IsInvalidArgument(store_->RevokeInvite("%")));

@@ -23,15 +23,17 @@ using testing::FakeDevice;
 
 inline v1::Limits CpuLimits() { return DefaultLimits(v1::DeviceInfo()); }
 
-inline std::unique_ptr<Device> MakeCpuDevice() { return cpu::MakeCpuDevice(); }
+inline std::unique_ptr<worker::Device> MakeCpuDevice() {
+  return worker::backends::cpu::MakeCpuDevice();
+}
 
 class TestServer {
  public:
-  explicit TestServer(std::unique_ptr<Device> device, v1::Limits limits = CpuLimits())
+  explicit TestServer(std::unique_ptr<worker::Device> device, v1::Limits limits = CpuLimits())
       : TestServer(std::move(device), ServiceOptions{limits, DefaultTiming()}) {}
   // options.authenticator, options.quotas and the observers must outlive the
   // server.
-  TestServer(std::unique_ptr<Device> device, ServiceOptions options,
+  TestServer(std::unique_ptr<worker::Device> device, ServiceOptions options,
              std::vector<RunObserver*> observers = {})
       : scheduler_(MakeExecutors(std::move(device)), options.limits.max_queue(), {}),
         service_(scheduler_, std::move(options), std::move(observers)) {
@@ -53,9 +55,9 @@ class TestServer {
   int port() const { return port_; }
 
  private:
-  static std::vector<std::unique_ptr<Executor>> MakeExecutors(std::unique_ptr<Device> d) {
+  static std::vector<std::unique_ptr<Executor>> MakeExecutors(std::unique_ptr<worker::Device> d) {
     std::vector<std::unique_ptr<Executor>> v;
-    v.push_back(std::make_unique<LocalExecutor>(std::move(d)));
+    v.push_back(std::make_unique<worker::LocalExecutor>(std::move(d)));
     return v;
   }
   Scheduler scheduler_;
@@ -96,7 +98,7 @@ inline v1::VectorAddRequest SmallVectorAdd() {
 }
 
 // A fake device whose samples each take sleep_ms of real time.
-inline std::unique_ptr<Device> SlowDevice(double sleep_ms) {
+inline std::unique_ptr<worker::Device> SlowDevice(double sleep_ms) {
   return std::make_unique<FakeDevice>(
       std::vector<std::pair<std::string, testing::FakeVariant>>{{"naive", {1.0}}}, sleep_ms);
 }

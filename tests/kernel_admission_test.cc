@@ -177,7 +177,7 @@ TEST(KernelAdmission, EvaluateLaunchGivesTheValuesTheWorkerLaunchesWith) {
   k.mutable_launch()->set_block("128,2");
   k.mutable_launch()->set_shared_memory_bytes("n*4");
   absl::StatusOr<LaunchValues> v =
-      EvaluateLaunch("kernels[0]", k, *ops::AbiOf("vector_add"), VectorAddRun(k, 5000));
+      EvaluateLaunch("kernels[0]", k, *proto::ops::AbiOf("vector_add"), VectorAddRun(k, 5000));
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->grid, (std::array<int64_t, 3>{5, 2, 1}));
   EXPECT_EQ(v->block, (std::array<int64_t, 3>{128, 2, 1}));
@@ -191,7 +191,7 @@ TEST(KernelAdmission, EvaluateLaunchGivesTheValuesTheWorkerLaunchesWith) {
   k.mutable_launch()->set_grid("cdiv(N,8),B*H");
   k.mutable_launch()->set_block("256");
   k.mutable_launch()->set_shared_memory_bytes("128*d");
-  v = EvaluateLaunch("kernels[0]", k, *ops::AbiOf("attention"), attention);
+  v = EvaluateLaunch("kernels[0]", k, *proto::ops::AbiOf("attention"), attention);
   ASSERT_TRUE(v.ok()) << v.status();
   EXPECT_EQ(v->grid, (std::array<int64_t, 3>{9, 6, 1}));
   EXPECT_EQ(v->block, (std::array<int64_t, 3>{256, 1, 1}));

@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 using ::testing::HasSubstr;
@@ -130,4 +130,4 @@ TEST(KernelArguments, ATableThatDisagreesWithItsAbiIsRefused) {
 }
 
 }  // namespace
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

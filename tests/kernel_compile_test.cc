@@ -19,7 +19,7 @@
 #include "proto/ops/kernel_abi.h"
 #include "server/worker/compile/kernel_compiler.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 using ::testing::AllOf;
@@ -63,12 +63,12 @@ TEST(KernelCompile, EveryStarterCompilesForEachDtypeOfItsOp) {
     if (file.path().extension() != ".cu") continue;
     const std::string stem = file.path().stem().string();
     const std::string op = stem.rfind("vector_add", 0) == 0 ? "vector_add" : "attention";
-    const ops::KernelAbi* abi = ops::AbiOf(op);
+    const proto::ops::KernelAbi* abi = proto::ops::AbiOf(op);
     ASSERT_NE(abi, nullptr);
     for (kernels::DType dtype : abi->dtypes) {
       v1::CompileKernelRequest request = Request(ReadFile(file.path()), stem, op);
       request.mutable_kernel()->set_name(file.path().filename().string());
-      request.set_dtype(ops::ToProto(dtype));
+      request.set_dtype(proto::ops::ToProto(dtype));
       absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
       ASSERT_TRUE(facts.ok()) << stem << " " << kernels::DTypeName(dtype) << ": " << facts.status();
       EXPECT_EQ(facts->arch(), "sm_90a");
@@ -325,4 +325,4 @@ TEST(KernelCompile, ACompileThatExplodesIsStoppedByTheCpuLimit) {
 }
 
 }  // namespace
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

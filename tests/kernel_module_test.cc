@@ -13,7 +13,7 @@
 #include "server/worker/compile/link_info.h"
 #include "server/worker/compile/ptx_abi.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 using ::testing::AllOf;
@@ -62,18 +62,18 @@ TEST(PtxEntries, EntriesAndParameterSizesAreRead) {
 
 TEST(PtxEntries, TheOpsAbiIsCheckedByCountAndSize) {
   const std::vector<PtxEntry> entries = *ReadPtxEntries(kPtx);
-  EXPECT_TRUE(CheckEntryAbi(entries, "vector_add_naive", *ops::AbiOf("vector_add")).ok());
+  EXPECT_TRUE(CheckEntryAbi(entries, "vector_add_naive", *proto::ops::AbiOf("vector_add")).ok());
   const absl::Status attention =
-      CheckEntryAbi(entries, "vector_add_naive", *ops::AbiOf("attention"));
+      CheckEntryAbi(entries, "vector_add_naive", *proto::ops::AbiOf("attention"));
   EXPECT_EQ(attention.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(attention.message(), AllOf(HasSubstr("takes 4 parameters (8, 8, 8, 8 bytes)"),
                                          HasSubstr("attention kernels take 10 parameters"),
                                          HasSubstr("float scale, int causal")));
-  EXPECT_THAT(CheckEntryAbi(entries, "no_params", *ops::AbiOf("vector_add")).message(),
+  EXPECT_THAT(CheckEntryAbi(entries, "no_params", *proto::ops::AbiOf("vector_add")).message(),
               HasSubstr("'no_params' takes 0 parameters;"));
-  EXPECT_THAT(CheckEntryAbi(entries, "missing", *ops::AbiOf("vector_add")).message(),
+  EXPECT_THAT(CheckEntryAbi(entries, "missing", *proto::ops::AbiOf("vector_add")).message(),
               HasSubstr("its kernels: vector_add_naive, no_params, with_struct"));
-  EXPECT_THAT(CheckEntryAbi({}, "missing", *ops::AbiOf("vector_add")).message(),
+  EXPECT_THAT(CheckEntryAbi({}, "missing", *proto::ops::AbiOf("vector_add")).message(),
               HasSubstr("the module has no kernel"));
 }
 
@@ -85,7 +85,7 @@ TEST(PtxEntries, TritonsHiddenScratchPointersMayFollowTheOpsParameters) {
     return absl::StrCat(".visible .entry add_kernel(", ptr, "p0, ", ptr, "p1, ", ptr,
                         "p2, .param .u64 p3", extra, ")\n{\n  ret;\n}\n");
   };
-  const ops::KernelAbi& abi = *ops::AbiOf("vector_add");
+  const proto::ops::KernelAbi& abi = *proto::ops::AbiOf("vector_add");
   absl::StatusOr<std::vector<PtxEntry>> triton =
       ReadPtxEntries(entry(", " + ptr + "p4, " + ptr + "p5"));
   ASSERT_TRUE(triton.ok()) << triton.status();
@@ -189,4 +189,4 @@ TEST(KernelCompiler, ArchitectureFollowsTheDevice) {
 }
 
 }  // namespace
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

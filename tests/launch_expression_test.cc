@@ -8,7 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 using ::testing::HasSubstr;
@@ -107,4 +107,4 @@ TEST(LaunchExpression, OverflowAndDivisionByZeroAreErrorsNotValues) {
 }
 
 }  // namespace
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

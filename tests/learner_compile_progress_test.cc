@@ -36,18 +36,18 @@ v1::KernelSource Add(const std::string& name) {
 }
 
 TEST(LearnerCompileProgress, EachKernelsCompileIsAStepBeforeThePreparation) {
-  compile::CompilerOptions options;
+  worker::compile::CompilerOptions options;
   options.helper = KBENCH_COMPILE_HELPER;
-  LocalExecutor executor(std::make_unique<testing::FakeDevice>(
-                             std::vector<std::pair<std::string, testing::FakeVariant>>{}),
-                         options);
+  worker::LocalExecutor executor(std::make_unique<testing::FakeDevice>(
+                                     std::vector<std::pair<std::string, testing::FakeVariant>>{}),
+                                 options);
   AdmittedRun run;
-  run.problem.op = &ops::VectorAddOp();
+  run.problem.op = &proto::ops::VectorAddOp();
   run.problem.request.mutable_vector_add()->set_n(1000);
   run.problem.request.set_seed(42);
   *run.problem.request.add_kernels() = Add("one.cu");
   *run.problem.request.add_kernels() = Add("two.cu");
-  run.problem.variants = {ops::kVectorAddNaive};
+  run.problem.variants = {proto::ops::kVectorAddNaive};
   run.plan.warmup_runs = 1;
   run.plan.min_samples = 2;
   run.plan.max_samples = 6;

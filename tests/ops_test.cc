@@ -14,7 +14,7 @@
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "proto/ops/verification.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 TEST(VariantTable, PutsEachEntryAtThePositionItsEnumNames) {
@@ -131,4 +131,4 @@ TEST(CheckOutput, AWritePastTheEndFailsVerificationThoughEveryElementIsRight) {
 }
 
 }  // namespace
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

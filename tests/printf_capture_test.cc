@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 ino_t StdoutInode() {
@@ -74,4 +74,4 @@ TEST(PrintfCapture, OneCaptureAtATime) {
 }
 
 }  // namespace
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

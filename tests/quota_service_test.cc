@@ -34,10 +34,10 @@ int64_t NowUnixMs() {
 class QuotaServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    authenticator_.Add("ada", "cohort-1", auth::Role::kLearner);
-    authenticator_.Add("tess", "cohort-1", auth::Role::kInstructor);
-    authenticator_.Add("otto", "cohort-2", auth::Role::kInstructor);
-    authenticator_.Add("root", "", auth::Role::kAdmin);
+    authenticator_.Add("ada", "cohort-1", identity::Role::kLearner);
+    authenticator_.Add("tess", "cohort-1", identity::Role::kInstructor);
+    authenticator_.Add("otto", "cohort-2", identity::Role::kInstructor);
+    authenticator_.Add("root", "", identity::Role::kAdmin);
     Start();
   }
   void TearDown() override { Stop(); }
@@ -104,8 +104,8 @@ TEST_F(QuotaServiceTest, TheInstructorSetsTheCohortsQuotasForItsLearners) {
   EXPECT_EQ(report.limits().queued_runs(), 2u);
   EXPECT_EQ(report.limits().device_seconds_per_hour(), 600);
   EXPECT_EQ(report.limits().runs_per_minute(), DefaultQuotas().runs_per_minute());
-  EXPECT_EQ(gate_->QuotasOf({"ada", "cohort-1", auth::Role::kLearner}).queued_runs(), 2u);
-  EXPECT_EQ(gate_->QuotasOf({"bea", "cohort-2", auth::Role::kLearner}).queued_runs(),
+  EXPECT_EQ(gate_->QuotasOf({"ada", "cohort-1", identity::Role::kLearner}).queued_runs(), 2u);
+  EXPECT_EQ(gate_->QuotasOf({"bea", "cohort-2", identity::Role::kLearner}).queued_runs(),
             DefaultQuotas().queued_runs());
 
   // A second set changes only the fields it sets.
@@ -145,7 +145,7 @@ TEST_F(QuotaServiceTest, QuotasSetThroughOneServerReachAnotherSharingTheStore) {
          std::chrono::steady_clock::now() < deadline)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_EQ(other.CohortQuotas("cohort-1").queued_runs(), 3u);
-  EXPECT_EQ(other.QuotasOf({"ada", "cohort-1", auth::Role::kLearner}).queued_runs(), 3u);
+  EXPECT_EQ(other.QuotasOf({"ada", "cohort-1", identity::Role::kLearner}).queued_runs(), 3u);
 }
 
 // Two servers share the store: the counts of waiting and open runs and of
@@ -182,7 +182,7 @@ TEST(QuotaGateAcrossServers, QueuedOpenAndRateCountTheOtherServersRuns) {
   ASSERT_TRUE((*b)->Finish("b0", ::kbench::testing::FullOutcome("b0", now - 110000)).ok());
 
   RunAdmission run;
-  run.principal = {"ada", "cohort-1", auth::Role::kLearner};
+  run.principal = {"ada", "cohort-1", identity::Role::kLearner};
   run.run_id = "a1";
   run.unix_ms = now;
   ASSERT_TRUE(gate.CountRequest(run).ok());  // 0 here + 2 there of 4

@@ -53,9 +53,9 @@ class QuotaServer {
  public:
   explicit QuotaServer(v1::QuotaLimits quotas, DeviceTimeQuery device_time = {})
       : gate_(std::move(quotas), std::move(device_time)) {
-    authenticator_.Add("ada", "cohort-1", auth::Role::kLearner);
-    authenticator_.Add("bob", "cohort-1", auth::Role::kLearner);
-    authenticator_.Add("tess", "cohort-1", auth::Role::kInstructor);
+    authenticator_.Add("ada", "cohort-1", identity::Role::kLearner);
+    authenticator_.Add("bob", "cohort-1", identity::Role::kLearner);
+    authenticator_.Add("tess", "cohort-1", identity::Role::kInstructor);
     ServiceOptions options{CpuLimits(), DefaultTiming()};
     options.authenticator = &authenticator_;
     options.quotas = &gate_;

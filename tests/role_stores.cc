@@ -11,7 +11,7 @@
 namespace kbench::testing {
 
 absl::StatusOr<SeededStores> OpenSeededStores(const std::string& spec) {
-  using server::auth::Role;
+  using server::identity::Role;
   SeededStores stores;
   KBENCH_ASSIGN_OR_RETURN(stores.runs, server::store::OpenStore(spec));
   KBENCH_ASSIGN_OR_RETURN(stores.identities, server::store::OpenIdentityStore(spec));

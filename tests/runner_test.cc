@@ -14,7 +14,7 @@
 #include "tests/fake_op.h"
 #include "tests/recording_sink.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 using testing::FakeDevice;
@@ -531,7 +531,7 @@ AdmittedRun CpuAttention(uint32_t batch, uint32_t heads, uint32_t seq_len, uint3
                          bool causal, std::vector<int> variants, uint64_t seed,
                          const TimingPlan& plan) {
   AdmittedRun run;
-  run.problem.op = &ops::AttentionOp();
+  run.problem.op = &proto::ops::AttentionOp();
   v1::AttentionProblem* p = run.problem.request.mutable_attention();
   p->set_batch(batch);
   p->set_heads(heads);
@@ -545,9 +545,10 @@ AdmittedRun CpuAttention(uint32_t batch, uint32_t heads, uint32_t seq_len, uint3
 }
 
 TEST(Runner, CpuAttentionNaiveAndFusedBothVerify) {
-  auto device = cpu::MakeCpuDevice();
+  auto device = worker::backends::cpu::MakeCpuDevice();
   const AdmittedRun run =
-      CpuAttention(2, 2, 60, 16, true, {ops::kAttentionNaive, ops::kAttentionFused}, 7, FastPlan());
+      CpuAttention(2, 2, 60, 16, true, {proto::ops::kAttentionNaive, proto::ops::kAttentionFused},
+                   7, FastPlan());
   RecordingSink sink;
   ASSERT_TRUE(RunJob(*device, run, "r", sink).ok());
   const auto results = Results(sink.events());
@@ -565,13 +566,14 @@ TEST(Runner, AttentionAboveTheRowBudgetHasEveryElementChecked) {
   // 4 * 80 = 320 batch-heads: more than the 256 rows checked against the
   // double reference, so those rows are a sample; the device reference
   // still checks every element.
-  auto device = cpu::MakeCpuDevice();
+  auto device = worker::backends::cpu::MakeCpuDevice();
   TimingPlan plan = FastPlan();
   plan.max_samples = 3;
   RecordingSink sink;
-  ASSERT_TRUE(
-      RunJob(*device, CpuAttention(4, 80, 16, 8, false, {ops::kAttentionFused}, 9, plan), "r", sink)
-          .ok());
+  ASSERT_TRUE(RunJob(*device,
+                     CpuAttention(4, 80, 16, 8, false, {proto::ops::kAttentionFused}, 9, plan), "r",
+                     sink)
+                  .ok());
   const auto results = Results(sink.events());
   ASSERT_EQ(results.size(), 1u);
   const v1::Verification& v = results[0].verification();
@@ -629,4 +631,4 @@ TEST(Runner, ARunPastItsWallClockBoundEndsWithDeadlineExceeded) {
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -63,7 +63,7 @@ std::vector<std::unique_ptr<Executor>> Devices(int count, FakeVariant variant,
                                                double sleep_ms = 0) {
   std::vector<std::unique_ptr<Executor>> v;
   for (int i = 0; i < count; ++i)
-    v.push_back(std::make_unique<LocalExecutor>(std::make_unique<FakeDevice>(
+    v.push_back(std::make_unique<worker::LocalExecutor>(std::make_unique<FakeDevice>(
         std::vector<std::pair<std::string, FakeVariant>>{{"naive", variant}}, sleep_ms, 0,
         uint32_t(i))));
   return v;
@@ -138,7 +138,7 @@ TEST(Scheduler, ABrokenDeviceLeavesTheOthersServing) {
   std::vector<std::unique_ptr<Executor>> executors = Devices(1, {1.0}, /*sleep_ms=*/50);
   FakeVariant broken;
   broken.breaks_device = true;
-  executors.push_back(std::make_unique<LocalExecutor>(std::make_unique<FakeDevice>(
+  executors.push_back(std::make_unique<worker::LocalExecutor>(std::make_unique<FakeDevice>(
       std::vector<std::pair<std::string, FakeVariant>>{{"naive", broken}}, 0, 0, 1)));
   Scheduler scheduler(std::move(executors), 8, {});
   auto first = std::make_shared<TestJob>();

@@ -122,7 +122,7 @@ TEST_F(SecurityHistoryTest, ClientAddressesReachAdminsOnly) {
 }
 
 TEST(SecurityMessages, NameAnInstructorWithItsArticle) {
-  const auth::Principal grace{"grace", "fall24", auth::Role::kInstructor};
+  const identity::Principal grace{"grace", "fall24", identity::Role::kInstructor};
   const absl::Status denied = auth::CheckRunAccess(grace, "run-1", "cy", "spring25");
   EXPECT_THAT(std::string(denied.message()), HasSubstr("(an instructor sees"));
   EXPECT_THAT(std::string(denied.message()), Not(HasSubstr("a instructor")));
@@ -130,9 +130,9 @@ TEST(SecurityMessages, NameAnInstructorWithItsArticle) {
 
 TEST(SecurityFaultInjection, IsForAdminsOnly) {
   TestAuthenticator authenticator;
-  authenticator.Add("ada", "fall24", auth::Role::kLearner);
-  authenticator.Add("grace", "fall24", auth::Role::kInstructor);
-  authenticator.Add("root", "", auth::Role::kAdmin);
+  authenticator.Add("ada", "fall24", identity::Role::kLearner);
+  authenticator.Add("grace", "fall24", identity::Role::kInstructor);
+  authenticator.Add("root", "", identity::Role::kAdmin);
   ServiceOptions options{CpuLimits(), DefaultTiming()};
   options.enable_fault_injection = true;
   options.authenticator = &authenticator;

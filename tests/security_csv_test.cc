@@ -2,7 +2,7 @@
 // spreadsheet would run as a formula (= + - @, a tab or a carriage return
 // first) opens as text in every CSV kbench writes: the dashboard's tables,
 // `kbench runs --csv` and `kbench export --csv`, and `kbench-server admin
-// import-roster`'s tokens. All three write fields through text::CsvField.
+// import-roster`'s tokens. All three write fields through proto::text::CsvField.
 #include <sstream>
 #include <string>
 #include <vector>
@@ -56,14 +56,14 @@ void ExpectNeutral(const std::string& csv, const std::vector<std::string>& formu
 
 TEST(SecurityCsv, AFieldAFormulaWouldStartIsWrittenAsText) {
   for (const std::string& formula : kFormulas) {
-    const std::string field = text::CsvField(formula);
+    const std::string field = proto::text::CsvField(formula);
     EXPECT_EQ(client::SplitCsvLine(field), std::vector<std::string>{"'" + formula}) << field;
   }
-  EXPECT_EQ(text::CsvField("=1+2"), "'=1+2");
-  EXPECT_EQ(text::CsvField("a,\"b\""), "\"a,\"\"b\"\"\"");
-  EXPECT_EQ(text::CsvField("=SUM(A1,A2)"), "\"'=SUM(A1,A2)\"");
+  EXPECT_EQ(proto::text::CsvField("=1+2"), "'=1+2");
+  EXPECT_EQ(proto::text::CsvField("a,\"b\""), "\"a,\"\"b\"\"\"");
+  EXPECT_EQ(proto::text::CsvField("=SUM(A1,A2)"), "\"'=SUM(A1,A2)\"");
   for (const std::string number : {"-1.5", "+2e-3", "42", "-0.25E+7", "lab1", ""})
-    EXPECT_EQ(text::CsvField(number), number);
+    EXPECT_EQ(proto::text::CsvField(number), number);
 }
 
 TEST(SecurityCsv, TheDashboardsCsvHoldsNoLiveFormula) {

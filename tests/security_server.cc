@@ -29,7 +29,8 @@ SecurityServer::SecurityServer(const v1::QuotaLimits& quotas) {
   options.authenticator = authenticator_.get();
   options.quotas = quotas_.get();
   std::vector<std::unique_ptr<server::Executor>> executors;
-  executors.push_back(std::make_unique<server::LocalExecutor>(server::cpu::MakeCpuDevice()));
+  executors.push_back(std::make_unique<server::worker::LocalExecutor>(
+      server::worker::backends::cpu::MakeCpuDevice()));
   scheduler_ = std::make_unique<server::Scheduler>(std::move(executors), options.limits.max_queue(),
                                                    nullptr);
   service_ = std::make_unique<server::KernelBenchService>(

@@ -15,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 
-const Principal kAda{"ada", "fall24", Role::kLearner};
+const identity::Principal kAda{"ada", "fall24", identity::Role::kLearner};
 
 TEST(TokenCache, TrustsATokenForItsTtlOnly) {
   TokenCache cache;
@@ -32,7 +32,8 @@ TEST(TokenCache, ForgetDropsEveryTokenOfTheUserAtOnce) {
   const auto now = TokenCache::Clock::now();
   cache.Put("one", kAda, now, cache.generation());
   cache.Put("two", kAda, now, cache.generation());
-  cache.Put("bob", Principal{"bob", "fall24", Role::kLearner}, now, cache.generation());
+  cache.Put("bob", identity::Principal{"bob", "fall24", identity::Role::kLearner}, now,
+            cache.generation());
   cache.Forget("ada");
   EXPECT_FALSE(cache.Find("one", now).has_value());
   EXPECT_FALSE(cache.Find("two", now).has_value());

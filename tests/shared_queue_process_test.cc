@@ -156,7 +156,7 @@ TEST(SharedQueue, TwentyNineLearnersGoAheadOfAFloodOfFiftyOverThreeServers) {
     std::vector<server::store::NewUser> users;
     for (int i = 0; i < 30; ++i)
       users.push_back({i == 0 ? std::string("flooder") : absl::StrCat("learner", i),
-                       server::auth::Role::kLearner, "course", ""});
+                       server::identity::Role::kLearner, "course", ""});
     absl::StatusOr<std::vector<std::string>> added = (*identities)->AddUsers(users);
     ASSERT_TRUE(added.ok()) << added.status();
     tokens = *added;

@@ -11,7 +11,7 @@
 
 #include "server/worker/statistics.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 double Median(std::vector<double> x) {
@@ -94,4 +94,4 @@ TEST(VerdictOf, NeedsTheWholeIntervalOnOneSideAndTheMinimumEffect) {
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

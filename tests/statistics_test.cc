@@ -10,7 +10,7 @@
 
 #include "server/worker/statistics.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 TEST(Quantile, InterpolatesLinearlyBetweenOrderStatistics) {
@@ -166,4 +166,4 @@ TEST(Summarize, OneSampleHasNoSpreadAndAFiniteRse) {
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

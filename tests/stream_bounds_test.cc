@@ -94,7 +94,7 @@ int OpenStreamThatNeverReads(int port, const v1::VectorAddRequest& request) {
   return fd;
 }
 
-std::unique_ptr<Device> InstantDevice() {
+std::unique_ptr<worker::Device> InstantDevice() {
   return std::make_unique<FakeDevice>(std::vector<std::pair<std::string, testing::FakeVariant>>{
       {"naive", {2.0}}, {"vectorized", {1.0}}});
 }

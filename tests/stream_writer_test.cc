@@ -20,7 +20,7 @@ namespace kbench::server {
 namespace {
 
 using namespace std::chrono_literals;
-using Event = worker::v1::WorkerEvent;
+using Event = kbench::worker::v1::WorkerEvent;
 
 // Events taken off the queue to be written: one at a time when the writer
 // keeps one write in flight.
@@ -54,12 +54,12 @@ class TestWriter final : public StreamWriter<Event, CountingQueue> {
 };
 
 // Serves Execute with the writer the test gives it.
-class OneStreamService final : public worker::v1::Worker::CallbackService {
+class OneStreamService final : public kbench::worker::v1::Worker::CallbackService {
  public:
   explicit OneStreamService(std::shared_ptr<TestWriter> writer) : writer_(std::move(writer)) {}
 
   grpc::ServerWriteReactor<Event>* Execute(grpc::CallbackServerContext*,
-                                           const worker::v1::ExecuteRequest*) override {
+                                           const kbench::worker::v1::ExecuteRequest*) override {
     grpc::ServerWriteReactor<Event>* reactor = TestWriter::NewReactor(writer_);
     attached_.set_value();
     return reactor;
@@ -100,14 +100,14 @@ class StreamWriterTest : public ::testing::Test {
     args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
     args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 65536);
     args.SetMaxReceiveMessageSize(-1);
-    stub_ = worker::v1::Worker::NewStub(grpc::CreateCustomChannel(
+    stub_ = kbench::worker::v1::Worker::NewStub(grpc::CreateCustomChannel(
         "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), args));
   }
   void TearDown() override { server_->Shutdown(std::chrono::system_clock::now() + 5s); }
 
   // Starts the RPC and waits until the writer is attached to it.
   std::unique_ptr<grpc::ClientReader<Event>> Open(grpc::ClientContext& context) {
-    auto reader = stub_->Execute(&context, worker::v1::ExecuteRequest());
+    auto reader = stub_->Execute(&context, kbench::worker::v1::ExecuteRequest());
     service_->WaitAttached();
     return reader;
   }
@@ -123,7 +123,7 @@ class StreamWriterTest : public ::testing::Test {
   std::shared_ptr<TestWriter> writer_;
   std::unique_ptr<OneStreamService> service_;
   std::unique_ptr<grpc::Server> server_;
-  std::unique_ptr<worker::v1::Worker::Stub> stub_;
+  std::unique_ptr<kbench::worker::v1::Worker::Stub> stub_;
 };
 
 TEST_F(StreamWriterTest, WritesEveryEventInOrderThenTheFirstFinishOnly) {

@@ -14,11 +14,11 @@ namespace kbench::testing {
 class TestAuthenticator final : public server::auth::Authenticator {
  public:
   // Adds `user` of `cohort` with `role`; call before the server starts.
-  void Add(const std::string& user, const std::string& cohort, server::auth::Role role) {
+  void Add(const std::string& user, const std::string& cohort, server::identity::Role role) {
     principals_[user] = {user, cohort, role};
   }
 
-  absl::StatusOr<server::auth::Principal> Authenticate(
+  absl::StatusOr<server::identity::Principal> Authenticate(
       const grpc::ServerContextBase& context) const override {
     const auto& metadata = context.client_metadata();
     const auto header = metadata.find("authorization");
@@ -38,7 +38,7 @@ class TestAuthenticator final : public server::auth::Authenticator {
   }
 
  private:
-  std::map<std::string, server::auth::Principal> principals_;
+  std::map<std::string, server::identity::Principal> principals_;
 };
 
 }  // namespace kbench::testing

@@ -4,13 +4,13 @@
 
 #include <gtest/gtest.h>
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 using kernels::DType;
 
-const ops::Work kBytes{ops::Work::Unit::kBytes, 3e9, "bytes = 3 * n * 4"};
-const ops::Work kFlops{ops::Work::Unit::kFlops, 2e12, "FLOPs = 4 * B * H * N^2 * d"};
+const proto::ops::Work kBytes{proto::ops::Work::Unit::kBytes, 3e9, "bytes = 3 * n * 4"};
+const proto::ops::Work kFlops{proto::ops::Work::Unit::kFlops, 2e12, "FLOPs = 4 * B * H * N^2 * d"};
 
 v1::DeviceInfo Gpu() {
   v1::DeviceInfo d;
@@ -68,4 +68,4 @@ TEST(Throughput, BeatingTheMeasuredCeilingIsSaidInItsText) {
 }
 
 }  // namespace
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

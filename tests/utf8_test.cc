@@ -11,7 +11,7 @@
 namespace kbench::server {
 namespace {
 
-using ::kbench::text::FirstInvalidUtf8;
+using ::kbench::proto::text::FirstInvalidUtf8;
 using ::testing::HasSubstr;
 
 constexpr size_t kAllWellFormed = std::string_view::npos;

@@ -7,7 +7,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::Status CublasError(cublasStatus_t status, const char* call, const char* file, int line) {
   const std::string message = absl::StrCat(call, " failed at ", ProjectPath(file), ":", line, ": ",
@@ -30,4 +30,4 @@ absl::Status CublasHandle::Bind(cudaStream_t stream) {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -28,7 +28,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 // cuBLAS's recommended workspace on Hopper.
 inline constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
@@ -62,11 +62,12 @@ class CublasHandle {
   Handle handle_;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime
 
-#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                                                 \
-  do {                                                                                      \
-    if (const cublasStatus_t kbench_cublas_status_ = (expr);                                \
-        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                     \
-      return ::kbench::cuda::CublasError(kbench_cublas_status_, #expr, __FILE__, __LINE__); \
+#define KBENCH_CUBLAS_RETURN_IF_ERROR(expr)                                                       \
+  do {                                                                                            \
+    if (const cublasStatus_t kbench_cublas_status_ = (expr);                                      \
+        kbench_cublas_status_ != CUBLAS_STATUS_SUCCESS)                                           \
+      return ::kbench::kernels::cuda_runtime::CublasError(kbench_cublas_status_, #expr, __FILE__, \
+                                                          __LINE__);                              \
   } while (0)

@@ -6,7 +6,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 struct GraphDeleter {
@@ -52,4 +52,4 @@ absl::Status GraphExec::Launch(cudaStream_t stream) const {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

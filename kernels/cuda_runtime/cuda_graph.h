@@ -12,7 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class GraphExec {
  public:
@@ -39,4 +39,4 @@ class GraphExec {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

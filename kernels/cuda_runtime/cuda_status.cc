@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 constexpr absl::string_view kPayloadUrl = "kbench.dev/cuda-error";
@@ -62,4 +62,4 @@ bool IsSticky(cudaError_t error) {
   }
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

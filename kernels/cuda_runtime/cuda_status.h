@@ -18,7 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 // Builds the Status of a failed call and clears CUDA's last error, so a
 // passing error is not reported again by the next launch check.
@@ -36,10 +36,11 @@ std::optional<cudaError_t> CudaErrorOf(const absl::Status& status);
 // returns the same error from every later call.
 bool IsSticky(cudaError_t error);
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime
 
-#define KBENCH_CUDA_RETURN_IF_ERROR(expr)                                                 \
-  do {                                                                                    \
-    if (const cudaError_t kbench_cuda_error_ = (expr); kbench_cuda_error_ != cudaSuccess) \
-      return ::kbench::cuda::CudaError(kbench_cuda_error_, #expr, __FILE__, __LINE__);    \
+#define KBENCH_CUDA_RETURN_IF_ERROR(expr)                                                    \
+  do {                                                                                       \
+    if (const cudaError_t kbench_cuda_error_ = (expr); kbench_cuda_error_ != cudaSuccess)    \
+      return ::kbench::kernels::cuda_runtime::CudaError(kbench_cuda_error_, #expr, __FILE__, \
+                                                        __LINE__);                           \
   } while (0)

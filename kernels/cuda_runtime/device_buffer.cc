@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::StatusOr<DeviceBuffer> DeviceBuffer::Allocate(size_t bytes) {
   void* ptr = nullptr;
@@ -48,4 +48,4 @@ void DeviceBuffer::Reset() {
   bytes_ = 0;
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

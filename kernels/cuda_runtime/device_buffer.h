@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class DeviceBuffer {
  public:
@@ -41,4 +41,4 @@ class DeviceBuffer {
   size_t bytes_ = 0;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

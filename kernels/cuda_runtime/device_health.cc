@@ -5,7 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::Status DeviceHealth::CheckUsable() const {
   if (Healthy()) return absl::OkStatus();
@@ -24,4 +24,4 @@ void DeviceHealth::Observe(const absl::Status& status) {
   }
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

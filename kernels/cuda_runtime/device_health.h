@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class DeviceHealth {
  public:
@@ -35,4 +35,4 @@ class DeviceHealth {
   std::string first_error_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -5,7 +5,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::StatusOr<Event> Event::Create() {
   cudaEvent_t event = nullptr;
@@ -65,4 +65,4 @@ absl::StatusOr<double> EventPair::ElapsedMs() {
   return double(ms);
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

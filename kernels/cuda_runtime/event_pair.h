@@ -13,7 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class Event {
  public:
@@ -51,4 +51,4 @@ class EventPair {
   Event stop_;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -1,6 +1,6 @@
 #include "kernels/cuda_runtime/l2_flush_kernel.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 // Never a sum of the zeros the flush buffer holds: the sink is not
@@ -28,4 +28,4 @@ cudaError_t LaunchReadAll(const void* buffer, size_t bytes, unsigned* sink, cuda
   return cudaGetLastError();
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -6,11 +6,11 @@
 
 #include <cstddef>
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 // Reads every 16 bytes of `buffer` (16-byte aligned; `bytes` a multiple of
 // 16, filled with zeros) on `stream`; `sink` (one device unsigned) is never
 // written. Returns the launch's error; does not wait.
 cudaError_t LaunchReadAll(const void* buffer, size_t bytes, unsigned* sink, cudaStream_t stream);
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

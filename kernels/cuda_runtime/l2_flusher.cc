@@ -7,7 +7,7 @@
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "kernels/cuda_runtime/l2_flush_kernel.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::StatusOr<L2Flusher> L2Flusher::Create(size_t l2_bytes) {
   // A device that reports no L2 still gets a flush of a plausible size.
@@ -25,4 +25,4 @@ absl::Status L2Flusher::Flush(cudaStream_t stream) {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

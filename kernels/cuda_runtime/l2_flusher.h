@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/cuda_runtime/device_buffer.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class L2Flusher {
  public:
@@ -40,4 +40,4 @@ class L2Flusher {
   DeviceBuffer sink_;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 // The few NVML declarations used, as nvml.h gives them.
 namespace {
@@ -114,4 +114,4 @@ std::optional<double> NvmlClock::MaxSmClockMhz() const {
   return double(mhz);
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

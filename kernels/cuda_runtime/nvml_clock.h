@@ -18,7 +18,7 @@
 #include <optional>
 #include <string>
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 // One reading of the SM clock.
 struct SmClock {
@@ -50,4 +50,4 @@ class NvmlClock {
   std::string unavailable_reason_;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -8,7 +8,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 namespace {
 
 // Plain launches timed once to guess K before the first graph is built.
@@ -104,4 +104,4 @@ std::string SampleTimer::ColdMethod() const {
       flusher_->bytes() >> 20);
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

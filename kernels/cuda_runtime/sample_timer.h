@@ -24,7 +24,7 @@
 #include "kernels/cuda_runtime/event_pair.h"
 #include "kernels/cuda_runtime/l2_flusher.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 using Enqueue = absl::FunctionRef<absl::Status(cudaStream_t)>;
 
@@ -64,4 +64,4 @@ class SampleTimer {
   std::map<int, HotGraph> hot_;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

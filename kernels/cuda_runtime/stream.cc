@@ -4,7 +4,7 @@
 
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 absl::StatusOr<Stream> Stream::Create() {
   cudaStream_t stream = nullptr;
@@ -34,4 +34,4 @@ absl::Status Stream::Synchronize() const {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -10,7 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace kbench::cuda {
+namespace kbench::kernels::cuda_runtime {
 
 class Stream {
  public:
@@ -35,4 +35,4 @@ class Stream {
   cudaStream_t stream_ = nullptr;
 };
 
-}  // namespace kbench::cuda
+}  // namespace kbench::kernels::cuda_runtime

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 inline constexpr std::string_view kCpuBackend = "cpu";
 inline constexpr std::string_view kCudaBackend = "cuda";
@@ -19,4 +19,4 @@ inline std::vector<std::string> BackendFlagChoices() {
   return {std::string(kAutoBackend), std::string(kCpuBackend), std::string(kCudaBackend)};
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/verify.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 enum class OutputBuffer {
   kOutput,     // what the last run wrote
@@ -46,4 +46,4 @@ class DeviceOutput {
   virtual absl::StatusOr<uint64_t> GuardBytesWritten() { return uint64_t{0}; }
 };
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 static_assert(int(kernels::DType::kFp32) == v1::DTYPE_FP32);
 static_assert(int(kernels::DType::kFp16) == v1::DTYPE_FP16);
@@ -21,4 +21,4 @@ std::string DTypeText(v1::DType dtype) {
   return absl::StrCat("dtype #", int(dtype));
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

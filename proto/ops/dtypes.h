@@ -8,11 +8,11 @@
 #include "kbench/v1/kbench.pb.h"
 #include "kernels/dtype.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 kernels::DType FromProto(v1::DType dtype);  // UNSPECIFIED -> kFp32
 v1::DType ToProto(kernels::DType dtype);
 // "fp16"; "dtype #7" for a value outside the table.
 std::string DTypeText(v1::DType dtype);
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

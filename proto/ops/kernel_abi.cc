@@ -4,7 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "proto/ops/registry.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 using kernels::DType;
 
@@ -42,4 +42,4 @@ std::string KernelPrelude(DType dtype) {
   return "#define KBENCH_DTYPE_FP32 1\ntypedef float kbench_t;\n";
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -17,7 +17,7 @@
 #include "kbench/v1/kbench.pb.h"
 #include "kernels/dtype.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 struct AbiParameter {
   std::string declaration;  // as a CUDA C++ kernel declares it: "const kbench_t* a"
@@ -81,4 +81,4 @@ std::vector<int64_t> SizeValues(const KernelAbi& abi, const v1::RunRequest& requ
 // the CUDA header that defines their type).
 std::string KernelPrelude(kernels::DType dtype);
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 absl::StatusOr<std::unique_ptr<KernelArgumentPack>> KernelArgumentPack::Make(
     const KernelAbi& abi, const v1::RunRequest& request, std::span<void* const> buffers) {
@@ -66,4 +66,4 @@ std::span<const uint8_t> KernelArgumentPack::Bytes(size_t i) const {
   return {reinterpret_cast<const uint8_t*>(&slots_[i]), sizes_[i]};
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

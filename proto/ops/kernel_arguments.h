@@ -21,7 +21,7 @@
 #include "kbench/v1/kbench.pb.h"
 #include "proto/ops/kernel_abi.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 class KernelArgumentPack {
  public:
@@ -55,4 +55,4 @@ class KernelArgumentPack {
   std::vector<void*> pointers_;
 };
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 using Step = LaunchExpression::Step;
@@ -263,4 +263,4 @@ absl::StatusOr<int64_t> LaunchExpression::Evaluate(const std::vector<int64_t>& v
   return stack.back();
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -28,7 +28,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 inline constexpr size_t kMaxLaunchExpressionLength = 256;
 inline constexpr int kMaxLaunchExpressionDepth = 16;
@@ -65,4 +65,4 @@ absl::StatusOr<std::vector<LaunchExpression>> ParseLaunchList(std::string_view t
                                                               const std::vector<std::string>& names,
                                                               size_t max_items);
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 using google::protobuf::FieldDescriptor;
 
@@ -56,4 +56,4 @@ std::string Op::DescribeProblem(const v1::RunRequest& request) const {
   return text;
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

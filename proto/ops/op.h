@@ -33,7 +33,7 @@
 #include "kernels/dtype.h"
 #include "proto/ops/device_output.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 struct KernelAbi;  // kernel_abi.h
 
@@ -164,4 +164,4 @@ class Op {
   const VariantSpec* FindVariant(std::string_view name) const;
 };
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -6,7 +6,7 @@
 #include "proto/ops/dtypes.h"
 #include "proto/ops/vector_add/vector_add_op.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 const std::vector<const Op*>& AllOps() {
   static const std::vector<const Op*> ops = {&VectorAddOp(), &AttentionOp()};
@@ -70,4 +70,4 @@ std::vector<v1::OpInfo> OffersOf(std::string_view backend) {
   return offers;
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -11,7 +11,7 @@
 #include "kbench/v1/kbench.pb.h"
 #include "proto/ops/op.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 const std::vector<const Op*>& AllOps();
 // The op named `name` ("attention"), or nullptr.
@@ -26,4 +26,4 @@ std::string DescribeProblemOf(const v1::RunRequest& request);
 // runs, the dtypes any of them runs, and (attention) the head dims.
 std::vector<v1::OpInfo> OffersOf(std::string_view backend);
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

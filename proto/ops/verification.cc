@@ -6,7 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "kernels/common/status_macros.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 // Why `c` fails `t`, in words, with `what` naming the comparison; empty
@@ -110,4 +110,4 @@ std::string WithCommas(uint64_t value) {
   return out;
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

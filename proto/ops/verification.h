@@ -14,7 +14,7 @@
 #include "kernels/tolerances.h"
 #include "proto/ops/device_output.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 // INVALID_ARGUMENT "FIELD must be between LOW and HIGH, got VALUE" when
 // value is outside [low, high].
@@ -48,4 +48,4 @@ absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
 // 268435456 -> "268,435,456", for methods and failures.
 std::string WithCommas(uint64_t value);
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

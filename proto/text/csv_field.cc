@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-namespace kbench::text {
+namespace kbench::proto::text {
 namespace {
 
 bool IsDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -62,4 +62,4 @@ std::string CsvField(std::string_view text) {
   return quoted + "\"";
 }
 
-}  // namespace kbench::text
+}  // namespace kbench::proto::text

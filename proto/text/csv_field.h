@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace kbench::text {
+namespace kbench::proto::text {
 
 // `text` as a CSV field: a quote (') before it when it starts with = + - @,
 // a tab or a carriage return, unless it is a plain decimal number ("-1.5",
@@ -20,4 +20,4 @@ namespace kbench::text {
 // line break.
 std::string CsvField(std::string_view text);
 
-}  // namespace kbench::text
+}  // namespace kbench::proto::text

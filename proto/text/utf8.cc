@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace kbench::text {
+namespace kbench::proto::text {
 namespace {
 
 constexpr std::string_view kReplacement = "\xef\xbf\xbd";  // U+FFFD
@@ -60,4 +60,4 @@ std::string ValidUtf8Prefix(std::string_view text, size_t max_bytes) {
   return out;
 }
 
-}  // namespace kbench::text
+}  // namespace kbench::proto::text

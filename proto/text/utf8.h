@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-namespace kbench::text {
+namespace kbench::proto::text {
 
 // The offset of the first byte of `text` that does not start a well-formed
 // UTF-8 sequence, or npos when all of it is well formed.
@@ -22,4 +22,4 @@ size_t FirstInvalidUtf8(std::string_view text);
 // UTF-8 of at most `max_bytes` bytes.
 std::string ValidUtf8Prefix(std::string_view text, size_t max_bytes);
 
-}  // namespace kbench::text
+}  // namespace kbench::proto::text

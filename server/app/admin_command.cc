@@ -14,10 +14,10 @@
 namespace kbench::server {
 namespace {
 
-auth::Role RoleOf(const std::string& name) {
-  if (name == "admin") return auth::Role::kAdmin;
-  if (name == "instructor") return auth::Role::kInstructor;
-  return auth::Role::kLearner;
+identity::Role RoleOf(const std::string& name) {
+  if (name == "admin") return identity::Role::kAdmin;
+  if (name == "instructor") return identity::Role::kInstructor;
+  return identity::Role::kLearner;
 }
 
 std::string TimeText(int64_t unix_ms) {
@@ -104,9 +104,9 @@ int AdminCommandLine::Run(const std::string& store_spec, std::ostream& out,
                            "CREATED", "REVOKED", "EMAIL");
     for (const store::UserRecord& user : *users) {
       out << absl::StrFormat(
-          "%-24s %-10s %-16s %-16s %-16s %s\n", user.name, std::string(auth::RoleName(user.role)),
-          user.cohort.empty() ? "-" : user.cohort, TimeText(user.created_unix_ms),
-          TimeText(user.revoked_unix_ms), user.email);
+          "%-24s %-10s %-16s %-16s %-16s %s\n", user.name,
+          std::string(identity::RoleName(user.role)), user.cohort.empty() ? "-" : user.cohort,
+          TimeText(user.created_unix_ms), TimeText(user.revoked_unix_ms), user.email);
     }
     return 0;
   }

@@ -67,7 +67,7 @@ std::string Help(const std::string& name) {
         {"max_kernels", "Most learners' kernels in one request"},
         {"max_kernel_source_bytes", "Largest source of a learner's kernel (bytes)"},
     };
-    for (const ops::Op* op : ops::AllOps())
+    for (const proto::ops::Op* op : proto::ops::AllOps())
       for (auto& [field, text] : op->LimitHelp()) help[field] = text;
     return help;
   }();

@@ -37,7 +37,7 @@ absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
       return absl::InvalidArgumentError(
           absl::StrCat(where, "a roster holds at most ", store::kMaxRosterUsers, " learners"));
     }
-    users.push_back(store::NewUser{fields[0], auth::Role::kLearner, cohort, email});
+    users.push_back(store::NewUser{fields[0], identity::Role::kLearner, cohort, email});
   }
   return users;
 }
@@ -46,8 +46,9 @@ std::string RosterTokensCsv(const std::vector<store::NewUser>& learners,
                             const std::vector<std::string>& tokens) {
   std::string csv = "name,email,token\r\n";
   for (size_t i = 0; i < learners.size() && i < tokens.size(); ++i) {
-    absl::StrAppend(&csv, text::CsvField(learners[i].name), ",", text::CsvField(learners[i].email),
-                    ",", text::CsvField(tokens[i]), "\r\n");
+    absl::StrAppend(&csv, proto::text::CsvField(learners[i].name), ",",
+                    proto::text::CsvField(learners[i].email), ",", proto::text::CsvField(tokens[i]),
+                    "\r\n");
   }
   return csv;
 }

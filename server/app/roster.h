@@ -22,7 +22,7 @@ absl::StatusOr<std::vector<store::NewUser>> ParseRoster(std::istream& roster,
 
 // "name,email,token", then a line for each of `learners` with its token
 // (tokens[i] is learners[i]'s), lines ending in CRLF, each field written by
-// text::CsvField: an email a spreadsheet would run as a formula opens as
+// proto::text::CsvField: an email a spreadsheet would run as a formula opens as
 // text.
 std::string RosterTokensCsv(const std::vector<store::NewUser>& learners,
                             const std::vector<std::string>& tokens);

@@ -32,7 +32,7 @@ void RegisterServerFlags(CLI::App& app, ServerFlags& flags) {
   app.add_option("--backend", flags.workers.backend,
                  "auto (cuda when a GPU is present, else cpu), cpu or cuda; "
                  "the workers open their devices with it")
-      ->check(CLI::IsMember(ops::BackendFlagChoices()))
+      ->check(CLI::IsMember(proto::ops::BackendFlagChoices()))
       ->capture_default_str();
   app.add_option("--devices", flags.workers.devices,
                  "The devices to serve, one worker each: all, or indices such as 0,1 "

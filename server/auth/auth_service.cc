@@ -21,7 +21,7 @@ grpc::Status NoAuthentication() {
 
 }  // namespace
 
-v1::Identity ToIdentity(const Principal& principal, bool authentication) {
+v1::Identity ToIdentity(const identity::Principal& principal, bool authentication) {
   v1::Identity identity;
   identity.set_user(principal.user);
   identity.set_cohort(principal.cohort);
@@ -53,7 +53,7 @@ grpc::ServerUnaryReactor* AuthService::Login(grpc::CallbackServerContext* contex
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
   }
-  if (!LooksLikeSecret(request->invite_code(), kInvitePrefix)) {
+  if (!identity::LooksLikeSecret(request->invite_code(), identity::kInvitePrefix)) {
     login_failures_.Failed(address, FailureLimiter::Clock::now());
     reactor->Finish(grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
                                  "invite: not an invite code of this server (ask your "
@@ -69,7 +69,7 @@ grpc::ServerUnaryReactor* AuthService::Login(grpc::CallbackServerContext* contex
       reactor->Finish(ToGrpcStatus(token.status()));
       return;
     }
-    absl::StatusOr<Principal> who = identities_.FindByToken(*token);
+    absl::StatusOr<identity::Principal> who = identities_.FindByToken(*token);
     if (!who.ok()) {
       reactor->Finish(ToGrpcStatus(who.status()));
       return;
@@ -105,17 +105,17 @@ grpc::ServerUnaryReactor* AuthService::CreateInvite(grpc::CallbackServerContext*
     return reactor;
   }
   thread_.Post([this, context, reactor, request, response, uses, hours] {
-    absl::StatusOr<Principal> who = authenticator_->Authenticate(*context);
+    absl::StatusOr<identity::Principal> who = authenticator_->Authenticate(*context);
     if (!who.ok()) {
       reactor->Finish(ToGrpcStatus(who.status()));
       return;
     }
-    if (!who->AtLeast(Role::kInstructor) ||
-        (who->role == Role::kInstructor && who->cohort != request->cohort())) {
+    if (!who->AtLeast(identity::Role::kInstructor) ||
+        (who->role == identity::Role::kInstructor && who->cohort != request->cohort())) {
       reactor->Finish(grpc::Status(
           grpc::StatusCode::PERMISSION_DENIED,
-          absl::StrCat("cohort: ", std::string(RoleWithArticle(who->role)), " may not invite to ",
-                       Echo(request->cohort()),
+          absl::StrCat("cohort: ", std::string(identity::RoleWithArticle(who->role)),
+                       " may not invite to ", Echo(request->cohort()),
                        " (an instructor invites to their own cohort, an admin to any)")));
       return;
     }
@@ -139,12 +139,12 @@ grpc::ServerUnaryReactor* AuthService::WhoAmI(grpc::CallbackServerContext* conte
                                               const v1::WhoAmIRequest*, v1::Identity* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (authenticator_ == nullptr) {
-    *response = ToIdentity(LocalPrincipal(), false);
+    *response = ToIdentity(identity::LocalPrincipal(), false);
     reactor->Finish(grpc::Status::OK);
     return reactor;
   }
   thread_.Post([this, context, reactor, response] {
-    absl::StatusOr<Principal> who = authenticator_->Authenticate(*context);
+    absl::StatusOr<identity::Principal> who = authenticator_->Authenticate(*context);
     if (who.ok()) *response = ToIdentity(*who, true);
     reactor->Finish(ToGrpcStatus(who.status()));
   });

@@ -25,7 +25,7 @@
 namespace kbench::server::auth {
 
 // The wire form of a principal.
-v1::Identity ToIdentity(const Principal& principal, bool authentication);
+v1::Identity ToIdentity(const identity::Principal& principal, bool authentication);
 
 class AuthService final : public v1::Auth::CallbackService {
  public:

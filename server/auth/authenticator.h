@@ -15,14 +15,15 @@ class Authenticator {
   // The caller of the RPC of `context`. UNAUTHENTICATED, naming what is
   // wrong, when the call carries no valid credentials. Must not block for
   // long: it runs on gRPC's threads. Thread-safe.
-  virtual absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase& context) const = 0;
+  virtual absl::StatusOr<identity::Principal> Authenticate(
+      const grpc::ServerContextBase& context) const = 0;
 };
 
 // A server without identities: every caller is LocalPrincipal().
 class OpenAuthenticator final : public Authenticator {
  public:
-  absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase&) const override {
-    return LocalPrincipal();
+  absl::StatusOr<identity::Principal> Authenticate(const grpc::ServerContextBase&) const override {
+    return identity::LocalPrincipal();
   }
 };
 

@@ -16,12 +16,12 @@ namespace kbench::server::auth {
 // `request` narrowed to the runs `who` may read: a learner's to their user,
 // an instructor's to their cohort. PERMISSION_DENIED, naming the field, when
 // the request asks for another user's or cohort's runs.
-absl::StatusOr<v1::ListRunsRequest> ScopeToCaller(const Principal& who,
+absl::StatusOr<v1::ListRunsRequest> ScopeToCaller(const identity::Principal& who,
                                                   v1::ListRunsRequest request);
 
 // OK when `who` may read a run of `run_user`, a user of `run_cohort` (empty
 // when the user is unknown); else PERMISSION_DENIED naming the run.
-absl::Status CheckRunAccess(const Principal& who, const std::string& run_id,
+absl::Status CheckRunAccess(const identity::Principal& who, const std::string& run_id,
                             const std::string& run_user, const std::string& run_cohort);
 
 }  // namespace kbench::server::auth

@@ -23,7 +23,7 @@ TokenAuthenticator::TokenAuthenticator(store::IdentityStore& identities)
     : identities_(identities),
       failures_("unknown tokens", kTokenFailureBurst, kTokenFailureRefill) {}
 
-absl::StatusOr<Principal> TokenAuthenticator::Authenticate(
+absl::StatusOr<identity::Principal> TokenAuthenticator::Authenticate(
     const grpc::ServerContextBase& context) const {
   const auto& metadata = context.client_metadata();
   auto found = metadata.find("authorization");
@@ -32,8 +32,8 @@ absl::StatusOr<Principal> TokenAuthenticator::Authenticate(
   return AuthenticateHeader(std::string_view(found->second.data(), found->second.size()), peer);
 }
 
-absl::StatusOr<Principal> TokenAuthenticator::AuthenticateHeader(std::string_view authorization,
-                                                                 const std::string& peer) const {
+absl::StatusOr<identity::Principal> TokenAuthenticator::AuthenticateHeader(
+    std::string_view authorization, const std::string& peer) const {
   if (authorization.empty()) {
     return absl::UnauthenticatedError(
         absl::StrCat("this server requires a token and the call carried none; ", kHowToGetOne));
@@ -51,13 +51,13 @@ absl::StatusOr<Principal> TokenAuthenticator::AuthenticateHeader(std::string_vie
     if (!address.empty()) failures_.Failed(address, now);
     return NotValidHere();
   }
-  const std::string hash = SecretHash(token);
-  if (std::optional<Principal> cached = cache_.Find(hash, now)) return *cached;
+  const std::string hash = identity::SecretHash(token);
+  if (std::optional<identity::Principal> cached = cache_.Find(hash, now)) return *cached;
   if (!address.empty()) {
     if (absl::Status allowed = failures_.Check(address, now); !allowed.ok()) return allowed;
   }
   const uint64_t generation = cache_.generation();
-  absl::StatusOr<Principal> principal = identities_.FindByToken(std::string(token));
+  absl::StatusOr<identity::Principal> principal = identities_.FindByToken(std::string(token));
   if (absl::IsNotFound(principal.status())) {
     if (!address.empty()) failures_.Failed(address, now);
     return NotValidHere();

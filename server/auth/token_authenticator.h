@@ -23,15 +23,16 @@ class TokenAuthenticator final : public Authenticator {
   // `identities` must outlive the authenticator.
   explicit TokenAuthenticator(store::IdentityStore& identities);
 
-  absl::StatusOr<Principal> Authenticate(const grpc::ServerContextBase& context) const override;
+  absl::StatusOr<identity::Principal> Authenticate(
+      const grpc::ServerContextBase& context) const override;
 
   // The caller of an `authorization` value, "Bearer TOKEN", from `peer`
   // (a gRPC peer or an address; "" where unknown: then no failure limit
   // applies). UNAUTHENTICATED, saying how to get a token, when it is
   // missing, malformed, unknown or revoked; RESOURCE_EXHAUSTED when `peer`
   // failed too often; the store's error when it fails.
-  absl::StatusOr<Principal> AuthenticateHeader(std::string_view authorization,
-                                               const std::string& peer = "") const;
+  absl::StatusOr<identity::Principal> AuthenticateHeader(std::string_view authorization,
+                                                         const std::string& peer = "") const;
 
   // `user` was revoked: their cached tokens stop working now.
   void Forget(const std::string& user) const { cache_.Forget(user); }

@@ -2,7 +2,8 @@
 
 namespace kbench::server::auth {
 
-std::optional<Principal> TokenCache::Find(const std::string& token_hash, Clock::time_point now) {
+std::optional<identity::Principal> TokenCache::Find(const std::string& token_hash,
+                                                    Clock::time_point now) {
   std::lock_guard lock(mu_);
   const auto found = entries_.find(token_hash);
   if (found == entries_.end()) return std::nullopt;
@@ -18,7 +19,7 @@ uint64_t TokenCache::generation() const {
   return generation_;
 }
 
-void TokenCache::Put(const std::string& token_hash, const Principal& principal,
+void TokenCache::Put(const std::string& token_hash, const identity::Principal& principal,
                      Clock::time_point now, uint64_t generation) {
   std::lock_guard lock(mu_);
   if (generation != generation_) return;

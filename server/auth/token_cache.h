@@ -27,7 +27,7 @@ class TokenCache {
 
   // The principal of the token whose hash is `token_hash`, if cached and
   // fresh at `now`.
-  std::optional<Principal> Find(const std::string& token_hash, Clock::time_point now);
+  std::optional<identity::Principal> Find(const std::string& token_hash, Clock::time_point now);
 
   // A count of Forget calls: read it before asking the store, and pass it
   // to Put.
@@ -37,15 +37,15 @@ class TokenCache {
   // came since `generation` was read: that closes the race where a
   // revocation lands between the store's answer and this Put, which would
   // otherwise trust a revoked token for a whole TTL.
-  void Put(const std::string& token_hash, const Principal& principal, Clock::time_point now,
-           uint64_t generation);
+  void Put(const std::string& token_hash, const identity::Principal& principal,
+           Clock::time_point now, uint64_t generation);
 
   // Drops every token of `user`.
   void Forget(const std::string& user);
 
  private:
   struct Entry {
-    Principal principal;
+    identity::Principal principal;
     Clock::time_point expires;
   };
 

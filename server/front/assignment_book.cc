@@ -28,15 +28,15 @@ std::string TimeText(int64_t unix_ms) {
 }
 
 // Whether `caller` manages `cohort`'s assignments: its instructor, or an admin.
-bool Manages(const auth::Principal& caller, const std::string& cohort) {
-  return caller.AtLeast(auth::Role::kAdmin) ||
-         (caller.AtLeast(auth::Role::kInstructor) && caller.cohort == cohort);
+bool Manages(const identity::Principal& caller, const std::string& cohort) {
+  return caller.AtLeast(identity::Role::kAdmin) ||
+         (caller.AtLeast(identity::Role::kInstructor) && caller.cohort == cohort);
 }
 
-absl::Status NotManager(const auth::Principal& caller, const std::string& cohort) {
+absl::Status NotManager(const identity::Principal& caller, const std::string& cohort) {
   return absl::PermissionDeniedError(absl::StrCat(
       "cohort: only the instructor of cohort ", Echo(cohort), " or an admin manages its ",
-      "assignments, not ", std::string(auth::RoleWithArticle(caller.role)),
+      "assignments, not ", std::string(identity::RoleWithArticle(caller.role)),
       caller.cohort.empty() ? "" : absl::StrCat(" of cohort ", Echo(caller.cohort))));
 }
 
@@ -66,9 +66,9 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
     return absl::InvalidArgumentError(absl::StrCat("title: must be at most ",
                                                    kMaxAssignmentTitleBytes, " bytes, got ",
                                                    assignment.title().size()));
-  if (text::FirstInvalidUtf8(assignment.title()) != std::string_view::npos)
+  if (proto::text::FirstInvalidUtf8(assignment.title()) != std::string_view::npos)
     return absl::InvalidArgumentError("title: not UTF-8");
-  const ops::Op* op = ops::FindOp(assignment.op());
+  const proto::ops::Op* op = proto::ops::FindOp(assignment.op());
   if (op == nullptr)
     return absl::InvalidArgumentError(absl::StrCat("op: no op ", Echo(assignment.op())));
   if (assignment.problems().empty() || assignment.problems_size() > kMaxAssignmentProblems)
@@ -81,7 +81,7 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
   for (int i = 0; i < assignment.problems_size(); ++i) {
     const v1::RunRequest& problem = assignment.problems(i);
     const std::string field = absl::StrCat("problems[", i, "]");
-    if (ops::OpOf(problem) != op)
+    if (proto::ops::OpOf(problem) != op)
       return absl::InvalidArgumentError(
           absl::StrCat(field, ": not a problem of op ", assignment.op()));
     if (!problem.variants().empty() || !problem.kernels().empty() || !problem.label().empty() ||
@@ -106,7 +106,7 @@ absl::Status CheckAssignment(const v1::Assignment& assignment) {
 }
 
 // The leaderboard as `caller` may read it.
-void HideOthers(const auth::Principal& caller, v1::Leaderboard& board) {
+void HideOthers(const identity::Principal& caller, v1::Leaderboard& board) {
   const bool sees_all = Manages(caller, board.assignment().cohort());
   for (v1::LeaderboardEntry& entry : *board.mutable_entries()) {
     entry.set_you(!caller.anonymous() && entry.user() == caller.user);
@@ -128,10 +128,10 @@ AssignmentBook::AssignmentBook(store::AssignmentStore& assignments, store::RunSt
                                store::IdentityStore* identities, RequestCheck check)
     : assignments_(assignments), runs_(runs), identities_(identities), check_(std::move(check)) {}
 
-absl::StatusOr<v1::Assignment> AssignmentBook::Get(const auth::Principal& caller,
+absl::StatusOr<v1::Assignment> AssignmentBook::Get(const identity::Principal& caller,
                                                    const std::string& name) {
   absl::StatusOr<v1::Assignment> assignment = assignments_.Get(name);
-  if (assignment.ok() && !caller.AtLeast(auth::Role::kAdmin) &&
+  if (assignment.ok() && !caller.AtLeast(identity::Role::kAdmin) &&
       assignment->cohort() != caller.cohort)
     return absl::NotFoundError(absl::StrCat("no assignment ", Echo(name)));
   return assignment;
@@ -169,11 +169,11 @@ absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Reports(
   return reports;
 }
 
-absl::StatusOr<v1::Assignment> AssignmentBook::Save(const auth::Principal& caller,
+absl::StatusOr<v1::Assignment> AssignmentBook::Save(const identity::Principal& caller,
                                                     const v1::SaveAssignmentRequest& request) {
   if (!check_) return absl::FailedPreconditionError("assignments are written through the gRPC API");
   v1::Assignment assignment = request.assignment();
-  if (assignment.cohort().empty() && !caller.AtLeast(auth::Role::kAdmin))
+  if (assignment.cohort().empty() && !caller.AtLeast(identity::Role::kAdmin))
     assignment.set_cohort(caller.cohort);
   // The anonymous caller of a server without identities has no cohorts:
   // its assignments are for everyone (cohort "").
@@ -202,7 +202,7 @@ absl::StatusOr<v1::Assignment> AssignmentBook::Save(const auth::Principal& calle
   return assignment;
 }
 
-absl::StatusOr<v1::Assignment> AssignmentBook::Close(const auth::Principal& caller,
+absl::StatusOr<v1::Assignment> AssignmentBook::Close(const identity::Principal& caller,
                                                      const std::string& name) {
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, name));
   if (!Manages(caller, assignment.cohort())) return NotManager(caller, assignment.cohort());
@@ -212,16 +212,16 @@ absl::StatusOr<v1::Assignment> AssignmentBook::Close(const auth::Principal& call
   return assignment;
 }
 
-absl::StatusOr<std::vector<v1::Assignment>> AssignmentBook::List(const auth::Principal& caller,
+absl::StatusOr<std::vector<v1::Assignment>> AssignmentBook::List(const identity::Principal& caller,
                                                                  const std::string& cohort) {
-  const std::string own = caller.AtLeast(auth::Role::kAdmin) ? cohort : caller.cohort;
+  const std::string own = caller.AtLeast(identity::Role::kAdmin) ? cohort : caller.cohort;
   if (!cohort.empty() && cohort != own)
     return absl::PermissionDeniedError(
         absl::StrCat("cohort: you see your own cohort's assignments, not ", Echo(cohort), "'s"));
   return assignments_.List(own);
 }
 
-absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& caller,
+absl::StatusOr<v1::Submission> AssignmentBook::Submit(const identity::Principal& caller,
                                                       const v1::SubmitRequest& request) {
   if (!check_) return absl::FailedPreconditionError("submissions are made through the gRPC API");
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, request.assignment()));
@@ -243,11 +243,12 @@ absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& cal
   for (int i = 0; i < assignment.problems_size(); ++i) {
     v1::RunRequest run = ProblemRun(assignment, i, submission);
     if (absl::Status admitted = check_(run); !admitted.ok())
-      return absl::Status(admitted.code(),
-                          absl::StrCat(i == 0 ? ""
-                                              : absl::StrCat("problem ", i + 1, " (",
-                                                             ops::DescribeProblemOf(run), "): "),
-                                       admitted.message()));
+      return absl::Status(
+          admitted.code(),
+          absl::StrCat(i == 0 ? ""
+                              : absl::StrCat("problem ", i + 1, " (",
+                                             proto::ops::DescribeProblemOf(run), "): "),
+                       admitted.message()));
     *submission.add_runs() = std::move(run);
   }
   KBENCH_ASSIGN_OR_RETURN(
@@ -263,7 +264,7 @@ absl::StatusOr<v1::Submission> AssignmentBook::Submit(const auth::Principal& cal
   return submission;
 }
 
-absl::StatusOr<v1::SubmissionReport> AssignmentBook::Report(const auth::Principal& caller,
+absl::StatusOr<v1::SubmissionReport> AssignmentBook::Report(const identity::Principal& caller,
                                                             const std::string& submission_id) {
   KBENCH_RETURN_IF_ERROR(CheckSubmissionId("submission_id", submission_id));
   const absl::Status unknown = absl::NotFoundError(absl::StrCat("no submission ", submission_id));
@@ -280,7 +281,7 @@ absl::StatusOr<v1::SubmissionReport> AssignmentBook::Report(const auth::Principa
 }
 
 absl::StatusOr<std::optional<v1::Submission>> AssignmentBook::Previous(
-    const auth::Principal& caller, const v1::Submission& submission) {
+    const identity::Principal& caller, const v1::Submission& submission) {
   const absl::Status unknown =
       absl::NotFoundError(absl::StrCat("no submission ", submission.submission_id()));
   absl::StatusOr<v1::Assignment> assignment = Get(caller, submission.assignment());
@@ -300,7 +301,7 @@ absl::StatusOr<std::optional<v1::Submission>> AssignmentBook::Previous(
 }
 
 absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Submissions(
-    const auth::Principal& caller, const std::string& name, const std::string& user) {
+    const identity::Principal& caller, const std::string& name, const std::string& user) {
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, name));
   std::string whose = user;
   if (!Manages(caller, assignment.cohort())) {
@@ -314,7 +315,7 @@ absl::StatusOr<std::vector<v1::SubmissionReport>> AssignmentBook::Submissions(
   return Reports(assignment, submissions);
 }
 
-absl::StatusOr<v1::RerunPlan> AssignmentBook::Rerun(const auth::Principal& caller,
+absl::StatusOr<v1::RerunPlan> AssignmentBook::Rerun(const identity::Principal& caller,
                                                     const v1::RerunRequest& request) {
   if (!check_) return absl::FailedPreconditionError("re-runs are made through the gRPC API");
   if (request.top() > kMaxRerunTop)
@@ -358,7 +359,7 @@ absl::StatusOr<v1::RerunPlan> AssignmentBook::Rerun(const auth::Principal& calle
   return plan;
 }
 
-absl::StatusOr<v1::Leaderboard> AssignmentBook::Leaderboard(const auth::Principal& caller,
+absl::StatusOr<v1::Leaderboard> AssignmentBook::Leaderboard(const identity::Principal& caller,
                                                             const std::string& name) {
   KBENCH_ASSIGN_OR_RETURN(v1::Assignment assignment, Get(caller, name));
   KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Submission> submissions,
@@ -370,7 +371,7 @@ absl::StatusOr<v1::Leaderboard> AssignmentBook::Leaderboard(const auth::Principa
   return board;
 }
 
-absl::StatusOr<v1::Roster> AssignmentBook::Roster(const auth::Principal& caller,
+absl::StatusOr<v1::Roster> AssignmentBook::Roster(const identity::Principal& caller,
                                                   const std::string& requested) {
   const std::string cohort = requested.empty() ? caller.cohort : requested;
   if (cohort.empty() && !caller.anonymous())
@@ -382,7 +383,8 @@ absl::StatusOr<v1::Roster> AssignmentBook::Roster(const auth::Principal& caller,
   if (identities_ != nullptr) {
     KBENCH_ASSIGN_OR_RETURN(std::vector<store::UserRecord> users, identities_->ListUsers());
     for (const store::UserRecord& user : users)
-      if (user.cohort == cohort && user.role == auth::Role::kLearner && user.revoked_unix_ms == 0)
+      if (user.cohort == cohort && user.role == identity::Role::kLearner &&
+          user.revoked_unix_ms == 0)
         learners.push_back(user.name);
   }
   KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> assignments, assignments_.List(cohort));

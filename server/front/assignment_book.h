@@ -56,33 +56,33 @@ class AssignmentBook {
                  store::IdentityStore* identities, RequestCheck check);
 
   // Creates or replaces (request.replace) an assignment; see SaveAssignment.
-  absl::StatusOr<v1::Assignment> Save(const auth::Principal& caller,
+  absl::StatusOr<v1::Assignment> Save(const identity::Principal& caller,
                                       const v1::SaveAssignmentRequest& request);
-  absl::StatusOr<v1::Assignment> Close(const auth::Principal& caller, const std::string& name);
+  absl::StatusOr<v1::Assignment> Close(const identity::Principal& caller, const std::string& name);
   // `cohort` filters an admin's list; others may name only their own.
-  absl::StatusOr<std::vector<v1::Assignment>> List(const auth::Principal& caller,
+  absl::StatusOr<std::vector<v1::Assignment>> List(const identity::Principal& caller,
                                                    const std::string& cohort);
   // The assignment, when `caller` may see it; NOT_FOUND otherwise.
-  absl::StatusOr<v1::Assignment> Get(const auth::Principal& caller, const std::string& name);
-  absl::StatusOr<v1::Submission> Submit(const auth::Principal& caller,
+  absl::StatusOr<v1::Assignment> Get(const identity::Principal& caller, const std::string& name);
+  absl::StatusOr<v1::Submission> Submit(const identity::Principal& caller,
                                         const v1::SubmitRequest& request);
   // NOT_FOUND, as for an unknown id, for a submission `caller` may not read.
-  absl::StatusOr<v1::SubmissionReport> Report(const auth::Principal& caller,
+  absl::StatusOr<v1::SubmissionReport> Report(const identity::Principal& caller,
                                               const std::string& submission_id);
   // The learner's own submission to the same assignment just before
   // `submission` (re-runs left out), with its source; nullopt for their
   // first. NOT_FOUND, as Report, for a caller who may not read it.
-  absl::StatusOr<std::optional<v1::Submission>> Previous(const auth::Principal& caller,
+  absl::StatusOr<std::optional<v1::Submission>> Previous(const identity::Principal& caller,
                                                          const v1::Submission& submission);
-  absl::StatusOr<std::vector<v1::SubmissionReport>> Submissions(const auth::Principal& caller,
+  absl::StatusOr<std::vector<v1::SubmissionReport>> Submissions(const identity::Principal& caller,
                                                                 const std::string& assignment,
                                                                 const std::string& user);
-  absl::StatusOr<v1::Leaderboard> Leaderboard(const auth::Principal& caller,
+  absl::StatusOr<v1::Leaderboard> Leaderboard(const identity::Principal& caller,
                                               const std::string& name);
-  absl::StatusOr<v1::Roster> Roster(const auth::Principal& caller, const std::string& cohort);
+  absl::StatusOr<v1::Roster> Roster(const identity::Principal& caller, const std::string& cohort);
   // New submissions re-running the best of the top learners; see
   // Assignments.Rerun.
-  absl::StatusOr<v1::RerunPlan> Rerun(const auth::Principal& caller,
+  absl::StatusOr<v1::RerunPlan> Rerun(const identity::Principal& caller,
                                       const v1::RerunRequest& request);
 
  private:

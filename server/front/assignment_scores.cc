@@ -25,7 +25,7 @@ bool SameProblem(const v1::RunRequest& a, const v1::RunRequest& b) {
   return field_a != nullptr && field_a == field_b &&
          MessageDifferencer::Equals(reflection->GetMessage(a, field_a),
                                     reflection->GetMessage(b, field_b)) &&
-         ops::FromProto(a.dtype()) == ops::FromProto(b.dtype());
+         proto::ops::FromProto(a.dtype()) == proto::ops::FromProto(b.dtype());
 }
 
 bool SameKernelButSource(v1::KernelSource a, v1::KernelSource b) {
@@ -35,7 +35,7 @@ bool SameKernelButSource(v1::KernelSource a, v1::KernelSource b) {
 }
 
 std::string ProblemName(int index, const v1::RunRequest& problem) {
-  return absl::StrCat("problem ", index + 1, " (", ops::DescribeProblemOf(problem), ")");
+  return absl::StrCat("problem ", index + 1, " (", proto::ops::DescribeProblemOf(problem), ")");
 }
 
 const v1::VariantResult* ResultOf(const v1::RunRecord& run, const std::string& variant) {
@@ -101,8 +101,8 @@ v1::SubmissionReport ReportOf(const v1::Assignment& assignment, const v1::Submis
   for (int i = 0; i < assignment.problems_size(); ++i) {
     const v1::RunRequest& problem = assignment.problems(i);
     v1::ProblemResult& result = *report.add_problems();
-    result.set_problem(ops::DescribeProblemOf(problem));
-    result.set_dtype(kernels::DTypeName(ops::FromProto(problem.dtype())));
+    result.set_problem(proto::ops::DescribeProblemOf(problem));
+    result.set_dtype(kernels::DTypeName(proto::ops::FromProto(problem.dtype())));
     const v1::RunRecord* run = i < int(problem_runs.size()) ? problem_runs[size_t(i)] : nullptr;
     std::string why;
     if (run == nullptr) {

@@ -14,8 +14,8 @@ template <typename Work>
 grpc::ServerUnaryReactor* AssignmentService::Serve(grpc::CallbackServerContext* context,
                                                    Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::StatusOr<auth::Principal> caller =
-      authenticator_ ? authenticator_->Authenticate(*context) : auth::LocalPrincipal();
+  absl::StatusOr<identity::Principal> caller =
+      authenticator_ ? authenticator_->Authenticate(*context) : identity::LocalPrincipal();
   if (!caller.ok()) {
     reactor->Finish(ToGrpcStatus(caller.status()));
     return reactor;
@@ -27,11 +27,11 @@ grpc::ServerUnaryReactor* AssignmentService::Serve(grpc::CallbackServerContext* 
 }
 
 // `*response` = what `answer` returns, or its error.
-#define KBENCH_ANSWER(context, expression)                                  \
-  Serve(context, [this, request, response](const auth::Principal& caller) { \
-    auto answer = (expression);                                             \
-    if (answer.ok()) *response = *std::move(answer);                        \
-    return answer.status();                                                 \
+#define KBENCH_ANSWER(context, expression)                                      \
+  Serve(context, [this, request, response](const identity::Principal& caller) { \
+    auto answer = (expression);                                                 \
+    if (answer.ok()) *response = *std::move(answer);                            \
+    return answer.status();                                                     \
   })
 
 grpc::ServerUnaryReactor* AssignmentService::SaveAssignment(
@@ -49,7 +49,7 @@ grpc::ServerUnaryReactor* AssignmentService::CloseAssignment(grpc::CallbackServe
 grpc::ServerUnaryReactor* AssignmentService::ListAssignments(
     grpc::CallbackServerContext* context, const v1::ListAssignmentsRequest* request,
     v1::ListAssignmentsResponse* response) {
-  return Serve(context, [this, request, response](const auth::Principal& caller) {
+  return Serve(context, [this, request, response](const identity::Principal& caller) {
     KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> all, book_.List(caller, request->cohort()));
     for (v1::Assignment& assignment : all) *response->add_assignments() = std::move(assignment);
     return absl::OkStatus();
@@ -77,7 +77,7 @@ grpc::ServerUnaryReactor* AssignmentService::GetSubmission(grpc::CallbackServerC
 grpc::ServerUnaryReactor* AssignmentService::ListSubmissions(
     grpc::CallbackServerContext* context, const v1::ListSubmissionsRequest* request,
     v1::ListSubmissionsResponse* response) {
-  return Serve(context, [this, request, response](const auth::Principal& caller) {
+  return Serve(context, [this, request, response](const identity::Principal& caller) {
     KBENCH_ASSIGN_OR_RETURN(std::vector<v1::SubmissionReport> reports,
                             book_.Submissions(caller, request->assignment(), request->user()));
     for (v1::SubmissionReport& report : reports) *response->add_submissions() = std::move(report);

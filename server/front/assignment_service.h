@@ -17,7 +17,7 @@ namespace kbench::server {
 class AssignmentService final : public v1::Assignments::CallbackService {
  public:
   // The book and the authenticator must outlive the service. A null
-  // authenticator: every caller is auth::LocalPrincipal().
+  // authenticator: every caller is identity::LocalPrincipal().
   AssignmentService(AssignmentBook& book, const auth::Authenticator* authenticator);
 
   grpc::ServerUnaryReactor* SaveAssignment(grpc::CallbackServerContext* context,

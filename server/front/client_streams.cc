@@ -5,13 +5,13 @@
 
 namespace kbench::server {
 
-std::string ClientStreams::ClientOf(const auth::Principal& principal, const std::string& peer) {
+std::string ClientStreams::ClientOf(const identity::Principal& principal, const std::string& peer) {
   if (!principal.user.empty()) return "user " + principal.user;
   const size_t port = peer.rfind(':');
   return port == std::string::npos ? peer : peer.substr(0, port);
 }
 
-absl::StatusOr<ClientStreams::Slot> ClientStreams::Open(const auth::Principal& principal,
+absl::StatusOr<ClientStreams::Slot> ClientStreams::Open(const identity::Principal& principal,
                                                         const std::string& peer) {
   const std::string client = ClientOf(principal, peer);
   std::lock_guard lock(mu_);

@@ -27,10 +27,10 @@ class ClientStreams {
 
   // A slot for one more stream of the client, or RESOURCE_EXHAUSTED naming
   // the limit. The ClientStreams must outlive its slots.
-  absl::StatusOr<Slot> Open(const auth::Principal& principal, const std::string& peer);
+  absl::StatusOr<Slot> Open(const identity::Principal& principal, const std::string& peer);
 
   // The client a stream counts against.
-  static std::string ClientOf(const auth::Principal& principal, const std::string& peer);
+  static std::string ClientOf(const identity::Principal& principal, const std::string& peer);
 
  private:
   const uint32_t max_per_client_;

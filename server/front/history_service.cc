@@ -106,12 +106,12 @@ class ExportReactor final : public grpc::ServerWriteReactor<v1::RunRecord> {
 };
 
 // Runs carry their clients' addresses (RunRecord.peer) to admins only.
-bool SeesPeers(const absl::StatusOr<auth::Principal>& caller) {
-  return caller.ok() && caller->role == auth::Role::kAdmin;
+bool SeesPeers(const absl::StatusOr<identity::Principal>& caller) {
+  return caller.ok() && caller->role == identity::Role::kAdmin;
 }
 
 // The request narrowed to what the caller may read.
-absl::StatusOr<v1::ListRunsRequest> Scoped(const absl::StatusOr<auth::Principal>& caller,
+absl::StatusOr<v1::ListRunsRequest> Scoped(const absl::StatusOr<identity::Principal>& caller,
                                            const v1::ListRunsRequest& request) {
   if (!caller.ok()) return caller.status();
   return auth::ScopeToCaller(*caller, request);
@@ -128,11 +128,11 @@ HistoryService::HistoryService(store::RunStore& store, const auth::Authenticator
                                store::IdentityStore* identities)
     : store_(store), authenticator_(authenticator), identities_(identities) {}
 
-absl::StatusOr<auth::Principal> HistoryService::Caller(
+absl::StatusOr<identity::Principal> HistoryService::Caller(
     const grpc::CallbackServerContext& context) const {
   if (authenticator_ != nullptr) return authenticator_->Authenticate(context);
   const std::string peer = context.peer();
-  if (IsLoopbackPeer(peer)) return auth::LocalPrincipal();
+  if (IsLoopbackPeer(peer)) return identity::LocalPrincipal();
   return absl::PermissionDeniedError(absl::StrCat(
       "run history is served to loopback clients only on a server without "
       "authentication (this client is ",
@@ -143,7 +143,7 @@ grpc::ServerUnaryReactor* HistoryService::ListRuns(grpc::CallbackServerContext* 
                                                    const v1::ListRunsRequest* request,
                                                    v1::ListRunsResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  const absl::StatusOr<identity::Principal> caller = Caller(*context);
   absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(caller, *request);
   if (!scoped.ok()) {
     reactor->Finish(ToGrpcStatus(scoped.status()));
@@ -165,7 +165,7 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
                                                  const v1::GetRunRequest* request,
                                                  v1::RunRecord* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::StatusOr<auth::Principal> caller = Caller(*context);
+  absl::StatusOr<identity::Principal> caller = Caller(*context);
   if (!caller.ok()) {
     reactor->Finish(ToGrpcStatus(caller.status()));
     return reactor;
@@ -177,7 +177,7 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
   thread_.Post([this, reactor, request, response, caller = *std::move(caller)] {
     reactor->Finish(ToGrpcStatus([&]() -> absl::Status {
       KBENCH_ASSIGN_OR_RETURN(v1::RunRecord run, store_.Get(request->run_id()));
-      if (caller.role != auth::Role::kAdmin) {
+      if (caller.role != identity::Role::kAdmin) {
         std::string cohort;
         if (absl::StatusOr<store::UserRecord> user = identities_->FindUser(run.user()); user.ok()) {
           cohort = user->cohort;
@@ -197,7 +197,7 @@ grpc::ServerUnaryReactor* HistoryService::GetRun(grpc::CallbackServerContext* co
 
 grpc::ServerWriteReactor<v1::RunRecord>* HistoryService::ExportRuns(
     grpc::CallbackServerContext* context, const v1::ListRunsRequest* request) {
-  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  const absl::StatusOr<identity::Principal> caller = Caller(*context);
   absl::StatusOr<v1::ListRunsRequest> scoped = Scoped(caller, *request);
   return new ExportReactor(store_, thread_, scoped.ok() ? *scoped : *request, !SeesPeers(caller),
                            ToGrpcStatus(scoped.status()));

@@ -53,7 +53,7 @@ class HistoryService final : public v1::RunHistory::CallbackService {
  private:
   // Who calls: the authenticator's principal, or, without one, the
   // anonymous local caller if the peer is loopback (else PERMISSION_DENIED).
-  absl::StatusOr<auth::Principal> Caller(const grpc::CallbackServerContext& context) const;
+  absl::StatusOr<identity::Principal> Caller(const grpc::CallbackServerContext& context) const;
 
   store::RunStore& store_;
   const auth::Authenticator* const authenticator_;

@@ -49,9 +49,9 @@ absl::StatusOr<store::ActivityElsewhere> QuotaGate::Elsewhere(const std::string&
   return activity;
 }
 
-v1::QuotaLimits QuotaGate::QuotasOf(const auth::Principal& principal) const {
-  return principal.role == auth::Role::kLearner ? CohortQuotas(principal.cohort)
-                                                : v1::QuotaLimits();
+v1::QuotaLimits QuotaGate::QuotasOf(const identity::Principal& principal) const {
+  return principal.role == identity::Role::kLearner ? CohortQuotas(principal.cohort)
+                                                    : v1::QuotaLimits();
 }
 
 v1::QuotaLimits QuotaGate::CohortQuotas(const std::string& cohort) const {

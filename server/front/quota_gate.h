@@ -60,7 +60,7 @@ class QuotaGate final : public RunObserver {
 
   // The quotas of `principal`: none (all 0) unless a learner; a learner's
   // are CohortQuotas of their cohort.
-  v1::QuotaLimits QuotasOf(const auth::Principal& principal) const;
+  v1::QuotaLimits QuotasOf(const identity::Principal& principal) const;
   // The defaults with `cohort`'s overrides.
   v1::QuotaLimits CohortQuotas(const std::string& cohort) const;
   v1::QuotaOverrides OverridesOf(const std::string& cohort) const;

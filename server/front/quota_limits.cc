@@ -7,7 +7,6 @@
 #include "kernels/common/status_macros.h"
 
 namespace kbench::server {
-namespace {}  // namespace
 
 std::string QuotaText(double value) {
   if (value == std::floor(value) && std::fabs(value) < 1e15)

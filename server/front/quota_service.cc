@@ -20,9 +20,9 @@ int64_t NowUnixMs() {
 }
 
 // PERMISSION_DENIED unless `caller` is an admin or the instructor of `cohort`.
-absl::Status MayManage(const auth::Principal& caller, const std::string& cohort) {
-  if (caller.AtLeast(auth::Role::kAdmin) ||
-      (caller.AtLeast(auth::Role::kInstructor) && caller.cohort == cohort))
+absl::Status MayManage(const identity::Principal& caller, const std::string& cohort) {
+  if (caller.AtLeast(identity::Role::kAdmin) ||
+      (caller.AtLeast(identity::Role::kInstructor) && caller.cohort == cohort))
     return absl::OkStatus();
   return absl::PermissionDeniedError(absl::StrCat("cohort: only the instructor of cohort ",
                                                   Echo(cohort),
@@ -42,9 +42,9 @@ QuotaService::QuotaService(QuotaGate& gate, store::RunStore& store,
                            const auth::Authenticator* authenticator)
     : gate_(gate), store_(store), authenticator_(authenticator) {}
 
-absl::StatusOr<auth::Principal> QuotaService::Caller(
+absl::StatusOr<identity::Principal> QuotaService::Caller(
     const grpc::CallbackServerContext& context) const {
-  return authenticator_ ? authenticator_->Authenticate(context) : auth::LocalPrincipal();
+  return authenticator_ ? authenticator_->Authenticate(context) : identity::LocalPrincipal();
 }
 
 v1::QuotaReport QuotaService::CohortReport(const std::string& cohort) const {
@@ -59,7 +59,7 @@ grpc::ServerUnaryReactor* QuotaService::GetQuotas(grpc::CallbackServerContext* c
                                                   const v1::GetQuotasRequest* request,
                                                   v1::QuotaReport* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  const absl::StatusOr<identity::Principal> caller = Caller(*context);
   absl::Status allowed = caller.status();
   if (allowed.ok() && !request->cohort().empty()) allowed = MayManage(*caller, request->cohort());
   if (!allowed.ok()) {
@@ -74,7 +74,7 @@ grpc::ServerUnaryReactor* QuotaService::GetQuotas(grpc::CallbackServerContext* c
   thread_.Post([this, reactor, response, caller = *caller] {
     v1::QuotaReport report = CohortReport(caller.cohort);
     *report.mutable_limits() = gate_.QuotasOf(caller);
-    report.set_unlimited(caller.role != auth::Role::kLearner);
+    report.set_unlimited(caller.role != identity::Role::kLearner);
     absl::StatusOr<v1::QuotaUsage> usage = gate_.UsageOf(caller.user, NowUnixMs());
     if (usage.ok()) {
       *report.mutable_usage() = *std::move(usage);
@@ -89,7 +89,7 @@ grpc::ServerUnaryReactor* QuotaService::SetCohortQuotas(grpc::CallbackServerCont
                                                         const v1::SetCohortQuotasRequest* request,
                                                         v1::QuotaReport* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const absl::StatusOr<auth::Principal> caller = Caller(*context);
+  const absl::StatusOr<identity::Principal> caller = Caller(*context);
   absl::Status allowed = caller.status();
   if (allowed.ok()) allowed = CheckCohort(request->cohort());
   if (allowed.ok()) allowed = MayManage(*caller, request->cohort());

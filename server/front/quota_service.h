@@ -17,7 +17,7 @@ namespace kbench::server {
 class QuotaService final : public v1::Quotas::CallbackService {
  public:
   // The gate, store and authenticator must outlive the service; a null
-  // authenticator: every caller is auth::LocalPrincipal().
+  // authenticator: every caller is identity::LocalPrincipal().
   QuotaService(QuotaGate& gate, store::RunStore& store, const auth::Authenticator* authenticator);
 
   grpc::ServerUnaryReactor* GetQuotas(grpc::CallbackServerContext* context,
@@ -28,7 +28,7 @@ class QuotaService final : public v1::Quotas::CallbackService {
                                             v1::QuotaReport* response) override;
 
  private:
-  absl::StatusOr<auth::Principal> Caller(const grpc::CallbackServerContext& context) const;
+  absl::StatusOr<identity::Principal> Caller(const grpc::CallbackServerContext& context) const;
   // The cohort's quotas and overrides.
   v1::QuotaReport CohortReport(const std::string& cohort) const;
 

@@ -9,7 +9,7 @@
 
 namespace kbench::server {
 
-RunCall::RunCall(std::string run_id, auth::Principal principal, std::string description,
+RunCall::RunCall(std::string run_id, identity::Principal principal, std::string description,
                  AdmittedRun run, RunQueue& queue, std::vector<RunObserver*> observers,
                  ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall)
     : run_id_(std::move(run_id)),
@@ -29,7 +29,7 @@ grpc::ServerWriteReactor<v1::RunEvent>* RunCall::NewReactor(std::shared_ptr<RunC
 v1::RunRequest RunCall::Request() const { return Resolved(run_); }
 
 QueueTicket RunCall::Ticket() const {
-  return {principal_.user, principal_.AtLeast(auth::Role::kInstructor),
+  return {principal_.user, principal_.AtLeast(identity::Role::kInstructor),
           std::string(run_.problem.op->name()), run_.plan.time_budget_ms / 1000};
 }
 

@@ -46,16 +46,16 @@ class RunCall final : public QueuedRun,
  public:
   // `stream_slot` is held until the RPC is done; `reader_stall` is
   // Limits.max_reader_stall_seconds.
-  RunCall(std::string run_id, auth::Principal principal, std::string description, AdmittedRun run,
-          RunQueue& queue, std::vector<RunObserver*> observers, ClientStreams::Slot stream_slot,
-          std::chrono::duration<double> reader_stall);
+  RunCall(std::string run_id, identity::Principal principal, std::string description,
+          AdmittedRun run, RunQueue& queue, std::vector<RunObserver*> observers,
+          ClientStreams::Slot stream_slot, std::chrono::duration<double> reader_stall);
 
   // The reactor of `call`'s RPC, for the service to return.
   static grpc::ServerWriteReactor<v1::RunEvent>* NewReactor(std::shared_ptr<RunCall> call);
 
   const std::string& run_id() const override { return run_id_; }
   // Who asked for the run.
-  const auth::Principal& principal() const { return principal_; }
+  const identity::Principal& principal() const { return principal_; }
 
   // QueuedRun:
   v1::RunRequest Request() const override;
@@ -93,7 +93,7 @@ class RunCall final : public QueuedRun,
   void StopRun();
 
   const std::string run_id_;
-  const auth::Principal principal_;
+  const identity::Principal principal_;
   const std::string description_;
   const AdmittedRun run_;
   RunQueue& queue_;

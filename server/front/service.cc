@@ -87,11 +87,11 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
   admission.peer = context->peer();
   admission.unix_ms = UnixMs();
   admission.request = request;
-  if (const ops::Op* op = ops::OpOf(request)) admission.op = std::string(op->name());
+  if (const proto::ops::Op* op = proto::ops::OpOf(request)) admission.op = std::string(op->name());
 
-  absl::StatusOr<auth::Principal> principal = options_.authenticator
-                                                  ? options_.authenticator->Authenticate(*context)
-                                                  : auth::LocalPrincipal();
+  absl::StatusOr<identity::Principal> principal =
+      options_.authenticator ? options_.authenticator->Authenticate(*context)
+                             : identity::LocalPrincipal();
   // An unauthenticated call is not recorded: it has no one to record it for.
   if (!principal.ok()) return new RefusedStream(principal.status());
   admission.principal = *principal;
@@ -114,10 +114,10 @@ grpc::ServerWriteReactor<v1::RunEvent>* KernelBenchService::Start(
         absl::PermissionDeniedError("fault: fault injection is refused unless the server runs with "
                                     "--enable-fault-injection"));
   // A fault stops a worker every learner's runs share.
-  if (request.fault() != v1::FAULT_NONE && !admission.principal.AtLeast(auth::Role::kAdmin))
+  if (request.fault() != v1::FAULT_NONE && !admission.principal.AtLeast(identity::Role::kAdmin))
     return refuse(absl::PermissionDeniedError(
         absl::StrCat("fault: fault injection is for admins, not ",
-                     std::string(auth::RoleWithArticle(admission.principal.role)))));
+                     std::string(identity::RoleWithArticle(admission.principal.role)))));
   if (draining_)
     return refuse(absl::UnavailableError(
         "server is draining: it is shutting down once its running runs end; retry on "
@@ -208,7 +208,7 @@ v1::ServerInfo KernelBenchService::Info() const {
   info.set_version(kVersion);
   info.set_backend(Backend());
   for (const auto& executor : scheduler_.executors()) *info.add_devices() = executor->Info();
-  for (v1::OpInfo& op : ops::OffersOf(Backend())) *info.add_ops() = std::move(op);
+  for (v1::OpInfo& op : proto::ops::OffersOf(Backend())) *info.add_ops() = std::move(op);
   *info.mutable_limits() = options_.limits;
   *info.mutable_default_timing() = ToProto(options_.timing_defaults);
   const RunCounts counts = queue_.Counts();
@@ -234,7 +234,7 @@ grpc::ServerUnaryReactor* KernelBenchService::CompileKernel(grpc::CallbackServer
     return reactor;
   };
   if (options_.authenticator != nullptr)
-    if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
+    if (absl::StatusOr<identity::Principal> caller = options_.authenticator->Authenticate(*context);
         !caller.ok())
       return finish(caller.status());
   if (draining_) return finish(absl::UnavailableError("server is draining: it is shutting down"));
@@ -265,7 +265,7 @@ grpc::ServerUnaryReactor* KernelBenchService::GetServerInfo(grpc::CallbackServer
                                                             v1::ServerInfo* response) {
   auto* reactor = context->DefaultReactor();
   if (options_.authenticator != nullptr) {
-    if (absl::StatusOr<auth::Principal> caller = options_.authenticator->Authenticate(*context);
+    if (absl::StatusOr<identity::Principal> caller = options_.authenticator->Authenticate(*context);
         !caller.ok()) {
       reactor->Finish(ToGrpcStatus(caller.status()));
       return reactor;

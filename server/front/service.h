@@ -39,7 +39,7 @@ struct ServiceOptions {
   // than admins are refused them always.
   bool enable_fault_injection = false;
   // Who the callers are; null: a server without identities (every caller is
-  // auth::LocalPrincipal()). Must outlive the service.
+  // identity::LocalPrincipal()). Must outlive the service.
   const auth::Authenticator* authenticator = nullptr;
   // Per-learner quotas: every request counts toward the runs per minute
   // before it is checked (refused ones too); the others are checked after

@@ -50,7 +50,8 @@ absl::StatusOr<StartedWorkers> StartWorkers(const WorkersConfig& config,
   StartedWorkers started;
   KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<WorkerExecutor> first,
                           Launch(config, sockets, config.backend, indices[0]));
-  KBENCH_ASSIGN_OR_RETURN(const worker::v1::DescribeResponse described, first->WaitUntilStarted());
+  KBENCH_ASSIGN_OR_RETURN(const kbench::worker::v1::DescribeResponse described,
+                          first->WaitUntilStarted());
   started.first_device = described.device();
   started.executors.push_back(std::move(first));
   if (config.devices == "all") {

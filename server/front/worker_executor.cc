@@ -30,9 +30,9 @@ constexpr std::chrono::seconds kExitWait{5};
 
 // What a worker's wait status means, in words (worker/exit_codes.h).
 std::string DescribeExit(int status) {
-  if (WIFEXITED(status) && WEXITSTATUS(status) == worker::kExitDeviceLost)
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitDeviceLost)
     return "exited after a sticky device error";
-  if (WIFEXITED(status) && WEXITSTATUS(status) == worker::kExitStartFailed)
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitStartFailed)
     return "exited with status 1 (it could not start; its log says why)";
   return DescribeWaitStatus(status);
 }
@@ -44,7 +44,7 @@ WorkerExecutor::WorkerExecutor(WorkerOptions options)
 
 WorkerExecutor::~WorkerExecutor() { Stop(); }
 
-absl::StatusOr<worker::v1::DescribeResponse> WorkerExecutor::WaitUntilStarted() {
+absl::StatusOr<kbench::worker::v1::DescribeResponse> WorkerExecutor::WaitUntilStarted() {
   std::unique_lock lock(mu_);
   cv_.wait(lock, [&] { return first_start_.has_value(); });
   return *first_start_;
@@ -106,7 +106,7 @@ std::string WorkerExecutor::Name() const {
 }
 
 absl::StatusOr<v1::CompileFacts> WorkerExecutor::Compile(const v1::CompileKernelRequest& request) {
-  std::shared_ptr<worker::v1::Worker::Stub> stub;
+  std::shared_ptr<kbench::worker::v1::Worker::Stub> stub;
   {
     std::lock_guard lock(mu_);
     if (!ready_) return absl::UnavailableError(absl::StrCat(Name(), " is not ready; retry"));
@@ -123,11 +123,11 @@ absl::StatusOr<v1::CompileFacts> WorkerExecutor::Compile(const v1::CompileKernel
 
 absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& run_id,
                                      RunSink& sink) {
-  worker::v1::ExecuteRequest request;
+  kbench::worker::v1::ExecuteRequest request;
   *request.mutable_request() = Resolved(run);
   request.set_run_id(run_id);
   grpc::ClientContext context;
-  std::shared_ptr<worker::v1::Worker::Stub> stub;
+  std::shared_ptr<kbench::worker::v1::Worker::Stub> stub;
   uint64_t generation = 0;
   {
     std::lock_guard lock(mu_);
@@ -139,10 +139,10 @@ absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& 
   }
   cv_.notify_all();
 
-  std::unique_ptr<grpc::ClientReader<worker::v1::WorkerEvent>> reader =
+  std::unique_ptr<grpc::ClientReader<kbench::worker::v1::WorkerEvent>> reader =
       stub->Execute(&context, request);
-  worker::v1::WorkerEvent event;
-  std::optional<worker::v1::RunEnd> end;
+  kbench::worker::v1::WorkerEvent event;
+  std::optional<kbench::worker::v1::RunEnd> end;
   while (reader->Read(&event)) {
     {
       std::lock_guard lock(mu_);
@@ -166,7 +166,7 @@ absl::Status WorkerExecutor::Execute(const AdmittedRun& run, const std::string& 
 }
 
 absl::Status WorkerExecutor::WorkerWentAway(uint64_t generation, const std::string& run_id,
-                                            const std::optional<worker::v1::RunEnd>& end,
+                                            const std::optional<kbench::worker::v1::RunEnd>& end,
                                             bool learner_kernels) {
   std::unique_lock lock(mu_);
   const auto ended = [&] { return last_ended_ && last_ended_->generation >= generation; };
@@ -268,7 +268,7 @@ absl::Status WorkerExecutor::StartWorker(std::unique_lock<std::mutex>& lock) {
   arguments.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   arguments.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  auto stub = std::make_shared<worker::v1::Worker::Stub>(grpc::CreateCustomChannel(
+  auto stub = std::make_shared<kbench::worker::v1::Worker::Stub>(grpc::CreateCustomChannel(
       "unix:" + options_.socket_path, grpc::InsecureChannelCredentials(), arguments));
   lock.lock();
   if (!process.ok()) return process.status();
@@ -290,8 +290,9 @@ absl::Status WorkerExecutor::StartWorker(std::unique_lock<std::mutex>& lock) {
     context.set_wait_for_ready(true);
     context.set_deadline(std::chrono::system_clock::now() +
                          std::min<Clock::duration>(kDescribeAttempt, deadline - Clock::now()));
-    worker::v1::DescribeResponse response;
-    const grpc::Status status = stub->Describe(&context, worker::v1::DescribeRequest(), &response);
+    kbench::worker::v1::DescribeResponse response;
+    const grpc::Status status =
+        stub->Describe(&context, kbench::worker::v1::DescribeRequest(), &response);
     lock.lock();
     if (status.ok()) {
       described_ = std::move(response);
@@ -328,13 +329,13 @@ void WorkerExecutor::Watch(std::unique_lock<std::mutex>& lock) {
 void WorkerExecutor::StopActiveRun(std::unique_lock<std::mutex>& lock) {
   active_->cancel_sent = true;
   const std::string run_id = active_->run_id;
-  const std::shared_ptr<worker::v1::Worker::Stub> stub = stub_;
+  const std::shared_ptr<kbench::worker::v1::Worker::Stub> stub = stub_;
   lock.unlock();
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + kCancelTimeout);
-  worker::v1::CancelRequest request;
+  kbench::worker::v1::CancelRequest request;
   request.set_run_id(run_id);
-  worker::v1::CancelResponse response;
+  kbench::worker::v1::CancelResponse response;
   const grpc::Status status = stub->Cancel(&context, request, &response);
   lock.lock();
   // The run may have ended meanwhile; its call (and context) is then gone.

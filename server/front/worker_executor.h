@@ -74,7 +74,7 @@ class WorkerExecutor final : public Executor {
 
   // Blocks until the first start is over: the worker's first Describe, or
   // why it could not start (it is then Failed).
-  absl::StatusOr<worker::v1::DescribeResponse> WaitUntilStarted();
+  absl::StatusOr<kbench::worker::v1::DescribeResponse> WaitUntilStarted();
   // The limits runs are admitted under: sent with each run and the source
   // of the stall bound. Set before the first Execute.
   void SetLimits(const v1::Limits& limits);
@@ -128,7 +128,8 @@ class WorkerExecutor final : public Executor {
   // The error of a run whose worker went away; `learner_kernels`: the run
   // had learners' kernels, so a stall says their kernel was stopped.
   absl::Status WorkerWentAway(uint64_t generation, const std::string& run_id,
-                              const std::optional<worker::v1::RunEnd>& end, bool learner_kernels);
+                              const std::optional<kbench::worker::v1::RunEnd>& end,
+                              bool learner_kernels);
   std::string Name() const;
 
   WorkerOptions options_;
@@ -140,14 +141,14 @@ class WorkerExecutor final : public Executor {
   bool ready_ = false;
   bool failed_ = false;
   bool stopping_ = false;
-  std::optional<absl::StatusOr<worker::v1::DescribeResponse>> first_start_;
-  worker::v1::DescribeResponse described_;
+  std::optional<absl::StatusOr<kbench::worker::v1::DescribeResponse>> first_start_;
+  kbench::worker::v1::DescribeResponse described_;
   uint32_t restarts_ = 0;
   std::deque<Clock::time_point> recent_restarts_;
 
   uint64_t generation_ = 0;  // of the current worker, counted from 1
   std::unique_ptr<Subprocess> process_;
-  std::shared_ptr<worker::v1::Worker::Stub> stub_;
+  std::shared_ptr<kbench::worker::v1::Worker::Stub> stub_;
   std::string kill_reason_;  // set when the supervisor killed the current worker
   bool stalled_ = false;     // the kill was for making no progress
   std::optional<Ended> last_ended_;

@@ -35,7 +35,7 @@ void ServeTable(httplib::Server& server, const std::string& path, const CallerOf
                 TableEndpoint endpoint) {
   server.Get(path, [caller, endpoint = std::move(endpoint)](const httplib::Request& request,
                                                             httplib::Response& response) {
-    absl::StatusOr<auth::Principal> who = caller(request);
+    absl::StatusOr<identity::Principal> who = caller(request);
     if (!who.ok()) return ReplyError(response, who.status());
     const ApiParams params(request);
     absl::StatusOr<bool> csv = params.WantsCsv();

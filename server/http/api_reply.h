@@ -17,7 +17,7 @@
 namespace kbench::server::http {
 
 // Who makes a request; UNAUTHENTICATED when it carries no valid token.
-using CallerOf = std::function<absl::StatusOr<auth::Principal>(const httplib::Request&)>;
+using CallerOf = std::function<absl::StatusOr<identity::Principal>(const httplib::Request&)>;
 
 // A table reply: the table, the CSV file's name, and for JSON any fields
 // beside the table's (e.g. next_page_token).
@@ -28,7 +28,7 @@ struct TableReply {
 };
 
 using TableEndpoint =
-    std::function<absl::StatusOr<TableReply>(const ApiParams&, const auth::Principal&)>;
+    std::function<absl::StatusOr<TableReply>(const ApiParams&, const identity::Principal&)>;
 
 // Text that is not UTF-8 is written with U+FFFD in its place: a cell that
 // cannot be encoded never turns the whole reply into an error.

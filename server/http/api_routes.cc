@@ -30,7 +30,7 @@ namespace {
 
 // The runs of `filter` that `who` may read; PERMISSION_DENIED when the
 // filter asks for others'.
-absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal& who,
+absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const identity::Principal& who,
                                   const v1::ListRunsRequest& filter) {
   KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
   return ReadRuns(store, scoped);
@@ -38,7 +38,7 @@ absl::StatusOr<RunSet> ReadRunsAs(store::RunStore& store, const auth::Principal&
 
 // The tallies of the runs of `filter` that `who` may read; PERMISSION_DENIED
 // when the filter asks for others'.
-absl::StatusOr<store::RunTallies> TallyAs(store::RunStore& store, const auth::Principal& who,
+absl::StatusOr<store::RunTallies> TallyAs(store::RunStore& store, const identity::Principal& who,
                                           store::TallyBy by, const v1::ListRunsRequest& filter) {
   KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
   return store.Tally(by, scoped);
@@ -48,16 +48,17 @@ absl::StatusOr<store::RunTallies> TallyAs(store::RunStore& store, const auth::Pr
 // picks `view`'s rows among the results `who` may read.
 TableEndpoint AssignmentEndpoint(store::RunStore& store, std::string table_name,
                                  store::ResultView view, Table (*build)(const store::ResultRows&)) {
-  return [&store, table_name = std::move(table_name), view, build](
-             const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-    KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
-    KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
-    v1::ListRunsRequest filter;
-    filter.set_label(label);
-    KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
-    KBENCH_ASSIGN_OR_RETURN(const store::ResultRows rows, store.Results(view, scoped));
-    return TableReply{build(rows), absl::StrCat(table_name, "-", label)};
-  };
+  return
+      [&store, table_name = std::move(table_name), view, build](
+          const ApiParams& params, const identity::Principal& who) -> absl::StatusOr<TableReply> {
+        KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
+        KBENCH_ASSIGN_OR_RETURN(const std::string label, params.Required("label"));
+        v1::ListRunsRequest filter;
+        filter.set_label(label);
+        KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest scoped, auth::ScopeToCaller(who, filter));
+        KBENCH_ASSIGN_OR_RETURN(const store::ResultRows rows, store.Results(view, scoped));
+        return TableReply{build(rows), absl::StrCat(table_name, "-", label)};
+      };
 }
 
 // The filters of /api/runs as a ListRunsRequest; the store checks them
@@ -112,26 +113,27 @@ absl::Status AsParameterError(const absl::Status& status) {
 
 void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider live,
                   CallerOf caller) {
-  ServeTable(
-      server, "/api/labels", caller,
-      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-        KBENCH_ASSIGN_OR_RETURN(const store::RunTallies labels,
-                                TallyAs(store, who, store::TallyBy::kLabel, v1::ListRunsRequest()));
-        return TableReply{LabelsTable(labels), "labels"};
-      });
-  ServeTable(
-      server, "/api/learners", caller,
-      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
-        v1::ListRunsRequest filter;
-        filter.set_label(params.Optional("label"));
-        KBENCH_ASSIGN_OR_RETURN(const store::RunTallies learners,
-                                TallyAs(store, who, store::TallyBy::kLearner, filter));
-        return TableReply{LearnersTable(learners), filter.label().empty()
-                                                       ? "learners"
-                                                       : absl::StrCat("learners-", filter.label())};
-      });
+  ServeTable(server, "/api/labels", caller,
+             [&store](const ApiParams& params,
+                      const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+               KBENCH_ASSIGN_OR_RETURN(
+                   const store::RunTallies labels,
+                   TallyAs(store, who, store::TallyBy::kLabel, v1::ListRunsRequest()));
+               return TableReply{LabelsTable(labels), "labels"};
+             });
+  ServeTable(server, "/api/learners", caller,
+             [&store](const ApiParams& params,
+                      const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"label", "format"}));
+               v1::ListRunsRequest filter;
+               filter.set_label(params.Optional("label"));
+               KBENCH_ASSIGN_OR_RETURN(const store::RunTallies learners,
+                                       TallyAs(store, who, store::TallyBy::kLearner, filter));
+               return TableReply{
+                   LearnersTable(learners),
+                   filter.label().empty() ? "learners" : absl::StrCat("learners-", filter.label())};
+             });
   using store::ResultView;
   ServeTable(server, "/api/assignment/best", caller,
              AssignmentEndpoint(store, "best", ResultView::kBestVerified, BestResultsTable));
@@ -144,40 +146,42 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                                 FailedVerificationsTable));
   ServeTable(
       server, "/api/learner", caller,
-      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+      [&store](const ApiParams& params,
+               const identity::Principal& who) -> absl::StatusOr<TableReply> {
         KBENCH_RETURN_IF_ERROR(params.Only({"learner", "label", "format"}));
         KBENCH_ASSIGN_OR_RETURN(const std::string learner, params.Required("learner"));
         v1::ListRunsRequest filter;
         filter.set_label(params.Optional("label"));
         // A learner asking for another learner is refused, not shown nothing.
-        if (who.role == auth::Role::kLearner) filter.set_user(learner);
+        if (who.role == identity::Role::kLearner) filter.set_user(learner);
         KBENCH_ASSIGN_OR_RETURN(const RunSet runs, ReadRunsAs(store, who, filter));
         return TableReply{LearnerHistoryTable(runs, learner), absl::StrCat("learner-", learner)};
       });
   ServeTable(
       server, "/api/runs", caller,
-      [&store](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
+      [&store](const ApiParams& params,
+               const identity::Principal& who) -> absl::StatusOr<TableReply> {
         KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest asked, RunsFilter(params));
         KBENCH_ASSIGN_OR_RETURN(const v1::ListRunsRequest filter, auth::ScopeToCaller(who, asked));
         absl::StatusOr<v1::ListRunsResponse> page = store.List(filter, store::Samples::kOmit);
         KBENCH_RETURN_IF_ERROR(AsParameterError(page.status()));
         return TableReply{RunsTable(*page), "runs", {{"next_page_token", page->next_page_token()}}};
       });
-  ServeTable(
-      server, "/api/live/runs", caller,
-      [live](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
-        LiveState state = live();
-        const auto hidden = [&](const LiveRun& run) {
-          return !auth::CheckRunAccess(who, run.run_id, run.user, run.cohort).ok();
-        };
-        std::erase_if(state.running, hidden);
-        std::erase_if(state.waiting, hidden);
-        return TableReply{LiveRunsTable(state), "live-runs"};
-      });
+  ServeTable(server, "/api/live/runs", caller,
+             [live](const ApiParams& params,
+                    const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
+               LiveState state = live();
+               const auto hidden = [&](const LiveRun& run) {
+                 return !auth::CheckRunAccess(who, run.run_id, run.user, run.cohort).ok();
+               };
+               std::erase_if(state.running, hidden);
+               std::erase_if(state.waiting, hidden);
+               return TableReply{LiveRunsTable(state), "live-runs"};
+             });
   ServeTable(server, "/api/live/devices", caller,
              [&store, live](const ApiParams& params,
-                            const auth::Principal&) -> absl::StatusOr<TableReply> {
+                            const identity::Principal&) -> absl::StatusOr<TableReply> {
                KBENCH_RETURN_IF_ERROR(params.Only({"format"}));
                // The newest runs, to find each device's last clocks.
                constexpr size_t kRecentRuns = 100;
@@ -187,7 +191,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
              });
   server.Get("/api/live",
              [live, caller](const httplib::Request& request, httplib::Response& response) {
-               const absl::StatusOr<auth::Principal> who = caller(request);
+               const absl::StatusOr<identity::Principal> who = caller(request);
                if (!who.ok()) return ReplyError(response, who.status());
                if (absl::Status only = ApiParams(request).Only({}); !only.ok()) {
                  return ReplyError(response, only);
@@ -195,7 +199,7 @@ void AddApiRoutes(httplib::Server& server, store::RunStore& store, LiveProvider 
                const LiveState state = live();
                ReplyJson(response, 200,
                          {{"user", who->user},  // "" on a server without authentication
-                          {"role", std::string(auth::RoleName(who->role))},
+                          {"role", std::string(identity::RoleName(who->role))},
                           {"version", state.info.version()},
                           {"backend", state.info.backend()},
                           {"devices", state.info.devices_size()},

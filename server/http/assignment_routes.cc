@@ -122,46 +122,47 @@ nlohmann::json ProtoJson(const google::protobuf::Message& message) {
 }  // namespace
 
 void AddAssignmentRoutes(httplib::Server& server, AssignmentBook& book, const CallerOf& caller) {
-  ServeTable(
-      server, "/api/assignments", caller,
-      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
-        KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> assignments,
-                                book.List(who, params.Optional("cohort")));
-        return TableReply{AssignmentsTable(assignments), "assignments"};
-      });
-  ServeTable(
-      server, "/api/assignments/leaderboard", caller,
-      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "format"}));
-        KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
-        KBENCH_ASSIGN_OR_RETURN(v1::Leaderboard board, book.Leaderboard(who, name));
-        return TableReply{LeaderboardTable(board),
-                          absl::StrCat("leaderboard-", name),
-                          {{"without_counting", board.without_counting()},
-                           {"title", board.assignment().title()}}};
-      });
-  ServeTable(
-      server, "/api/assignments/roster", caller,
-      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
-        KBENCH_ASSIGN_OR_RETURN(v1::Roster roster, book.Roster(who, params.Optional("cohort")));
-        return TableReply{RosterTable(roster),
-                          absl::StrCat("gradebook-", roster.cohort()),
-                          {{"cohort", roster.cohort()}, {"details", RosterDetails(roster)}}};
-      });
-  ServeTable(
-      server, "/api/assignments/submissions", caller,
-      [&book](const ApiParams& params, const auth::Principal& who) -> absl::StatusOr<TableReply> {
-        KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "learner", "format"}));
-        KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
-        KBENCH_ASSIGN_OR_RETURN(std::vector<v1::SubmissionReport> reports,
-                                book.Submissions(who, name, params.Optional("learner")));
-        return TableReply{SubmissionsTable(reports), absl::StrCat("submissions-", name)};
-      });
+  ServeTable(server, "/api/assignments", caller,
+             [&book](const ApiParams& params,
+                     const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
+               KBENCH_ASSIGN_OR_RETURN(std::vector<v1::Assignment> assignments,
+                                       book.List(who, params.Optional("cohort")));
+               return TableReply{AssignmentsTable(assignments), "assignments"};
+             });
+  ServeTable(server, "/api/assignments/leaderboard", caller,
+             [&book](const ApiParams& params,
+                     const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "format"}));
+               KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
+               KBENCH_ASSIGN_OR_RETURN(v1::Leaderboard board, book.Leaderboard(who, name));
+               return TableReply{LeaderboardTable(board),
+                                 absl::StrCat("leaderboard-", name),
+                                 {{"without_counting", board.without_counting()},
+                                  {"title", board.assignment().title()}}};
+             });
+  ServeTable(server, "/api/assignments/roster", caller,
+             [&book](const ApiParams& params,
+                     const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"cohort", "format"}));
+               KBENCH_ASSIGN_OR_RETURN(v1::Roster roster,
+                                       book.Roster(who, params.Optional("cohort")));
+               return TableReply{RosterTable(roster),
+                                 absl::StrCat("gradebook-", roster.cohort()),
+                                 {{"cohort", roster.cohort()}, {"details", RosterDetails(roster)}}};
+             });
+  ServeTable(server, "/api/assignments/submissions", caller,
+             [&book](const ApiParams& params,
+                     const identity::Principal& who) -> absl::StatusOr<TableReply> {
+               KBENCH_RETURN_IF_ERROR(params.Only({"assignment", "learner", "format"}));
+               KBENCH_ASSIGN_OR_RETURN(const std::string name, params.Required("assignment"));
+               KBENCH_ASSIGN_OR_RETURN(std::vector<v1::SubmissionReport> reports,
+                                       book.Submissions(who, name, params.Optional("learner")));
+               return TableReply{SubmissionsTable(reports), absl::StrCat("submissions-", name)};
+             });
   server.Get("/api/assignments/submission",
              [&book, caller](const httplib::Request& request, httplib::Response& response) {
-               const absl::StatusOr<auth::Principal> who = caller(request);
+               const absl::StatusOr<identity::Principal> who = caller(request);
                if (!who.ok()) return ReplyError(response, who.status());
                const ApiParams params(request);
                if (absl::Status only = params.Only({"id"}); !only.ok())

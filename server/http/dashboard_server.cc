@@ -157,13 +157,13 @@ void DashboardServer::AddRoutes() {
     if (asset.path == "/index.html") server_->Get("/", serve);
   }
   const CallerOf caller =
-      [this](const httplib::Request& request) -> absl::StatusOr<auth::Principal> {
-    if (authenticator_ == nullptr) return auth::LocalPrincipal();
+      [this](const httplib::Request& request) -> absl::StatusOr<identity::Principal> {
+    if (authenticator_ == nullptr) return identity::LocalPrincipal();
     return authenticator_->AuthenticateHeader(request.get_header_value("Authorization"));
   };
   server_->Get("/metrics",
                [this, caller](const httplib::Request& request, httplib::Response& response) {
-                 if (absl::StatusOr<auth::Principal> who = caller(request); !who.ok()) {
+                 if (absl::StatusOr<identity::Principal> who = caller(request); !who.ok()) {
                    response.status = HttpStatusOf(who.status());
                    response.set_content(ErrorJson(who.status()).dump(), "application/json");
                    return;

@@ -44,7 +44,7 @@ Table LearnerHistoryTable(const RunSet& runs, const std::string& learner) {
                                      run->accepted_unix_ms(),
                                      run->label(),
                                      run->op(),
-                                     ops::DescribeProblemOf(run->request()),
+                                     proto::ops::DescribeProblemOf(run->request()),
                                      DTypeNameOf(run->request().dtype()),
                                      RunStatusName(run->status())};
     if (run->results().empty()) {
@@ -74,10 +74,10 @@ Table RunsTable(const v1::ListRunsResponse& page) {
                "accepted_unix_ms", "started_unix_ms", "ended_unix_ms", "device", "backend"}};
   for (const v1::RunRecord& run : page.runs()) {
     table.rows.push_back({run.run_id(), LearnerOf(run), run.label(), run.op(),
-                          ops::DescribeProblemOf(run.request()), DTypeNameOf(run.request().dtype()),
-                          RunStatusName(run.status()), run.error(), run.accepted_unix_ms(),
-                          run.started_unix_ms(), run.ended_unix_ms(), run.device().name(),
-                          run.device().backend()});
+                          proto::ops::DescribeProblemOf(run.request()),
+                          DTypeNameOf(run.request().dtype()), RunStatusName(run.status()),
+                          run.error(), run.accepted_unix_ms(), run.started_unix_ms(),
+                          run.ended_unix_ms(), run.device().name(), run.device().backend()});
   }
   return table;
 }

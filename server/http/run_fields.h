@@ -1,5 +1,5 @@
 // How the dashboard names what a run is about: its learner and its dtype;
-// its problem is its op's (ops::DescribeProblemOf). Runs of one learner and
+// its problem is its op's (proto::ops::DescribeProblemOf). Runs of one learner and
 // one problem are comparable; the tables group by these names.
 #pragma once
 

@@ -33,7 +33,7 @@ std::string CellCsv(const Cell& cell) {
         if constexpr (std::is_same_v<T, std::monostate>) {
           return "";
         } else if constexpr (std::is_same_v<T, std::string>) {
-          return text::CsvField(value);
+          return proto::text::CsvField(value);
         } else if constexpr (std::is_same_v<T, double>) {
           return absl::StrFormat("%.9g", value);
         } else if constexpr (std::is_same_v<T, bool>) {
@@ -62,7 +62,7 @@ nlohmann::json ToJson(const Table& table) {
 std::string ToCsv(const Table& table) {
   std::string csv = absl::StrCat(absl::StrJoin(table.columns, ",",
                                                [](std::string* out, const std::string& name) {
-                                                 out->append(text::CsvField(name));
+                                                 out->append(proto::text::CsvField(name));
                                                }),
                                  "\r\n");
   for (const std::vector<Cell>& row : table.rows) {

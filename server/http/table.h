@@ -6,7 +6,7 @@
 //        "truncated": false}
 // (a null cell is JSON null). CSV (RFC 4180): a header line of the column
 // names, then one line per row; a null cell is empty, text is written as
-// text::CsvField writes it (quoted when it holds a comma, quote or line
+// proto::text::CsvField writes it (quoted when it holds a comma, quote or line
 // break; a quote before text a spreadsheet would run as a formula),
 // numbers are written with up to 9 significant digits.
 #pragma once

@@ -1,6 +1,6 @@
 #include "server/identity/principal.h"
 
-namespace kbench::server::auth {
+namespace kbench::server::identity {
 
 std::string_view RoleName(Role role) {
   switch (role) {
@@ -26,4 +26,4 @@ std::string_view RoleWithArticle(Role role) {
   return "an unknown role";
 }
 
-}  // namespace kbench::server::auth
+}  // namespace kbench::server::identity

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace kbench::server::auth {
+namespace kbench::server::identity {
 
 // Ordered: a role may do everything the roles before it may.
 enum class Role { kLearner = 1, kInstructor = 2, kAdmin = 3 };
@@ -34,4 +34,4 @@ struct Principal {
 // may do everything (the server then listens on loopback only).
 inline Principal LocalPrincipal() { return Principal{"", "", Role::kAdmin}; }
 
-}  // namespace kbench::server::auth
+}  // namespace kbench::server::identity

@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "server/common/sha256.h"
 
-namespace kbench::server::auth {
+namespace kbench::server::identity {
 
 absl::StatusOr<std::string> NewSecret(std::string_view prefix) {
   unsigned char bytes[32];
@@ -33,4 +33,4 @@ bool LooksLikeSecret(std::string_view secret, std::string_view prefix) {
 
 std::string SecretHash(std::string_view secret) { return Sha256Hex(secret); }
 
-}  // namespace kbench::server::auth
+}  // namespace kbench::server::identity

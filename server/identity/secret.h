@@ -8,7 +8,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace kbench::server::auth {
+namespace kbench::server::identity {
 
 inline constexpr std::string_view kTokenPrefix = "kbt_";
 inline constexpr std::string_view kInvitePrefix = "kbi_";
@@ -25,4 +25,4 @@ bool LooksLikeSecret(std::string_view secret, std::string_view prefix);
 // The SHA-256 of `secret`, 64 lowercase hex digits: what the store keeps.
 std::string SecretHash(std::string_view secret);
 
-}  // namespace kbench::server::auth
+}  // namespace kbench::server::identity

@@ -5,7 +5,7 @@
 // the front died) or a crash.
 #pragma once
 
-namespace kbench::worker {
+namespace kbench::server {
 
 // Stopped on SIGTERM.
 inline constexpr int kExitStopped = 0;
@@ -20,4 +20,4 @@ inline constexpr int kExitDeviceLost = 3;
 // the first sample.
 inline constexpr int kExitFault = 7;
 
-}  // namespace kbench::worker
+}  // namespace kbench::server

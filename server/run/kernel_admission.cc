@@ -80,15 +80,15 @@ absl::Status CheckOptions(const std::string& field, const v1::KernelSource& kern
 
 // Parses the launch spec; `required`: grid and block must be given.
 absl::Status ParseLaunch(const std::string& field, const v1::LaunchSpec& launch,
-                         const ops::KernelAbi& abi, bool required,
-                         std::vector<ops::LaunchExpression>* grid,
-                         std::vector<ops::LaunchExpression>* block,
-                         std::vector<ops::LaunchExpression>* shared) {
+                         const proto::ops::KernelAbi& abi, bool required,
+                         std::vector<proto::ops::LaunchExpression>* grid,
+                         std::vector<proto::ops::LaunchExpression>* block,
+                         std::vector<proto::ops::LaunchExpression>* shared) {
   struct Part {
     const char* name;
     const std::string& text;
     size_t max_items;
-    std::vector<ops::LaunchExpression>* out;
+    std::vector<proto::ops::LaunchExpression>* out;
   };
   for (const Part& part :
        {Part{"grid", launch.grid(), 3, grid}, Part{"block", launch.block(), 3, block},
@@ -101,8 +101,8 @@ absl::Status ParseLaunch(const std::string& field, const v1::LaunchSpec& launch,
             part.out == grid ? "\"cdiv(" + abi.sizes.front() + ", 256)\"" : "\"256\""));
       continue;
     }
-    absl::StatusOr<std::vector<ops::LaunchExpression>> parsed =
-        ops::ParseLaunchList(part.text, abi.sizes, part.max_items);
+    absl::StatusOr<std::vector<proto::ops::LaunchExpression>> parsed =
+        proto::ops::ParseLaunchList(part.text, abi.sizes, part.max_items);
     if (!parsed.ok())
       return absl::InvalidArgumentError(
           absl::StrCat(name, " '", part.text.substr(0, 64), "': ", parsed.status().message()));
@@ -113,7 +113,7 @@ absl::Status ParseLaunch(const std::string& field, const v1::LaunchSpec& launch,
 
 // Evaluates `expressions` and checks each value against [1, bounds[i]].
 absl::StatusOr<std::vector<int64_t>> Dimensions(
-    const std::string& name, const std::vector<ops::LaunchExpression>& expressions,
+    const std::string& name, const std::vector<proto::ops::LaunchExpression>& expressions,
     const std::vector<int64_t>& sizes, const std::vector<int64_t>& bounds) {
   std::vector<int64_t> values;
   static const char* const kAxes[] = {"x", "y", "z"};
@@ -133,11 +133,11 @@ absl::StatusOr<std::vector<int64_t>> Dimensions(
 
 absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
                                             const v1::KernelSource& kernel,
-                                            const ops::KernelAbi& abi,
+                                            const proto::ops::KernelAbi& abi,
                                             const v1::RunRequest& request) {
-  std::vector<ops::LaunchExpression> grid, block, shared;
+  std::vector<proto::ops::LaunchExpression> grid, block, shared;
   KBENCH_RETURN_IF_ERROR(ParseLaunch(field, kernel.launch(), abi, true, &grid, &block, &shared));
-  const std::vector<int64_t> sizes = ops::SizeValues(abi, request);
+  const std::vector<int64_t> sizes = proto::ops::SizeValues(abi, request);
   const std::string prefix = absl::StrCat(field, ".launch.");
   LaunchValues values;
   KBENCH_ASSIGN_OR_RETURN(std::vector<int64_t> blocks,
@@ -166,7 +166,7 @@ absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
 }
 
 absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource& kernel,
-                               const ops::KernelAbi& abi, const v1::Limits& limits) {
+                               const proto::ops::KernelAbi& abi, const v1::Limits& limits) {
   KBENCH_RETURN_IF_ERROR(CheckName(field, kernel.name()));
   if (kernel.language() != v1::KERNEL_LANGUAGE_CUDA_CPP &&
       kernel.language() != v1::KERNEL_LANGUAGE_PTX)
@@ -184,20 +184,20 @@ absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource&
     KBENCH_RETURN_IF_ERROR(CheckKernelIncludes(absl::StrCat(field, ".source"), kernel.source()));
   KBENCH_RETURN_IF_ERROR(CheckEntry(field, kernel.entry()));
   KBENCH_RETURN_IF_ERROR(CheckOptions(field, kernel));
-  std::vector<ops::LaunchExpression> grid, block, shared;
+  std::vector<proto::ops::LaunchExpression> grid, block, shared;
   return ParseLaunch(field, kernel.launch(), abi, false, &grid, &block, &shared);
 }
 
 absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request,
                                  const v1::Limits& limits) {
-  const ops::KernelAbi* abi = ops::AbiOf(request.op());
+  const proto::ops::KernelAbi* abi = proto::ops::AbiOf(request.op());
   if (abi == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("op: no kernel ABI for '", request.op().substr(0, 64),
                      "'; learners' kernels are taken for vector_add and attention"));
   if (request.dtype() != v1::DTYPE_UNSPECIFIED && !v1::DType_IsValid(request.dtype()))
     return absl::InvalidArgumentError(absl::StrCat("dtype: unknown value ", int(request.dtype())));
-  const kernels::DType dtype = ops::FromProto(request.dtype());
+  const kernels::DType dtype = proto::ops::FromProto(request.dtype());
   if (!abi->Supports(dtype)) {
     std::vector<std::string> names;
     for (kernels::DType d : abi->dtypes) names.emplace_back(kernels::DTypeName(d));
@@ -208,21 +208,21 @@ absl::Status CheckCompileRequest(const v1::CompileKernelRequest& request,
   return CheckKernelSource("kernel", request.kernel(), *abi, limits);
 }
 
-absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
+absl::Status AdmitKernels(const v1::RunRequest& request, const proto::ops::Op& op,
                           const v1::Limits& limits, std::string_view backend) {
   if (request.kernels().empty()) return absl::OkStatus();
   if (uint64_t(request.kernels_size()) > limits.max_kernels())
     return absl::InvalidArgumentError(absl::StrCat("kernels: at most ", limits.max_kernels(),
                                                    " per run (Limits.max_kernels), got ",
                                                    request.kernels_size()));
-  const ops::KernelAbi* abi = ops::AbiOf(op.name());
+  const proto::ops::KernelAbi* abi = proto::ops::AbiOf(op.name());
   if (abi == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("kernels: ", std::string(op.name()), " takes no learner's kernels"));
-  if (!abi->Supports(ops::FromProto(request.dtype())))
+  if (!abi->Supports(proto::ops::FromProto(request.dtype())))
     return absl::InvalidArgumentError(
         absl::StrCat("kernels: ", std::string(op.name()), " kernels do not take dtype ",
-                     kernels::DTypeName(ops::FromProto(request.dtype()))));
+                     kernels::DTypeName(proto::ops::FromProto(request.dtype()))));
   std::vector<std::string> names;
   for (int i = 0; i < request.kernels_size(); ++i) {
     const v1::KernelSource& kernel = request.kernels(i);
@@ -237,7 +237,7 @@ absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
     names.push_back(kernel.name());
     KBENCH_RETURN_IF_ERROR(EvaluateLaunch(field, kernel, *abi, request).status());
   }
-  if (backend != ops::kCudaBackend)
+  if (backend != proto::ops::kCudaBackend)
     return absl::FailedPreconditionError(absl::StrCat(
         "kernels: running a learner's kernel needs a GPU, and this server's backend is ",
         std::string(backend),

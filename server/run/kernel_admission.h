@@ -37,7 +37,7 @@ inline constexpr int64_t kMaxDynamicSharedMemoryBytes = 227 * 1024;
 // size and includes, entry, options, and the launch spec's syntax.
 // `field` prefixes every message ("kernel", "kernels[0]").
 absl::Status CheckKernelSource(const std::string& field, const v1::KernelSource& kernel,
-                               const ops::KernelAbi& abi, const v1::Limits& limits);
+                               const proto::ops::KernelAbi& abi, const v1::Limits& limits);
 
 // CompileKernel's request: a known op with a kernel ABI, a dtype its ABI
 // takes, and the kernel (CheckKernelSource).
@@ -59,7 +59,7 @@ struct LaunchValues {
 // launches with these values) both call it.
 absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
                                             const v1::KernelSource& kernel,
-                                            const ops::KernelAbi& abi,
+                                            const proto::ops::KernelAbi& abi,
                                             const v1::RunRequest& request);
 
 // A run's kernels: at most Limits.max_kernels, each CheckKernelSource, a
@@ -67,7 +67,7 @@ absl::StatusOr<LaunchValues> EvaluateLaunch(const std::string& field,
 // and none a built-in variant's. Then, on a backend other than cuda,
 // FAILED_PRECONDITION saying running needs a GPU. OK when the request has
 // no kernels, or on a cuda backend (the worker compiles and runs them).
-absl::Status AdmitKernels(const v1::RunRequest& request, const ops::Op& op,
+absl::Status AdmitKernels(const v1::RunRequest& request, const proto::ops::Op& op,
                           const v1::Limits& limits, std::string_view backend);
 
 }  // namespace kbench::server

@@ -21,7 +21,7 @@ v1::Limits DefaultLimits(const v1::DeviceInfo& device) {
   limits.set_max_streams_per_client(8);
   limits.set_max_kernels(4);
   limits.set_max_kernel_source_bytes(256 * 1024);
-  for (const ops::Op* op : ops::AllOps()) op->SetDefaultLimits(device, limits);
+  for (const proto::ops::Op* op : proto::ops::AllOps()) op->SetDefaultLimits(device, limits);
   return limits;
 }
 

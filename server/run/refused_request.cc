@@ -14,7 +14,8 @@ KeptRequest KeepRefused(const v1::RunRequest& request, const v1::Limits& limits)
   kept.request.DiscardUnknownFields();
   kept.sanitized = kept.request.ByteSizeLong() != request.ByteSizeLong();
 
-  const std::string label = text::ValidUtf8Prefix(request.label(), limits.max_label_length());
+  const std::string label =
+      proto::text::ValidUtf8Prefix(request.label(), limits.max_label_length());
   if (label != request.label()) {
     kept.request.set_label(label);
     kept.sanitized = true;
@@ -31,7 +32,7 @@ KeptRequest KeepRefused(const v1::RunRequest& request, const v1::Limits& limits)
       kept.sanitized = true;
       break;
     }
-    variants.push_back(text::ValidUtf8Prefix(name, kMaxKeptVariantBytes));
+    variants.push_back(proto::text::ValidUtf8Prefix(name, kMaxKeptVariantBytes));
     if (variants.back() != name) kept.sanitized = true;
   }
   kept.request.clear_variants();

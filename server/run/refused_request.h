@@ -25,7 +25,7 @@ struct KeptRequest {
 
 // `request` with its label cut to Limits.max_label_length bytes and each
 // variant name to kMaxKeptVariantBytes, both made valid UTF-8
-// (text::ValidUtf8Prefix: a byte that is not becomes U+FFFD), at most
+// (proto::text::ValidUtf8Prefix: a byte that is not becomes U+FFFD), at most
 // Limits.max_variants names, a submission_id that is not one dropped, and
 // the fields this server does not know dropped. The problem, dtype, timing, seed and fault are
 // numbers, kept as they are. An admitted request is kept unchanged.

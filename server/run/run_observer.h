@@ -31,7 +31,7 @@ struct RunAdmission {
   std::string run_id;
   // Who asked (auth/principal.h); principal.user is empty for the anonymous
   // caller of a server without identities.
-  auth::Principal principal;
+  identity::Principal principal;
   // The client's address as gRPC reports it, e.g. "ipv4:127.0.0.1:50312".
   std::string peer;
   // "vector_add", "attention", ...; empty when the request named no op.

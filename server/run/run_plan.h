@@ -32,7 +32,7 @@ struct LearnerKernel {
 };
 
 struct Problem {
-  const ops::Op* op = nullptr;
+  const proto::ops::Op* op = nullptr;
   // The request as admitted: its seed is set (never 0).
   v1::RunRequest request;
   kernels::DType dtype = kernels::DType::kFp32;

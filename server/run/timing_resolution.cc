@@ -9,7 +9,7 @@
 
 namespace kbench::server {
 
-using ops::CheckRange;
+using proto::ops::CheckRange;
 
 absl::StatusOr<TimingPlan> ValidateTiming(const v1::TimingOptions& timing, const v1::Limits& limits,
                                           const TimingPlan& defaults) {

@@ -6,7 +6,7 @@
 namespace kbench::server {
 
 absl::Status CheckUtf8(const std::string& field, std::string_view text) {
-  if (const size_t at = text::FirstInvalidUtf8(text); at != std::string_view::npos)
+  if (const size_t at = proto::text::FirstInvalidUtf8(text); at != std::string_view::npos)
     return absl::InvalidArgumentError(
         absl::StrCat(field, " must be valid UTF-8 text; byte ", at, " (0x",
                      absl::Hex(static_cast<unsigned char>(text[at]), absl::kZeroPad2),

@@ -21,18 +21,17 @@ namespace {
 
 std::string OpNames() {
   std::vector<std::string> names;
-  for (const ops::Op* op : ops::AllOps()) names.emplace_back(op->name());
+  for (const proto::ops::Op* op : proto::ops::AllOps()) names.emplace_back(op->name());
   return absl::StrJoin(names, ", ");
 }
 
 // The variants of the request (all the backend runs when none are named),
 // each known, run by the backend, and named once.
-absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(const ops::Op& op,
-                                                                    const v1::RunRequest& request,
-                                                                    std::string_view backend,
-                                                                    const v1::Limits& limits) {
+absl::StatusOr<std::vector<const proto::ops::VariantSpec*>> ChooseVariants(
+    const proto::ops::Op& op, const v1::RunRequest& request, std::string_view backend,
+    const v1::Limits& limits) {
   std::vector<std::string> offered;
-  for (const ops::VariantSpec& v : op.variants())
+  for (const proto::ops::VariantSpec& v : op.variants())
     if (v.On(backend) != nullptr) offered.push_back(v.name);
   if (offered.empty())
     return absl::InvalidArgumentError(absl::StrCat("variants: this server's backend (",
@@ -43,9 +42,9 @@ absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(const ops::O
                                                    " per run, got ", request.variants_size()));
   std::vector<std::string> names(request.variants().begin(), request.variants().end());
   if (names.empty()) names = offered;
-  std::vector<const ops::VariantSpec*> chosen;
+  std::vector<const proto::ops::VariantSpec*> chosen;
   for (size_t i = 0; i < names.size(); ++i) {
-    const ops::VariantSpec* spec = op.FindVariant(names[i]);
+    const proto::ops::VariantSpec* spec = op.FindVariant(names[i]);
     if (spec == nullptr || spec->On(backend) == nullptr)
       return absl::InvalidArgumentError(
           absl::StrCat("variants: unknown ", std::string(op.name()), " variant ", Echo(names[i]),
@@ -58,13 +57,13 @@ absl::StatusOr<std::vector<const ops::VariantSpec*>> ChooseVariants(const ops::O
   return chosen;
 }
 
-absl::Status CheckDType(const ops::Op& op, v1::DType dtype,
-                        const std::vector<const ops::VariantSpec*>& variants,
+absl::Status CheckDType(const proto::ops::Op& op, v1::DType dtype,
+                        const std::vector<const proto::ops::VariantSpec*>& variants,
                         std::string_view backend) {
   if (dtype != v1::DTYPE_UNSPECIFIED && !v1::DType_IsValid(dtype))
     return absl::InvalidArgumentError(absl::StrCat("dtype: unknown value ", int(dtype)));
-  const kernels::DType wanted = ops::FromProto(dtype);
-  for (const ops::VariantSpec* variant : variants) {
+  const kernels::DType wanted = proto::ops::FromProto(dtype);
+  for (const proto::ops::VariantSpec* variant : variants) {
     const std::vector<kernels::DType>& dtypes = variant->On(backend)->dtypes;
     if (std::find(dtypes.begin(), dtypes.end(), wanted) != dtypes.end()) continue;
     std::vector<std::string> names;
@@ -87,14 +86,14 @@ absl::Status CheckLabel(const std::string& label, const v1::Limits& limits) {
 
 absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request, const v1::Limits& limits,
                                   std::string_view backend, const TimingPlan& defaults) {
-  const ops::Op* op = ops::OpOf(request);
+  const proto::ops::Op* op = proto::ops::OpOf(request);
   if (op == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("problem: the request names no op; one of ", OpNames()));
   KBENCH_RETURN_IF_ERROR(op->CheckProblem(request, limits));
   for (int i = 0; i < request.variants_size(); ++i)
     KBENCH_RETURN_IF_ERROR(CheckUtf8(absl::StrCat("variants[", i, "]"), request.variants(i)));
-  KBENCH_ASSIGN_OR_RETURN(std::vector<const ops::VariantSpec*> variants,
+  KBENCH_ASSIGN_OR_RETURN(std::vector<const proto::ops::VariantSpec*> variants,
                           ChooseVariants(*op, request, backend, limits));
   KBENCH_RETURN_IF_ERROR(CheckDType(*op, request.dtype(), variants, backend));
   KBENCH_RETURN_IF_ERROR(op->CheckVariants(request, variants, backend, limits));
@@ -111,8 +110,8 @@ absl::StatusOr<AdmittedRun> Admit(const v1::RunRequest& request, const v1::Limit
   run.problem.request = request;
   // Fields this server does not know go no further (the worker, the store).
   run.problem.request.DiscardUnknownFields();
-  run.problem.dtype = ops::FromProto(request.dtype());
-  for (const ops::VariantSpec* v : variants) run.problem.variants.push_back(v->id);
+  run.problem.dtype = proto::ops::FromProto(request.dtype());
+  for (const proto::ops::VariantSpec* v : variants) run.problem.variants.push_back(v->id);
   run.plan = plan;
   return run;
 }
@@ -131,7 +130,7 @@ absl::Status CheckSubmissionId(std::string_view field, std::string_view id) {
 
 v1::RunRequest Resolved(const AdmittedRun& run) {
   v1::RunRequest request = run.problem.request;
-  request.set_dtype(ops::ToProto(run.problem.dtype));
+  request.set_dtype(proto::ops::ToProto(run.problem.dtype));
   request.clear_variants();
   for (size_t i = 0; i < run.problem.variants.size(); ++i)
     request.add_variants(run.problem.VariantName(i));

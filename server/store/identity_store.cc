@@ -20,7 +20,7 @@ UserRecord UserFromRow(const SqlRow& row) {
   UserRecord user;
   user.name = std::get<std::string>(row[0]);
   user.cohort = std::get<std::string>(row[1]);
-  user.role = static_cast<auth::Role>(std::get<int64_t>(row[2]));
+  user.role = static_cast<identity::Role>(std::get<int64_t>(row[2]));
   user.email = std::get<std::string>(row[3]);
   user.created_unix_ms = std::get<int64_t>(row[4]);
   user.revoked_unix_ms = std::get<int64_t>(row[5]);
@@ -34,7 +34,7 @@ absl::Status CheckNewUser(const NewUser& user) {
                                                    " characters is over the limit of ",
                                                    kMaxEmailLength));
   }
-  if (user.role == auth::Role::kAdmin) {
+  if (user.role == identity::Role::kAdmin) {
     if (!user.cohort.empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("cohort: an admin (", user.name, ") belongs to no cohort"));
@@ -43,7 +43,7 @@ absl::Status CheckNewUser(const NewUser& user) {
   }
   if (user.cohort.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("cohort: ", std::string(auth::RoleWithArticle(user.role)), " (", user.name,
+        absl::StrCat("cohort: ", std::string(identity::RoleWithArticle(user.role)), " (", user.name,
                      ") needs a cohort"));
   }
   return CheckName("cohort", user.cohort);
@@ -68,7 +68,7 @@ absl::Status CheckName(const std::string& field, const std::string& name) {
 }
 
 bool CouldBeToken(std::string_view token) {
-  if (auth::LooksLikeSecret(token, auth::kTokenPrefix)) return true;
+  if (identity::LooksLikeSecret(token, identity::kTokenPrefix)) return true;
   if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) return false;
   for (const char c : token)
     if (c <= ' ' || c > '~') return false;
@@ -114,7 +114,7 @@ absl::Status IdentityStore::InsertUser(const NewUser& user, const std::string& t
           "INSERT INTO users (name, cohort, role, email, token_sha256, created_unix_ms) "
           "VALUES (?, ?, ?, ?, ?, ?)",
           {user.name, user.cohort, int64_t{static_cast<int>(user.role)}, user.email,
-           auth::SecretHash(token), now})
+           identity::SecretHash(token), now})
       .status();
 }
 
@@ -132,7 +132,7 @@ absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
       return absl::AlreadyExistsError(
           absl::StrCat("user \"", user.name, "\" is given more than once"));
     }
-    KBENCH_ASSIGN_OR_RETURN(tokens.emplace_back(), auth::NewSecret(auth::kTokenPrefix));
+    KBENCH_ASSIGN_OR_RETURN(tokens.emplace_back(), identity::NewSecret(identity::kTokenPrefix));
   }
   const int64_t now = NowUnixMs();
   std::lock_guard lock(mu_);
@@ -147,7 +147,7 @@ absl::StatusOr<std::vector<std::string>> IdentityStore::AddUsers(
 
 absl::StatusOr<bool> IdentityStore::BootstrapAdmin(const std::string& name,
                                                    const std::string& token) {
-  const NewUser admin{name, auth::Role::kAdmin, "", ""};
+  const NewUser admin{name, identity::Role::kAdmin, "", ""};
   KBENCH_RETURN_IF_ERROR(CheckNewUser(admin));
   if (token.size() < kMinBootstrapTokenLength || token.size() > kMaxTokenLength) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -230,16 +230,16 @@ absl::StatusOr<bool> IdentityStore::HadUsers() {
   return !rows.empty();
 }
 
-absl::StatusOr<auth::Principal> IdentityStore::FindByToken(const std::string& token) {
+absl::StatusOr<identity::Principal> IdentityStore::FindByToken(const std::string& token) {
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                           database_->Query(absl::StrCat("SELECT ", kUserColumns,
                                                         " FROM users WHERE token_sha256 = ? AND "
                                                         "revoked_unix_ms = 0"),
-                                           {auth::SecretHash(token)}));
+                                           {identity::SecretHash(token)}));
   if (rows.empty()) return absl::NotFoundError("the token belongs to no active user");
   const UserRecord user = UserFromRow(rows[0]);
-  return auth::Principal{user.name, user.cohort, user.role};
+  return identity::Principal{user.name, user.cohort, user.role};
 }
 
 absl::StatusOr<UserRecord> IdentityStore::FindUser(const std::string& name) {
@@ -260,7 +260,7 @@ absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohor
     return absl::InvalidArgumentError(
         absl::StrCat("uses: ", uses, " is not within 1..", kMaxInviteUses));
   }
-  KBENCH_ASSIGN_OR_RETURN(std::string code, auth::NewSecret(auth::kInvitePrefix));
+  KBENCH_ASSIGN_OR_RETURN(std::string code, identity::NewSecret(identity::kInvitePrefix));
   std::lock_guard lock(mu_);
   KBENCH_ASSIGN_OR_RETURN(std::vector<SqlRow> rows,
                           database_->Query("SELECT 1 FROM cohorts WHERE name = ?", {cohort}));
@@ -270,7 +270,7 @@ absl::StatusOr<std::string> IdentityStore::CreateInvite(const std::string& cohor
           ->Execute(
               "INSERT INTO invites (code_sha256, cohort, created_by, uses_left, "
               "expires_unix_ms, created_unix_ms) VALUES (?, ?, ?, ?, ?, ?)",
-              {auth::SecretHash(code), cohort, created_by, uses, expires_unix_ms, NowUnixMs()})
+              {identity::SecretHash(code), cohort, created_by, uses, expires_unix_ms, NowUnixMs()})
           .status());
   return code;
 }
@@ -318,9 +318,9 @@ absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
                                                         const std::string& name,
                                                         int64_t now_unix_ms) {
   KBENCH_RETURN_IF_ERROR(CheckName("name", name));
-  KBENCH_ASSIGN_OR_RETURN(std::string token, auth::NewSecret(auth::kTokenPrefix));
+  KBENCH_ASSIGN_OR_RETURN(std::string token, identity::NewSecret(identity::kTokenPrefix));
   std::lock_guard lock(mu_);
-  const std::string code_hash = auth::SecretHash(code);
+  const std::string code_hash = identity::SecretHash(code);
   KBENCH_RETURN_IF_ERROR(database_->InTransaction([&]() -> absl::Status {
     // Taking a use first, conditionally, keeps two logins at once from
     // both taking the last one (PostgreSQL re-checks the row it waited for).
@@ -350,8 +350,9 @@ absl::StatusOr<std::string> IdentityStore::RedeemInvite(const std::string& code,
       return absl::PermissionDeniedError(
           absl::StrCat("invite: this code ", why, " (ask your instructor for a new one)"));
     }
-    return InsertUser(NewUser{name, auth::Role::kLearner, std::get<std::string>(rows[0][0]), ""},
-                      token, now_unix_ms);
+    return InsertUser(
+        NewUser{name, identity::Role::kLearner, std::get<std::string>(rows[0][0]), ""}, token,
+        now_unix_ms);
   }));
   return token;
 }

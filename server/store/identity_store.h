@@ -42,7 +42,7 @@ inline constexpr size_t kMaxRosterUsers = 10000;
 
 struct NewUser {
   std::string name;
-  auth::Role role = auth::Role::kLearner;
+  identity::Role role = identity::Role::kLearner;
   // Required for learners and instructors (it must exist); empty for admins.
   std::string cohort;
   std::string email;
@@ -64,7 +64,7 @@ struct InviteRecord {
 struct UserRecord {
   std::string name;
   std::string cohort;
-  auth::Role role = auth::Role::kLearner;
+  identity::Role role = identity::Role::kLearner;
   std::string email;
   int64_t created_unix_ms = 0;
   int64_t revoked_unix_ms = 0;  // 0 while the user's token is valid
@@ -127,7 +127,7 @@ class IdentityStore {
 
   // The user a token belongs to; NOT_FOUND when it belongs to no user or
   // to a revoked one.
-  absl::StatusOr<auth::Principal> FindByToken(const std::string& token);
+  absl::StatusOr<identity::Principal> FindByToken(const std::string& token);
 
   // One user, revoked or not; NOT_FOUND when unknown.
   absl::StatusOr<UserRecord> FindUser(const std::string& name);

@@ -88,7 +88,7 @@ absl::StatusOr<std::string> WriteResultsOfRuns(SqlDatabase& database, const std:
     // A part that does not parse (RunRecord.sanitized) contributes no row.
     if (!ParseColumn(row[8], admission) || !ParseColumn(row[9], end)) continue;
     if (end.results().empty() && end.summary().speedups().empty()) continue;
-    run.problem = ops::DescribeProblemOf(admission.request());
+    run.problem = proto::ops::DescribeProblemOf(admission.request());
     run.dtype = admission.request().dtype();
     for (int i = 0; i < end.results_size(); ++i) {
       const v1::VariantResult& result = end.results(i);

@@ -106,7 +106,7 @@ enum class ResultView {
 };
 
 // One variant result (or one speedup) of a run, with what makes results
-// comparable: op, problem (ops::DescribeProblemOf) and dtype.
+// comparable: op, problem (proto::ops::DescribeProblemOf) and dtype.
 struct ResultRow {
   std::string run_id;
   // store::LearnerOf of the run.

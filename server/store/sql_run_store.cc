@@ -29,7 +29,7 @@ constexpr char kColumns[] =
 // INVALID_ARGUMENT naming `field` unless `value` is UTF-8: a record's text
 // goes into `string` fields, which a reader cannot parse otherwise.
 absl::Status CheckText(const char* field, const std::string& value) {
-  if (text::FirstInvalidUtf8(value) == std::string_view::npos) return absl::OkStatus();
+  if (proto::text::FirstInvalidUtf8(value) == std::string_view::npos) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(field, ": not valid UTF-8 text"));
 }
 
@@ -51,7 +51,7 @@ v1::RunRecord RecordFromRow(const SqlRow& row) {
   }
   const auto valid_text = [&](int column) {
     const std::string& stored = std::get<std::string>(row[column]);
-    std::string valid = text::ValidUtf8Prefix(stored, SIZE_MAX);
+    std::string valid = proto::text::ValidUtf8Prefix(stored, SIZE_MAX);
     if (valid != stored) sanitized = true;
     return valid;
   };

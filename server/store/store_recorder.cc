@@ -33,7 +33,7 @@ void StoreRecorder::Accept(const RunAdmission& run, const absl::Status& refused)
   *record.mutable_request() = run.request;
   record.set_accepted_unix_ms(run.unix_ms);
   record.set_status(refused.ok() ? v1::RUN_STATUS_QUEUED : v1::RUN_STATUS_REFUSED);
-  record.set_error(text::ValidUtf8Prefix(std::string(refused.message()), kMaxErrorBytes));
+  record.set_error(proto::text::ValidUtf8Prefix(std::string(refused.message()), kMaxErrorBytes));
   record.set_sanitized(run.sanitized);
   Write(refused.ok() ? "its admission" : "its refusal", run.run_id,
         [this, record = std::move(record)] { return store_.Accept(record); });
@@ -96,7 +96,8 @@ void StoreRecorder::OnEnded(const std::string& run_id, const absl::Status& statu
   }
   outcome.status = FinalStatus(
       status, outcome.summary ? std::optional(outcome.summary->all_verified()) : std::nullopt);
-  const std::string message = text::ValidUtf8Prefix(std::string(status.message()), kMaxErrorBytes);
+  const std::string message =
+      proto::text::ValidUtf8Prefix(std::string(status.message()), kMaxErrorBytes);
   if (outcome.status == v1::RUN_STATUS_ERROR) {
     outcome.error = status.ok() ? "the run ended without its summary" : message;
   } else if (outcome.status == v1::RUN_STATUS_CANCELLED) {

@@ -5,7 +5,7 @@
 // the summary are collected in memory and written once, by Finish, with the
 // final status of server/run/run_status.h (ERROR with the status's message).
 // A status's message is stored as valid UTF-8 of at most kMaxErrorBytes
-// (text::ValidUtf8Prefix), and a refusal is recorded as the front kept it
+// (proto::text::ValidUtf8Prefix), and a refusal is recorded as the front kept it
 // (RunAdmission.sanitized marks the record).
 //
 // Writes run on the recorder's own StoreThread, in the order of the calls,

@@ -20,7 +20,7 @@
 #include "proto/ops/device_output.h"
 #include "server/run/run_plan.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 // What the clocks did during one timed sample; available = false where they
 // cannot be read (the CPU backend).
@@ -36,10 +36,10 @@ struct ClockReading {
 
 // One problem resident on a device: inputs made from the seed
 // (kernels/seeded_input.h), an output buffer, the op's device reference
-// (ops::DeviceOutput: the verifier compares every element with it, on the
+// (proto::ops::DeviceOutput: the verifier compares every element with it, on the
 // device, and reads chosen rows of both back), and whatever scratch the
 // variants need. Destroying it frees everything.
-class Workload : public ops::DeviceOutput {
+class Workload : public proto::ops::DeviceOutput {
  public:
   virtual ~Workload() = default;
 
@@ -88,7 +88,7 @@ class Device {
 
   // Backend, name, index, properties (memory, SMs) and the ceilings
   // measured at start-up. What the device runs follows from its backend
-  // (ops::OffersOf) and its limit defaults from these properties
+  // (proto::ops::OffersOf) and its limit defaults from these properties
   // (limits.h).
   virtual v1::DeviceInfo Info() const = 0;
   // False once the device hit an error that leaves it unusable (a sticky
@@ -121,4 +121,4 @@ class Device {
   }
 };
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -11,12 +11,12 @@
 #include "server/worker/backends/cuda/printf_capture.h"
 #endif
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 absl::StatusOr<uint32_t> CudaCount() {
 #if KBENCH_HAVE_CUDA
-  KBENCH_ASSIGN_OR_RETURN(const int count, CudaDeviceCount());
+  KBENCH_ASSIGN_OR_RETURN(const int count, backends::cuda::CudaDeviceCount());
   return uint32_t(count);
 #else
   return absl::FailedPreconditionError(
@@ -28,42 +28,42 @@ absl::StatusOr<uint32_t> CudaCount() {
 }  // namespace
 
 absl::StatusOr<std::string> ResolveBackend(const std::string& backend) {
-  if (backend == ops::kCpuBackend || backend == ops::kCudaBackend) return backend;
-  if (backend != ops::kAutoBackend)
+  if (backend == proto::ops::kCpuBackend || backend == proto::ops::kCudaBackend) return backend;
+  if (backend != proto::ops::kAutoBackend)
     return absl::InvalidArgumentError("--backend must be auto, cpu or cuda, not '" + backend + "'");
   const absl::StatusOr<uint32_t> cuda = CudaCount();
-  if (cuda.ok()) return std::string(ops::kCudaBackend);
+  if (cuda.ok()) return std::string(proto::ops::kCudaBackend);
   Log("--backend auto: using the CPU (", cuda.status().message(), ")");
-  return std::string(ops::kCpuBackend);
+  return std::string(proto::ops::kCpuBackend);
 }
 
 absl::StatusOr<uint32_t> DeviceCount(const std::string& backend) {
-  if (backend == ops::kCudaBackend) return CudaCount();
+  if (backend == proto::ops::kCudaBackend) return CudaCount();
   return 1u;
 }
 
 absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, uint32_t index) {
-  if (backend == ops::kCpuBackend) return cpu::MakeCpuDevice(index);
+  if (backend == proto::ops::kCpuBackend) return worker::backends::cpu::MakeCpuDevice(index);
 #if KBENCH_HAVE_CUDA
   KBENCH_ASSIGN_OR_RETURN(const uint32_t count, CudaCount());
   if (index >= count)
     return absl::NotFoundError(absl::StrCat("there is no CUDA device ", index,
                                             ": the runtime sees ", count,
                                             count == 1 ? " device" : " devices"));
-  return OpenCudaDevice(int(index));
+  return backends::cuda::OpenCudaDevice(int(index));
 #else
   return CudaCount().status();
 #endif
 }
 
 absl::Status CaptureKernelPrintf(const std::string& backend) {
-  if (backend != ops::kCudaBackend) return absl::OkStatus();
+  if (backend != proto::ops::kCudaBackend) return absl::OkStatus();
 #if KBENCH_HAVE_CUDA
-  static std::unique_ptr<cuda_backend::PrintfCapture> capture;
+  static std::unique_ptr<worker::backends::cuda::PrintfCapture> capture;
   if (capture != nullptr) return absl::OkStatus();
-  KBENCH_ASSIGN_OR_RETURN(capture, cuda_backend::PrintfCapture::Start());
+  KBENCH_ASSIGN_OR_RETURN(capture, worker::backends::cuda::PrintfCapture::Start());
 #endif
   return absl::OkStatus();
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

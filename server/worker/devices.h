@@ -9,7 +9,7 @@
 #include "absl/status/statusor.h"
 #include "server/worker/device.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 // "cuda" when the build has CUDA and the runtime sees a device, else "cpu";
 // for "cpu" and "cuda" the backend itself. INVALID_ARGUMENT for any other
@@ -34,4 +34,4 @@ absl::StatusOr<std::unique_ptr<Device>> OpenDevice(const std::string& backend, u
 // CPU backend.
 absl::Status CaptureKernelPrintf(const std::string& backend);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

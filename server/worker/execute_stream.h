@@ -28,14 +28,15 @@
 #include "server/common/stream_writer.h"
 #include "server/worker/runner.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 
-class ExecuteStream final : public server::RunSink, private server::StreamWriter<v1::WorkerEvent> {
+class ExecuteStream final : public server::RunSink,
+                            private server::StreamWriter<kbench::worker::v1::WorkerEvent> {
  public:
   static constexpr std::chrono::milliseconds kProgressInterval{1000};
 
   // The reactor of `stream`'s RPC, for the service to return.
-  static grpc::ServerWriteReactor<v1::WorkerEvent>* NewReactor(
+  static grpc::ServerWriteReactor<kbench::worker::v1::WorkerEvent>* NewReactor(
       std::shared_ptr<ExecuteStream> stream);
 
   // RunSink:
@@ -59,7 +60,7 @@ class ExecuteStream final : public server::RunSink, private server::StreamWriter
   void OnWriteFailed() override;
   void OnCancel() override;
 
-  void Push(v1::WorkerEvent event);
+  void Push(kbench::worker::v1::WorkerEvent event);
 
   std::atomic<bool> cancelled_{false};
   // Run thread only: what decides whether a Progress mark is sent.
@@ -67,4 +68,4 @@ class ExecuteStream final : public server::RunSink, private server::StreamWriter
   std::chrono::steady_clock::time_point last_queued_;
 };
 
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker

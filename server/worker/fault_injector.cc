@@ -8,9 +8,9 @@
 #include "server/common/log.h"
 #include "server/run/exit_codes.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 
-FaultInjector::FaultInjector(server::RunSink& sink, kbench::v1::Fault fault, server::Device& device)
+FaultInjector::FaultInjector(server::RunSink& sink, kbench::v1::Fault fault, Device& device)
     : sink_(sink), fault_(fault), device_(device) {}
 
 void FaultInjector::Emit(kbench::v1::RunEvent event) {
@@ -48,4 +48,4 @@ void FaultInjector::Inject() {
   }
 }
 
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker

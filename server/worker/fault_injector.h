@@ -19,11 +19,11 @@
 #include "server/worker/device.h"
 #include "server/worker/runner.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 
 class FaultInjector final : public server::RunSink {
  public:
-  FaultInjector(server::RunSink& sink, kbench::v1::Fault fault, server::Device& device);
+  FaultInjector(server::RunSink& sink, kbench::v1::Fault fault, Device& device);
 
   void Emit(kbench::v1::RunEvent event) override;
   // Also true once an injected error stopped the run.
@@ -41,9 +41,9 @@ class FaultInjector final : public server::RunSink {
 
   server::RunSink& sink_;
   const kbench::v1::Fault fault_;
-  server::Device& device_;
+  Device& device_;
   bool injected_ = false;
   std::optional<absl::Status> injected_error_;
 };
 
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker

@@ -9,15 +9,15 @@
 #include "proto/ops/kernel_abi.h"
 #include "server/run/kernel_admission.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
-    const Problem& problem, compile::KernelCompiler& compiler,
+    const Problem& problem, worker::compile::KernelCompiler& compiler,
     const std::function<void(std::string_view name)>& starting) {
   std::vector<LearnerKernel> kernels;
   const v1::RunRequest& request = problem.request;
   if (request.kernels().empty()) return kernels;
-  const ops::KernelAbi* abi = problem.op->kernel_abi();
+  const proto::ops::KernelAbi* abi = problem.op->kernel_abi();
   if (abi == nullptr)
     return absl::InvalidArgumentError(
         absl::StrCat("kernels: ", std::string(problem.op->name()), " takes no learner's kernels"));
@@ -28,10 +28,10 @@ absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
                             EvaluateLaunch(field, source, *abi, request));
     v1::CompileKernelRequest compile;
     compile.set_op(std::string(problem.op->name()));
-    compile.set_dtype(ops::ToProto(problem.dtype));
+    compile.set_dtype(proto::ops::ToProto(problem.dtype));
     *compile.mutable_kernel() = source;
     if (starting) starting(source.name());
-    absl::StatusOr<compile::CompiledKernel> compiled = compiler.CompileModule(compile);
+    absl::StatusOr<worker::compile::CompiledKernel> compiled = compiler.CompileModule(compile);
     if (!compiled.ok())
       return absl::Status(
           compiled.status().code(),
@@ -52,4 +52,4 @@ absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
   return kernels;
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

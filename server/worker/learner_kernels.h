@@ -14,7 +14,7 @@
 #include "server/run/run_plan.h"
 #include "server/worker/compile/kernel_compiler.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 // The problem's kernels, compiled, in the request's order. A compile error
 // or an ABI mismatch is INVALID_ARGUMENT naming the kernel
@@ -23,7 +23,7 @@ namespace kbench::server {
 // `starting`, when set, is told each kernel's name before its compile (the
 // worker's progress: RunStep::kCompile).
 absl::StatusOr<std::vector<LearnerKernel>> CompileLearnerKernels(
-    const Problem& problem, compile::KernelCompiler& compiler,
+    const Problem& problem, worker::compile::KernelCompiler& compiler,
     const std::function<void(std::string_view name)>& starting = {});
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

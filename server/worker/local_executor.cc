@@ -6,18 +6,20 @@
 #include "server/worker/learner_kernels.h"
 #include "server/worker/runner.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 namespace {
 
-compile::CompilerOptions WithArch(compile::CompilerOptions options, const Device& device) {
-  if (options.arch.empty()) options.arch = compile::ArchOf(device.Info());
+worker::compile::CompilerOptions WithArch(worker::compile::CompilerOptions options,
+                                          const Device& device) {
+  if (options.arch.empty()) options.arch = worker::compile::ArchOf(device.Info());
   return options;
 }
 
 }  // namespace
 
-LocalExecutor::LocalExecutor(std::unique_ptr<Device> device, compile::CompilerOptions compile)
+LocalExecutor::LocalExecutor(std::unique_ptr<Device> device,
+                             worker::compile::CompilerOptions compile)
     : device_(std::move(device)), compiler_(WithArch(std::move(compile), *device_)) {}
 
 v1::DeviceInfo LocalExecutor::Info() const {
@@ -59,4 +61,4 @@ void LocalExecutor::SetStateListener(std::function<void()> changed) {
   changed_ = std::move(changed);
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

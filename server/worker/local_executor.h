@@ -11,13 +11,14 @@
 #include "server/worker/compile/kernel_compiler.h"
 #include "server/worker/device.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 class LocalExecutor final : public Executor {
  public:
   // Kernels are compiled with `compile` (its arch, when empty, the
-  // device's: compile::ArchOf).
-  explicit LocalExecutor(std::unique_ptr<Device> device, compile::CompilerOptions compile = {});
+  // device's: worker::compile::ArchOf).
+  explicit LocalExecutor(std::unique_ptr<Device> device,
+                         worker::compile::CompilerOptions compile = {});
 
   v1::DeviceInfo Info() const override;
   bool Ready() const override;
@@ -31,7 +32,7 @@ class LocalExecutor final : public Executor {
  private:
   std::unique_ptr<Device> device_;
   std::function<void()> changed_;
-  compile::KernelCompiler compiler_;
+  worker::compile::KernelCompiler compiler_;
 };
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -15,7 +15,7 @@
 #include "server/worker/statistics.h"
 #include "server/worker/throughput.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -264,7 +264,7 @@ class Measurement {
 
   void Report(v1::StopReason stop) {
     const v1::DeviceInfo info = device_.Info();
-    const ops::Work work = problem_.op->WorkOf(problem_.request, problem_.dtype);
+    const proto::ops::Work work = problem_.op->WorkOf(problem_.request, problem_.dtype);
     bool all_verified = true;
     std::vector<double> medians(size_t(count_), 0.0);
     for (int v = 0; v < count_; ++v) {
@@ -349,7 +349,7 @@ class Measurement {
   RunSink& sink_;
   const int count_;
   // Made for the inputs of the latest draw (Redraw).
-  std::unique_ptr<ops::Verifier> verifier_;
+  std::unique_ptr<proto::ops::Verifier> verifier_;
   // A learner's kernel runs: every round redraws the inputs and poisons the
   // output, and a random share of rounds is checked, all from a generator
   // no kernel can predict.
@@ -396,4 +396,4 @@ absl::Status RunJob(Device& device, const AdmittedRun& run, const std::string& r
   return Measurement(device, *workload, run, run_id, sink, run_start).Run();
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -45,7 +45,7 @@
 #include "server/run/run_sink.h"
 #include "server/worker/device.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 // The chance that a timed round other than the first and the last is
 // checked, in a run with a learner's kernel, and the most such rounds a
@@ -64,4 +64,4 @@ inline constexpr size_t kMaxKernelOutputBytes = 64 * 1024;
 absl::Status RunJob(Device& device, const AdmittedRun& run, const std::string& run_id,
                     RunSink& sink);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -6,7 +6,7 @@
 
 #include "server/worker/statistics.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 // Resamples per interval: enough for stable 2.5% and 97.5% percentiles
@@ -60,4 +60,4 @@ v1::Verdict VerdictOf(const SpeedupEstimate& estimate, double min_effect) {
   return v1::VERDICT_NO_DIFFERENCE;
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -14,7 +14,7 @@
 
 #include "kbench/v1/kbench.pb.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 struct SpeedupEstimate {
   double speedup = 0;
@@ -40,4 +40,4 @@ SpeedupEstimate EstimateSpeedup(double baseline_median, double variant_median,
 // judge by); NO_DIFFERENCE otherwise.
 v1::Verdict VerdictOf(const SpeedupEstimate& estimate, double min_effect);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -5,7 +5,7 @@
 #include <limits>
 #include <numeric>
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 double Mean(const std::vector<double>& x) {
@@ -80,4 +80,4 @@ v1::Statistics Summarize(const std::vector<double>& samples) {
   return stats;
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

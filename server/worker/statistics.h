@@ -6,7 +6,7 @@
 
 #include "kbench/v1/kbench.pb.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
 // Linear interpolation between order statistics, q in [0, 1]; sorted input.
 double Quantile(const std::vector<double>& sorted, double q);
@@ -38,4 +38,4 @@ double RelativeStandardError(const std::vector<double>& samples);
 // samples must be non-empty.
 v1::Statistics Summarize(const std::vector<double>& samples);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 namespace {
 
 // Says so in the ceiling's text when the run beat the measured ceiling.
@@ -17,12 +17,13 @@ void NoteExceeded(v1::Throughput& t) {
 
 }  // namespace
 
-v1::Throughput ThroughputOf(const ops::Work& work, double median_ms, const v1::DeviceInfo& device,
-                            kernels::DType dtype, v1::TimingMode mode) {
+v1::Throughput ThroughputOf(const proto::ops::Work& work, double median_ms,
+                            const v1::DeviceInfo& device, kernels::DType dtype,
+                            v1::TimingMode mode) {
   v1::Throughput t;
   t.set_formula(work.formula);
   double ceiling = 0;
-  if (work.unit == ops::Work::Unit::kBytes) {
+  if (work.unit == proto::ops::Work::Unit::kBytes) {
     t.set_unit("GB/s");
     t.set_value(work.amount / (median_ms * 1e-3) / 1e9);
     if (mode == v1::TIMING_MODE_HOT) {
@@ -58,4 +59,4 @@ v1::Throughput ThroughputOf(const ops::Work& work, double median_ms, const v1::D
   return t;
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

@@ -17,9 +17,10 @@
 #include "kernels/dtype.h"
 #include "proto/ops/op.h"
 
-namespace kbench::server {
+namespace kbench::server::worker {
 
-v1::Throughput ThroughputOf(const ops::Work& work, double median_ms, const v1::DeviceInfo& device,
-                            kernels::DType dtype, v1::TimingMode mode);
+v1::Throughput ThroughputOf(const proto::ops::Work& work, double median_ms,
+                            const v1::DeviceInfo& device, kernels::DType dtype,
+                            v1::TimingMode mode);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker

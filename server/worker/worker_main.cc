@@ -37,7 +37,7 @@
 #include "server/worker/local_executor.h"
 #include "server/worker/worker_service.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 namespace {
 
 using server::Log;
@@ -84,7 +84,7 @@ int Main(int argc, char** argv) {
       "kbench-worker: runs the runs of one device for kbench-server, which\n"
       "starts it; not meant to be started by hand."};
   app.add_option("--backend", options.backend, "auto, cpu or cuda")
-      ->check(CLI::IsMember(ops::BackendFlagChoices()))
+      ->check(CLI::IsMember(proto::ops::BackendFlagChoices()))
       ->capture_default_str();
   app.add_option("--device", options.device, "Index of the device to own")->capture_default_str();
   app.add_option("--socket", options.socket, "Unix socket to serve on")->required();
@@ -99,17 +99,17 @@ int Main(int argc, char** argv) {
     Log("the server (pid ", options.parent_pid, ") is already gone; exiting");
     return kExitStartFailed;
   }
-  absl::StatusOr<std::string> backend = server::ResolveBackend(options.backend);
-  absl::StatusOr<uint32_t> count = backend.ok() ? server::DeviceCount(*backend) : backend.status();
-  absl::StatusOr<std::unique_ptr<server::Device>> device =
-      count.ok() ? server::OpenDevice(*backend, options.device) : count.status();
+  absl::StatusOr<std::string> backend = ResolveBackend(options.backend);
+  absl::StatusOr<uint32_t> count = backend.ok() ? DeviceCount(*backend) : backend.status();
+  absl::StatusOr<std::unique_ptr<Device>> device =
+      count.ok() ? OpenDevice(*backend, options.device) : count.status();
   if (!device.ok()) {
     Log("cannot open device ", options.device, ": ", device.status().message());
     return kExitStartFailed;
   }
-  if (absl::Status captured = server::CaptureKernelPrintf(*backend); !captured.ok())
+  if (absl::Status captured = CaptureKernelPrintf(*backend); !captured.ok())
     Log("kernels' printf output will not be captured: ", captured.message());
-  server::LocalExecutor executor(*std::move(device));
+  LocalExecutor executor(*std::move(device));
   const kbench::v1::DeviceInfo info = executor.Info();
   Log(info.backend(), " ", info.name(), ", measured copy bandwidth ", info.copy_bandwidth_gbps(),
       " GB/s",
@@ -145,6 +145,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker
 
-int main(int argc, char** argv) { return kbench::worker::Main(argc, argv); }
+int main(int argc, char** argv) { return kbench::server::worker::Main(argc, argv); }

@@ -10,7 +10,7 @@
 #include "server/run/validation.h"
 #include "server/worker/fault_injector.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 namespace {
 
 // How long a run whose device was lost waits for its stream to reach the
@@ -19,7 +19,7 @@ constexpr std::chrono::seconds kLastWordsTimeout{5};
 
 }  // namespace
 
-WorkerService::WorkerService(server::LocalExecutor& executor, uint32_t device_count,
+WorkerService::WorkerService(LocalExecutor& executor, uint32_t device_count,
                              bool enable_fault_injection, std::function<void()> device_lost)
     : executor_(executor),
       device_count_(device_count),
@@ -59,8 +59,8 @@ grpc::ServerUnaryReactor* WorkerService::Compile(grpc::CallbackServerContext* co
 }
 
 grpc::ServerUnaryReactor* WorkerService::Describe(grpc::CallbackServerContext* context,
-                                                  const v1::DescribeRequest*,
-                                                  v1::DescribeResponse* response) {
+                                                  const kbench::worker::v1::DescribeRequest*,
+                                                  kbench::worker::v1::DescribeResponse* response) {
   *response->mutable_device() = executor_.Info();
   response->set_device_count(device_count_);
   response->set_pid(uint32_t(getpid()));
@@ -69,8 +69,8 @@ grpc::ServerUnaryReactor* WorkerService::Describe(grpc::CallbackServerContext* c
   return reactor;
 }
 
-grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
-    grpc::CallbackServerContext*, const v1::ExecuteRequest* request) {
+grpc::ServerWriteReactor<kbench::worker::v1::WorkerEvent>* WorkerService::Execute(
+    grpc::CallbackServerContext*, const kbench::worker::v1::ExecuteRequest* request) {
   auto stream = std::make_shared<ExecuteStream>();
   auto* reactor = ExecuteStream::NewReactor(stream);
   if (request->request().fault() != kbench::v1::FAULT_NONE && !enable_fault_injection_) {
@@ -98,8 +98,8 @@ grpc::ServerWriteReactor<v1::WorkerEvent>* WorkerService::Execute(
 }
 
 grpc::ServerUnaryReactor* WorkerService::Cancel(grpc::CallbackServerContext* context,
-                                                const v1::CancelRequest* request,
-                                                v1::CancelResponse*) {
+                                                const kbench::worker::v1::CancelRequest* request,
+                                                kbench::worker::v1::CancelResponse*) {
   std::shared_ptr<ExecuteStream> stream;
   {
     std::lock_guard lock(mu_);
@@ -159,4 +159,4 @@ bool WorkerService::RunOne(QueuedRun& queued) {
   return false;
 }
 
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker

@@ -35,25 +35,26 @@
 #include "server/worker/execute_stream.h"
 #include "server/worker/local_executor.h"
 
-namespace kbench::worker {
+namespace kbench::server::worker {
 
-class WorkerService final : public v1::Worker::CallbackService {
+class WorkerService final : public kbench::worker::v1::Worker::CallbackService {
  public:
   // `executor` must outlive the service. device_count: what Describe
   // reports. Fault requests are refused (PERMISSION_DENIED) unless
   // enable_fault_injection.
-  WorkerService(server::LocalExecutor& executor, uint32_t device_count, bool enable_fault_injection,
+  WorkerService(LocalExecutor& executor, uint32_t device_count, bool enable_fault_injection,
                 std::function<void()> device_lost);
   ~WorkerService() override;
 
   grpc::ServerUnaryReactor* Describe(grpc::CallbackServerContext* context,
-                                     const v1::DescribeRequest* request,
-                                     v1::DescribeResponse* response) override;
-  grpc::ServerWriteReactor<v1::WorkerEvent>* Execute(grpc::CallbackServerContext* context,
-                                                     const v1::ExecuteRequest* request) override;
+                                     const kbench::worker::v1::DescribeRequest* request,
+                                     kbench::worker::v1::DescribeResponse* response) override;
+  grpc::ServerWriteReactor<kbench::worker::v1::WorkerEvent>* Execute(
+      grpc::CallbackServerContext* context,
+      const kbench::worker::v1::ExecuteRequest* request) override;
   grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
-                                   const v1::CancelRequest* request,
-                                   v1::CancelResponse* response) override;
+                                   const kbench::worker::v1::CancelRequest* request,
+                                   kbench::worker::v1::CancelResponse* response) override;
   // Compiles on one of kCompileThreads threads of its own, beside any run
   // (a compile never touches the device).
   grpc::ServerUnaryReactor* Compile(grpc::CallbackServerContext* context,
@@ -74,7 +75,7 @@ class WorkerService final : public v1::Worker::CallbackService {
   // Runs one run to its end; false if the device is lost.
   bool RunOne(QueuedRun& queued);
 
-  server::LocalExecutor& executor_;
+  LocalExecutor& executor_;
   const uint32_t device_count_;
   const bool enable_fault_injection_;
   const std::function<void()> device_lost_;
@@ -91,4 +92,4 @@ class WorkerService final : public v1::Worker::CallbackService {
   server::TaskPool compiles_{kCompileThreads, kMaxQueuedCompiles};
 };
 
-}  // namespace kbench::worker
+}  // namespace kbench::server::worker

@@ -9,7 +9,7 @@
 //      double reference, within kernels/attention/tolerances.h's
 //      AttentionTolerances);
 //   2. unless --once, times it with the workload's cold samples
-//      (cuda::SampleTimer::Cold: the L2 flushed, CUDA events around the
+//      (kernels::cuda_runtime::SampleTimer::Cold: the L2 flushed, CUDA events around the
 //      kernels only) over the budget of triton.testing.do_bench (the peers'
 //      script): about 25 ms of warm-up and 100 ms of samples, the median
 //      reported (server/worker/statistics.h's Quantile).
@@ -48,7 +48,7 @@ namespace {
 
 using kernels::AttentionShape;
 using kernels::DType;
-using server::cuda_backend::DeviceContext;
+using server::worker::backends::cuda::DeviceContext;
 
 constexpr uint64_t kSeed = 20261129;
 
@@ -56,7 +56,7 @@ constexpr uint64_t kSeed = 20261129;
 v1::RunRequest RequestOf(const AttentionShape& shape, DType dtype) {
   v1::RunRequest request;
   request.set_seed(kSeed);
-  request.set_dtype(ops::ToProto(dtype));
+  request.set_dtype(proto::ops::ToProto(dtype));
   v1::AttentionProblem* problem = request.mutable_attention();
   problem->set_batch(uint32_t(shape.batch));
   problem->set_heads(uint32_t(shape.heads));
@@ -85,14 +85,15 @@ absl::StatusOr<double> TimeMs(BenchAttention& workload, int variant) {
     ms.push_back(t);
   }
   std::sort(ms.begin(), ms.end());
-  return server::Quantile(ms, 0.5);
+  return server::worker::Quantile(ms, 0.5);
 }
 
 // The device's stream and L2 flusher, as the CUDA backend makes them.
 absl::StatusOr<std::shared_ptr<DeviceContext>> MakeContext(const cudaDeviceProp& props) {
-  KBENCH_ASSIGN_OR_RETURN(cuda::Stream stream, cuda::Stream::Create());
-  KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
-                          cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::Stream stream,
+                          kernels::cuda_runtime::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::L2Flusher flusher,
+                          kernels::cuda_runtime::L2Flusher::Create(size_t(props.l2CacheSize)));
   return std::make_shared<DeviceContext>(0, std::move(stream), std::move(flusher));
 }
 
@@ -100,13 +101,13 @@ absl::StatusOr<std::shared_ptr<DeviceContext>> MakeContext(const cudaDeviceProp&
 // number that failed their check, and their progress in words.
 absl::StatusOr<int> RunPoint(const Options& opt, std::shared_ptr<DeviceContext> context,
                              const AttentionShape& shape, DType dtype,
-                             const AttentionInputs& inputs, cuda::CublasHandle& cublas,
-                             std::string& progress) {
+                             const AttentionInputs& inputs,
+                             kernels::cuda_runtime::CublasHandle& cublas, std::string& progress) {
   KBENCH_ASSIGN_OR_RETURN(
       std::unique_ptr<BenchAttention> workload,
       BenchAttention::Create(std::move(context), shape, dtype, inputs, cublas, opt));
-  const std::unique_ptr<ops::Verifier> verifier =
-      ops::AttentionOp().MakeVerifier(RequestOf(shape, dtype), dtype);
+  const std::unique_ptr<proto::ops::Verifier> verifier =
+      proto::ops::AttentionOp().MakeVerifier(RequestOf(shape, dtype), dtype);
   int failures = 0;
   for (int v = 0; v < int(workload->names().size()); ++v) {
     const std::string& name = workload->names()[size_t(v)];
@@ -147,7 +148,8 @@ absl::StatusOr<int> Run(const Options& opt) {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, 0));
   std::fprintf(stderr, "device: %s, %d SMs\n", props.name, props.multiProcessorCount);
   KBENCH_ASSIGN_OR_RETURN(std::shared_ptr<DeviceContext> context, MakeContext(props));
-  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas, cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::CublasHandle cublas,
+                          kernels::cuda_runtime::CublasHandle::Create());
   int failures = 0;
   const size_t points = opt.dtypes.size() * opt.shapes.size() * opt.causal.size();
   size_t point = 0;

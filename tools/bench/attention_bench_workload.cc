@@ -16,9 +16,9 @@
 namespace kbench::tools::bench {
 
 namespace kc = kernels::cuda;
-using cuda::DeviceBuffer;
 using kernels::DType;
-using server::cuda_backend::DeviceContext;
+using kernels::cuda_runtime::DeviceBuffer;
+using server::worker::backends::cuda::DeviceContext;
 
 absl::StatusOr<AttentionInputs> MakeAttentionInputs(DeviceContext& context,
                                                     const kernels::AttentionShape& shape,
@@ -53,7 +53,8 @@ absl::StatusOr<AttentionInputs> MakeAttentionInputs(DeviceContext& context,
 
 absl::StatusOr<std::unique_ptr<BenchAttention>> BenchAttention::Create(
     std::shared_ptr<DeviceContext> context, const kernels::AttentionShape& shape, DType dtype,
-    const AttentionInputs& inputs, cuda::CublasHandle& cublas, const Options& options) {
+    const AttentionInputs& inputs, kernels::cuda_runtime::CublasHandle& cublas,
+    const Options& options) {
   KBENCH_RETURN_IF_ERROR(context->Enter());
   int num_sms = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(
@@ -61,8 +62,9 @@ absl::StatusOr<std::unique_ptr<BenchAttention>> BenchAttention::Create(
   KBENCH_ASSIGN_OR_RETURN(
       DeviceBuffer output,
       DeviceBuffer::Allocate(size_t(shape.TensorElements()) * size_t(kernels::DTypeBytes(dtype))));
-  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
-                          cuda::SampleTimer::Create(context->stream.get(), &context->flusher));
+  KBENCH_ASSIGN_OR_RETURN(
+      kernels::cuda_runtime::SampleTimer timer,
+      kernels::cuda_runtime::SampleTimer::Create(context->stream.get(), &context->flusher));
   std::unique_ptr<BenchAttention> workload(new BenchAttention(
       std::move(context), shape, dtype, inputs, std::move(output), std::move(timer)));
   KBENCH_RETURN_IF_ERROR(workload->AddVariants(num_sms, cublas, options));
@@ -72,7 +74,7 @@ absl::StatusOr<std::unique_ptr<BenchAttention>> BenchAttention::Create(
 BenchAttention::BenchAttention(std::shared_ptr<DeviceContext> context,
                                const kernels::AttentionShape& shape, DType dtype,
                                const AttentionInputs& inputs, DeviceBuffer output,
-                               cuda::SampleTimer timer)
+                               kernels::cuda_runtime::SampleTimer timer)
     : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(output),
                    std::move(timer)),
       shape_(shape),
@@ -85,7 +87,7 @@ void BenchAttention::Add(const Options& options, std::string name, Launch launch
   launches_.push_back(std::move(launch));
 }
 
-absl::Status BenchAttention::AddVariants(int num_sms, cuda::CublasHandle& cublas,
+absl::Status BenchAttention::AddVariants(int num_sms, kernels::cuda_runtime::CublasHandle& cublas,
                                          const Options& options) {
   const kernels::AttentionShape shape = shape_;
   const DType dtype = dtype_;
@@ -175,7 +177,8 @@ absl::Status BenchAttention::Enqueue(int variant, cudaStream_t stream) {
   return launches_.at(size_t(variant))(stream);
 }
 
-std::vector<server::cuda_backend::CudaWorkload::SeededInput> BenchAttention::Inputs() const {
+std::vector<server::worker::backends::cuda::CudaWorkload::SeededInput> BenchAttention::Inputs()
+    const {
   using kernels::InputStream;
   const int64_t elements = shape_.TensorElements();
   return {{InputStream::kQ, inputs_.q.get(), elements},

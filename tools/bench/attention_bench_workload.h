@@ -1,6 +1,6 @@
 // The bench's attention workload: the CUDA backend's CudaWorkload
 // (server/worker/backends/cuda/cuda_workload.h: the output, its poisoning,
-// runs, cold samples through cuda::SampleTimer, the device reference and the
+// runs, cold samples through kernels::cuda_runtime::SampleTimer, the device reference and the
 // comparison of every element with it) over the variants the bench times at
 // one point, beyond the two the server offers:
 //   naive: cuBLAS S = Q K^T, the mask + softmax kernel, cuBLAS O = P V;
@@ -37,25 +37,24 @@ namespace kbench::tools::bench {
 // Q, K and V of one dtype and shape, filled from `seed` as the server fills
 // them (kernels/cuda/seeded_fill.h), and naive's score buffer.
 struct AttentionInputs {
-  cuda::DeviceBuffer q, k, v;
-  cuda::DeviceBuffer scores;  // empty when naive does not run or S does not fit
+  kernels::cuda_runtime::DeviceBuffer q, k, v;
+  kernels::cuda_runtime::DeviceBuffer scores;  // empty when naive does not run or S does not fit
 };
 
 // The inputs on the context's device. Without `with_scores`, or when the
 // score matrix does not fit (said on stderr), `scores` stays empty and naive
 // is left out.
-absl::StatusOr<AttentionInputs> MakeAttentionInputs(server::cuda_backend::DeviceContext& context,
-                                                    const kernels::AttentionShape& shape,
-                                                    kernels::DType dtype, uint64_t seed,
-                                                    bool with_scores);
+absl::StatusOr<AttentionInputs> MakeAttentionInputs(
+    server::worker::backends::cuda::DeviceContext& context, const kernels::AttentionShape& shape,
+    kernels::DType dtype, uint64_t seed, bool with_scores);
 
-class BenchAttention final : public server::cuda_backend::CudaWorkload {
+class BenchAttention final : public server::worker::backends::cuda::CudaWorkload {
  public:
   // The workload of one point (shape.causal set) on the context's device.
   static absl::StatusOr<std::unique_ptr<BenchAttention>> Create(
-      std::shared_ptr<server::cuda_backend::DeviceContext> context,
+      std::shared_ptr<server::worker::backends::cuda::DeviceContext> context,
       const kernels::AttentionShape& shape, kernels::DType dtype, const AttentionInputs& inputs,
-      cuda::CublasHandle& cublas, const Options& options);
+      kernels::cuda_runtime::CublasHandle& cublas, const Options& options);
 
   // The variants' names, by index (Run's and TimeSample's `variant`).
   const std::vector<std::string>& names() const { return names_; }
@@ -65,12 +64,14 @@ class BenchAttention final : public server::cuda_backend::CudaWorkload {
  private:
   using Launch = std::function<absl::Status(cudaStream_t)>;
 
-  BenchAttention(std::shared_ptr<server::cuda_backend::DeviceContext> context,
+  BenchAttention(std::shared_ptr<server::worker::backends::cuda::DeviceContext> context,
                  const kernels::AttentionShape& shape, kernels::DType dtype,
-                 const AttentionInputs& inputs, cuda::DeviceBuffer output, cuda::SampleTimer timer);
+                 const AttentionInputs& inputs, kernels::cuda_runtime::DeviceBuffer output,
+                 kernels::cuda_runtime::SampleTimer timer);
 
   // Makes the plan and workspaces and adds the selected variants.
-  absl::Status AddVariants(int num_sms, cuda::CublasHandle& cublas, const Options& options);
+  absl::Status AddVariants(int num_sms, kernels::cuda_runtime::CublasHandle& cublas,
+                           const Options& options);
   void Add(const Options& options, std::string name, Launch launch);
 
   absl::Status Enqueue(int variant, cudaStream_t stream) override;
@@ -84,7 +85,7 @@ class BenchAttention final : public server::cuda_backend::CudaWorkload {
   kernels::cuda::FusedAttentionPlan plan_;
   // The plan's workspace, and that of --splits apart (their partials would
   // overwrite the plan's counters).
-  cuda::DeviceBuffer workspace_, split_workspace_;
+  kernels::cuda_runtime::DeviceBuffer workspace_, split_workspace_;
   std::vector<std::string> names_;
   std::vector<Launch> launches_;
 };

@@ -192,7 +192,7 @@ absl::Status Fill(const Options& options, RunStore& store, SqlDatabase& database
                             " FROM g WHERE i + ", step, " < ", options.learners,
                             ") INSERT INTO users (name, cohort, role, token_sha256, "
                             "created_unix_ms) SELECT 'learner-' || CAST(g.i AS TEXT), '",
-                            kCohort, "', ", static_cast<int>(server::auth::Role::kLearner),
+                            kCohort, "', ", static_cast<int>(server::identity::Role::kLearner),
                             ", 'scale-token-' || CAST(g.i AS TEXT), 0 FROM g"),
                {})
       .status();

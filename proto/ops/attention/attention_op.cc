@@ -32,7 +32,7 @@
 #include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 using kernels::AttentionShape;
@@ -290,4 +290,4 @@ const Op& AttentionOp() {
   return op;
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -6,7 +6,7 @@
 #include "kernels/attention/attention_shape.h"
 #include "proto/ops/op.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 const Op& AttentionOp();
 
@@ -22,4 +22,4 @@ kernels::AttentionShape ShapeOf(const v1::AttentionProblem& problem);
 // when the problem has at most this many, else a seeded sample of this many.
 inline constexpr int64_t kMaxVerifiedAttentionRows = 256;
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -22,7 +22,7 @@
 #include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 namespace {
 
 using kernels::DType;
@@ -177,4 +177,4 @@ const Op& VectorAddOp() {
   return op;
 }
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -4,7 +4,7 @@
 
 #include "proto/ops/op.h"
 
-namespace kbench::ops {
+namespace kbench::proto::ops {
 
 const Op& VectorAddOp();
 
@@ -13,4 +13,4 @@ const Op& VectorAddOp();
 // (VariantTable); the backends run variants by these.
 enum VectorAddVariant : int { kVectorAddNaive, kVectorAddVectorized };
 
-}  // namespace kbench::ops
+}  // namespace kbench::proto::ops

@@ -1,6 +1,6 @@
 #include "server/worker/compile/compile_cache.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 std::optional<absl::StatusOr<CompiledKernel>> CompileCache::Find(const std::string& key) {
   std::lock_guard lock(mu_);
@@ -26,4 +26,4 @@ void CompileCache::Put(const std::string& key, absl::StatusOr<CompiledKernel> re
   }
 }
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

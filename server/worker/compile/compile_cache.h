@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "kbench/v1/kbench.pb.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 // What a compile gives: the facts the learner sees, and the linked cubin
 // the worker loads to run the kernel.
@@ -44,4 +44,4 @@ class CompileCache {
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;
 };
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

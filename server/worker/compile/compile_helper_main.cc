@@ -35,7 +35,7 @@
 #include "kbench/worker/v1/worker.pb.h"
 #include "server/worker/compile/compile_sandbox.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 [[noreturn]] void Fail(const std::string& what) {
@@ -89,8 +89,8 @@ std::string NvrtcLog(nvrtcProgram program) {
 }
 
 // CUDA C++ to PTX; false with the log in `out` when NVRTC refuses it.
-bool CompileCuda(const worker::v1::CompileJob& job, std::string& ptx,
-                 worker::v1::CompileOutput& out) {
+bool CompileCuda(const kbench::worker::v1::CompileJob& job, std::string& ptx,
+                 kbench::worker::v1::CompileOutput& out) {
   nvrtcProgram program;
   if (nvrtcCreateProgram(&program, job.source().c_str(), job.name().c_str(), 0, nullptr, nullptr) !=
       NVRTC_SUCCESS)
@@ -132,8 +132,8 @@ std::string LinkLog(nvJitLinkHandle handle, bool info) {
 }
 
 // PTX to a cubin for the architecture; the facts are in the info log.
-void Link(const worker::v1::CompileJob& job, const std::string& ptx,
-          worker::v1::CompileOutput& out) {
+void Link(const kbench::worker::v1::CompileJob& job, const std::string& ptx,
+          kbench::worker::v1::CompileOutput& out) {
   std::vector<const char*> options;
   for (const std::string& o : job.link_options()) options.push_back(o.c_str());
   nvJitLinkHandle handle;
@@ -166,9 +166,9 @@ void Link(const worker::v1::CompileJob& job, const std::string& ptx,
 int Main(int argc, char** argv) {
   Confine(argc, argv);
   std::ifstream in("job", std::ios::binary);
-  worker::v1::CompileJob job;
+  kbench::worker::v1::CompileJob job;
   if (!in || !job.ParseFromIstream(&in)) Fail("cannot read the job file");
-  worker::v1::CompileOutput out;
+  kbench::worker::v1::CompileOutput out;
   std::string ptx;
   bool compiled = true;
   if (job.language() == v1::KERNEL_LANGUAGE_PTX) {
@@ -185,6 +185,6 @@ int Main(int argc, char** argv) {
 }
 
 }  // namespace
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile
 
-int main(int argc, char** argv) { return kbench::compile::Main(argc, argv); }
+int main(int argc, char** argv) { return kbench::server::worker::compile::Main(argc, argv); }

@@ -22,7 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 absl::StatusOr<std::string> MakePrivateDirectory() {
@@ -47,9 +47,9 @@ std::string Limits(const SandboxLimits& limits) {
 
 }  // namespace
 
-absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& helper,
-                                                           const worker::v1::CompileJob& job,
-                                                           const SandboxLimits& limits) {
+absl::StatusOr<kbench::worker::v1::CompileOutput> RunCompileHelper(
+    const std::string& helper, const kbench::worker::v1::CompileJob& job,
+    const SandboxLimits& limits) {
   absl::StatusOr<std::string> dir = MakePrivateDirectory();
   if (!dir.ok()) return dir.status();
   absl::Cleanup remove_dir = [&] {
@@ -176,11 +176,11 @@ absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& he
         "compile sandbox: ", helper, WIFSIGNALED(status) ? " died on signal " : " exited with ",
         WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), err_tail.empty() ? "" : ": ",
         err_tail));
-  worker::v1::CompileOutput result;
+  kbench::worker::v1::CompileOutput result;
   if (!result.ParseFromString(output))
     return absl::InternalError(
         absl::StrCat("compile sandbox: ", helper, " wrote an output that does not parse"));
   return result;
 }
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

@@ -25,7 +25,7 @@
 #include "absl/status/statusor.h"
 #include "kbench/worker/v1/worker.pb.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 // kbench-compile's exit statuses other than 0 (a CompileOutput on stdout).
 inline constexpr int kHelperExitSetupFailed = 2;  // bad arguments, no job, a limit not set
@@ -43,8 +43,8 @@ struct SandboxLimits {
 // wrote, or: INVALID_ARGUMENT when the compile passed a limit (CPU time,
 // wall time, memory, output size: the message names it); INTERNAL when the
 // helper could not be started or failed otherwise (with its stderr's end).
-absl::StatusOr<worker::v1::CompileOutput> RunCompileHelper(const std::string& helper,
-                                                           const worker::v1::CompileJob& job,
-                                                           const SandboxLimits& limits);
+absl::StatusOr<kbench::worker::v1::CompileOutput> RunCompileHelper(
+    const std::string& helper, const kbench::worker::v1::CompileJob& job,
+    const SandboxLimits& limits);
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

@@ -18,7 +18,7 @@
 #include "server/worker/compile/link_info.h"
 #include "server/worker/compile/ptx_abi.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 // Everything that decides a result, each part length-prefixed.
@@ -28,7 +28,7 @@ std::string CacheKey(const v1::CompileKernelRequest& request, const std::string&
   auto add = [&](const std::string& part) { absl::StrAppend(&key, part.size(), ":", part, ";"); };
   add(arch);
   add(request.op());
-  add(kernels::DTypeName(ops::FromProto(request.dtype())));
+  add(kernels::DTypeName(proto::ops::FromProto(request.dtype())));
   add(absl::StrCat(int(k.language())));
   add(k.name());
   add(k.entry());
@@ -47,7 +47,7 @@ std::string Bounded(std::string log) {
 // is admission's): -O goes to ptxas through nvJitLink (NVRTC optimises
 // always), --maxrregcount to both, -lineinfo to both.
 void AddOptions(const v1::KernelSource& kernel, const std::string& arch,
-                worker::v1::CompileJob& job) {
+                kbench::worker::v1::CompileJob& job) {
   std::string virtual_arch = absl::StrReplaceAll(arch, {{"sm_", "compute_"}});
   job.add_nvrtc_options("-arch=" + virtual_arch);
   job.add_nvrtc_options("-std=c++17");
@@ -123,23 +123,23 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
         "this server cannot compile kernels: its compile helper ", options_.helper,
         " is missing (kbench-compile is built only where the CUDA toolkit, with NVRTC and "
         "nvJitLink, is found)"));
-  const ops::KernelAbi* abi = ops::AbiOf(request.op());
+  const proto::ops::KernelAbi* abi = proto::ops::AbiOf(request.op());
   if (abi == nullptr)
     return absl::InvalidArgumentError(absl::StrCat("op: no kernel ABI for '", request.op(), "'"));
   const v1::KernelSource& kernel = request.kernel();
-  worker::v1::CompileJob job;
+  kbench::worker::v1::CompileJob job;
   job.set_language(kernel.language());
   job.set_name(kernel.name());
   if (kernel.language() == v1::KERNEL_LANGUAGE_PTX) {
     job.set_source(kernel.source());
   } else {
-    job.set_source(absl::StrCat(ops::KernelPrelude(ops::FromProto(request.dtype())), "#line 1 \"",
-                                kernel.name(), "\"\n", kernel.source()));
+    job.set_source(absl::StrCat(proto::ops::KernelPrelude(proto::ops::FromProto(request.dtype())),
+                                "#line 1 \"", kernel.name(), "\"\n", kernel.source()));
   }
   AddOptions(kernel, options_.arch, job);
 
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<worker::v1::CompileOutput> output =
+  absl::StatusOr<kbench::worker::v1::CompileOutput> output =
       RunCompileHelper(options_.helper, job, options_.limits);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -175,4 +175,4 @@ absl::StatusOr<CompiledKernel> KernelCompiler::CompileUncached(
   return compiled;
 }
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

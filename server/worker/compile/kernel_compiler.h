@@ -21,7 +21,7 @@
 #include "server/worker/compile/compile_cache.h"
 #include "server/worker/compile/compile_sandbox.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 // The largest compiler log returned, in a result or an error.
 inline constexpr size_t kMaxCompileLogBytes = 64 * 1024;
@@ -73,4 +73,4 @@ class KernelCompiler {
   CompileCache cache_;
 };
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

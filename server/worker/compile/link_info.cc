@@ -9,7 +9,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 // The number just before `unit` in `line` ("10 registers" -> 10).
@@ -66,4 +66,4 @@ void ReadLinkInfo(std::string_view info_text, std::string_view entry_text,
   }
 }
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

@@ -19,7 +19,7 @@
 
 #include "kbench/v1/kbench.pb.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 // Sets registers_per_thread, spill_store_bytes, spill_load_bytes,
 // static_shared_memory_bytes, local_memory_bytes and global_memory_bytes of
@@ -27,4 +27,4 @@ namespace kbench::compile {
 // for stay as they are.
 void ReadLinkInfo(std::string_view info, std::string_view entry, v1::CompileFacts& facts);
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

@@ -10,7 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 namespace {
 
 // PTX with its comments blanked out (they may mention ".entry").
@@ -128,9 +128,9 @@ absl::StatusOr<std::vector<PtxEntry>> ReadPtxEntries(absl::string_view ptx) {
 }
 
 absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::string& entry,
-                           const ops::KernelAbi& abi) {
+                           const proto::ops::KernelAbi& abi) {
   std::vector<uint32_t> expected;
-  for (const ops::AbiParameter& p : abi.parameters) expected.push_back(p.bytes);
+  for (const proto::ops::AbiParameter& p : abi.parameters) expected.push_back(p.bytes);
   const std::string wanted = absl::StrCat(abi.op, " kernels take ", expected.size(), " parameters ",
                                           Sizes(expected), ": ", abi.Signature());
   const PtxEntry* found = nullptr;
@@ -154,9 +154,9 @@ absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::stri
   for (const PtxParameter& p : found->parameters) got.push_back(p.bytes);
   // Triton's hidden scratch pointers after the op's parameters.
   const auto& parameters = found->parameters;
-  if (parameters.size() == expected.size() + ops::kTritonHiddenPointers &&
+  if (parameters.size() == expected.size() + proto::ops::kTritonHiddenPointers &&
       std::equal(expected.begin(), expected.end(), got.begin()) &&
-      std::all_of(parameters.end() - ops::kTritonHiddenPointers, parameters.end(),
+      std::all_of(parameters.end() - proto::ops::kTritonHiddenPointers, parameters.end(),
                   [](const PtxParameter& p) { return p.global_pointer; }))
     return absl::OkStatus();
   if (got != expected)
@@ -206,4 +206,4 @@ absl::Status CheckExternalCalls(absl::string_view ptx) {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

@@ -16,7 +16,7 @@
 #include "absl/status/statusor.h"
 #include "proto/ops/kernel_abi.h"
 
-namespace kbench::compile {
+namespace kbench::server::worker::compile {
 
 struct PtxParameter {
   std::string type;  // ".u64", ".f32", ".b8" (an array: bytes says its size)
@@ -36,13 +36,13 @@ struct PtxEntry {
 absl::StatusOr<std::vector<PtxEntry>> ReadPtxEntries(absl::string_view ptx);
 
 // OK when `entries` has `entry` with abi's parameter count and sizes, or
-// those followed by Triton's ops::kTritonHiddenPointers global pointers;
+// those followed by Triton's proto::ops::kTritonHiddenPointers global pointers;
 // otherwise INVALID_ARGUMENT saying what was expected and what was found,
 // e.g. "entry 'add' takes 3 parameters (8, 8, 8 bytes); vector_add kernels
 // take 4: (const kbench_t* a, ...)" or "no kernel named 'add' in the
 // module; its kernels: _Z3addPKfS0_Pfx (declare it extern \"C\")".
 absl::Status CheckEntryAbi(const std::vector<PtxEntry>& entries, const std::string& entry,
-                           const ops::KernelAbi& abi);
+                           const proto::ops::KernelAbi& abi);
 
 // The functions outside the module that `ptx` declares (".extern .func"),
 // in order: e.g. vprintf (printf), __assertfail (assert), malloc.
@@ -55,4 +55,4 @@ std::vector<std::string> ReadPtxExternalFunctions(absl::string_view ptx);
 // device runtime's launches (dynamic parallelism) are not linked.
 absl::Status CheckExternalCalls(absl::string_view ptx);
 
-}  // namespace kbench::compile
+}  // namespace kbench::server::worker::compile

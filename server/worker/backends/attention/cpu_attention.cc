@@ -15,25 +15,30 @@
 #include "server/worker/backends/cpu/cpu_workload.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends {
+
+using cpu::CpuOpWorkload;
+using cpu::CpuWorkload;
+using cpu::HostBuffer;
 namespace {
 
 class CpuAttention final : public CpuWorkload {
  public:
   CpuAttention(const Problem& problem, HostBuffer q, HostBuffer k, HostBuffer v)
       : CpuWorkload(q.size()),
-        shape_(ops::ShapeOf(problem.request.attention())),
+        shape_(proto::ops::ShapeOf(problem.request.attention())),
         variants_(problem.variants),
         q_(std::move(q)),
         k_(std::move(k)),
         v_(std::move(v)) {
-    if (std::find(variants_.begin(), variants_.end(), ops::kAttentionNaive) != variants_.end())
+    if (std::find(variants_.begin(), variants_.end(), proto::ops::kAttentionNaive) !=
+        variants_.end())
       scores_.resize(shape_.ScoreElements());
   }
 
  private:
   void RunVariant(int variant) override {
-    if (variants_[variant] == ops::kAttentionFused) {
+    if (variants_[variant] == proto::ops::kAttentionFused) {
       kernels::AttentionFusedCpu(shape_, q_.data(), k_.data(), v_.data(), output_.data());
     } else {
       kernels::AttentionNaiveCpu(shape_, q_.data(), k_.data(), v_.data(), scores_.data(),
@@ -56,7 +61,7 @@ class CpuAttention final : public CpuWorkload {
 };
 
 absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const GoOn& go_on) {
-  const size_t count = size_t(ops::ShapeOf(problem.request.attention()).TensorElements());
+  const size_t count = size_t(proto::ops::ShapeOf(problem.request.attention()).TensorElements());
   HostBuffer q(count), k(count), v(count);
   auto workload = std::make_unique<CpuAttention>(problem, std::move(q), std::move(k), std::move(v));
   KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed(), go_on));
@@ -65,6 +70,6 @@ absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const 
 
 }  // namespace
 
-CpuOpWorkload CpuAttentionWorkload() { return {&ops::AttentionOp(), &Prepare}; }
+CpuOpWorkload CpuAttentionWorkload() { return {&proto::ops::AttentionOp(), &Prepare}; }
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends

@@ -4,8 +4,8 @@
 
 #include "server/worker/backends/cpu/cpu_workloads.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends {
 
-CpuOpWorkload CpuAttentionWorkload();
+cpu::CpuOpWorkload CpuAttentionWorkload();
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends

@@ -30,7 +30,11 @@
 #include "proto/ops/attention/attention_op.h"
 #include "server/worker/backends/cuda/cuda_workload.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends {
+
+using cuda::CudaOpWorkload;
+using cuda::CudaWorkload;
+using cuda::DeviceContext;
 namespace {
 
 using kernels::DType;
@@ -38,11 +42,14 @@ using kernels::DType;
 class CudaAttention final : public CudaWorkload {
  public:
   CudaAttention(std::shared_ptr<DeviceContext> context, const kernels::AttentionShape& shape,
-                kernels::DType dtype, std::vector<int> variants, cuda::DeviceBuffer q,
-                cuda::DeviceBuffer k, cuda::DeviceBuffer v, cuda::DeviceBuffer o,
-                cuda::DeviceBuffer scores, kernels::cuda::FusedAttentionPlan fused_plan,
-                cuda::DeviceBuffer fused_workspace, cuda::CublasHandle cublas,
-                cuda::SampleTimer timer)
+                kernels::DType dtype, std::vector<int> variants,
+                kernels::cuda_runtime::DeviceBuffer q, kernels::cuda_runtime::DeviceBuffer k,
+                kernels::cuda_runtime::DeviceBuffer v, kernels::cuda_runtime::DeviceBuffer o,
+                kernels::cuda_runtime::DeviceBuffer scores,
+                kernels::cuda::FusedAttentionPlan fused_plan,
+                kernels::cuda_runtime::DeviceBuffer fused_workspace,
+                kernels::cuda_runtime::CublasHandle cublas,
+                kernels::cuda_runtime::SampleTimer timer)
       : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
                      std::move(timer)),
         shape_(shape),
@@ -57,7 +64,7 @@ class CudaAttention final : public CudaWorkload {
         cublas_(std::move(cublas)) {}
 
   std::string BuiltinConfig(int variant) const override {
-    return variants_.at(variant) == ops::kAttentionFused ? fused_plan_.description : "";
+    return variants_.at(variant) == proto::ops::kAttentionFused ? fused_plan_.description : "";
   }
 
  private:
@@ -67,7 +74,7 @@ class CudaAttention final : public CudaWorkload {
   }
 
   absl::Status Enqueue(int variant, cudaStream_t stream) override {
-    if (variants_.at(variant) == ops::kAttentionFused) {
+    if (variants_.at(variant) == proto::ops::kAttentionFused) {
       // (Seeded inputs: fused fp32 is told their bound, no range pass.)
       const kernels::cuda::AttentionTensors tensors{q_.get(),
                                                     k_.get(),
@@ -106,37 +113,41 @@ class CudaAttention final : public CudaWorkload {
   const kernels::AttentionShape shape_;
   const DType dtype_;
   const std::vector<int> variants_;
-  cuda::DeviceBuffer q_, k_, v_, scores_;
+  kernels::cuda_runtime::DeviceBuffer q_, k_, v_, scores_;
   const kernels::cuda::FusedAttentionPlan fused_plan_;
-  cuda::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ needs one
-  cuda::CublasHandle cublas_;
+  kernels::cuda_runtime::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ needs one
+  kernels::cuda_runtime::CublasHandle cublas_;
 };
 
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
                                                       const Problem& problem) {
-  const kernels::AttentionShape shape = ops::ShapeOf(problem.request.attention());
+  const kernels::AttentionShape shape = proto::ops::ShapeOf(problem.request.attention());
   if (shape.batch < 1 || shape.heads < 1 || shape.seq_len < 1 || shape.head_dim < 1 ||
       shape.seq_len > std::numeric_limits<int32_t>::max() / 2)
     return absl::InvalidArgumentError("batch, heads, seq_len and head_dim must be at least 1");
   bool naive = false, fused = false;
   for (int v : problem.variants) {
-    naive |= v == ops::kAttentionNaive;
+    naive |= v == proto::ops::kAttentionNaive;
     // A head_dim fused does not run is refused by admission (the op's
     // variant table, from kernels/attention/attention_head_dims.h) and by
     // the kernels' launcher, not here.
-    fused |= v == ops::kAttentionFused;
+    fused |= v == proto::ops::kAttentionFused;
   }
 
   const size_t element = size_t(kernels::DTypeBytes(problem.dtype));
   const size_t tensor = size_t(shape.TensorElements()) * element;
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer q, cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer k, cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer v, cuda::DeviceBuffer::Allocate(tensor));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer o, CudaWorkload::OutputWithGuard(tensor));
-  cuda::DeviceBuffer scores;
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer q,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer k,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer v,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(tensor));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer o,
+                          CudaWorkload::OutputWithGuard(tensor));
+  kernels::cuda_runtime::DeviceBuffer scores;
   if (naive) {
-    absl::StatusOr<cuda::DeviceBuffer> s =
-        cuda::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
+    absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> s =
+        kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
     if (!s.ok()) {
       return absl::Status(s.status().code(), absl::StrCat("the scores of naive",
                                                           " (batch * heads * "
@@ -149,15 +160,15 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
   }
 
   kernels::cuda::FusedAttentionPlan fused_plan;
-  cuda::DeviceBuffer fused_workspace;
+  kernels::cuda_runtime::DeviceBuffer fused_workspace;
   if (fused) {
     int sms = 0;
     KBENCH_CUDA_RETURN_IF_ERROR(
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, context->ordinal));
     fused_plan = kernels::cuda::PlanAttentionFused(shape, problem.dtype, sms);
     if (fused_plan.workspace_bytes > 0) {
-      absl::StatusOr<cuda::DeviceBuffer> w =
-          cuda::DeviceBuffer::Allocate(size_t(fused_plan.workspace_bytes));
+      absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> w =
+          kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(fused_plan.workspace_bytes));
       if (!w.ok())
         return absl::Status(
             w.status().code(),
@@ -173,9 +184,10 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
                                                 size_t(fused_plan.workspace_zeroed_bytes), stream));
 
   // The workspace of GEMMs captured into the CUDA graphs of hot samples.
-  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle cublas, cuda::CublasHandle::Create());
-  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
-                          cuda::SampleTimer::Create(stream, &context->flusher));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::CublasHandle cublas,
+                          kernels::cuda_runtime::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::SampleTimer timer,
+                          kernels::cuda_runtime::SampleTimer::Create(stream, &context->flusher));
   auto workload = std::make_unique<CudaAttention>(
       std::move(context), shape, problem.dtype, problem.variants, std::move(q), std::move(k),
       std::move(v), std::move(o), std::move(scores), std::move(fused_plan),
@@ -186,6 +198,6 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
 
 }  // namespace
 
-CudaOpWorkload CudaAttentionWorkload() { return {&ops::AttentionOp(), &Prepare}; }
+CudaOpWorkload CudaAttentionWorkload() { return {&proto::ops::AttentionOp(), &Prepare}; }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends

@@ -4,8 +4,8 @@
 
 #include "server/worker/backends/cuda/cuda_workloads.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends {
 
-CudaOpWorkload CudaAttentionWorkload();
+cuda::CudaOpWorkload CudaAttentionWorkload();
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends

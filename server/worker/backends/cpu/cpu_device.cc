@@ -13,7 +13,7 @@
 #include "proto/ops/backends.h"
 #include "server/worker/backends/cpu/cpu_workloads.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -52,7 +52,7 @@ double MeasureCopyBandwidthGbps() {
 class CpuDevice final : public Device {
  public:
   explicit CpuDevice(uint32_t index) {
-    info_.set_backend(std::string(ops::kCpuBackend));
+    info_.set_backend(std::string(proto::ops::kCpuBackend));
     info_.set_name(CpuModelName());
     info_.set_index(index);
     info_.set_memory_bytes(HostMemoryBytes());
@@ -78,4 +78,4 @@ class CpuDevice final : public Device {
 
 std::unique_ptr<Device> MakeCpuDevice(uint32_t index) { return std::make_unique<CpuDevice>(index); }
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

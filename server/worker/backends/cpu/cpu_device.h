@@ -10,7 +10,7 @@
 
 #include "server/worker/device.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 
 // Measures the host's copy bandwidth once (a memcpy of a buffer larger than
 // the last-level cache) for the vector-add ceiling. `index` is what Info()
@@ -18,4 +18,4 @@ namespace kbench::server::cpu {
 // over devices without GPUs).
 std::unique_ptr<Device> MakeCpuDevice(uint32_t index = 0);
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/common/status_macros.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 
 absl::Status FillSeededInput(uint64_t seed, kernels::InputStream stream, std::span<float> out,
                              const GoOn& go_on) {
@@ -48,12 +48,13 @@ absl::StatusOr<kernels::Comparison> CpuWorkload::CompareWithReference(
   return kernels::Compare(output_, Reference(), tolerance);
 }
 
-absl::Status CpuWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
+absl::Status CpuWorkload::Read(proto::ops::OutputBuffer buffer, int64_t first,
+                               std::span<float> out) {
   if (first < 0 || first + int64_t(out.size()) > int64_t(output_.size()))
     return absl::InvalidArgumentError(absl::StrCat("elements [", first, ", ",
                                                    first + int64_t(out.size()),
                                                    ") are outside the output of ", output_.size()));
-  const HostBuffer& from = buffer == ops::OutputBuffer::kOutput ? output_ : Reference();
+  const HostBuffer& from = buffer == proto::ops::OutputBuffer::kOutput ? output_ : Reference();
   std::copy_n(from.begin() + first, out.size(), out.begin());
   return absl::OkStatus();
 }
@@ -77,4 +78,4 @@ const HostBuffer& CpuWorkload::Reference() {
   return reference_;
 }
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

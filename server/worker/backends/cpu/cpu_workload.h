@@ -17,7 +17,7 @@
 #include "kernels/seeded_input.h"
 #include "server/worker/device.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 
 // Sizes a vector without writing its elements: the pages of a large buffer
 // are first touched by whoever fills it (FillSeededInput, in chunks; the
@@ -58,7 +58,7 @@ class CpuWorkload : public Workload {
   std::string TimingMethod(v1::TimingMode mode) const final;
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
-  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+  absl::Status Read(proto::ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
   absl::Status Redraw(uint64_t seed) final;
   // Draws every input from `seed` (FillSeededInput, asking `go_on`) and
   // forgets the reference: Prepare's fill, and Redraw's.
@@ -82,4 +82,4 @@ class CpuWorkload : public Workload {
   HostBuffer reference_;  // empty until first used
 };
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

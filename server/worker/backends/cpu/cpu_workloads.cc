@@ -6,7 +6,7 @@
 #include "server/worker/backends/attention/cpu_attention.h"
 #include "server/worker/backends/vector_add/cpu_vector_add.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 
 const std::vector<CpuOpWorkload>& CpuOpWorkloads() {
   static const std::vector<CpuOpWorkload> workloads = {CpuVectorAddWorkload(),
@@ -22,4 +22,4 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& prob
       absl::StrCat(std::string(problem.op->name()), " does not run on the CPU backend"));
 }
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

@@ -11,11 +11,11 @@
 #include "proto/ops/op.h"
 #include "server/worker/device.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends::cpu {
 
 // One op's CPU workload.
 struct CpuOpWorkload {
-  const ops::Op* op = nullptr;
+  const proto::ops::Op* op = nullptr;
   // The workload of a problem of `op`, inputs filled from the seed (asking
   // `go_on` between chunks, Device::Prepare).
   absl::StatusOr<std::unique_ptr<Workload>> (*prepare)(const Problem& problem,
@@ -31,4 +31,4 @@ const std::vector<CpuOpWorkload>& CpuOpWorkloads();
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCpuWorkload(const Problem& problem,
                                                              const GoOn& go_on);
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends::cpu

@@ -13,7 +13,7 @@
 #include "kernels/cuda_runtime/device_buffer.h"
 #include "kernels/cuda_runtime/event_pair.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 // Warm-ups long enough (tens of ms) for an idle GPU to reach its clocks.
@@ -27,7 +27,8 @@ constexpr int kGemmSize = 8192;
 // Median device time of `enqueue` over `repetitions`, after `warmups`.
 absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups, int repetitions,
                                 absl::FunctionRef<absl::Status()> enqueue) {
-  KBENCH_ASSIGN_OR_RETURN(cuda::EventPair events, cuda::EventPair::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::EventPair events,
+                          kernels::cuda_runtime::EventPair::Create());
   for (int i = 0; i < warmups; ++i) {
     KBENCH_RETURN_IF_ERROR(enqueue());
   }
@@ -48,8 +49,10 @@ absl::StatusOr<double> MedianMs(cudaStream_t stream, int warmups, int repetition
 // timed interval holds `copies` copies, so short copies are not dominated
 // by the gaps between launches.
 absl::StatusOr<double> BestCopyGbps(cudaStream_t stream, size_t bytes, int sm_count, int copies) {
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer src, cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer dst, cuda::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer src,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer dst,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(bytes));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(src.get(), 1, bytes, stream));
   auto memcpy = [&]() -> absl::Status {
     for (int i = 0; i < copies; ++i)
@@ -94,16 +97,20 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream, kernels::DType d
   if (dtype == kernels::DType::kFp32)
     return absl::InvalidArgumentError("the matmul ceiling is measured for fp16 and bf16");
   const cudaDataType_t type = dtype == kernels::DType::kBf16 ? CUDA_R_16BF : CUDA_R_16F;
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a, cuda::DeviceBuffer::Allocate(kBytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(kBytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, cuda::DeviceBuffer::Allocate(kBytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer a,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(kBytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer b,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(kBytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer c,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(kBytes));
   using kernels::InputStream;
   KBENCH_CUDA_RETURN_IF_ERROR(
       kernels::cuda::LaunchFillSeeded(dtype, 1, InputStream::kA, 0, a.get(), kElements, stream));
   KBENCH_CUDA_RETURN_IF_ERROR(
       kernels::cuda::LaunchFillSeeded(dtype, 1, InputStream::kB, 0, b.get(), kElements, stream));
 
-  KBENCH_ASSIGN_OR_RETURN(cuda::CublasHandle handle, cuda::CublasHandle::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::CublasHandle handle,
+                          kernels::cuda_runtime::CublasHandle::Create());
   KBENCH_RETURN_IF_ERROR(handle.Bind(stream));
   const float alpha = 1.0f, beta = 0.0f;
   const int n = kGemmSize;
@@ -117,4 +124,4 @@ absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream, kernels::DType d
   return 2.0 * double(n) * n * n / (ms * 1e-3) / 1e12;
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/dtype.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 // Device-to-device copy of 1 GiB (less when the device has under 4 GiB
 // free), the better of cudaMemcpyAsync and a tuned 16-byte copy kernel
@@ -32,4 +32,4 @@ absl::StatusOr<double> MeasureL2CopyBandwidthGbps(cudaStream_t stream, size_t l2
 // 2 * M * N * K, in TFLOP/s (1e12).
 absl::StatusOr<double> MeasureMatmulTflops(cudaStream_t stream, kernels::DType dtype);
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

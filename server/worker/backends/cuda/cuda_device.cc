@@ -23,10 +23,10 @@
 #include "server/worker/backends/cuda/gpu_diagnosis.h"
 #include "server/worker/backends/cuda/printf_capture.h"
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
-using cuda_backend::DeviceContext;
+using worker::backends::cuda::DeviceContext;
 
 // Watches the SM clock and throttle reasons while a sample runs: a side
 // thread polls NVML every kPollInterval between Start and Stop, and both
@@ -34,7 +34,7 @@ using cuda_backend::DeviceContext;
 // has one taken right after it ran.
 class ClockWatcher {
  public:
-  explicit ClockWatcher(const cuda::NvmlClock& clock) : clock_(clock) {
+  explicit ClockWatcher(const kernels::cuda_runtime::NvmlClock& clock) : clock_(clock) {
     if (clock_.unavailable_reason().empty()) thread_ = std::thread([this] { Loop(); });
   }
   ~ClockWatcher() {
@@ -64,7 +64,7 @@ class ClockWatcher {
   static constexpr std::chrono::microseconds kPollInterval{500};
 
   void AddLocked() {
-    const std::optional<cuda::SmClock> clock = clock_.Read();
+    const std::optional<kernels::cuda_runtime::SmClock> clock = clock_.Read();
     if (!clock) return;
     if (!reading_.available || clock->mhz < reading_.sm_clock_mhz_min)
       reading_.sm_clock_mhz_min = clock->mhz;
@@ -85,7 +85,7 @@ class ClockWatcher {
     }
   }
 
-  const cuda::NvmlClock& clock_;
+  const kernels::cuda_runtime::NvmlClock& clock_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool watching_ = false;
@@ -97,7 +97,7 @@ class ClockWatcher {
 class CudaDevice final : public Device {
  public:
   CudaDevice(std::shared_ptr<DeviceContext> context, v1::DeviceInfo info,
-             std::unique_ptr<cuda::NvmlClock> clock)
+             std::unique_ptr<kernels::cuda_runtime::NvmlClock> clock)
       : context_(std::move(context)),
         info_(std::move(info)),
         clock_(std::move(clock)),
@@ -116,7 +116,7 @@ class CudaDevice final : public Device {
   absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem,
                                                     const GoOn& /*go_on*/) override {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
-    return context_->Track(cuda_backend::PrepareCudaWorkload(context_, problem));
+    return context_->Track(worker::backends::cuda::PrepareCudaWorkload(context_, problem));
   }
 
   void StartClockWatch() override { watcher_.Start(); }
@@ -133,7 +133,7 @@ class CudaDevice final : public Device {
  private:
   std::shared_ptr<DeviceContext> context_;
   const v1::DeviceInfo info_;
-  const std::unique_ptr<cuda::NvmlClock> clock_;
+  const std::unique_ptr<kernels::cuda_runtime::NvmlClock> clock_;
   ClockWatcher watcher_;
 };
 
@@ -147,33 +147,36 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   // open of the device in one process (the GPU tests) finds it set already.
   size_t printf_fifo = 0;
   KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetLimit(&printf_fifo, cudaLimitPrintfFifoSize));
-  if (printf_fifo != cuda_backend::kPrintfFifoBytes) {
+  if (printf_fifo != worker::backends::cuda::kPrintfFifoBytes) {
     KBENCH_CUDA_RETURN_IF_ERROR(
-        cudaDeviceSetLimit(cudaLimitPrintfFifoSize, cuda_backend::kPrintfFifoBytes));
+        cudaDeviceSetLimit(cudaLimitPrintfFifoSize, worker::backends::cuda::kPrintfFifoBytes));
   }
   cudaDeviceProp props{};
   KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&props, ordinal));
   char pci_bus_id[32] = {};
   KBENCH_CUDA_RETURN_IF_ERROR(cudaDeviceGetPCIBusId(pci_bus_id, sizeof(pci_bus_id), ordinal));
 
-  KBENCH_ASSIGN_OR_RETURN(cuda::Stream owned_stream, cuda::Stream::Create());
-  KBENCH_ASSIGN_OR_RETURN(cuda::L2Flusher flusher,
-                          cuda::L2Flusher::Create(size_t(props.l2CacheSize)));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::Stream owned_stream,
+                          kernels::cuda_runtime::Stream::Create());
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::L2Flusher flusher,
+                          kernels::cuda_runtime::L2Flusher::Create(size_t(props.l2CacheSize)));
   auto context =
       std::make_shared<DeviceContext>(ordinal, std::move(owned_stream), std::move(flusher));
 
   const cudaStream_t stream = context->stream.get();
   const int sms = props.multiProcessorCount;
   KBENCH_ASSIGN_OR_RETURN(const double copy_gbps,
-                          cuda_backend::MeasureCopyBandwidthGbps(stream, sms));
-  KBENCH_ASSIGN_OR_RETURN(const double l2_copy_gbps, cuda_backend::MeasureL2CopyBandwidthGbps(
-                                                         stream, size_t(props.l2CacheSize), sms));
-  KBENCH_ASSIGN_OR_RETURN(const double fp16_tflops,
-                          cuda_backend::MeasureMatmulTflops(stream, kernels::DType::kFp16));
-  KBENCH_ASSIGN_OR_RETURN(const double bf16_tflops,
-                          cuda_backend::MeasureMatmulTflops(stream, kernels::DType::kBf16));
+                          worker::backends::cuda::MeasureCopyBandwidthGbps(stream, sms));
+  KBENCH_ASSIGN_OR_RETURN(
+      const double l2_copy_gbps,
+      worker::backends::cuda::MeasureL2CopyBandwidthGbps(stream, size_t(props.l2CacheSize), sms));
+  KBENCH_ASSIGN_OR_RETURN(const double fp16_tflops, worker::backends::cuda::MeasureMatmulTflops(
+                                                        stream, kernels::DType::kFp16));
+  KBENCH_ASSIGN_OR_RETURN(const double bf16_tflops, worker::backends::cuda::MeasureMatmulTflops(
+                                                        stream, kernels::DType::kBf16));
 
-  auto clock = std::make_unique<cuda::NvmlClock>(cuda::NvmlClock::Open(pci_bus_id));
+  auto clock = std::make_unique<kernels::cuda_runtime::NvmlClock>(
+      kernels::cuda_runtime::NvmlClock::Open(pci_bus_id));
   double max_sm_clock_mhz = clock->MaxSmClockMhz().value_or(0);
   if (max_sm_clock_mhz == 0) {
     int khz = 0;
@@ -182,7 +185,7 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal) {
   }
 
   v1::DeviceInfo info;
-  info.set_backend(std::string(ops::kCudaBackend));
+  info.set_backend(std::string(proto::ops::kCudaBackend));
   info.set_name(props.name);
   info.set_index(uint32_t(ordinal));
   info.set_sm_count(uint32_t(props.multiProcessorCount));
@@ -212,4 +215,4 @@ absl::StatusOr<int> CudaDeviceCount() {
   return count;
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

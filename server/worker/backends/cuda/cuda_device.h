@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "server/worker/device.h"
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 
 // Opens CUDA device `ordinal` (a worker opens one): its stream and L2
 // flusher, its NVML handle, and its ceilings measured (copy bandwidth from
@@ -24,4 +24,4 @@ absl::StatusOr<std::unique_ptr<Device>> OpenCudaDevice(int ordinal);
 // reason when none (no driver, no device). Cheap: measures nothing.
 absl::StatusOr<int> CudaDeviceCount();
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

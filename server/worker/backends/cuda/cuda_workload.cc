@@ -12,12 +12,13 @@
 #include "kernels/cuda_runtime/cuda_status.h"
 #include "server/worker/backends/cuda/printf_capture.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 using kernels::cuda::ComparisonPartial;
 
 CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype,
-                           int64_t elements, cuda::DeviceBuffer output, cuda::SampleTimer timer)
+                           int64_t elements, kernels::cuda_runtime::DeviceBuffer output,
+                           kernels::cuda_runtime::SampleTimer timer)
     : context_(std::move(context)),
       dtype_(dtype),
       elements_(elements),
@@ -31,8 +32,8 @@ absl::Status CudaWorkload::PoisonOutput() {
   });
 }
 
-absl::StatusOr<cuda::DeviceBuffer> CudaWorkload::OutputWithGuard(size_t bytes) {
-  return cuda::DeviceBuffer::Allocate(bytes + kOutputGuardBytes);
+absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> CudaWorkload::OutputWithGuard(size_t bytes) {
+  return kernels::cuda_runtime::DeviceBuffer::Allocate(bytes + kOutputGuardBytes);
 }
 
 absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
@@ -53,7 +54,7 @@ absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
 absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
   builtins_ = int(problem.variants.size());
   if (problem.kernels.empty()) return absl::OkStatus();
-  const ops::KernelAbi* abi = problem.op->kernel_abi();
+  const proto::ops::KernelAbi* abi = problem.op->kernel_abi();
   const std::vector<void*> buffers = KernelBuffers();
   if (abi == nullptr || buffers.empty())
     return absl::InvalidArgumentError(absl::StrCat("kernels: this CUDA workload of ",
@@ -62,8 +63,8 @@ absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
   return Guarded([&]() -> absl::Status {
     for (size_t i = 0; i < problem.kernels.size(); ++i) {
       const LearnerKernel& kernel = problem.kernels[i];
-      KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<ops::KernelArgumentPack> arguments,
-                              ops::KernelArgumentPack::Make(*abi, problem.request, buffers));
+      KBENCH_ASSIGN_OR_RETURN(std::unique_ptr<proto::ops::KernelArgumentPack> arguments,
+                              proto::ops::KernelArgumentPack::Make(*abi, problem.request, buffers));
       KBENCH_ASSIGN_OR_RETURN(
           std::unique_ptr<LearnerLaunch> launch,
           LearnerLaunch::Load(absl::StrCat("kernels[", i, "] '", kernel.name, "'"), kernel,
@@ -123,17 +124,18 @@ Workload::Printed CudaWorkload::TakePrinted(int variant, size_t max_bytes) {
   return {std::move(taken.text), taken.bytes};
 }
 
-absl::Status CudaWorkload::ForgetOnDevice(cuda::DeviceBuffer& buffer) {
+absl::Status CudaWorkload::ForgetOnDevice(kernels::cuda_runtime::DeviceBuffer& buffer) {
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream()));
   KBENCH_RETURN_IF_ERROR(context_->stream.Synchronize());
-  buffer = cuda::DeviceBuffer();
+  buffer = kernels::cuda_runtime::DeviceBuffer();
   return absl::OkStatus();
 }
 
 absl::Status CudaWorkload::EnsureReference() {
   if (!reference_.empty()) return absl::OkStatus();
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference,
-                          cuda::DeviceBuffer::Allocate(size_t(elements_) * sizeof(float)));
+  KBENCH_ASSIGN_OR_RETURN(
+      kernels::cuda_runtime::DeviceBuffer reference,
+      kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(elements_) * sizeof(float)));
   std::vector<float> host(static_cast<size_t>(elements_));
   KBENCH_RETURN_IF_ERROR(EnqueueReference(reference.as<float>(), stream()));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(host.data(), reference.get(), reference.bytes(),
@@ -143,10 +145,11 @@ absl::Status CudaWorkload::EnsureReference() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<cuda::DeviceBuffer> CudaWorkload::ReferenceOnDevice() {
+absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> CudaWorkload::ReferenceOnDevice() {
   KBENCH_RETURN_IF_ERROR(EnsureReference());
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference,
-                          cuda::DeviceBuffer::Allocate(reference_.size() * sizeof(float)));
+  KBENCH_ASSIGN_OR_RETURN(
+      kernels::cuda_runtime::DeviceBuffer reference,
+      kernels::cuda_runtime::DeviceBuffer::Allocate(reference_.size() * sizeof(float)));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(reference.get(), reference_.data(), reference.bytes(),
                                               cudaMemcpyHostToDevice, stream()));
   return reference;
@@ -157,10 +160,10 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
   const int blocks = kernels::cuda::ComparisonBlocks(elements_);
   std::vector<ComparisonPartial> partials(static_cast<size_t>(blocks));
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
-    KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer reference, ReferenceOnDevice());
+    KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer reference, ReferenceOnDevice());
     if (partials_.get() == nullptr) {
-      KBENCH_ASSIGN_OR_RETURN(
-          partials_, cuda::DeviceBuffer::Allocate(partials.size() * sizeof(ComparisonPartial)));
+      KBENCH_ASSIGN_OR_RETURN(partials_, kernels::cuda_runtime::DeviceBuffer::Allocate(
+                                             partials.size() * sizeof(ComparisonPartial)));
     }
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCompare(
         dtype_, output_.get(), reference.as<float>(), elements_, tolerance.atol, tolerance.rtol,
@@ -173,12 +176,13 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
   return kernels::cuda::MergePartials(partials);
 }
 
-absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) {
+absl::Status CudaWorkload::Read(proto::ops::OutputBuffer buffer, int64_t first,
+                                std::span<float> out) {
   if (first < 0 || first + int64_t(out.size()) > elements_)
     return absl::InvalidArgumentError(absl::StrCat("Read: elements [", first, ", ",
                                                    first + int64_t(out.size()),
                                                    ") are outside the output of ", elements_));
-  if (buffer == ops::OutputBuffer::kReference) {
+  if (buffer == proto::ops::OutputBuffer::kReference) {
     KBENCH_RETURN_IF_ERROR(Guarded([&] { return EnsureReference(); }));
     std::copy_n(reference_.begin() + first, out.size(), out.begin());
     return absl::OkStatus();
@@ -200,4 +204,4 @@ absl::Status CudaWorkload::Read(ops::OutputBuffer buffer, int64_t first, std::sp
   return absl::OkStatus();
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -9,7 +9,7 @@
 //     and the guard after the output (kOutputGuardBytes) too.
 //   GuardBytesWritten: the guard's bytes that are no longer 0xFF.
 //   Run: Enqueue, then wait for the stream.
-//   TimeSample: cuda::SampleTimer's cold or hot sample of Enqueue.
+//   TimeSample: kernels::cuda_runtime::SampleTimer's cold or hot sample of Enqueue.
 //   CompareWithReference: the comparison kernel over every element, its
 //     per-block partials merged on the host; the reference is copied to the
 //     device for it and zeroed and freed after it.
@@ -40,7 +40,7 @@
 #include "server/worker/backends/cuda/learner_launch.h"
 #include "server/worker/device.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 // Bytes after the output that PoisonOutput poisons and GuardBytesWritten
 // checks: a kernel writing up to this far past the end of its output is
@@ -52,7 +52,8 @@ class CudaWorkload : public Workload {
   // output holds `elements` values of `dtype` followed by kOutputGuardBytes
   // (OutputWithGuard allocates it so).
   CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype, int64_t elements,
-               cuda::DeviceBuffer output, cuda::SampleTimer timer);
+               kernels::cuda_runtime::DeviceBuffer output,
+               kernels::cuda_runtime::SampleTimer timer);
 
   absl::Status PoisonOutput() final;
   absl::Status Run(int variant) final;
@@ -60,10 +61,10 @@ class CudaWorkload : public Workload {
   std::string TimingMethod(v1::TimingMode mode) const final;
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
-  absl::Status Read(ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
+  absl::Status Read(proto::ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
   absl::StatusOr<uint64_t> GuardBytesWritten() final;
   // A buffer for `bytes` of output and the guard after them.
-  static absl::StatusOr<cuda::DeviceBuffer> OutputWithGuard(size_t bytes);
+  static absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> OutputWithGuard(size_t bytes);
   // A built-in's BuiltinConfig; a learner's kernel's launch facts.
   std::string VariantConfig(int variant) const final;
 
@@ -118,26 +119,26 @@ class CudaWorkload : public Workload {
   absl::Status EnsureReference();
   // A copy of the reference on the device, for one comparison; ForgetOnDevice
   // after it.
-  absl::StatusOr<cuda::DeviceBuffer> ReferenceOnDevice();
+  absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> ReferenceOnDevice();
   // Zeroes `buffer` and waits for the stream, so that nothing of it is left
   // in device memory when it is freed.
-  absl::Status ForgetOnDevice(cuda::DeviceBuffer& buffer);
+  absl::Status ForgetOnDevice(kernels::cuda_runtime::DeviceBuffer& buffer);
   // Enqueue for a built-in, the learner's launch for a kernel.
   absl::Status EnqueueVariant(int variant, cudaStream_t stream);
 
   std::shared_ptr<DeviceContext> context_;
   const kernels::DType dtype_;
   const int64_t elements_;
-  cuda::DeviceBuffer output_;
+  kernels::cuda_runtime::DeviceBuffer output_;
   // The device reference, on the host: it is on the device only while
   // CompareWithReference runs, and zeroed before it is freed, so that no
   // learner's kernel, which runs between comparisons, can find it there.
   std::vector<float> reference_;  // empty until first needed
-  cuda::DeviceBuffer partials_;
-  cuda::SampleTimer timer_;
+  kernels::cuda_runtime::DeviceBuffer partials_;
+  kernels::cuda_runtime::SampleTimer timer_;
   // Problem::variants.size(): variants from here on are learners' kernels.
   int builtins_ = 0;
   std::vector<std::unique_ptr<LearnerLaunch>> learners_;
 };
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

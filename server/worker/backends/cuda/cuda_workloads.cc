@@ -8,7 +8,7 @@
 #include "server/worker/backends/attention/cuda_attention.h"
 #include "server/worker/backends/vector_add/cuda_vector_add.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 const std::vector<CudaOpWorkload>& CudaOpWorkloads() {
   static const std::vector<CudaOpWorkload> workloads = {CudaVectorAddWorkload(),
@@ -29,4 +29,4 @@ absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaWorkload(
       absl::StrCat(std::string(problem.op->name()), " does not run on the CUDA backend"));
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -14,11 +14,11 @@
 #include "server/worker/backends/cuda/device_context.h"
 #include "server/worker/device.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 // One op's CUDA workload.
 struct CudaOpWorkload {
-  const ops::Op* op = nullptr;
+  const proto::ops::Op* op = nullptr;
   // The workload of a problem of `op`, inputs filled from the seed on the
   // device; RESOURCE_EXHAUSTED (naming the bytes) when the device lacks the
   // memory.
@@ -35,4 +35,4 @@ const std::vector<CudaOpWorkload>& CudaOpWorkloads();
 absl::StatusOr<std::unique_ptr<Workload>> PrepareCudaWorkload(
     std::shared_ptr<DeviceContext> context, const Problem& problem);
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

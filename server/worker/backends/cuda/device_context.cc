@@ -3,7 +3,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 absl::Status DeviceContext::Enter() const {
   KBENCH_RETURN_IF_ERROR(health.CheckUsable());
@@ -11,4 +11,4 @@ absl::Status DeviceContext::Enter() const {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

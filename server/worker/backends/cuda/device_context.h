@@ -13,17 +13,18 @@
 #include "kernels/cuda_runtime/l2_flusher.h"
 #include "kernels/cuda_runtime/stream.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 struct DeviceContext {
-  DeviceContext(int ordinal, cuda::Stream stream, cuda::L2Flusher flusher)
+  DeviceContext(int ordinal, kernels::cuda_runtime::Stream stream,
+                kernels::cuda_runtime::L2Flusher flusher)
       : ordinal(ordinal), stream(std::move(stream)), flusher(std::move(flusher)), health(ordinal) {}
 
   // Makes this device current on the calling thread, after checking that no
   // sticky error has made it unusable. Every entry point calls it first.
   absl::Status Enter() const;
 
-  // Passes a result through, letting cuda::DeviceHealth observe its error.
+  // Passes a result through, letting kernels::cuda_runtime::DeviceHealth observe its error.
   absl::Status Track(absl::Status status) {
     health.Observe(status);
     return status;
@@ -35,9 +36,9 @@ struct DeviceContext {
   }
 
   const int ordinal;
-  cuda::Stream stream;
-  cuda::L2Flusher flusher;
-  cuda::DeviceHealth health;
+  kernels::cuda_runtime::Stream stream;
+  kernels::cuda_runtime::L2Flusher flusher;
+  kernels::cuda_runtime::DeviceHealth health;
 };
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 // The ABI version asked of an entry point unless it says otherwise: that of
@@ -53,7 +53,8 @@ absl::StatusOr<const DriverApi*> GetDriverApi() {
 absl::Status DriverError(const DriverApi& api, CUresult result, const char* call, const char* file,
                          int line) {
   // CudaError names the runtime's error of the same number and carries it.
-  absl::Status status = cuda::CudaError(cudaError_t(int(result)), call, file, line);
+  absl::Status status =
+      kernels::cuda_runtime::CudaError(cudaError_t(int(result)), call, file, line);
   const char* name = nullptr;
   if (api.cuGetErrorName != nullptr && api.cuGetErrorName(result, &name) == CUDA_SUCCESS &&
       name != nullptr) {
@@ -65,4 +66,4 @@ absl::Status DriverError(const DriverApi& api, CUresult result, const char* call
   return status;
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -16,7 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 struct DriverApi {
   CUresult (*cuModuleLoadData)(CUmodule* module, const void* image) = nullptr;
@@ -52,11 +52,11 @@ absl::StatusOr<const DriverApi*> GetDriverApi();
 absl::Status DriverError(const DriverApi& api, CUresult result, const char* call, const char* file,
                          int line);
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda
 
 #define KBENCH_CU_RETURN_IF_ERROR(api, expr)                                                      \
   do {                                                                                            \
     if (const CUresult kbench_cu_result_ = (expr); kbench_cu_result_ != CUDA_SUCCESS)             \
-      return ::kbench::server::cuda_backend::DriverError(api, kbench_cu_result_, #expr, __FILE__, \
-                                                         __LINE__);                               \
+      return ::kbench::server::worker::backends::cuda::DriverError(api, kbench_cu_result_, #expr, \
+                                                                   __FILE__, __LINE__);           \
   } while (0)

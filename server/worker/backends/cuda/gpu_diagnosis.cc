@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 
 std::vector<DeviceNodeCheck> CheckNvidiaDeviceNodes() {
   std::vector<DeviceNodeCheck> nodes;
@@ -57,4 +57,4 @@ std::string ExplainNoCudaDevice(std::string_view cuda_error_name,
   return absl::StrCat("the CUDA runtime found no usable device: ", std::string(cuda_error_name));
 }
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kbench::server {
+namespace kbench::server::worker::backends::cuda {
 
 // One NVIDIA device node as this process sees it.
 struct DeviceNodeCheck {
@@ -30,4 +30,4 @@ std::string ExplainNoCudaDevice(std::string_view cuda_error_name,
                                 const std::vector<DeviceNodeCheck>& nodes,
                                 std::string_view visible_devices);
 
-}  // namespace kbench::server
+}  // namespace kbench::server::worker::backends::cuda

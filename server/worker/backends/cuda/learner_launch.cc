@@ -7,7 +7,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 // Dynamic shared memory a block gets without opting in.
@@ -17,7 +17,7 @@ constexpr int kDefaultDynamicSharedBytes = 48 * 1024;
 
 absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
     const std::string& field, const LearnerKernel& kernel, int ordinal,
-    std::unique_ptr<ops::KernelArgumentPack> arguments) {
+    std::unique_ptr<proto::ops::KernelArgumentPack> arguments) {
   KBENCH_ASSIGN_OR_RETURN(const DriverApi* api, GetDriverApi());
   std::unique_ptr<LearnerLaunch> launch(new LearnerLaunch());
   launch->api_ = api;
@@ -39,8 +39,8 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
   size_t declared = 0, offset = 0, bytes = 0;
   while (api->cuFuncGetParamInfo(f, declared, &offset, &bytes) == CUDA_SUCCESS) ++declared;
   const size_t passed = launch->arguments_->size();
-  if (declared == passed + ops::kTritonHiddenPointers) {
-    launch->arguments_->AppendNullPointers(ops::kTritonHiddenPointers);
+  if (declared == passed + proto::ops::kTritonHiddenPointers) {
+    launch->arguments_->AppendNullPointers(proto::ops::kTritonHiddenPointers);
   } else if (declared != passed) {
     return absl::InternalError(absl::StrCat(field, ": entry '", kernel.entry, "' declares ",
                                             declared, " parameters; the launch has ", passed));
@@ -105,4 +105,4 @@ absl::Status LearnerLaunch::Enqueue(cudaStream_t stream) {
   return absl::OkStatus();
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -32,14 +32,14 @@
 #include "server/run/run_plan.h"
 #include "server/worker/backends/cuda/driver_api.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 class LearnerLaunch {
  public:
   // `field` names the kernel in messages ("kernels[0] 'my_add.cu'").
   static absl::StatusOr<std::unique_ptr<LearnerLaunch>> Load(
       const std::string& field, const LearnerKernel& kernel, int ordinal,
-      std::unique_ptr<ops::KernelArgumentPack> arguments);
+      std::unique_ptr<proto::ops::KernelArgumentPack> arguments);
   ~LearnerLaunch();
   LearnerLaunch(const LearnerLaunch&) = delete;
   LearnerLaunch& operator=(const LearnerLaunch&) = delete;
@@ -59,8 +59,8 @@ class LearnerLaunch {
   unsigned grid_[3] = {1, 1, 1};
   unsigned block_[3] = {1, 1, 1};
   unsigned shared_bytes_ = 0;
-  std::unique_ptr<ops::KernelArgumentPack> arguments_;
+  std::unique_ptr<proto::ops::KernelArgumentPack> arguments_;
   std::string config_;
 };
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -14,7 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 namespace {
 
 std::atomic<PrintfCapture*> active{nullptr};
@@ -67,4 +67,4 @@ PrintfCapture::Taken PrintfCapture::Take(size_t max_bytes) {
   return taken;
 }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

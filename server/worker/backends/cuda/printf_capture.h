@@ -17,7 +17,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends::cuda {
 
 inline constexpr size_t kPrintfFifoBytes = size_t(1) << 20;
 
@@ -48,4 +48,4 @@ class PrintfCapture {
   int saved_stdout_ = -1;
 };
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends::cuda

@@ -12,7 +12,11 @@
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "server/worker/backends/cpu/cpu_workload.h"
 
-namespace kbench::server::cpu {
+namespace kbench::server::worker::backends {
+
+using cpu::CpuOpWorkload;
+using cpu::CpuWorkload;
+using cpu::HostBuffer;
 namespace {
 
 class CpuVectorAdd final : public CpuWorkload {
@@ -23,7 +27,7 @@ class CpuVectorAdd final : public CpuWorkload {
  private:
   void RunVariant(int variant) override {
     const int64_t n = int64_t(a_.size());
-    if (variants_[variant] == ops::kVectorAddVectorized) {
+    if (variants_[variant] == proto::ops::kVectorAddVectorized) {
       kernels::VectorAddVectorizedCpu(a_.data(), b_.data(), output_.data(), n);
     } else {
       kernels::VectorAddNaiveCpu(a_.data(), b_.data(), output_.data(), n);
@@ -51,6 +55,6 @@ absl::StatusOr<std::unique_ptr<Workload>> Prepare(const Problem& problem, const 
 
 }  // namespace
 
-CpuOpWorkload CpuVectorAddWorkload() { return {&ops::VectorAddOp(), &Prepare}; }
+CpuOpWorkload CpuVectorAddWorkload() { return {&proto::ops::VectorAddOp(), &Prepare}; }
 
-}  // namespace kbench::server::cpu
+}  // namespace kbench::server::worker::backends

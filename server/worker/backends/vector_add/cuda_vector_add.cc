@@ -18,14 +18,18 @@
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "server/worker/backends/cuda/cuda_workload.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends {
+
+using cuda::CudaOpWorkload;
+using cuda::CudaWorkload;
+using cuda::DeviceContext;
 namespace {
 
 class CudaVectorAdd final : public CudaWorkload {
  public:
   CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n, std::vector<int> variants,
-                cuda::DeviceBuffer a, cuda::DeviceBuffer b, cuda::DeviceBuffer c,
-                cuda::SampleTimer timer)
+                kernels::cuda_runtime::DeviceBuffer a, kernels::cuda_runtime::DeviceBuffer b,
+                kernels::cuda_runtime::DeviceBuffer c, kernels::cuda_runtime::SampleTimer timer)
       : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c), std::move(timer)),
         n_(n),
         variants_(std::move(variants)),
@@ -37,7 +41,7 @@ class CudaVectorAdd final : public CudaWorkload {
     const float* a = a_.as<float>();
     const float* b = b_.as<float>();
     float* c = static_cast<float*>(output());
-    if (variants_.at(variant) == ops::kVectorAddNaive) {
+    if (variants_.at(variant) == proto::ops::kVectorAddNaive) {
       KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddNaive(a, b, c, n_, stream));
     } else {
       KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchVectorAddVectorized(a, b, c, n_, stream));
@@ -60,7 +64,7 @@ class CudaVectorAdd final : public CudaWorkload {
 
   const int64_t n_;
   const std::vector<int> variants_;
-  cuda::DeviceBuffer a_, b_;
+  kernels::cuda_runtime::DeviceBuffer a_, b_;
 };
 
 absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceContext> context,
@@ -72,12 +76,16 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
     return absl::InvalidArgumentError(absl::StrCat("n: ", n, " elements cannot be allocated"));
 
   const size_t bytes = size_t(n) * sizeof(float);
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer a, cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer b, cuda::DeviceBuffer::Allocate(bytes));
-  KBENCH_ASSIGN_OR_RETURN(cuda::DeviceBuffer c, CudaWorkload::OutputWithGuard(bytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer a,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer b,
+                          kernels::cuda_runtime::DeviceBuffer::Allocate(bytes));
+  KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer c,
+                          CudaWorkload::OutputWithGuard(bytes));
 
-  KBENCH_ASSIGN_OR_RETURN(cuda::SampleTimer timer,
-                          cuda::SampleTimer::Create(context->stream.get(), &context->flusher));
+  KBENCH_ASSIGN_OR_RETURN(
+      kernels::cuda_runtime::SampleTimer timer,
+      kernels::cuda_runtime::SampleTimer::Create(context->stream.get(), &context->flusher));
   auto workload =
       std::make_unique<CudaVectorAdd>(std::move(context), n, problem.variants, std::move(a),
                                       std::move(b), std::move(c), std::move(timer));
@@ -87,6 +95,6 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
 
 }  // namespace
 
-CudaOpWorkload CudaVectorAddWorkload() { return {&ops::VectorAddOp(), &Prepare}; }
+CudaOpWorkload CudaVectorAddWorkload() { return {&proto::ops::VectorAddOp(), &Prepare}; }
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends

@@ -4,8 +4,8 @@
 
 #include "server/worker/backends/cuda/cuda_workloads.h"
 
-namespace kbench::server::cuda_backend {
+namespace kbench::server::worker::backends {
 
-CudaOpWorkload CudaVectorAddWorkload();
+cuda::CudaOpWorkload CudaVectorAddWorkload();
 
-}  // namespace kbench::server::cuda_backend
+}  // namespace kbench::server::worker::backends
