@@ -293,6 +293,59 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnItsFirstLaunchFailsVerification) {
               results.at("first_only.cu").verification().failure().c_str());
 }
 
+// The module is loaded again before every timed round, so its globals
+// start afresh: a kernel right on its first two launches since its module
+// was loaded (its check launch and warm-up; then, each round, its untimed
+// launch and the timed one) and wrong after them verifies. Loaded once per
+// run, its third launch, the first timed one, would write zeros.
+TEST_F(LearnerKernels, ItsModuleIsLoadedAgainBeforeEveryRoundSoItsGlobalsStartAfresh) {
+  const std::string source =
+      "__device__ unsigned char launches[4096];\n"
+      "extern \"C\" __global__ void fresh(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i >= n || i >= 4096) return;\n"
+      "  const unsigned char seen = launches[i];\n"
+      "  launches[i] = seen < 2 ? seen + 1 : 2;\n"
+      "  c[i] = seen < 2 ? a[i] + b[i] : kbench_t(0);\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(4096, 5, {proto::ops::kVectorAddNaive}),
+          {Kernel("fresh.cu", "fresh", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  const v1::VariantResult& fresh = results.at("fresh.cu");
+  EXPECT_TRUE(fresh.verification().passed())
+      << "its globals kept their values across rounds: " << fresh.verification().failure();
+  EXPECT_GE(fresh.verification().checked_runs(), 3u);  // the check, the first and last rounds
+  EXPECT_GE(fresh.stats().samples(), 3u);
+}
+
+// In hot mode the graph of a learner's kernel launches its module's
+// function: it is captured again after every reload, and the samples
+// verify.
+TEST_F(LearnerKernels, HotSamplesOfALearnersKernelSurviveItsModuleLoadedAgainEveryRound) {
+  TimingPlan plan = ShortPlan();
+  plan.mode = v1::TIMING_MODE_HOT;
+  plan.min_samples = 5;
+  testing::RecordingSink sink;
+  const absl::Status status = Run(MakeVectorAddProblem(1 << 20, 5, {proto::ops::kVectorAddNaive}),
+                                  {VectorAddNaive()}, sink, plan);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  const v1::VariantResult& learner = results.at("vector_add_naive.cu");
+  EXPECT_TRUE(learner.verification().passed()) << learner.verification().failure();
+  EXPECT_GE(learner.stats().samples(), 5u);
+  EXPECT_GT(learner.stats().median_ms(), 0);
+  std::printf(
+      "[ hot      ] vector_add_naive.cu, n = 2^20, reloaded each round: median %.4f ms, "
+      "naive %.4f ms\n",
+      learner.stats().median_ms(), results.at("naive").stats().median_ms());
+}
+
 TEST_F(LearnerKernels, AKernelThatWritesPastTheEndOfItsOutputFailsVerification) {
   // Every element right, and one more written after the last.
   const std::string source =

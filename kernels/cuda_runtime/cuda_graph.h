@@ -31,6 +31,8 @@ class GraphExec {
 
   // Enqueues one replay on `stream`; does not wait.
   absl::Status Launch(cudaStream_t stream) const;
+  // Whether it holds a graph (not default-constructed or moved from).
+  explicit operator bool() const { return exec_ != nullptr; }
 
  private:
   explicit GraphExec(cudaGraphExec_t exec) : exec_(exec) {}

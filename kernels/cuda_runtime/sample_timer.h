@@ -41,6 +41,12 @@ class SampleTimer {
   absl::StatusOr<double> Hot(int key, Enqueue enqueue);
   // Back-to-back runs in the graph of `key`; 0 before its first Hot().
   int HotLaunches(int key) const;
+  // Destroys the graph of `key` now, keeping its number of runs: the work
+  // it captured changed (a learner's module was loaded again, so the
+  // function it launched is gone). The next Hot(key) captures `enqueue`
+  // again with as many runs, uploads it with an untimed replay, then times
+  // a replay as before. No effect before the first Hot(key).
+  void Recapture(int key);
 
   // How Cold() and Hot() measure, in words for a result's reader.
   std::string ColdMethod() const;
@@ -48,7 +54,7 @@ class SampleTimer {
 
  private:
   struct HotGraph {
-    GraphExec graph;
+    GraphExec graph;  // empty after Recapture, until the next Hot()
     int launches = 0;
   };
 

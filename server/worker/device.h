@@ -61,7 +61,9 @@ class Workload : public proto::ops::DeviceOutput {
   virtual std::string VariantConfig(int /*variant*/) const { return ""; }
   // Draws the inputs anew from `seed` (the streams of kernels/seeded_input.h
   // that Prepare drew from the problem's seed) and forgets the device
-  // reference: the next comparison makes it for the new inputs. The runner
+  // reference: the next comparison makes it for the new inputs. A backend
+  // that runs learners' kernels loads their modules again, so that their
+  // `__device__` variables start each round afresh. The runner
   // redraws before every timed round of a run with a learner's kernel
   // (runner.h).
   virtual absl::Status Redraw(uint64_t seed) = 0;

@@ -15,7 +15,13 @@
 //     device for it and zeroed and freed after it.
 //   Read: a range of the output or the reference, converted to float.
 //   Redraw: the inputs drawn anew on the device (Inputs()), the reference
-//     forgotten.
+//     forgotten; first, every learner's module is loaded again, so its
+//     `__device__` variables start from their initial values each round
+//     (LearnerLaunch::Reload; its hot graph is captured again), and
+//     launched once, untimed, on the inputs of the round before: a timed
+//     launch is never a module's first (whose one-time costs stay out of
+//     the samples), and never meets inputs its module has seen (no cache
+//     in its globals can hold their output).
 // Every call enters the device first and passes its status to
 // DeviceContext::Track, so a sticky CUDA error marks the device unhealthy.
 // Learners' kernels (Problem::kernels) are variants after the built-ins:
@@ -71,7 +77,8 @@ class CudaWorkload : public Workload {
   absl::Status Redraw(uint64_t seed) final;
   // What learners' kernels printed, from the active PrintfCapture, taken
   // after a learner's variant ran (built-ins print nothing: what they are
-  // given stays for the learner's variant that printed it).
+  // given stays for the learner's variant that printed it), after what its
+  // launch in Redraw printed.
   Printed TakePrinted(int variant, size_t max_bytes) final;
   // Draws every input from `seed` on the device (kernels/cuda/seeded_fill.h)
   // and waits for it: Prepare's fill, and Redraw's.
@@ -125,6 +132,11 @@ class CudaWorkload : public Workload {
   absl::Status ForgetOnDevice(kernels::cuda_runtime::DeviceBuffer& buffer);
   // Enqueue for a built-in, the learner's launch for a kernel.
   absl::Status EnqueueVariant(int variant, cudaStream_t stream);
+  // The learner's kernel that `variant` is; null for a built-in.
+  LearnerLaunch* LearnerOf(int variant) const;
+  // Keeps what learner `learner` printed in its launch in Redraw, for its
+  // next TakePrinted (up to kPrintfFifoBytes).
+  void KeepPrinted(size_t learner);
 
   std::shared_ptr<DeviceContext> context_;
   const kernels::DType dtype_;
@@ -139,6 +151,7 @@ class CudaWorkload : public Workload {
   // Problem::variants.size(): variants from here on are learners' kernels.
   int builtins_ = 0;
   std::vector<std::unique_ptr<LearnerLaunch>> learners_;
+  std::vector<Printed> warmup_printed_;  // one per learner, see KeepPrinted
 };
 
 }  // namespace kbench::server::worker::backends::cuda

@@ -22,9 +22,9 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
   std::unique_ptr<LearnerLaunch> launch(new LearnerLaunch());
   launch->api_ = api;
   launch->arguments_ = std::move(arguments);
-  KBENCH_CU_RETURN_IF_ERROR(*api, api->cuModuleLoadData(&launch->module_, kernel.cubin.data()));
-  KBENCH_CU_RETURN_IF_ERROR(
-      *api, api->cuModuleGetFunction(&launch->function_, launch->module_, kernel.entry.c_str()));
+  launch->cubin_ = kernel.cubin;
+  launch->entry_ = kernel.entry;
+  KBENCH_RETURN_IF_ERROR(launch->LoadModule());
   const CUfunction f = launch->function_;
   int max_threads = 0, registers = 0, static_shared = 0;
   KBENCH_CU_RETURN_IF_ERROR(
@@ -71,11 +71,8 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
         absl::StrCat(field, ": launch.shared_memory_bytes ", dynamic, " plus the kernel's ",
                      static_shared, " bytes of static shared memory is more than this device's ",
                      optin, " bytes per block (cudaDevAttrMaxSharedMemoryPerBlockOptin)"));
-  if (dynamic > kDefaultDynamicSharedBytes)
-    KBENCH_CU_RETURN_IF_ERROR(
-        *api,
-        api->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(dynamic)));
   launch->shared_bytes_ = unsigned(dynamic);
+  KBENCH_RETURN_IF_ERROR(launch->OptIntoSharedMemory());
 
   int blocks_per_sm = 0;
   KBENCH_CU_RETURN_IF_ERROR(*api, api->cuOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -89,6 +86,28 @@ absl::StatusOr<std::unique_ptr<LearnerLaunch>> LearnerLaunch::Load(
       launch->grid_[0], launch->grid_[1], launch->grid_[2], launch->block_[0], launch->block_[1],
       launch->block_[2], int(dynamic), registers, static_shared, occupancy * 100, blocks_per_sm);
   return launch;
+}
+
+absl::Status LearnerLaunch::LoadModule() {
+  KBENCH_CU_RETURN_IF_ERROR(*api_, api_->cuModuleLoadData(&module_, cubin_.data()));
+  KBENCH_CU_RETURN_IF_ERROR(*api_, api_->cuModuleGetFunction(&function_, module_, entry_.c_str()));
+  return absl::OkStatus();
+}
+
+absl::Status LearnerLaunch::OptIntoSharedMemory() {
+  if (shared_bytes_ <= unsigned(kDefaultDynamicSharedBytes)) return absl::OkStatus();
+  KBENCH_CU_RETURN_IF_ERROR(
+      *api_, api_->cuFuncSetAttribute(function_, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                      int(shared_bytes_)));
+  return absl::OkStatus();
+}
+
+absl::Status LearnerLaunch::Reload() {
+  CUmodule old = std::exchange(module_, nullptr);
+  function_ = nullptr;
+  KBENCH_CU_RETURN_IF_ERROR(*api_, api_->cuModuleUnload(old));
+  KBENCH_RETURN_IF_ERROR(LoadModule());
+  return OptIntoSharedMemory();
 }
 
 LearnerLaunch::~LearnerLaunch() {

@@ -14,6 +14,10 @@
 // Its launch facts (registers, shared memory, theoretical occupancy from
 // cuOccupancyMaxActiveBlocksPerMultiprocessor) are in Config().
 //
+// Reload loads the module again from its cubin, so its `__device__`
+// variables start from their initial values: the workload reloads every
+// learner's module before each timed round (cuda_workload.h).
+//
 // A fault of the kernel (illegal address, trap) surfaces at the stream's
 // next synchronisation as the CUDA error, which DeviceContext::Track turns
 // into an unhealthy device: the worker then exits and the front starts a
@@ -46,14 +50,25 @@ class LearnerLaunch {
 
   // Enqueues one launch on `stream` without waiting.
   absl::Status Enqueue(cudaStream_t stream);
+  // Unloads the module and loads it again (its globals reset); nothing of
+  // it may be running or captured in a graph. Launch facts are unchanged.
+  absl::Status Reload();
+
   // "grid 4096x1x1 block 256x1x1 smem 0 B; 12 registers, 0 B static smem;
   // occupancy 100% (8 blocks/SM)": VariantResult.config.
   const std::string& Config() const { return config_; }
 
  private:
   LearnerLaunch() = default;
+  // Loads cubin_ and finds entry_ in it.
+  absl::Status LoadModule();
+  // Opts function_ into shared_bytes_ of dynamic shared memory where that
+  // is over the default 48 KiB.
+  absl::Status OptIntoSharedMemory();
 
   const DriverApi* api_ = nullptr;
+  std::string cubin_;
+  std::string entry_;
   CUmodule module_ = nullptr;
   CUfunction function_ = nullptr;
   unsigned grid_[3] = {1, 1, 1};
