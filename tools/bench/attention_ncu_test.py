@@ -189,6 +189,25 @@ class Section(unittest.TestCase):
         self.assertEqual(fp32[8], "2500")                   # 2.5 msecond
         self.assertEqual(fp32[-1], "math pipe busy most of the time")
         self.assertIn("1. SMs active < 80% of the elapsed cycles:", section)
+        # Fused over its peer at the one point with both: tensor cycles
+        # 515 / 500, time 1235 / 1200.
+        self.assertIn("Where the peer's kernel was read too (1 points): fused's "
+                      "tensor-pipe cycles over the peer's 1.03–1.03, its time under ncu "
+                      "over the peer's 1.03–1.03; the top stall most often fused's "
+                      "`barrier` (at 1 of 1), the peer's", section)
+
+    def test_readings_from_another_gpu_than_the_tables_say_so(self):
+        ncu = json.loads(fixture("attention_ncu.json"))
+        report = {"request": {"dtype": "DTYPE_FP16", "attention": {
+            "batch": 4, "heads": 16, "seq_len": 4096, "head_dim": 128, "causal": False}},
+            "started": {"device": "NVIDIA H100 80GB HBM3"}}
+        data = {"command": "c", "bench": bench(), "server": [report]}
+        section = attention_table.render(data, ncu).split("## Why the misses miss (ncu)")[1]
+        self.assertIn("The readings come from another GPU than the tables above "
+                      "(NVIDIA H200; the tables: NVIDIA H100 80GB HBM3)", section)
+        data["server"][0]["started"]["device"] = "NVIDIA H200"
+        section = attention_table.render(data, ncu).split("## Why the misses miss (ncu)")[1]
+        self.assertNotIn("another GPU", section)
 
     def test_leaves_out_readings_of_another_launch(self):
         # The fp16 reading was taken of a launch whose plan differs from the

@@ -66,6 +66,7 @@ import os
 import re
 import statistics
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable
 
@@ -383,9 +384,48 @@ def figure(value, text="{:.0f}"):
     return "" if value is None else text.format(value)
 
 
-def ncu_section(bench, ncu, ncu_path):
+def devices_of(data):
+    """The devices the data's server runs were timed on (their started
+    events), sorted."""
+    return sorted({run.get("started", {}).get("device") for run in data.get("server", [])} -
+                  {None})
+
+
+def peer_comparison(pairs):
+    """What the readings of fused and of its peer at the same points say
+    together: the ratios of their tensor-pipe cycles and of their times
+    under ncu, and the top stall each has most often. `pairs`: (fused
+    record, peer record) of attention_ncu.json."""
+    ratios = {"cycles": [], "time": []}
+    tops = {"fused": Counter(), "peer": Counter()}
+    for fused, peer in pairs:
+        f, p = attention_ncu.reading(fused), attention_ncu.reading(peer)
+        if f["tensor_cycles"] and p["tensor_cycles"]:
+            ratios["cycles"].append(f["tensor_cycles"] / p["tensor_cycles"])
+        if f["us"] and p["us"]:
+            ratios["time"].append(f["us"] / p["us"])
+        for side, r in (("fused", f), ("peer", p)):
+            if r["stalls"]:
+                tops[side][r["stalls"][0][0]] += 1
+    if not ratios["cycles"] or not ratios["time"]:
+        return []
+
+    def spread(values):
+        return f"{min(values):.2f}–{max(values):.2f}"
+
+    def most(side):
+        name, count = tops[side].most_common(1)[0]
+        return f"`{name}` (at {count} of {sum(tops[side].values())})"
+    return ["", f"Where the peer's kernel was read too ({len(pairs)} points): fused's "
+            f"tensor-pipe cycles over the peer's {spread(ratios['cycles'])}, its time "
+            f"under ncu over the peer's {spread(ratios['time'])}; the top stall most "
+            f"often fused's {most('fused')}, the peer's {most('peer')}."]
+
+
+def ncu_section(bench, ncu, ncu_path, timed_on=()):
     """Why the misses miss: ncu's figures for each missed point measured,
-    and the reading rules."""
+    and the reading rules. `timed_on`: the devices the tables were timed
+    on; readings from another say so."""
     lines = ["", "## Why the misses miss (ncu)", ""]
     if ncu is None:
         return lines + [
@@ -420,6 +460,12 @@ def ncu_section(bench, ncu, ncu_path):
               "busy, thousands (the matrix products' cost); occupancy: "
               "achieved / theoretical warps, %; stalls: warps stalled per "
               "issued instruction; time: the launch under ncu, µs.", ""]
+    if timed_on and ncu.get("gpu") and ncu["gpu"] not in timed_on:
+        lines += [f"The readings come from another GPU than the tables above "
+                  f"({ncu['gpu']}; the tables: {', '.join(timed_on)}): they are "
+                  "of the same launches (the plan of each point is the "
+                  "data's), and say how the kernel spends them, not how long "
+                  "they take on the tables' GPU.", ""]
     text = (f"{len(shown)} of {len(missed)} missed points have a reading, "
             f"{peers_shown} of them with their peer's")
     if len(measured) < len(missed):
@@ -464,6 +510,9 @@ def ncu_section(bench, ncu, ncu_path):
                 lines.append(reading_row(
                     [""] * len(SHAPE_HEAD), f"peer: {g.peer}", peer,
                     f"`{attention_ncu.short_kernel(peer.get('kernel'))}`"))
+    lines += peer_comparison(
+        [(records[point_text(p)], peers[(point_text(p), g.peer)])
+         for p in shown for g, _ in missed[p] if (point_text(p), g.peer) in peers])
     lines += ["", "Reading rules, the first that holds gives the reading (they "
               "restate the figures; they measure nothing more):", ""]
     lines += [f"{i}. {when}: {reading}." for i, (when, reading, _) in
@@ -571,7 +620,7 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
     if low_par:
         w("\n## Low-parallelism shapes, timed alike (same timing)\n")
         lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
-    lines += ncu_section(bench, ncu, ncu_path)
+    lines += ncu_section(bench, ncu, ncu_path, devices_of(data))
     lines += splits_section(bench, splits, splits_path)
     lines += inputs_section(inputs, inputs_path)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
