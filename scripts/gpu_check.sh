@@ -23,7 +23,8 @@
 #          hot, each request twice
 #          (the second checks that two runs agree); the peers
 #          (tools/bench/vector_add_peers.py: torch.add cold with kbench's
-#          own clean L2 flush, hot with triton's do_bench_cudagraph, and the
+#          own L2 flush, .gpu/lib/libkbench_l2_flush.so, hot with
+#          triton's do_bench_cudagraph, and the
 #          device copy bandwidth); the table
 #          (tools/bench/vector_add_table.py, with the margins as figures:
 #          cold over hot, and the grid sweep of gpu_tests.log);
@@ -81,13 +82,14 @@ build() {
     -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
   cmake --build "$dir" -j"${JOBS:-2}" \
     --target kbench-server kbench-worker kbench-compile kbench kbench_gpu_tests \
-    kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench
+    kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench kbench_l2_flush
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
     "$dir/server/kbench-worker" "$dir/server/kbench-compile" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
     "$dir/tools/bench/kbench_attention_bench"
+  cp -L "$dir/kernels/cuda_runtime/libkbench_l2_flush.so" .gpu/lib/
   cp -r tools/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude
@@ -219,7 +221,7 @@ device() {
   csv=$(echo ${KBENCH_CHECK_SIZES:-$default_sizes} | tr ' ' ,)
   hot_csv=$(echo ${KBENCH_HOT_SIZES:-$default_hot} | tr ' ' ,)
   timeout 300 python3 "$bench/vector_add_peers.py" --out "$raw/peers.json" \
-    --sizes "$csv" --hot-sizes "$hot_csv" \
+    --l2-flush-lib .gpu/lib/libkbench_l2_flush.so --sizes "$csv" --hot-sizes "$hot_csv" \
     2>&1 | tee -a "$log" || failed=1
 
   if [ -s "$raw/info.json" ] && [ -s "$raw/peers.json" ]; then

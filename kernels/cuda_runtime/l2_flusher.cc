@@ -11,7 +11,8 @@ namespace kbench::kernels::cuda_runtime {
 
 absl::StatusOr<L2Flusher> L2Flusher::Create(size_t l2_bytes) {
   // A device that reports no L2 still gets a flush of a plausible size.
-  const size_t bytes = 2 * std::max<size_t>(l2_bytes, size_t(8) << 20);
+  // A multiple of the discard's 128-byte line.
+  const size_t bytes = 2 * std::max<size_t>(l2_bytes, size_t(8) << 20) / 128 * 128;
   KBENCH_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::Allocate(bytes));
   KBENCH_ASSIGN_OR_RETURN(DeviceBuffer sink, DeviceBuffer::Allocate(sizeof(unsigned)));
   KBENCH_CUDA_RETURN_IF_ERROR(cudaMemset(buffer.get(), 0, buffer.bytes()));
@@ -21,7 +22,7 @@ absl::StatusOr<L2Flusher> L2Flusher::Create(size_t l2_bytes) {
 
 absl::Status L2Flusher::Flush(cudaStream_t stream) {
   KBENCH_CUDA_RETURN_IF_ERROR(
-      LaunchReadAll(buffer_.get(), buffer_.bytes(), static_cast<unsigned*>(sink_.get()), stream));
+      LaunchL2Flush(buffer_.get(), buffer_.bytes(), static_cast<unsigned*>(sink_.get()), stream));
   return absl::OkStatus();
 }
 

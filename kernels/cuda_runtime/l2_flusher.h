@@ -1,13 +1,11 @@
-// L2Flusher: evicts the device's L2 before a cold sample by reading a
-// buffer of twice the L2's size (read off the device) through it. A read
-// leaves clean lines: the timed kernel's misses evict them without writing
-// anything back, as after Nsight Compute's flush (--cache-control all). A
-// flush that wrote its buffer (cudaMemsetAsync, as nvbench does) left the
-// L2 full of dirty lines whose write-back the next kernel paid: a naive
-// vector add of 2^24 floats timed 16% above ncu's duration of it
-// (docs/perf/learner_kernels.md). What the previous sample wrote is
-// written back during the flush. The flush is enqueued on the sample's
-// stream before its start event, so it is never inside a timing.
+// L2Flusher: empties the device's L2 before a cold sample, as Nsight
+// Compute's --cache-control all does: reads a buffer of twice the L2's size
+// through it (what the previous sample left is evicted, its dirty lines
+// written back), then discards the buffer's lines (l2_flush_kernel.h), so
+// the timed kernel starts with an L2 that holds nothing valid and nothing
+// dirty. The flush is enqueued on the sample's stream before its start
+// event, so it is never inside a timing. The same flush, through
+// l2_flush_c_api.h, is what the peers' scripts use before their cold calls.
 // Move-only (it owns its buffers); one thread at a time.
 #pragma once
 
@@ -34,7 +32,7 @@ class L2Flusher {
   L2Flusher(DeviceBuffer buffer, DeviceBuffer sink)
       : buffer_(std::move(buffer)), sink_(std::move(sink)) {}
 
-  // Zeros, read by each flush.
+  // Read, then discarded, by each flush; what it holds is never relied on.
   DeviceBuffer buffer_;
   // The read kernel's output, never written (l2_flush_kernel.h).
   DeviceBuffer sink_;

@@ -109,7 +109,7 @@ std::string SampleTimer::HotMethod() const {
 std::string SampleTimer::ColdMethod() const {
   return absl::StrFormat(
       "CUDA events around the kernel only; before each sample the L2 is "
-      "flushed by reading a %d MiB buffer (twice the L2), which leaves its lines clean",
+      "emptied: a %d MiB buffer (twice the L2) read through it, then its lines discarded",
       flusher_->bytes() >> 20);
 }
 

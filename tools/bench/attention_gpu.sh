@@ -87,14 +87,14 @@ for ((round = 1; round <= rounds; round++)); do
   note "peers: $count points, round $round of $rounds"
   # shellcheck disable=SC2086
   timeout "${PEER_TIMEOUT_S:-300}" python3 tools/bench/attention_peers.py \
-    "${points[@]}" ${PEER_ARGS:-} --out "$out/peers_$round.jsonl" 2>&1 >/dev/null |
+    "${points[@]}" ${PEER_ARGS:-} --l2-flush-lib "$bundle/lib/libkbench_l2_flush.so" --out "$out/peers_$round.jsonl" 2>&1 >/dev/null |
     tee -a "$raw/peers.err" || status=1
   smi
 done
 
 if [ -x "$bundle/kbench-server" ] && [ -x "$bundle/kbench" ]; then
   "$bundle/kbench-server" --backend cuda --listen 127.0.0.1:0 --http off \
-    --store "$raw/store.sqlite" \
+    --store "$raw/store.sqlite" --auth off \
     >"$raw/server.out" 2>"$raw/server.err" &
   server=$!
   port=""

@@ -20,8 +20,10 @@ them without touching the GPU):
                   torch.nn.attention.sdpa_kernel(FLASH_ATTENTION /
                   CUDNN_ATTENTION / EFFICIENT_ATTENTION), is_causal for causal.
                   A backend that refuses a dtype is reported with ms null.
-Timed by triton.testing.do_bench (CUDA events around each call, the L2 cleared
-before each, 25 ms warm-up, 100 ms of samples), median. TFLOP/s counts
+Timed as kbench times its cold samples (cold_timing.py: CUDA events around
+each call, the L2 emptied before each by kbench's own flush, loaded from
+--l2-flush-lib), in triton's do_bench budget (25 ms warm-up, 100 ms of
+samples, at least 3), median. TFLOP/s counts
 4 * B * H * N^2 * d, halved for causal, as kbench does.
 
 q, k, v are drawn as kbench's seeded inputs are (--inputs kbench, the
@@ -47,6 +49,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attention_grid  # noqa: E402
+import cold_timing  # noqa: E402
 
 # torch and triton are imported by run() only, so that --list works on a
 # machine without them (here, before a GPU call).
@@ -95,8 +98,13 @@ def parse_args():
                         help="call each peer once a point and time nothing")
     parser.add_argument("--list", action="store_true",
                         help="print the points, one a line, and time nothing")
+    parser.add_argument("--l2-flush-lib",
+                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush, "
+                        "before each timed call; needed unless --once or --list")
     parser.add_argument("--out")
     args = parser.parse_args()
+    if not (args.once or args.list or args.l2_flush_lib):
+        parser.error("--l2-flush-lib is needed to time (or --once, --list)")
     for name in args.dtypes.split(","):
         if name not in attention_grid.DTYPES:
             parser.error(f"unknown dtype {name}")
@@ -117,7 +125,6 @@ def selected_points(args):
 def run(args, points):
     import torch
     import torch.nn.functional as F
-    import triton.testing
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     dtypes = {"fp32": torch.float32, "fp16": torch.float16,
@@ -137,9 +144,11 @@ def run(args, points):
             out.write(line + "\n")
             out.flush()
 
+    flush = None if args.once else cold_timing.l2_flusher(args.l2_flush_lib)
+
     def time_ms(fn):
-        return float(triton.testing.do_bench(fn, warmup=25, rep=100,
-                                             return_mode="median"))
+        return cold_timing.bench_cold(fn, 100, flush, min_samples=3, warmup_calls=1,
+                                      warmup_ms=25)["median_ms"]
 
     start = time.monotonic()
     problem, q, k, v = None, None, None, None  # kept for the causal twin

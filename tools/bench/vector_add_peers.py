@@ -2,11 +2,10 @@
 """Peers of kbench's vector add, measured on the same GPU in the same run.
 
 For each n: torch.add(a, b, out=c) on fp32 tensors, timed cold as kbench
-times its cold samples (CUDA events around each call, and before each one the
-L2 flushed by reading a buffer of twice its size, which leaves clean lines:
-do_bench's own clear writes its buffer, and the dirty lines it leaves cost a
-short memory-bound call their write-back; the median of every call, so the
-relative standard error can be reported too), and, with --hot-sizes, by
+times its cold samples (cold_timing.py: CUDA events around each call, and
+before each one the L2 emptied by kbench's own flush, loaded from
+--l2-flush-lib; the median of every call, so the relative standard error
+can be reported too), and, with --hot-sizes, by
 triton.testing.do_bench_cudagraph (back-to-back calls in a CUDA graph, caches
 warm). And the device copy bandwidth: dst.copy_(src) of 1 GiB, timed the same
 way, counting bytes read plus bytes written.
@@ -17,61 +16,15 @@ Writes one JSON object to --out.
 import argparse
 import datetime
 import json
-import math
-import statistics
 
 import torch
 import triton
 import triton.testing
 
+from cold_timing import METHOD as COLD_METHOD
+from cold_timing import bench_cold, l2_flusher
+
 COPY_BYTES = 1 << 30
-
-
-def summarize(times_ms):
-    times = sorted(float(t) for t in times_ms)
-    mean = statistics.fmean(times)
-    std = statistics.stdev(times) if len(times) > 1 else 0.0
-    return {
-        "samples": len(times),
-        "median_ms": statistics.median(times),
-        "mean_ms": mean,
-        "std_ms": std,
-        "min_ms": times[0],
-        "max_ms": times[-1],
-        "rse": std / math.sqrt(len(times)) / mean if mean > 0 else 0.0,
-    }
-
-
-COLD_METHOD = ("CUDA events around each call; before each call the L2 flushed by reading a "
-               "buffer of twice its size, as kbench does")
-
-
-def bench_cold(fn, rep_ms):
-    """Events around each call, the L2 flushed before each by reading a
-    buffer twice its size (COLD_METHOD); calls for about rep_ms."""
-    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (50 << 20)
-    flush = torch.zeros(2 * l2 // 4, dtype=torch.float32, device="cuda")
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(5):
-        fn()
-    end.record()
-    torch.cuda.synchronize()
-    per_call_ms = max(start.elapsed_time(end) / 5, 1e-3)
-    samples = int(min(10000, max(50, rep_ms / (per_call_ms + 0.05))))
-    events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-              for _ in range(samples)]
-    for s, e in events:
-        flush.sum()
-        s.record()
-        fn()
-        e.record()
-    torch.cuda.synchronize()
-    return summarize([s.elapsed_time(e) for s, e in events])
 
 
 def bench_hot(fn):
@@ -94,8 +47,11 @@ def main():
                         help="comma-separated element counts also timed hot")
     parser.add_argument("--rep-ms", type=int, default=500,
                         help="do_bench's repetition time in ms")
+    parser.add_argument("--l2-flush-lib", required=True,
+                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    flush = l2_flusher(args.l2_flush_lib)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     hot_sizes = {int(s) for s in args.hot_sizes.split(",") if s}
 
@@ -114,7 +70,7 @@ def main():
 
     src = torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda").fill_(1)
     dst = torch.empty_like(src)
-    copy = bench_cold(lambda: dst.copy_(src), args.rep_ms)
+    copy = bench_cold(lambda: dst.copy_(src), args.rep_ms, flush)
     copy["bytes"] = COPY_BYTES
     copy["gbps"] = 2 * COPY_BYTES / (copy["median_ms"] * 1e-3) / 1e9
     result["copy"] = copy
@@ -129,7 +85,7 @@ def main():
         def add():
             torch.add(a, b, out=c)
 
-        row = {"n": n, "cold": bench_cold(add, args.rep_ms)}
+        row = {"n": n, "cold": bench_cold(add, args.rep_ms, flush)}
         row["cold"]["gbps"] = 12 * n / (row["cold"]["median_ms"] * 1e-3) / 1e9
         if n in hot_sizes:
             row["hot"] = bench_hot(add)

@@ -1,5 +1,5 @@
 // The vector add shapes tools/bench/vector_add_shapes.py times against
-// torch.add under one timer (triton's do_bench), to choose the shape of
+// torch.add under one timer (cold_timing.py cold, do_bench_cudagraph hot), to choose the shape of
 // kernels/cuda/vector_add/vector_add_vectorized.cu: float4s per thread
 // (bytes in flight), threads per block, and cache hints (plain loads and
 // stores, or streaming ones: ld.global.cs / st.global.cs, evict-first).

@@ -3,8 +3,8 @@
 
 Loads the shared library built from tools/bench/vector_add_shapes.cu (float4s
 per thread x threads per block x cache hints) and times each shape and
-torch.add(a, b, out=c) cold as vector_add_peers.py times (bench_cold: the L2
-flushed clean before each call, as kbench does) and hot with triton's
+torch.add(a, b, out=c) cold as kbench times (cold_timing.py: the L2
+emptied before each call by kbench's own flush, --l2-flush-lib) and hot with triton's
 do_bench_cudagraph (back-to-back calls in a CUDA graph), for
 each n, in --rounds rounds whose order is shuffled, so drift spreads over
 all shapes alike. Each shape's output is checked equal to torch.add's first.
@@ -13,7 +13,8 @@ and prints, per n and mode, the best shapes against torch.add.
 
   nvcc -O3 -std=c++20 -arch=sm_90a -shared -Xcompiler -fPIC \\
     -o libvashapes.so tools/bench/vector_add_shapes.cu
-  python3 tools/bench/vector_add_shapes.py --lib ./libvashapes.so --out shapes.json
+  python3 tools/bench/vector_add_shapes.py --lib ./libvashapes.so \\
+    --l2-flush-lib .gpu/lib/libkbench_l2_flush.so --out shapes.json
 """
 import argparse
 import ctypes
@@ -26,7 +27,8 @@ import torch
 import triton
 import triton.testing
 
-from vector_add_peers import COLD_METHOD, bench_cold
+from cold_timing import METHOD as COLD_METHOD
+from cold_timing import bench_cold, l2_flusher
 
 
 def shapes(vecs, blocks):
@@ -47,8 +49,11 @@ def main():
     parser.add_argument("--blocks", default="128,256,512", help="threads per block")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rep-ms", type=int, default=40)
+    parser.add_argument("--l2-flush-lib", required=True,
+                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
+    flush = l2_flusher(args.l2_flush_lib)
     lib = ctypes.CDLL(args.lib)
     lib.kbench_shapes_add.restype = ctypes.c_int
     lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 3 + [
@@ -101,7 +106,7 @@ def main():
             rng.shuffle(order)
             for key in order:
                 fn = entries[key]
-                times[key]["cold"].append(bench_cold(fn, args.rep_ms)["median_ms"])
+                times[key]["cold"].append(bench_cold(fn, args.rep_ms, flush)["median_ms"])
                 stream = torch.cuda.Stream()
                 with torch.cuda.stream(stream):
                     times[key]["hot"].append(float(triton.testing.do_bench_cudagraph(

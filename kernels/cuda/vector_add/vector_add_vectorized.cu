@@ -5,8 +5,8 @@
 //   - Bytes in flight: one float4 of each input per thread (16 bytes), 256
 //     threads a block. Of 24 shapes (1 to 8 float4s a thread, 128 to 512
 //     threads, plain or streaming hints) timed against torch.add under one
-//     timer and one clean L2 flush at n = 2^16..2^28, cold and hot, one
-//     float4 a thread is the fastest or within 0.4% of it everywhere; more
+//     timer and kbench's L2 flush at n = 2^16..2^28, cold and hot, one
+//     float4 a thread is the fastest or within 0.8% of it everywhere; more
 //     float4s a thread lose up to half the speed hot at small n (0.49x
 //     torch.add at 2^18), where one wave of blocks covers the array anyway
 //     (docs/perf/vector_add_shapes.md).
@@ -18,10 +18,10 @@
 //   - Cache hints: streaming (ld.global.cs / st.global.cs, evict-first) when
 //     the three arrays (12 n bytes) are more than half the L2 and at most
 //     twice it, plain otherwise. There, repeated calls (hot) keep more of
-//     the arrays in the L2 with evict-first: 1.20x torch.add at 2^22 on an
-//     H100 (48 MiB against its 50 MiB L2) where plain loads are 0.99x, and
-//     no loss cold. Below (2^21: plain 1.09x, streaming 1.02x hot) and above
-//     (2^24 and up: streaming about 2% slower cold) plain loads win.
+//     the arrays in the L2 with evict-first: 1.23x torch.add at 2^22 on an
+//     H100 (48 MiB against its 50 MiB L2) where plain loads are 0.98x, and
+//     no loss cold. Below (2^21: plain 1.08x, streaming 0.84x hot) and above
+//     (2^24 and up: streaming up to 2.5% slower cold) plain loads win.
 #include "kernels/cuda/vector_add/vector_add.h"
 
 namespace kbench::kernels::cuda {
