@@ -8,9 +8,13 @@
 
 extern "C" {
 
+// The size in bytes of the buffer kbench_l2_flush needs on a device of
+// `l2_bytes` of L2 (cudaDevAttrL2CacheSize), as kbench's own flusher sizes it.
+size_t kbench_l2_flush_bytes(size_t l2_bytes);
+
 // Enqueues the flush on `stream` (a cudaStream_t; null for the legacy
-// default stream) over `buffer` (device memory of twice the L2's size,
-// 128-byte aligned, `bytes` a multiple of 128) and `sink` (one device
+// default stream) over `buffer` (device memory of kbench_l2_flush_bytes,
+// 128-byte aligned, `bytes` that size) and `sink` (one device
 // unsigned). Returns the cudaError_t of the launches (0: none); does not
 // wait.
 int kbench_l2_flush(const void* buffer, size_t bytes, unsigned* sink, void* stream);

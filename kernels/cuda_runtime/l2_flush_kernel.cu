@@ -28,6 +28,12 @@ __global__ void DiscardAllKernel(const char* buffer, size_t lines) {
 
 }  // namespace
 
+size_t L2FlushBytes(size_t l2_bytes) {
+  // A device that reports no L2 still gets a flush of a plausible size.
+  const size_t l2 = l2_bytes > (size_t(8) << 20) ? l2_bytes : size_t(8) << 20;
+  return 2 * l2 / kLine * kLine;
+}
+
 cudaError_t LaunchL2Flush(const void* buffer, size_t bytes, unsigned* sink, cudaStream_t stream) {
   constexpr int kBlock = 256;
   constexpr int kBlocks = 2048;  // a few waves on any device; threads stride on

@@ -19,6 +19,10 @@
 
 namespace kbench::kernels::cuda_runtime {
 
+// The flush buffer's size for a device of `l2_bytes` of L2 (0 when it
+// reports none): twice the L2, at least 16 MiB, a multiple of 128.
+size_t L2FlushBytes(size_t l2_bytes);
+
 // Enqueues both steps on `stream` and returns the launches' error; does not
 // wait. `buffer`: 128-byte aligned (cudaMalloc's are), `bytes` a multiple of
 // 128. Its contents are indeterminate after a discard (PTX ISA), so they

@@ -22,23 +22,26 @@ METHOD = ("CUDA events around each call; before each call the L2 emptied by kben
 
 
 def load_l2_flush(lib_path):
-    """kbench_l2_flush of libkbench_l2_flush.so at lib_path, typed as
-    kernels/cuda_runtime/l2_flush_c_api.h declares it: (buffer, bytes, sink,
-    stream) -> cudaError_t."""
+    """(kbench_l2_flush_bytes, kbench_l2_flush) of libkbench_l2_flush.so at
+    lib_path, typed as kernels/cuda_runtime/l2_flush_c_api.h declares them:
+    (l2_bytes) -> buffer bytes; (buffer, bytes, sink, stream) -> cudaError_t."""
     lib = ctypes.CDLL(lib_path)
+    size = lib.kbench_l2_flush_bytes
+    size.restype = ctypes.c_size_t
+    size.argtypes = [ctypes.c_size_t]
     flush = lib.kbench_l2_flush
     flush.restype = ctypes.c_int
     flush.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_void_p]
-    return flush
+    return size, flush
 
 
 def l2_flusher(lib_path):
     """kbench's L2 flush, loaded from lib_path, as a function that enqueues
     it on torch's current stream."""
     import torch
-    kbench_l2_flush = load_l2_flush(lib_path)
-    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0)
-    nbytes = 2 * max(l2, 8 << 20) // 128 * 128  # as kbench's L2Flusher sizes it
+    kbench_l2_flush_bytes, kbench_l2_flush = load_l2_flush(lib_path)
+    nbytes = kbench_l2_flush_bytes(
+        getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0))
     buffer = torch.zeros(nbytes, dtype=torch.uint8, device="cuda")
     sink = torch.zeros(1, dtype=torch.int32, device="cuda")
 

@@ -31,12 +31,19 @@ class L2FlushLibrary(unittest.TestCase):
     def test_without_a_device_the_flush_returns_a_cuda_error(self):
         if has_gpu():
             self.skipTest("a GPU is present: the flush would run (the GPU runs cover it)")
-        flush = cold_timing.load_l2_flush(LIB)
+        _, flush = cold_timing.load_l2_flush(LIB)
         error = flush(None, 256, None, None)
         # cudaErrorInsufficientDriver (35), cudaErrorNoDevice (100), or any
         # other error of a machine without a GPU; never success.
         self.assertIsInstance(error, int)
         self.assertNotEqual(error, 0)
+
+    def test_the_buffer_is_twice_the_l2_at_least_16_mib_in_whole_lines(self):
+        size, _ = cold_timing.load_l2_flush(LIB)
+        self.assertEqual(size(50 << 20), 100 << 20)  # the H100's 50 MiB
+        self.assertEqual(size(0), 16 << 20)  # a device that reports no L2
+        self.assertEqual(size((60 << 20) + 100) % 128, 0)
+        self.assertGreaterEqual(size((60 << 20) + 100), 2 * (60 << 20))
 
     def test_a_missing_library_is_an_error_naming_it(self):
         with self.assertRaises(OSError) as caught:
