@@ -264,6 +264,10 @@ RULES = [
     ("top stall barrier",
      "warps wait at a barrier for the rest of their block (warpgroups for each other)",
      lambda r: _top(r) == "barrier"),
+    ("top stall wait",
+     "warps wait on fixed-latency dependencies (results of instructions just "
+     "issued), not on memory or a full pipe",
+     lambda r: _top(r) == "wait"),
     ("top stall long_scoreboard", "warps wait for global memory (L1TEX) results",
      lambda r: _top(r) == "long_scoreboard"),
     ("top stall short_scoreboard or mio_throttle",

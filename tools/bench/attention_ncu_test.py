@@ -107,6 +107,11 @@ class Parse(unittest.TestCase):
                          "XU pipe (exp2 of the softmax) busy half the time or more")
         self.assertTrue(attention_ncu.rule(dict(f, sm_active=50.0, fma=75.0))
                         .startswith("SMs idle"))
+        waiting = dict(f, stalls=[["wait", 1.4], ["long_scoreboard", 0.6]])
+        self.assertTrue(attention_ncu.rule(waiting).startswith(
+            "warps wait on fixed-latency dependencies"))
+        self.assertEqual(attention_ncu.rule(dict(waiting, stalls=[["not_selected", 1.0]])),
+                         "no rule: the stalls say where warps wait")
 
 
 def bench():
