@@ -526,10 +526,11 @@ def plan_splits(plan):
     return int(m.group(1)) if m else 1
 
 
-def splits_section(bench, splits, splits_path):
+def splits_section(bench, splits, splits_path, timed_on=()):
     """The sweep of key splits: each point's fused time at every split
     measured (fused-split<S>), the fastest in bold, and the split of the
-    main data's plan for the point (its own call)."""
+    main data's plan for the point (its own call). `timed_on`: the tables'
+    devices (devices_of); a sweep of another GPU says so."""
     if splits is None:
         return []
     sweep = bench_by_point(splits)
@@ -540,6 +541,10 @@ def splits_section(bench, splits, splits_path):
              f"({splits_path}). The split-KV rule's costs (kernels/cuda/attention/"
              "attention_split_kv.h) were fitted to it; the fastest split is in bold, "
              "and \"plan\" is the split fused ran in the tables above.", ""]
+    if timed_on and splits.get("gpu") and not any(splits["gpu"] in d for d in timed_on):
+        lines += [f"The sweep comes from another GPU than the tables above "
+                  f"({splits['gpu']}; the tables: {', '.join(timed_on)}): compare its "
+                  "times with each other, not with the tables'.", ""]
     titles = SHAPE_HEAD + [f"x{c}" for c in counts] + ["fastest", "plan"]
     lines.append(row(titles))
     lines.append("|" + "---|" * len(titles))
@@ -621,7 +626,7 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
         w("\n## Low-parallelism shapes, timed alike (same timing)\n")
         lines += peer_table(low_par, bench, SHAPE_HEAD, shape_columns)
     lines += ncu_section(bench, ncu, ncu_path, devices_of(data))
-    lines += splits_section(bench, splits, splits_path)
+    lines += splits_section(bench, splits, splits_path, devices_of(data))
     lines += inputs_section(inputs, inputs_path)
     extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
     if extra:

@@ -238,9 +238,22 @@ class AttentionGoals(unittest.TestCase):
         self.assertIn("`sweep`", section)
         self.assertEqual(table_row(section, "| fp16 | 1 | 1 | 3000 | 128 | no |")[6:],
                          ["0.0440", "**0.0220**", "0.0280", "x5", "x11"])
+        self.assertNotIn("another GPU", section)
         # Without a sweep, no section.
         self.assertNotIn("## Key splits", attention_table.render(
             {"command": "c", "server": [], "bench": main}))
+
+    def test_a_split_sweep_of_another_gpu_than_the_tables_says_so(self):
+        shape = dict(b=1, h=1, n=3000)
+        sweep = [dict(bench_line("kbench", "fused-split1", 1.0, **shape), ms=0.044)]
+        tables = ("NVIDIA H100 80GB HBM3",)
+        other = "\n".join(attention_table.splits_section(
+            {}, {"command": "sweep", "gpu": "NVIDIA H200", "bench": sweep}, "p.json", tables))
+        self.assertIn("The sweep comes from another GPU than the tables above (NVIDIA H200; "
+                      "the tables: NVIDIA H100 80GB HBM3)", other)
+        same = "\n".join(attention_table.splits_section(
+            {}, {"command": "sweep", "gpu": "NVIDIA H100", "bench": sweep}, "p.json", tables))
+        self.assertNotIn("another GPU", same)
 
     def test_the_inputs_section_shows_each_peers_median_on_both_draws(self):
         rounds = []
