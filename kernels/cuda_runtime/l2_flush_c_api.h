@@ -1,6 +1,6 @@
 // The L2 flush (l2_flush_kernel.h) behind a C entry point, built as the
 // shared library libkbench_l2_flush.so, so that scripts timing kbench's
-// peers (tools/bench/vector_add_peers.py, through ctypes) empty the L2
+// peers (tools/bench/cold_timing.py, through ctypes) empty the L2
 // before a cold call exactly as kbench's own cold samples do.
 #pragma once
 
