@@ -58,6 +58,7 @@ absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
 
 absl::StatusOr<std::vector<CudaWorkload::ChangedInput>> CudaWorkload::InputsChanged() {
   std::vector<ChangedInput> changed;
+  if (!input_seed_) return changed;
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
     if (changed_count_.get() == nullptr) {
       KBENCH_ASSIGN_OR_RETURN(changed_count_, kernels::cuda_runtime::DeviceBuffer::Allocate(
@@ -67,7 +68,7 @@ absl::StatusOr<std::vector<CudaWorkload::ChangedInput>> CudaWorkload::InputsChan
     for (const SeededInput& input : Inputs()) {
       KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(count, 0, sizeof(*count), stream()));
       KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCountSeededChanges(
-          dtype_, input_seed_, input.stream, 0, input.data, input.elements, count, stream()));
+          dtype_, *input_seed_, input.stream, 0, input.data, input.elements, count, stream()));
       unsigned long long elements = 0;
       KBENCH_CUDA_RETURN_IF_ERROR(
           cudaMemcpyAsync(&elements, count, sizeof(elements), cudaMemcpyDeviceToHost, stream()));
@@ -76,7 +77,7 @@ absl::StatusOr<std::vector<CudaWorkload::ChangedInput>> CudaWorkload::InputsChan
     }
     // Drawn again, so the next variant's run meets them as drawn and what
     // this one changed is not blamed on it.
-    return changed.empty() ? absl::OkStatus() : FillInputs(input_seed_);
+    return changed.empty() ? absl::OkStatus() : FillInputs(*input_seed_);
   }));
   return changed;
 }

@@ -9,7 +9,9 @@
 //     and the guard after the output (kOutputGuardBytes) too.
 //   GuardBytesWritten: the guard's bytes that are no longer 0xFF.
 //   InputsChanged: each input's elements whose bits are not those its last
-//     FillInputs drew (kernels/cuda/seeded_fill.h), counted on the device;
+//     FillInputs drew (kernels/cuda/seeded_fill.h), counted on the device
+//     (none when FillInputs never drew them, as in tools/bench's attention
+//     bench, which makes its inputs itself);
 //     when any are, the inputs are drawn again from the same seed, so the
 //     next variant's run meets them as drawn and its check blames only it.
 //   Run: Enqueue, then wait for the stream.
@@ -40,6 +42,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -157,7 +160,10 @@ class CudaWorkload : public Workload {
   // learner's kernel, which runs between comparisons, can find it there.
   std::vector<float> reference_;  // empty until first needed
   kernels::cuda_runtime::DeviceBuffer partials_;
-  uint64_t input_seed_ = 0;                            // the seed of the last FillInputs
+  // The seed of the last FillInputs; none when FillInputs never drew the
+  // inputs (a workload given inputs made elsewhere: InputsChanged then
+  // has nothing to count against and reports none).
+  std::optional<uint64_t> input_seed_;
   kernels::cuda_runtime::DeviceBuffer changed_count_;  // InputsChanged's counter, on first use
   kernels::cuda_runtime::SampleTimer timer_;
   // Problem::variants.size(): variants from here on are learners' kernels.
