@@ -18,6 +18,9 @@ namespace kbench::kernels {
 // Streams of one problem: which tensor an element belongs to.
 enum class InputStream : uint32_t { kA = 0, kB = 1, kQ = 2, kK = 3, kV = 4 };
 
+// The tensor's name as the ops' ABIs call it: "a", "b", "q", "k", "v".
+const char* InputStreamName(InputStream stream);
+
 KBENCH_HOST_DEVICE inline uint64_t SplitMix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -372,6 +372,35 @@ TEST_F(LearnerKernels, AKernelThatWritesPastTheEndOfItsOutputFailsVerification) 
               results.at("past_end.cu").verification().failure().c_str());
 }
 
+// A kernel that keeps its result in an input, to copy it out on a later
+// launch: its output is right, and it fails for the input it wrote. The
+// inputs are drawn again after its check, so naive, after it in the
+// round, meets them as drawn and verifies.
+TEST_F(LearnerKernels, AKernelThatWritesIntoItsInputsFailsVerification) {
+  const std::string source =
+      "extern \"C\" __global__ void stash(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
+      "                                    long long n) {\n"
+      "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
+      "  if (i >= n) return;\n"
+      "  c[i] = a[i] + b[i];\n"
+      "  const_cast<kbench_t*>(a)[i] = c[i];  // the result, kept for later\n"
+      "}\n";
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(100000, 5, {proto::ops::kVectorAddNaive}),
+          {Kernel("stash.cu", "stash", source, "cdiv(n,256)", "256")}, sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_TRUE(results.at("naive").verification().passed())
+      << results.at("naive").verification().failure();
+  EXPECT_FALSE(results.at("stash.cu").verification().passed());
+  EXPECT_THAT(results.at("stash.cu").verification().failure(),
+              HasSubstr("elements of a not as drawn"));
+  std::printf("[ exploit  ] write into an input: %s\n",
+              results.at("stash.cu").verification().failure().c_str());
+}
+
 // A cache keyed on the input pointers: the output of the inputs it first
 // saw, kept in a global (16 KiB, under the bound) and copied out whenever
 // the pointers are the same. Right until the inputs change: the checked
@@ -414,18 +443,24 @@ TEST_F(LearnerKernels, ACacheKeyedOnTheInputPointersFailsOnInputsRedrawnForCheck
 // checked) and otherwise leaves the last launch's output: each thread
 // looks at its own element first. Every timed sample of a run with a
 // learner's kernel is poisoned, so it always works, and is timed doing so.
-TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork) {
-  const std::string source =
+// A kernel that works only where its output is poisoned: anywhere else it
+// returns at once, as if it had computed already.
+v1::KernelSource Watcher() {
+  return Kernel(
+      "watcher.cu", "watcher",
       "extern \"C\" __global__ void watcher(const kbench_t* a, const kbench_t* b, kbench_t* c,\n"
       "                                      long long n) {\n"
       "  long long i = blockIdx.x * 256ll + threadIdx.x;\n"
       "  if (i >= n || __float_as_uint(c[i]) != 0xffffffffu) return;  // not poisoned\n"
       "  c[i] = a[i] + b[i];\n"
-      "}\n";
+      "}\n",
+      "cdiv(n,256)", "256");
+}
+
+TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork) {
   testing::RecordingSink sink;
   const absl::Status status =
-      Run(MakeVectorAddProblem(1 << 24, 5, {proto::ops::kVectorAddNaive}),
-          {Kernel("watcher.cu", "watcher", source, "cdiv(n,256)", "256")}, sink);
+      Run(MakeVectorAddProblem(1 << 24, 5, {proto::ops::kVectorAddNaive}), {Watcher()}, sink);
   ASSERT_TRUE(status.ok()) << status;
   const auto results = Results(sink);
   ASSERT_EQ(results.size(), 2u);
@@ -437,6 +472,32 @@ TEST_F(LearnerKernels, AKernelThatWorksOnlyOnAPoisonedOutputIsTimedDoingItsWork)
   EXPECT_GT(watcher.stats().median_ms(), 0.5 * naive_ms)
       << "watcher.cu skipped its work on unchecked samples";
   std::printf("[ exploit  ] work only on a poisoned output: median %.4f ms, naive %.4f ms\n",
+              watcher.stats().median_ms(), naive_ms);
+}
+
+// Hot mode replays K launches in one graph; in a run with a learner's
+// kernel each is preceded by a poison of the output, so none meets the
+// output of the launch before it. Without that, launches 2..K of the
+// watcher would only read the output (a third of naive's traffic).
+TEST_F(LearnerKernels, HotLaunchesOfALearnersRunEachMeetAPoisonedOutput) {
+  TimingPlan plan = ShortPlan();
+  plan.mode = v1::TIMING_MODE_HOT;
+  plan.min_samples = 5;
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeVectorAddProblem(1 << 24, 5, {proto::ops::kVectorAddNaive}), {Watcher()}, sink, plan);
+  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_TRUE(sink.events().front().has_started());
+  const std::string method = sink.events().front().started().timing_method();
+  EXPECT_NE(method.find("poisoned before every launch"), std::string::npos) << method;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 2u);
+  const v1::VariantResult& watcher = results.at("watcher.cu");
+  EXPECT_TRUE(watcher.verification().passed()) << watcher.verification().failure();
+  const double naive_ms = results.at("naive").stats().median_ms();
+  EXPECT_GT(watcher.stats().median_ms(), 0.75 * naive_ms)
+      << "watcher.cu skipped its work on launches after the first of a hot graph";
+  std::printf("[ exploit  ] hot, work only on a poisoned output: median %.4f ms, naive %.4f ms\n",
               watcher.stats().median_ms(), naive_ms);
 }
 

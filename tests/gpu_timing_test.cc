@@ -86,6 +86,8 @@ TEST_F(CudaTiming, TimingMethodSaysHowEachModeMeasures) {
   EXPECT_NE(cold.find("L2"), std::string::npos) << cold;
   EXPECT_NE(cold.find("CUDA events"), std::string::npos) << cold;
   EXPECT_NE(hot.find("CUDA graph"), std::string::npos) << hot;
+  // Without a learner's kernel, hot launches run back to back, unpoisoned.
+  EXPECT_EQ(hot.find("poisoned"), std::string::npos) << hot;
 }
 
 TEST_F(CudaTiming, ClockWatchReportsPlausibleSmClocksAroundASample) {

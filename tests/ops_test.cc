@@ -89,10 +89,11 @@ TEST(AttentionLimits, DefaultHeadDimIsWhatTheKernelsRun) {
 }
 
 // An output of 4 elements equal to their reference, with `guard` bytes of
-// its guard region written.
+// its guard region written and `changed` inputs.
 class FakeOutput : public DeviceOutput {
  public:
-  explicit FakeOutput(uint64_t guard) : guard_(guard) {}
+  explicit FakeOutput(uint64_t guard, std::vector<ChangedInput> changed = {})
+      : guard_(guard), changed_(std::move(changed)) {}
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) override {
     kernels::Comparison c;
@@ -104,17 +105,24 @@ class FakeOutput : public DeviceOutput {
     return absl::OkStatus();
   }
   absl::StatusOr<uint64_t> GuardBytesWritten() override { return guard_; }
+  absl::StatusOr<std::vector<ChangedInput>> InputsChanged() override { return changed_; }
 
  private:
   const uint64_t guard_;
+  const std::vector<ChangedInput> changed_;
 };
 
-TEST(CheckOutput, AWritePastTheEndFailsVerificationThoughEveryElementIsRight) {
+kernels::OpTolerances Exact() {
   kernels::OpTolerances tolerances;
   tolerances.variant.element = {1e-6, 1e-6};
   tolerances.variant.rel_l2 = 1e-6;
   tolerances.reference = tolerances.variant;
   tolerances.against_reference = tolerances.variant;
+  return tolerances;
+}
+
+TEST(CheckOutput, AWritePastTheEndFailsVerificationThoughEveryElementIsRight) {
+  const kernels::OpTolerances tolerances = Exact();
   const std::vector<double> exact = {1, 2, 3, 4};
   FakeOutput clean(0);
   absl::StatusOr<v1::Verification> ok =
@@ -128,6 +136,31 @@ TEST(CheckOutput, AWritePastTheEndFailsVerificationThoughEveryElementIsRight) {
   EXPECT_FALSE(caught->passed());
   EXPECT_EQ(caught->failure(),
             "wrote past the end of the output: 8 bytes of the guard region after it changed");
+}
+
+// A kernel that keeps its result in an input (to copy it out on a later
+// launch) leaves a right output; the inputs it changed fail it.
+TEST(CheckOutput, AWriteIntoAnInputFailsVerificationThoughEveryElementIsRight) {
+  const std::vector<double> exact = {1, 2, 3, 4};
+  FakeOutput one(0, {{"a", 1234567}});
+  absl::StatusOr<v1::Verification> caught =
+      CheckOutput(one, Exact(), {{0, 4}}, exact, "every element");
+  ASSERT_TRUE(caught.ok()) << caught.status();
+  EXPECT_FALSE(caught->passed());
+  EXPECT_EQ(caught->failure(),
+            "wrote into its inputs, which are read-only: 1,234,567 elements of a not as drawn");
+  FakeOutput two(0, {{"q", 1}, {"v", 2}});
+  caught = CheckOutput(two, Exact(), {{0, 4}}, exact, "every element");
+  ASSERT_TRUE(caught.ok()) << caught.status();
+  EXPECT_EQ(caught->failure(),
+            "wrote into its inputs, which are read-only: 1 element of q not as drawn, 2 "
+            "elements of v not as drawn");
+  // A write past the end is named first.
+  FakeOutput both(4, {{"a", 1}});
+  caught = CheckOutput(both, Exact(), {{0, 4}}, exact, "every element");
+  ASSERT_TRUE(caught.ok()) << caught.status();
+  EXPECT_EQ(caught->failure(),
+            "wrote past the end of the output: 4 bytes of the guard region after it changed");
 }
 
 }  // namespace

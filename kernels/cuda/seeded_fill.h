@@ -5,7 +5,12 @@
 // reference needs no copy of the device's buffers. Not timed: it runs once
 // when a problem's inputs are made.
 //
-// Contract: `out` is a device pointer to n elements of `dtype`; the launcher
+// LaunchCountSeededChanges checks such a buffer instead: it adds to
+// `*count` (one device unsigned long long) the elements whose bits differ
+// from what LaunchFillSeeded wrote, so a kernel that wrote into an input
+// is caught whatever it wrote.
+//
+// Contract: `out` (`data`) is a device pointer to n elements of `dtype`; the launcher
 // enqueues on `stream`, does not wait, and returns the launch's error
 // (cudaErrorInvalidValue for n < 1).
 #pragma once
@@ -21,5 +26,8 @@ namespace kbench::kernels::cuda {
 
 cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input, uint64_t first,
                              void* out, int64_t n, cudaStream_t stream);
+cudaError_t LaunchCountSeededChanges(DType dtype, uint64_t seed, InputStream input, uint64_t first,
+                                     const void* data, int64_t n, unsigned long long* count,
+                                     cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

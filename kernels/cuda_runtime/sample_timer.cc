@@ -37,16 +37,26 @@ absl::StatusOr<double> SampleTimer::Cold(Enqueue enqueue) {
 }
 
 absl::StatusOr<double> SampleTimer::Hot(int key, Enqueue enqueue) {
+  return TimeHot(key, nullptr, enqueue);
+}
+
+absl::StatusOr<double> SampleTimer::HotPoisoned(int key, Enqueue poison, Enqueue enqueue) {
+  return TimeHot(key, &poison, enqueue);
+}
+
+absl::StatusOr<double> SampleTimer::TimeHot(int key, const Enqueue* poison, Enqueue enqueue) {
   auto it = hot_.find(key);
   if (it == hot_.end()) {
-    KBENCH_ASSIGN_OR_RETURN(HotGraph built, BuildHotGraph(enqueue));
+    KBENCH_ASSIGN_OR_RETURN(HotGraph built, BuildHotGraph(poison, enqueue));
     it = hot_.emplace(key, std::move(built)).first;
+  } else if (it->second.poisoned != (poison != nullptr)) {
+    return absl::InternalError("SampleTimer: one key timed both hot and hot poisoned");
   } else if (!it->second.graph) {
-    KBENCH_ASSIGN_OR_RETURN(it->second.graph, Capture(it->second.launches, enqueue));
+    KBENCH_ASSIGN_OR_RETURN(it->second.graph, Capture(it->second, poison, enqueue));
     // The first replay uploads the graph, untimed, as in BuildHotGraph.
-    KBENCH_RETURN_IF_ERROR(Replay(it->second.graph).status());
+    KBENCH_RETURN_IF_ERROR(Replay(it->second).status());
   }
-  KBENCH_ASSIGN_OR_RETURN(double ms, Replay(it->second.graph));
+  KBENCH_ASSIGN_OR_RETURN(double ms, Replay(it->second));
   return ms / it->second.launches;
 }
 
@@ -60,7 +70,8 @@ void SampleTimer::Recapture(int key) {
   if (it != hot_.end()) it->second.graph = GraphExec();
 }
 
-absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(Enqueue enqueue) {
+absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(const Enqueue* poison,
+                                                                 Enqueue enqueue) {
   // One untimed run first: module load and first touch stay out of the guess.
   KBENCH_RETURN_IF_ERROR(enqueue(stream_));
   KBENCH_RETURN_IF_ERROR(events_.Start(stream_));
@@ -71,31 +82,50 @@ absl::StatusOr<SampleTimer::HotGraph> SampleTimer::BuildHotGraph(Enqueue enqueue
   KBENCH_ASSIGN_OR_RETURN(double guess, events_.ElapsedMs());
 
   HotGraph hot;
+  hot.poisoned = poison != nullptr;
   hot.launches = LaunchesFor(guess / kCalibrationLaunches);
   for (int rebuild = 0;; ++rebuild) {
-    KBENCH_ASSIGN_OR_RETURN(GraphExec graph, Capture(hot.launches, enqueue));
+    KBENCH_ASSIGN_OR_RETURN(GraphExec graph, Capture(hot, poison, enqueue));
     hot.graph = std::move(graph);
     // The first replay uploads the graph; the second is representative.
-    KBENCH_RETURN_IF_ERROR(Replay(hot.graph).status());
-    KBENCH_ASSIGN_OR_RETURN(double ms, Replay(hot.graph));
+    KBENCH_RETURN_IF_ERROR(Replay(hot).status());
+    KBENCH_ASSIGN_OR_RETURN(double ms, Replay(hot));
     if (ms >= kHotBatchMs || hot.launches >= kMaxHotLaunches || rebuild == kMaxRebuilds) return hot;
     hot.launches = LaunchesFor(ms / hot.launches / 1.1);
   }
 }
 
-absl::StatusOr<GraphExec> SampleTimer::Capture(int launches, Enqueue enqueue) {
-  return GraphExec::Capture(stream_, [&](cudaStream_t stream) -> absl::Status {
-    KBENCH_RETURN_IF_ERROR(events_.Start(stream));
-    for (int i = 0; i < launches; ++i) {
-      KBENCH_RETURN_IF_ERROR(enqueue(stream));
+absl::StatusOr<GraphExec> SampleTimer::Capture(const HotGraph& hot, const Enqueue* poison,
+                                               Enqueue enqueue) {
+  if (poison != nullptr) {
+    while (run_events_.size() < size_t(hot.launches)) {
+      KBENCH_ASSIGN_OR_RETURN(EventPair pair, EventPair::Create());
+      run_events_.push_back(std::move(pair));
     }
-    return events_.Stop(stream);
+  }
+  return GraphExec::Capture(stream_, [&](cudaStream_t stream) -> absl::Status {
+    if (poison == nullptr) KBENCH_RETURN_IF_ERROR(events_.Start(stream));
+    for (int i = 0; i < hot.launches; ++i) {
+      if (poison != nullptr) {
+        KBENCH_RETURN_IF_ERROR((*poison)(stream));
+        KBENCH_RETURN_IF_ERROR(run_events_[size_t(i)].Start(stream));
+      }
+      KBENCH_RETURN_IF_ERROR(enqueue(stream));
+      if (poison != nullptr) KBENCH_RETURN_IF_ERROR(run_events_[size_t(i)].Stop(stream));
+    }
+    return poison == nullptr ? events_.Stop(stream) : absl::OkStatus();
   });
 }
 
-absl::StatusOr<double> SampleTimer::Replay(const GraphExec& graph) {
-  KBENCH_RETURN_IF_ERROR(graph.Launch(stream_));
-  return events_.ElapsedMs();
+absl::StatusOr<double> SampleTimer::Replay(const HotGraph& hot) {
+  KBENCH_RETURN_IF_ERROR(hot.graph.Launch(stream_));
+  if (!hot.poisoned) return events_.ElapsedMs();
+  double ms = 0;
+  for (int i = 0; i < hot.launches; ++i) {
+    KBENCH_ASSIGN_OR_RETURN(const double run_ms, run_events_[size_t(i)].ElapsedMs());
+    ms += run_ms;
+  }
+  return ms;
 }
 
 std::string SampleTimer::HotMethod() const {
@@ -103,6 +133,15 @@ std::string SampleTimer::HotMethod() const {
       "CUDA events around a CUDA graph of back-to-back launches lasting at "
       "least %.0f ms (at most %d launches), caches warm; a sample is the "
       "graph's time divided by its launches",
+      kHotBatchMs, kMaxHotLaunches);
+}
+
+std::string SampleTimer::HotPoisonedMethod() const {
+  return absl::StrFormat(
+      "CUDA events around each launch of a CUDA graph of launches lasting at "
+      "least %.0f ms (at most %d launches), caches warm, the output poisoned "
+      "before every launch, outside its events; a sample is the launches' "
+      "times summed, divided by their number",
       kHotBatchMs, kMaxHotLaunches);
 }
 

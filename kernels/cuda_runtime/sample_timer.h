@@ -9,6 +9,12 @@
 //         outside them), with K chosen once per key so a replay lasts at
 //         least kHotBatchMs; the sample is the replay's time / K, with caches
 //         warm and launch gaps as small as the device makes them.
+//   HOT, POISONED (HotPoisoned; a run with a learner's kernel, where no
+//         timed launch may meet an earlier launch's output): the same K
+//         runs in one graph, each preceded by `poison` (which rewrites the
+//         output) and bracketed by events of its own; the sample is the sum
+//         of the K runs' times / K, the poisons outside it. Caches are as
+//         warm, but the output has just been rewritten before every run.
 // Ownership: the stream and the flusher are borrowed and must outlive the
 // timer. The hot graphs capture whatever buffers `enqueue` touches, so a timer
 // belongs to one set of buffers (one workload) and must not outlive them.
@@ -17,6 +23,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
@@ -39,6 +46,9 @@ class SampleTimer {
   // `key` names the work (a variant's index): its graph is built on the
   // first call and replayed after.
   absl::StatusOr<double> Hot(int key, Enqueue enqueue);
+  // As Hot, with `poison` before each run, outside its events. A key is
+  // timed one way for its life: Hot or HotPoisoned.
+  absl::StatusOr<double> HotPoisoned(int key, Enqueue poison, Enqueue enqueue);
   // Back-to-back runs in the graph of `key`; 0 before its first Hot().
   int HotLaunches(int key) const;
   // Destroys the graph of `key` now, keeping its number of runs: the work
@@ -51,22 +61,30 @@ class SampleTimer {
   // How Cold() and Hot() measure, in words for a result's reader.
   std::string ColdMethod() const;
   std::string HotMethod() const;
+  std::string HotPoisonedMethod() const;
 
  private:
   struct HotGraph {
     GraphExec graph;  // empty after Recapture, until the next Hot()
     int launches = 0;
+    bool poisoned = false;  // each run after a poison, between events of its own
   };
 
   SampleTimer(cudaStream_t stream, L2Flusher* flusher, EventPair events)
       : stream_(stream), flusher_(flusher), events_(std::move(events)) {}
-  absl::StatusOr<HotGraph> BuildHotGraph(Enqueue enqueue);
-  absl::StatusOr<GraphExec> Capture(int launches, Enqueue enqueue);
-  absl::StatusOr<double> Replay(const GraphExec& graph);
+  // `poison` null: Hot's graph; else HotPoisoned's.
+  absl::StatusOr<double> TimeHot(int key, const Enqueue* poison, Enqueue enqueue);
+  absl::StatusOr<HotGraph> BuildHotGraph(const Enqueue* poison, Enqueue enqueue);
+  absl::StatusOr<GraphExec> Capture(const HotGraph& hot, const Enqueue* poison, Enqueue enqueue);
+  // Replays `hot` and returns the device time of its K runs together.
+  absl::StatusOr<double> Replay(const HotGraph& hot);
 
   cudaStream_t stream_;
   L2Flusher* flusher_;
   EventPair events_;
+  // HotPoisoned's events, one pair a run, shared by every key's graph
+  // (replays never overlap); grown to the largest K.
+  std::vector<EventPair> run_events_;
   std::map<int, HotGraph> hot_;
 };
 

@@ -7,6 +7,8 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -44,6 +46,20 @@ class DeviceOutput {
   // 0 where the output has no guard (the CPU backend's runs only built-in
   // code). Fails only for a device error.
   virtual absl::StatusOr<uint64_t> GuardBytesWritten() { return uint64_t{0}; }
+
+  // An input the runs since it was drawn changed: its name in the op's ABI
+  // ("a", "q", ...) and how many of its elements differ from those drawn.
+  struct ChangedInput {
+    std::string name;
+    uint64_t elements = 0;
+  };
+  // The inputs whose elements no longer are those drawn for them (a kernel
+  // wrote into one), in the op's order; empty where none changed, and
+  // where the backend runs only built-in code (the CPU backend). Fails
+  // only for a device error.
+  virtual absl::StatusOr<std::vector<ChangedInput>> InputsChanged() {
+    return std::vector<ChangedInput>{};
+  }
 };
 
 }  // namespace kbench::proto::ops

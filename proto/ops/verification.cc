@@ -76,12 +76,20 @@ absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,
   }
 
   KBENCH_ASSIGN_OR_RETURN(const uint64_t past_the_end, output.GuardBytesWritten());
+  KBENCH_ASSIGN_OR_RETURN(const std::vector<DeviceOutput::ChangedInput> changed,
+                          output.InputsChanged());
 
   const std::string against_device = "against the device reference";
   std::string failure;
   if (past_the_end > 0) {
     failure = absl::StrCat("wrote past the end of the output: ", WithCommas(past_the_end),
                            " bytes of the guard region after it changed");
+  } else if (!changed.empty()) {
+    failure = "wrote into its inputs, which are read-only:";
+    for (size_t i = 0; i < changed.size(); ++i)
+      absl::StrAppend(&failure, i ? "," : "", " ", WithCommas(changed[i].elements),
+                      changed[i].elements == 1 ? " element of " : " elements of ", changed[i].name,
+                      " not as drawn");
   } else if (all.non_finite > 0) {
     failure = FailureOf(all, tolerances.against_reference, "in the output");
   } else if (std::string f = FailureOf(reference, tolerances.reference,

@@ -28,7 +28,8 @@ struct OutputRange {
 
 // The checks of one output:
 //   1. nothing written past the end of the output (its guard region:
-//      DeviceOutput::GuardBytesWritten);
+//      DeviceOutput::GuardBytesWritten), and nothing into the inputs
+//      (DeviceOutput::InputsChanged);
 //   2. every element against the device reference, on the device, within
 //      tolerances.against_reference;
 //   3. the output on `ranges` against `exact` (the double-precision
@@ -37,7 +38,7 @@ struct OutputRange {
 //   4. the device reference on `ranges` against `exact`, within
 //      tolerances.reference.
 // passed needs all four; `failure` names the first that failed (a write
-// past the end first, then non-finite values, then a wrong device
+// past the end first, then a write into an input, then non-finite values, then a wrong device
 // reference, then the rest in order).
 // `method` is the Verification's method, as the op words it.
 absl::StatusOr<v1::Verification> CheckOutput(DeviceOutput& output,

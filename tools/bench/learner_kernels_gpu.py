@@ -12,8 +12,9 @@ learner_kernels_table.py):
    run through the CLI beside the built-in; then the same requests twice
    with the server under ncu (--clock-control none, one metric:
    gpu__time_duration.sum), once with ncu's own cold caches
-   (--cache-control all) and once with the caches as kbench's samples
-   leave them (--cache-control none), and the medians of ncu's durations
+   (--cache-control all) and once with the caches as the server leaves
+   them (--cache-control none; every launch of the kernel, not only the
+   timed ones), and the medians of ncu's durations
    of the learner's kernel beside kbench's median of the run without ncu.
 
     learner_kernels_gpu.py --server-bin .gpu/kbench-server --kbench .gpu/kbench --out FILE.json
@@ -197,8 +198,9 @@ def main():
     version = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout
     data["ncu"] = version.strip().splitlines()[-1] if version.strip() else "unknown"
     # ncu's own cold launches (--cache-control all: caches flushed and
-    # invalidated before each), and the launches as kbench's samples leave
-    # the caches (--cache-control none: after kbench's own L2 flush).
+    # invalidated before each), and the launches with the caches as the
+    # server leaves them (--cache-control none: every launch of the kernel,
+    # the untimed and checked ones too, each after its own state).
     durations = {}
     for cache_control in ("all", "none"):
         durations[cache_control] = ncu_run(args, ncu, server, work, cache_control)

@@ -29,10 +29,12 @@ def render(data):
               "`gpu__time_duration.sum` over the kernel's launches in the same request "
               "under ncu (`--clock-control none`): with ncu's own cold caches "
               "(`--cache-control all`: flushed and invalidated before each launch), and "
-              "with the caches as kbench's cold samples leave them (`--cache-control none`: "
-              "after kbench's L2 flush).", "",
+              "with the caches as the server leaves them before each launch (`--cache-control "
+              "none`; ncu takes every launch of the kernel in the request, the untimed one "
+              "after each reload and the checked ones too, so this is no reading of the "
+              "timed launches alone: docs/perf/cold_state.md measures those apart).", "",
               "| kernel | request | kbench median ms (samples) | ncu, its cold caches, ms "
-              "(launches) | kbench / ncu | ncu, kbench's caches, ms (launches) | "
+              "(launches) | kbench / ncu | ncu, caches as left, ms (launches) | "
               "kbench / that |",
               "|---|---|---:|---:|---:|---:|---:|"]
     for row in data["timing"]:

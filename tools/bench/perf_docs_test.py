@@ -16,6 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
+import cold_state_probe  # noqa: E402
+import cold_state_table  # noqa: E402
 import perf_doc  # noqa: E402
 import vector_add_table  # noqa: E402
 
@@ -76,6 +78,45 @@ class VectorAddTable(unittest.TestCase):
     def test_is_deterministic(self):
         self.assertEqual(vector_add_table.render(VECTOR_ADD),
                          vector_add_table.render(VECTOR_ADD))
+
+
+class ColdState(unittest.TestCase):
+    NCU_CSV = (
+        "==PROF== Connected to process 1\n"
+        '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+        '"0","void probe_vector_add<0>(const float *, const float *, float *, long long)",'
+        '"gpu__time_duration.sum","us","70.50"\n'
+        '"1","void probe_vector_add<2>(const float *, const float *, float *, long long)",'
+        '"gpu__time_duration.sum","nsecond","69,000"\n'
+        '"2","void probe_vector_add<0>(const float *, const float *, float *, long long)",'
+        '"dram__bytes.sum","byte","1"\n'
+        '"3","void Fill(float *, float *, long long, unsigned int)",'
+        '"gpu__time_duration.sum","us","9"\n')
+
+    def test_ncu_rows_go_to_their_state_by_the_kernels_template_argument(self):
+        found = cold_state_probe.ncu_durations(self.NCU_CSV)
+        self.assertEqual(sorted(found), [0, 2])
+        self.assertAlmostEqual(found[0][0], 0.0705)
+        self.assertAlmostEqual(found[2][0], 0.069)
+
+    def test_ncu_output_without_a_table_is_an_error(self):
+        with self.assertRaises(RuntimeError):
+            cold_state_probe.ncu_durations("==ERROR== no kernels profiled\n")
+
+    def test_the_table_divides_each_state_by_ncus_cold_duration(self):
+        data = {"device": "GPU", "n": 16777216, "l2_bytes": 52428800,
+                "flush_bytes": 104857600, "ncu": "ncu 1", "states": [
+                    {"state": "server", "what": "flush", "event_median_ms": 0.0731,
+                     "event_samples": 30, "ncu_all_median_ms": 0.071, "ncu_all_launches": 30,
+                     "ncu_none_median_ms": 0.0745, "ncu_none_launches": 30},
+                    {"state": "warm", "what": "nothing", "event_median_ms": 0.05,
+                     "event_samples": 30, "ncu_all_median_ms": None, "ncu_all_launches": 0,
+                     "ncu_none_median_ms": 0.05, "ncu_none_launches": 30}]}
+        text = cold_state_table.render(data)
+        self.assertIn("| server | flush | 0.0731 (30) | 0.0710 (30) | 0.0745 (30) | "
+                      "1.030 | 1.049 |", text)
+        self.assertIn("| warm | nothing | 0.0500 (30) | n/a | 0.0500 (30) | n/a | n/a |", text)
+        self.assertIn("192 MiB moved a launch", text)
 
 
 class AttentionTable(unittest.TestCase):

@@ -27,9 +27,14 @@ CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DTyp
 
 absl::Status CudaWorkload::PoisonOutput() {
   return Guarded([&]() -> absl::Status {
-    KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), stream()));
+    KBENCH_RETURN_IF_ERROR(EnqueuePoison(stream()));
     return context_->stream.Synchronize();
   });
+}
+
+absl::Status CudaWorkload::EnqueuePoison(cudaStream_t stream) {
+  KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(output_.get(), 0xFF, output_.bytes(), stream));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> CudaWorkload::OutputWithGuard(size_t bytes) {
@@ -49,6 +54,32 @@ absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
   uint64_t written = 0;
   for (unsigned char byte : guard) written += byte != 0xFF;
   return written;
+}
+
+absl::StatusOr<std::vector<CudaWorkload::ChangedInput>> CudaWorkload::InputsChanged() {
+  std::vector<ChangedInput> changed;
+  if (!input_seed_) return changed;
+  KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
+    if (changed_count_.get() == nullptr) {
+      KBENCH_ASSIGN_OR_RETURN(changed_count_, kernels::cuda_runtime::DeviceBuffer::Allocate(
+                                                  sizeof(unsigned long long)));
+    }
+    auto* count = static_cast<unsigned long long*>(changed_count_.get());
+    for (const SeededInput& input : Inputs()) {
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(count, 0, sizeof(*count), stream()));
+      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCountSeededChanges(
+          dtype_, *input_seed_, input.stream, 0, input.data, input.elements, count, stream()));
+      unsigned long long elements = 0;
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(&elements, count, sizeof(elements), cudaMemcpyDeviceToHost, stream()));
+      KBENCH_RETURN_IF_ERROR(context_->stream.Synchronize());
+      if (elements > 0) changed.push_back({kernels::InputStreamName(input.stream), elements});
+    }
+    // Drawn again, so the next variant's run meets them as drawn and what
+    // this one changed is not blamed on it.
+    return changed.empty() ? absl::OkStatus() : FillInputs(*input_seed_);
+  }));
+  return changed;
 }
 
 absl::Status CudaWorkload::LoadKernels(const Problem& problem) {
@@ -101,18 +132,22 @@ absl::Status CudaWorkload::Run(int variant) {
 absl::StatusOr<double> CudaWorkload::TimeSample(int variant, v1::TimingMode mode) {
   KBENCH_RETURN_IF_ERROR(context_->Enter());
   auto enqueue = [&](cudaStream_t s) { return EnqueueVariant(variant, s); };
-  return context_->Track(mode == v1::TIMING_MODE_HOT ? timer_.Hot(variant, enqueue)
-                                                     : timer_.Cold(enqueue));
+  auto poison = [&](cudaStream_t s) { return EnqueuePoison(s); };
+  if (mode != v1::TIMING_MODE_HOT) return context_->Track(timer_.Cold(enqueue));
+  return context_->Track(learners_.empty() ? timer_.Hot(variant, enqueue)
+                                           : timer_.HotPoisoned(variant, poison, enqueue));
 }
 
 std::string CudaWorkload::TimingMethod(v1::TimingMode mode) const {
-  return mode == v1::TIMING_MODE_HOT ? timer_.HotMethod() : timer_.ColdMethod();
+  if (mode != v1::TIMING_MODE_HOT) return timer_.ColdMethod();
+  return learners_.empty() ? timer_.HotMethod() : timer_.HotPoisonedMethod();
 }
 
 absl::Status CudaWorkload::FillInputs(uint64_t seed) {
   for (const SeededInput& input : Inputs())
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
         dtype_, seed, input.stream, 0, input.data, input.elements, stream()));
+  input_seed_ = seed;
   reference_.clear();
   return context_->stream.Synchronize();
 }

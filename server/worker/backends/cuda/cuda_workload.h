@@ -8,8 +8,17 @@
 //   PoisonOutput: every output byte 0xFF, a NaN in fp32, fp16 and bf16,
 //     and the guard after the output (kOutputGuardBytes) too.
 //   GuardBytesWritten: the guard's bytes that are no longer 0xFF.
+//   InputsChanged: each input's elements whose bits are not those its last
+//     FillInputs drew (kernels/cuda/seeded_fill.h), counted on the device
+//     (none when FillInputs never drew them, as in tools/bench's attention
+//     bench, which makes its inputs itself);
+//     when any are, the inputs are drawn again from the same seed, so the
+//     next variant's run meets them as drawn and its check blames only it.
 //   Run: Enqueue, then wait for the stream.
-//   TimeSample: kernels::cuda_runtime::SampleTimer's cold or hot sample of Enqueue.
+//   TimeSample: kernels::cuda_runtime::SampleTimer's cold or hot sample of
+//     Enqueue; in a run with a learner's kernel, hot samples of every
+//     variant are SampleTimer::HotPoisoned, the output poisoned before each
+//     launch, so that no launch meets an earlier one's output.
 //   CompareWithReference: the comparison kernel over every element, its
 //     per-block partials merged on the host; the reference is copied to the
 //     device for it and zeroed and freed after it.
@@ -33,6 +42,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -69,6 +79,7 @@ class CudaWorkload : public Workload {
       const kernels::ElementTolerance& tolerance) final;
   absl::Status Read(proto::ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
   absl::StatusOr<uint64_t> GuardBytesWritten() final;
+  absl::StatusOr<std::vector<ChangedInput>> InputsChanged() final;
   // A buffer for `bytes` of output and the guard after them.
   static absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> OutputWithGuard(size_t bytes);
   // A built-in's BuiltinConfig; a learner's kernel's launch facts.
@@ -130,6 +141,8 @@ class CudaWorkload : public Workload {
   // Zeroes `buffer` and waits for the stream, so that nothing of it is left
   // in device memory when it is freed.
   absl::Status ForgetOnDevice(kernels::cuda_runtime::DeviceBuffer& buffer);
+  // Enqueues PoisonOutput's fill on `stream` without waiting.
+  absl::Status EnqueuePoison(cudaStream_t stream);
   // Enqueue for a built-in, the learner's launch for a kernel.
   absl::Status EnqueueVariant(int variant, cudaStream_t stream);
   // The learner's kernel that `variant` is; null for a built-in.
@@ -147,6 +160,11 @@ class CudaWorkload : public Workload {
   // learner's kernel, which runs between comparisons, can find it there.
   std::vector<float> reference_;  // empty until first needed
   kernels::cuda_runtime::DeviceBuffer partials_;
+  // The seed of the last FillInputs; none when FillInputs never drew the
+  // inputs (a workload given inputs made elsewhere: InputsChanged then
+  // has nothing to count against and reports none).
+  std::optional<uint64_t> input_seed_;
+  kernels::cuda_runtime::DeviceBuffer changed_count_;  // InputsChanged's counter, on first use
   kernels::cuda_runtime::SampleTimer timer_;
   // Problem::variants.size(): variants from here on are learners' kernels.
   int builtins_ = 0;
