@@ -92,9 +92,13 @@ TEST_F(KernelClockTest, ASpanIsTheKernelAloneShorterThanEventsAroundItsLaunch) {
   ASSERT_TRUE(one.ok()) << one.status();
   std::printf("kernel clock: naive vector add n=2^24: clock %.4f ms, events around it %.4f ms\n",
               one->clock_ms, one->events_ms);
-  EXPECT_GT(one->clock_ms, 0.0);
   EXPECT_LT(one->clock_ms, one->events_ms);
-  EXPECT_GT(one->clock_ms, 0.8 * one->events_ms);
+  // The whole kernel, not a part of it: its 192 MiB cannot move faster than
+  // 10 TB/s (twice any HBM of today). The events say nothing of that: with
+  // the clock armed, a launch waits for the host longer (0.27 ms around a
+  // 0.075 ms kernel on an H100).
+  const double bytes = 12.0 * double(kN);
+  EXPECT_GT(one->clock_ms, bytes / 10e12 * 1e3) << one->clock_ms;
 }
 
 TEST_F(KernelClockTest, ASpanCoversEveryKernelEnqueuedBetweenBeginAndEnd) {

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 #include <new>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cuda_runtime/cuda_status.h"
@@ -26,8 +27,8 @@ absl::Status CuptiError(CUptiResult result, const char* call) {
   return absl::FailedPreconditionError(absl::StrCat("CUPTI: ", call, ": ", text));
 }
 
-#define KBENCH_CUPTI_RETURN_IF_ERROR(expr)                                \
-  do {                                                                    \
+#define KBENCH_CUPTI_RETURN_IF_ERROR(expr)                                                \
+  do {                                                                                    \
     if (const CUptiResult r_ = (expr); r_ != CUPTI_SUCCESS) return CuptiError(r_, #expr); \
   } while (0)
 
@@ -75,6 +76,8 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
 
 absl::StatusOr<KernelClock*> KernelClock::Get() {
   static const absl::StatusOr<KernelClock*> clock = []() -> absl::StatusOr<KernelClock*> {
+    if (const char* off = std::getenv("KBENCH_KERNEL_CLOCK"); off && std::string_view(off) == "off")
+      return absl::FailedPreconditionError("turned off (KBENCH_KERNEL_CLOCK=off)");
     auto* made = new KernelClock();  // lives as long as the process: CUPTI calls into it
     if (absl::Status started = made->Start(); !started.ok()) {
       delete made;
@@ -104,8 +107,7 @@ void KernelClock::OnApiEnter(uint32_t correlation_id) {
 
 void KernelClock::OnRecord(uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (std::find(correlations_.begin(), correlations_.end(), correlation_id) ==
-      correlations_.end())
+  if (std::find(correlations_.begin(), correlations_.end(), correlation_id) == correlations_.end())
     return;
   first_start_ns_ = std::min(first_start_ns_, start_ns);
   last_end_ns_ = std::max(last_end_ns_, end_ns);
@@ -121,8 +123,7 @@ absl::Status KernelClock::Begin() {
     last_end_ns_ = 0;
     records_ = 0;
   }
-  for (CUpti_ActivityKind kind : kTraced)
-    KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityEnable(kind));
+  for (CUpti_ActivityKind kind : kTraced) KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityEnable(kind));
   std::lock_guard<std::mutex> lock(mu_);
   armed_ = true;
   armed_by_ = std::this_thread::get_id();
@@ -139,8 +140,7 @@ absl::StatusOr<double> KernelClock::End(cudaStream_t stream) {
   // Forced: the buffers in use come back too, so every record of the
   // finished work is in before the span is read.
   KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-  for (CUpti_ActivityKind kind : kTraced)
-    KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityDisable(kind));
+  for (CUpti_ActivityKind kind : kTraced) KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityDisable(kind));
   std::lock_guard<std::mutex> lock(mu_);
   if (records_ == 0 || last_end_ns_ < first_start_ns_)
     return absl::InternalError(absl::StrCat("KernelClock: CUPTI recorded none of the ",

@@ -16,8 +16,9 @@
 // first start to the last end of what was enqueued in between, in ms.
 //
 // One clock a process (CUPTI takes one subscriber a process): Get() makes it
-// on first use, or says why it cannot (no CUPTI, no device, or another tool
-// holds CUPTI, as Nsight Compute and Nsight Systems do); callers then time
+// on first use, or says why it cannot (no CUPTI, no device, another tool
+// holds CUPTI, as Nsight Compute and Nsight Systems do, or the environment
+// sets KBENCH_KERNEL_CLOCK=off, to compare the two ways); callers then time
 // with events and say so. Threading: Begin..End from one thread at a time.
 #pragma once
 
@@ -53,7 +54,7 @@ class KernelClock {
   std::thread::id armed_by_;            // the thread that called Begin
   std::vector<uint32_t> correlations_;  // the API calls made while armed
   uint64_t first_start_ns_ = 0, last_end_ns_ = 0;
-  int records_ = 0;                     // of those calls' work
+  int records_ = 0;  // of those calls' work
 };
 
 }  // namespace kbench::kernels::cuda_runtime

@@ -2,8 +2,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstring>
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/string_view.h"
 #include "kernels/cuda_runtime/kernel_clock.h"

@@ -160,8 +160,7 @@ std::string SampleTimer::ColdMethod() const {
       clock_ != nullptr
           ? "the kernels' own start and end times on the device (CUPTI), from the first start "
             "to the last end"
-          : absl::StrCat("CUDA events around the kernel only (CUPTI cannot trace here: ", no_clock_,
-                         ")");
+          : absl::StrCat("CUDA events around the kernel only (no kernel clock: ", no_clock_, ")");
   return absl::StrFormat(
       "%s; before each sample the L2 is "
       "emptied: a %d MiB buffer (twice the L2) read through it, then its lines discarded",

@@ -382,7 +382,7 @@ def cold_timing_words(records):
     "cold_method": data recorded before that field was timed by CUDA events
     around one call; records timed both ways are said to be mixed."""
     methods = {r.get("cold_method") for r in records if r.get("ms") is not None}
-    clock = {m is not None and "CUPTI)" in m and "CUPTI cannot" not in m for m in methods}
+    clock = {m is not None and "CUPTI)" in m and "no kernel clock" not in m for m in methods}
     if clock == {True}:
         return "the kernels' own span on the device (CUPTI), L2 cleared before each"
     if clock <= {False}:

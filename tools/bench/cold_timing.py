@@ -109,7 +109,7 @@ class ColdStart:
     def __init__(self, flush, clock, no_clock=""):
         self.flush, self.clock = flush, clock
         self.method = (f"{CLOCK}; {FLUSH}" if clock else
-                       f"CUDA events around each call (CUPTI cannot trace here: {no_clock}); "
+                       f"CUDA events around each call (no kernel clock: {no_clock}); "
                        f"{FLUSH}")
 
 

@@ -77,6 +77,7 @@ class ColdStartMethod(unittest.TestCase):
         self.assertIn("CUPTI", by_clock)
         self.assertNotIn("events", by_clock)
         by_events = cold_timing.ColdStart(flush, None, "CUPTI: another profiler holds it").method
+        self.assertIn("no kernel clock", by_events)
         self.assertIn("CUDA events", by_events)
         self.assertIn("another profiler holds it", by_events)
         for method in (by_clock, by_events):
