@@ -6,7 +6,6 @@ cold caches and with the state left as it was.
 
   cold_state_table.py render --data DATA.json --doc DOC.md
 """
-import argparse
 
 import perf_doc
 
@@ -39,15 +38,7 @@ def render(data):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="what", required=True)
-    r = sub.add_parser("render")
-    r.add_argument("--data", required=True)
-    r.add_argument("--doc", required=True)
-    args = parser.parse_args()
-    text = perf_doc.render_doc(args.doc, args.data, render)
-    with open(args.doc, "w") as f:
-        f.write(text)
+    perf_doc.table_main(render, packs=False)
 
 
 if __name__ == "__main__":

@@ -217,7 +217,7 @@ def main():
         data["timing"].append(row)
         print(f"{entry}.cu: kbench median {kbench_ms:.4f} ms; ncu median "
               f"{row['ncu_median_ms']:.4f} ms (its own cold caches), "
-              f"{row['ncu_kbench_caches_median_ms']:.4f} ms (the caches kbench leaves)",
+              f"{row['ncu_kbench_caches_median_ms']:.4f} ms (the caches as the server leaves them)",
               flush=True)
     with open(args.out, "w") as f:
         json.dump(data, f, indent=1, sort_keys=True)

@@ -72,16 +72,19 @@ def pack_results(machine, results):
     return {"machine": machine, "runs": runs}
 
 
-def scale_table_main(render):
-    """The command line of a scale tool's table script:
-      pack --data OUT.json --machine TEXT RESULT.json...  (pack_results)
-      render --data DATA.json --doc DOC.md                (render_doc)"""
+def table_main(render, packs=True):
+    """The command line of a table script:
+      pack --data OUT.json --machine TEXT RESULT.json...  (pack_results;
+                                                           where `packs`)
+      render --data DATA.json --doc DOC.md                (render_doc)
+    A script whose tool writes its data file whole has no pack."""
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="what", required=True)
-    p = sub.add_parser("pack")
-    p.add_argument("--data", required=True)
-    p.add_argument("--machine", required=True)
-    p.add_argument("results", nargs="+")
+    if packs:
+        p = sub.add_parser("pack")
+        p.add_argument("--data", required=True)
+        p.add_argument("--machine", required=True)
+        p.add_argument("results", nargs="+")
     r = sub.add_parser("render")
     r.add_argument("--data", required=True)
     r.add_argument("--doc", required=True)

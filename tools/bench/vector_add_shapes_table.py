@@ -59,4 +59,4 @@ def render(data):
 
 
 if __name__ == "__main__":
-    perf_doc.scale_table_main(render)
+    perf_doc.table_main(render)
