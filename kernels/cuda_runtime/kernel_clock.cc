@@ -9,15 +9,18 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
 
 namespace kbench::kernels::cuda_runtime {
 namespace {
 
-// What CUPTI traces while the clock is armed: the work a host call can
-// enqueue on a stream.
+// What CUPTI traces while attached: the work a host call can enqueue on a
+// stream.
 constexpr CUpti_ActivityKind kTraced[] = {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
                                           CUPTI_ACTIVITY_KIND_MEMSET, CUPTI_ACTIVITY_KIND_MEMCPY};
+// The host calls whose correlation IDs tie the records to Begin..End.
+constexpr CUpti_CallbackDomain kCalls[] = {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API};
 constexpr size_t kBufferBytes = 1 << 20;
 constexpr size_t kBufferAlign = 8;
 
@@ -36,7 +39,10 @@ KernelClock* clock_for_callbacks = nullptr;
 
 void CUPTIAPI OnApi(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
   const auto* info = static_cast<const CUpti_CallbackData*>(data);
-  if (info->callbackSite == CUPTI_API_ENTER) clock_for_callbacks->OnApiEnter(info->correlationId);
+  if (info->callbackSite == CUPTI_API_ENTER)
+    clock_for_callbacks->OnApiEnter(info->correlationId);
+  else
+    clock_for_callbacks->OnApiExit();
 }
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -78,26 +84,54 @@ absl::StatusOr<KernelClock*> KernelClock::Get() {
   static const absl::StatusOr<KernelClock*> clock = []() -> absl::StatusOr<KernelClock*> {
     if (const char* off = std::getenv("KBENCH_KERNEL_CLOCK"); off && std::string_view(off) == "off")
       return absl::FailedPreconditionError("turned off (KBENCH_KERNEL_CLOCK=off)");
+    int devices = 0;
+    KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&devices));
     auto* made = new KernelClock();  // lives as long as the process: CUPTI calls into it
-    if (absl::Status started = made->Start(); !started.ok()) {
+    clock_for_callbacks = made;
+    made->armed_by_ = std::this_thread::get_id();
+    absl::Status tried = made->Attach();
+    if (absl::Status detached = made->Detach(); tried.ok()) tried = detached;
+    if (!tried.ok()) {
+      clock_for_callbacks = nullptr;
       delete made;
-      return started;
+      return tried;
     }
     return made;
   }();
   return clock;
 }
 
-absl::Status KernelClock::Start() {
-  int devices = 0;
-  KBENCH_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&devices));
-  clock_for_callbacks = this;
-  CUpti_SubscriberHandle subscriber = nullptr;
-  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&subscriber, OnApi, nullptr));
-  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API));
-  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API));
+absl::Status KernelClock::Attach() {
+  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&subscriber_, OnApi, nullptr));
   KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityRegisterCallbacks(BufferRequested, BufferCompleted));
+  for (CUpti_CallbackDomain domain : kCalls)
+    KBENCH_CUPTI_RETURN_IF_ERROR(cuptiEnableDomain(1, subscriber_, domain));
+  for (CUpti_ActivityKind kind : kTraced) KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityEnable(kind));
   return absl::OkStatus();
+}
+
+absl::Status KernelClock::Detach() {
+  if (subscriber_ == nullptr) return absl::OkStatus();  // never attached
+  for (CUpti_ActivityKind kind : kTraced) cuptiActivityDisable(kind);
+  // CUPTI detaches safely from the exit of an API call it traces: ask for
+  // it, then make a call (OnApiExit finalizes).
+  detach_at_exit_.store(true, std::memory_order_release);
+  int device = 0;
+  const cudaError_t called = cudaGetDevice(&device);
+  subscriber_ = nullptr;
+  if (detach_at_exit_.exchange(false)) {  // no callback came: detach from here
+    KBENCH_CUPTI_RETURN_IF_ERROR(cuptiFinalize());
+  }
+  if (called != cudaSuccess) return CudaError(called, "cudaGetDevice(&device)", __FILE__, __LINE__);
+  return absl::OkStatus();
+}
+
+void KernelClock::OnApiExit() {
+  // Detach's thread (the one that attached) asks, then waits in its call.
+  if (!detach_at_exit_.load(std::memory_order_acquire) || std::this_thread::get_id() != armed_by_)
+    return;
+  detach_at_exit_.store(false);
+  cuptiFinalize();
 }
 
 void KernelClock::OnApiEnter(uint32_t correlation_id) {
@@ -123,10 +157,13 @@ absl::Status KernelClock::Begin() {
     last_end_ns_ = 0;
     records_ = 0;
   }
-  for (CUpti_ActivityKind kind : kTraced) KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityEnable(kind));
+  armed_by_ = std::this_thread::get_id();
+  if (absl::Status on = Attach(); !on.ok()) {
+    Detach().IgnoreError();
+    return on;
+  }
   std::lock_guard<std::mutex> lock(mu_);
   armed_ = true;
-  armed_by_ = std::this_thread::get_id();
   return absl::OkStatus();
 }
 
@@ -136,11 +173,17 @@ absl::StatusOr<double> KernelClock::End(cudaStream_t stream) {
     if (!armed_) return absl::InternalError("KernelClock: End without Begin");
     armed_ = false;
   }
-  KBENCH_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream));
+  const cudaError_t synced = cudaStreamSynchronize(stream);
   // Forced: the buffers in use come back too, so every record of the
   // finished work is in before the span is read.
-  KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
-  for (CUpti_ActivityKind kind : kTraced) KBENCH_CUPTI_RETURN_IF_ERROR(cuptiActivityDisable(kind));
+  const CUptiResult flushed = synced == cudaSuccess
+                                  ? cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
+                                  : CUPTI_SUCCESS;
+  const absl::Status detached = Detach();  // whatever failed: hot samples run without CUPTI
+  if (synced != cudaSuccess)
+    return CudaError(synced, "cudaStreamSynchronize(stream)", __FILE__, __LINE__);
+  if (flushed != CUPTI_SUCCESS) return CuptiError(flushed, "cuptiActivityFlushAll");
+  KBENCH_RETURN_IF_ERROR(detached);
   std::lock_guard<std::mutex> lock(mu_);
   if (records_ == 0 || last_end_ns_ < first_start_ns_)
     return absl::InternalError(absl::StrCat("KernelClock: CUPTI recorded none of the ",

@@ -15,15 +15,23 @@
 // End(stream), which waits for the stream and returns the span from the
 // first start to the last end of what was enqueued in between, in ms.
 //
+// CUPTI is attached only from Begin to End: attached, it slows every kernel
+// of the process, graph replays included (0.4 us a launch on an H100,
+// docs/perf/vector_add.md), so End detaches it (cuptiFinalize, from the
+// exit of a CUDA call as CUPTI asks) and hot samples run without it.
+//
 // One clock a process (CUPTI takes one subscriber a process): Get() makes it
-// on first use, or says why it cannot (no CUPTI, no device, another tool
-// holds CUPTI, as Nsight Compute and Nsight Systems do, or the environment
-// sets KBENCH_KERNEL_CLOCK=off, to compare the two ways); callers then time
-// with events and say so. Threading: Begin..End from one thread at a time.
+// on first use, after attaching and detaching once, or says why it cannot (no
+// CUPTI, no device, another tool holds CUPTI, as Nsight Compute and Nsight
+// Systems do, or the environment sets KBENCH_KERNEL_CLOCK=off, to compare the
+// two ways); callers then time with events and say so. Threading: Begin..End
+// from one thread at a time.
 #pragma once
 
 #include <cuda_runtime_api.h>
+#include <cupti.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -43,15 +51,21 @@ class KernelClock {
 
   // CUPTI's callbacks (kernel_clock.cc) report here.
   void OnApiEnter(uint32_t correlation_id);
+  void OnApiExit();
   void OnRecord(uint32_t correlation_id, uint64_t start_ns, uint64_t end_ns);
 
  private:
   KernelClock() = default;
-  absl::Status Start();
+  // Subscribes to the API calls and turns the activity records on.
+  absl::Status Attach();
+  // Turns the records off and detaches CUPTI from the process.
+  absl::Status Detach();
 
+  CUpti_SubscriberHandle subscriber_ = nullptr;  // while attached
+  std::atomic<bool> detach_at_exit_{false};      // Detach's request to its call's exit
   std::mutex mu_;
   bool armed_ = false;                  // between Begin and End
-  std::thread::id armed_by_;            // the thread that called Begin
+  std::thread::id armed_by_;            // the thread that attached (Begin's)
   std::vector<uint32_t> correlations_;  // the API calls made while armed
   uint64_t first_start_ns_ = 0, last_end_ns_ = 0;
   int records_ = 0;  // of those calls' work

@@ -9,7 +9,9 @@ and without it (the kernel clock); through each, the same requests of the
 vector add, naive and vectorized, at each of --sizes, cold and then hot, so
 that the clock's worker has traced cold samples before its hot ones, as a
 worker serving both does. Prints each size, mode and variant's medians side
-by side (on over off) and writes them to --out as JSON. Hot medians that
+by side (on over off), and how long each request took (the clock attaches
+CUPTI for every cold sample and detaches it after), and writes them to --out
+as JSON. Hot medians that
 agree say CUPTI costs hot launches nothing; cold ones differ by what events
 add around a launch (docs/perf/cold_state.md).
 
@@ -24,6 +26,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from learner_kernels_gpu import start_server, stop  # noqa: E402
@@ -59,11 +62,12 @@ def run_all(args, work, clock):
     try:
         for mode in ("cold", "hot"):
             for n in args.sizes:
+                began = time.monotonic()
                 out = subprocess.run(
                     [args.kbench, "--server", address, "--json", "vector-add", "--n", str(n),
                      "--variant", "naive,vectorized", "--mode", mode],
                     capture_output=True, text=True, timeout=120, check=True).stdout
-                results[(n, mode)] = medians(json.loads(out))
+                results[(n, mode)] = (medians(json.loads(out)), time.monotonic() - began)
     finally:
         stop(process)
     return results
@@ -84,11 +88,14 @@ def main():
         off = run_all(args, work, "off")
         on = run_all(args, work, "on")
     rows = []
-    for (n, mode), variants in off.items():
+    for (n, mode), (variants, off_s) in off.items():
+        on_variants, on_s = on.get((n, mode), ({}, None))
+        print(f"n={n} {mode}: the request took {off_s:.2f} s with the clock off, "
+              f"{on_s:.2f} s on" if on_s is not None else f"n={n} {mode}: no run with the clock")
         for variant, off_ms in variants.items():
-            on_ms = on.get((n, mode), {}).get(variant)
+            on_ms = on_variants.get(variant)
             rows.append({"n": n, "mode": mode, "variant": variant, "clock_off_ms": off_ms,
-                         "clock_on_ms": on_ms})
+                         "clock_on_ms": on_ms, "request_off_s": off_s, "request_on_s": on_s})
             print(f"n={n} {mode} {variant}: clock off {off_ms:.4f} ms, on "
                   f"{on_ms:.4f} ms, on/off {on_ms / off_ms:.3f}" if on_ms else
                   f"n={n} {mode} {variant}: no run with the clock")
