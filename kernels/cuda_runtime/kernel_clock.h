@@ -15,10 +15,12 @@
 // End(stream), which waits for the stream and returns the span from the
 // first start to the last end of what was enqueued in between, in ms.
 //
-// CUPTI is attached only from Begin to End: attached, it slows every kernel
-// of the process, graph replays included (0.4 us a launch on an H100,
-// docs/perf/vector_add.md), so End detaches it (cuptiFinalize, from the
-// exit of a CUDA call as CUPTI asks) and hot samples run without it.
+// CUPTI is attached only from Begin to End: attached, it slows every launch
+// of the process, graph replays included (0.2-0.7 us a launch on an H100,
+// docs/perf/kernel_clock.md), so End detaches it (cuptiFinalize, from the
+// exit of a CUDA call as CUPTI asks) and hot samples run without it. The
+// price: each Begin..End attaches anew (a cold request of many short samples
+// takes seconds instead of a tenth of one).
 //
 // One clock a process (CUPTI takes one subscriber a process): Get() makes it
 // on first use, after attaching and detaching once, or says why it cannot (no

@@ -16,6 +16,7 @@ agree say CUPTI costs hot launches nothing; cold ones differ by what events
 add around a launch (docs/perf/cold_state.md).
 
     kernel_clock_ab.py --server-bin .gpu/kbench-server --kbench .gpu/kbench --out ab.json
+    kernel_clock_table.py pack --data docs/perf/data/kernel_clock.json --machine TEXT ab.json...
 
 --backend cpu runs the same flow on a machine without a GPU (no figures of
 the GPU; a check of the script).
@@ -82,7 +83,11 @@ def main():
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")],
                         default=[65536, 1048576, 16777216],
                         help="comma-separated element counts (default 2^16, 2^20, 2^24)")
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--label", default="",
+                        help="what this build of the clock does, for the table "
+                        "(kernel_clock_table.py)")
+    parser.add_argument("--out", required=True,
+                        help="one line of JSON (kernel_clock_table.py pack reads it)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         off = run_all(args, work, "off")
@@ -100,7 +105,8 @@ def main():
                   f"{on_ms:.4f} ms, on/off {on_ms / off_ms:.3f}" if on_ms else
                   f"n={n} {mode} {variant}: no run with the clock")
     with open(args.out, "w") as f:
-        json.dump({"backend": args.backend, "rows": rows}, f, indent=1)
+        json.dump({"backend": args.backend, "label": args.label, "rows": rows}, f)
+        f.write("\n")
     return 0 if rows and all(r["clock_on_ms"] for r in rows) else 1
 
 

@@ -86,10 +86,6 @@ def pct(x):
     return "n/a" if x is None else f"{100 * x:.2f}%"
 
 
-def pow2(n):
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
-
-
 def render(data):
     info, peers = data["info"], data["peers"]
     runs = {}
@@ -147,7 +143,7 @@ def render(data):
             vec_gbps = vec.get("throughput", {}).get("value")
             ratio = vec_gbps / t_gbps if vec_gbps and t_gbps else None
             verified = (run.get("summary") or {}).get("all_verified")
-            w(f"| {pow2(n)} | "
+            w(f"| {perf_doc.pow2(n)} | "
               f"{fmt(naive.get('throughput', {}).get('value'))} | "
               f"{fmt(vec_gbps)} | {fmt(t_gbps)} | {fmt(ratio, 3)} | "
               f"{fmt(copy_peer)} | "
@@ -186,7 +182,7 @@ def render(data):
                        if sp else "baseline")
             t = r.get("throughput", {})
             ver = r.get("verification", {})
-            w(f"| {pow2(n)} | {mode} | {name} | {fmt(m1, 4)} | {fmt(m2, 4)} | "
+            w(f"| {perf_doc.pow2(n)} | {mode} | {name} | {fmt(m1, 4)} | {fmt(m2, 4)} | "
               f"{pct(drift)} | {s.get('samples')} | "
               f"{str(s.get('stop_reason', '')).replace('STOP_REASON_', '').lower()} | "
               f"{pct(t.get('fraction_of_ceiling'))} ({t.get('ceiling', 'none')}) | "
@@ -206,14 +202,14 @@ def render(data):
         h = by_variant(hot).get("vectorized", {}).get("stats", {}).get("median_ms")
         ratio = c / h if c and h else None
         w(f"| vectorized cold / hot median (arrays of {COLD_MIN_BYTES >> 20} MiB to half the L2) | "
-          f"{pow2(n)} | "
+          f"{perf_doc.pow2(n)} | "
           f"{fmt(ratio, 2)} | >= {COLD_OVER_HOT} | "
           f"{'n/a' if ratio is None else 'yes' if ratio >= COLD_OVER_HOT else 'NO'} |")
     for n, by_waves in sorted(data.get("grid_sweep", {}).items(), key=lambda kv: int(kv[0])):
         if "0" not in by_waves:
             continue
         ratio = by_waves["0"] / min(by_waves.values())
-        w(f"| covering grid / best grid of the sweep, cold median | {pow2(int(n))} | "
+        w(f"| covering grid / best grid of the sweep, cold median | {perf_doc.pow2(int(n))} | "
           f"{fmt(ratio, 3)} | <= {1 + GRID_MARGIN:.2f} | "
           f"{'yes' if ratio <= 1 + GRID_MARGIN else 'NO'} |")
     return "\n".join(lines) + "\n"
