@@ -1,8 +1,7 @@
 // The vector add shapes tools/bench/vector_add_shapes.py times against
-// torch.add under one timer (cold_timing.py cold, do_bench_cudagraph hot),
-// to choose the shape of kernels/cuda/vector_add/vector_add_vectorized.cu:
-// float4s per thread (bytes in flight), or one float per thread (naive's
-// shape, `--vecs 0`), threads per block, and cache hints (plain loads and
+// torch.add under one timer (cold_timing.py cold, do_bench_cudagraph hot), to choose the shape of
+// kernels/cuda/vector_add/vector_add_vectorized.cu: float4s per thread
+// (bytes in flight), threads per block, and cache hints (plain loads and
 // stores, or streaming ones: ld.global.cs / st.global.cs, evict-first).
 // Built as a shared library the script loads with ctypes; not part of the
 // server.
@@ -63,27 +62,6 @@ int Launch(int block, const float* a, const float* b, float* c, int64_t n, cudaS
   return int(cudaGetLastError());
 }
 
-// One float a thread: the naive kernel's shape (vecs 0 below).
-template <bool kStreaming>
-__global__ void AddScalar(const float* __restrict__ a, const float* __restrict__ b,
-                          float* __restrict__ c, int64_t n) {
-  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  if constexpr (kStreaming) {
-    __stcs(c + i, __ldcs(a + i) + __ldcs(b + i));
-  } else {
-    c[i] = a[i] + b[i];
-  }
-}
-
-template <bool kStreaming>
-int LaunchScalar(int block, const float* a, const float* b, float* c, int64_t n,
-                 cudaStream_t stream) {
-  const int64_t blocks = (n + block - 1) / block;
-  AddScalar<kStreaming><<<unsigned(blocks), block, 0, stream>>>(a, b, c, n);
-  return int(cudaGetLastError());
-}
-
 template <int kVecs>
 int LaunchHinted(int streaming, int block, const float* a, const float* b, float* c, int64_t n,
                  cudaStream_t stream) {
@@ -94,8 +72,7 @@ int LaunchHinted(int streaming, int block, const float* a, const float* b, float
 }  // namespace
 
 // c = a + b over n floats (n a multiple of 4, pointers 16-byte aligned)
-// with `vecs` (1, 2, 4 or 8) float4s per thread, or one float per thread
-// when `vecs` is 0 (the naive kernel's shape), `block` threads per block,
+// with `vecs` (1, 2, 4 or 8) float4s per thread, `block` threads per block,
 // streaming hints when `streaming` is 1. Returns the launch's cudaError_t;
 // cudaErrorInvalidValue for a shape it does not have.
 extern "C" int kbench_shapes_add(int vecs, int block, int streaming, const float* a, const float* b,
@@ -103,9 +80,6 @@ extern "C" int kbench_shapes_add(int vecs, int block, int streaming, const float
   if (n % 4 != 0 || block < 32 || block > 1024) return int(cudaErrorInvalidValue);
   const auto s = static_cast<cudaStream_t>(stream);
   switch (vecs) {
-    case 0:
-      return streaming ? LaunchScalar<true>(block, a, b, c, n, s)
-                       : LaunchScalar<false>(block, a, b, c, n, s);
     case 1:
       return LaunchHinted<1>(streaming, block, a, b, c, n, s);
     case 2:

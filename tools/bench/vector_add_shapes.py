@@ -37,8 +37,7 @@ def shapes(vecs, blocks):
 
 def name(shape):
     v, blk, s = shape
-    per_thread = "scalar" if v == 0 else f"vecs={v}"
-    return f"{per_thread} block={blk} {'streaming' if s else 'plain'}"
+    return f"vecs={v} block={blk} {'streaming' if s else 'plain'}"
 
 
 def main():
@@ -46,8 +45,7 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lib", required=True, help="the built vector_add_shapes.cu")
     parser.add_argument("--log2-sizes", default="16,18,20,22,24,26,28")
-    parser.add_argument("--vecs", default="1,2,4,8",
-                        help="float4s per thread; 0: one float per thread (naive's shape)")
+    parser.add_argument("--vecs", default="1,2,4,8", help="float4s per thread")
     parser.add_argument("--blocks", default="128,256,512", help="threads per block")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rep-ms", type=int, default=40)
