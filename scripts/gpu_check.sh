@@ -82,14 +82,16 @@ build() {
     -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
   cmake --build "$dir" -j"${JOBS:-2}" \
     --target kbench-server kbench-worker kbench-compile kbench kbench_gpu_tests \
-    kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench kbench_l2_flush
+    kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench kbench_l2_flush \
+    kbench_kernel_clock
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
     "$dir/server/kbench-worker" "$dir/server/kbench-compile" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
     "$dir/tools/bench/kbench_attention_bench"
-  cp -L "$dir/kernels/cuda_runtime/libkbench_l2_flush.so" .gpu/lib/
+  cp -L "$dir/kernels/cuda_runtime/libkbench_l2_flush.so" \
+    "$dir/kernels/cuda_runtime/libkbench_kernel_clock.so" .gpu/lib/
   cp -r tools/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude

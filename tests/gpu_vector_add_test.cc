@@ -91,6 +91,9 @@ TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
 INSTANTIATE_TEST_SUITE_P(TailsAndBlocks, CudaVectorAddSizes,
                          ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
                                            int64_t(255), int64_t(256), int64_t(257),
+                                           // Around the small-n launch's edge: too
+                                           // few float4 blocks to cover the SMs.
+                                           (int64_t(1) << 16) + 3, (int64_t(1) << 17) + 5,
                                            int64_t(1) << 20, (int64_t(1) << 20) - 1,
                                            int64_t(1000003), (int64_t(1) << 24) + 3,
                                            // Streaming hints: the arrays about fill the L2.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda_runtime/cuda_status.h"
@@ -25,11 +26,20 @@ int LaunchesFor(double per_launch_ms) {
 
 absl::StatusOr<SampleTimer> SampleTimer::Create(cudaStream_t stream, L2Flusher* flusher) {
   KBENCH_ASSIGN_OR_RETURN(EventPair events, EventPair::Create());
-  return SampleTimer(stream, flusher, std::move(events));
+  const absl::StatusOr<KernelClock*> clock = KernelClock::Get();
+  return SampleTimer(stream, flusher, std::move(events), clock.ok() ? *clock : nullptr,
+                     clock.ok() ? "" : std::string(clock.status().message()));
 }
 
 absl::StatusOr<double> SampleTimer::Cold(Enqueue enqueue) {
   KBENCH_RETURN_IF_ERROR(flusher_->Flush(stream_));
+  if (clock_ != nullptr) {
+    KBENCH_RETURN_IF_ERROR(clock_->Begin());
+    const absl::Status enqueued = enqueue(stream_);
+    absl::StatusOr<double> ms = clock_->End(stream_);  // disarms the clock either way
+    KBENCH_RETURN_IF_ERROR(enqueued);
+    return ms;
+  }
   KBENCH_RETURN_IF_ERROR(events_.Start(stream_));
   KBENCH_RETURN_IF_ERROR(enqueue(stream_));
   KBENCH_RETURN_IF_ERROR(events_.Stop(stream_));
@@ -146,10 +156,15 @@ std::string SampleTimer::HotPoisonedMethod() const {
 }
 
 std::string SampleTimer::ColdMethod() const {
+  const std::string how =
+      clock_ != nullptr
+          ? "the kernels' own start and end times on the device (CUPTI), from the first start "
+            "to the last end"
+          : absl::StrCat("CUDA events around the kernel only (no kernel clock: ", no_clock_, ")");
   return absl::StrFormat(
-      "CUDA events around the kernel only; before each sample the L2 is "
+      "%s; before each sample the L2 is "
       "emptied: a %d MiB buffer (twice the L2) read through it, then its lines discarded",
-      flusher_->bytes() >> 20);
+      how, flusher_->bytes() >> 20);
 }
 
 }  // namespace kbench::kernels::cuda_runtime

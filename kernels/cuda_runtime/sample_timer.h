@@ -1,9 +1,13 @@
 // SampleTimer: how every CUDA op and tool takes one timed sample (DESIGN.md,
 // Measurement). The work of a sample is given as a callback that enqueues one
 // run on a stream without waiting.
-//   COLD: the L2 is flushed (L2Flusher), then a start event, the work, a
-//         stop event; the sample is the device time between the events, so
-//         it covers the kernel(s) alone.
+//   COLD: the L2 is flushed (L2Flusher), then the work; the sample is the
+//         span of the work on the device, from its first kernel's start to
+//         its last one's end, by the device's own times (KernelClock, from
+//         CUPTI), so it covers the kernel(s) alone. Where CUPTI cannot trace
+//         (another profiler holds it), a start event, the work and a stop
+//         event instead, which also span the launch's start on the device
+//         (about 1.3 us more on an H100); ColdMethod() says which.
 //   HOT:  a CUDA graph of K back-to-back runs between a start and a stop
 //         event (recorded inside the graph, so the graph's launch latency is
 //         outside them), with K chosen once per key so a replay lasts at
@@ -29,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "kernels/cuda_runtime/cuda_graph.h"
 #include "kernels/cuda_runtime/event_pair.h"
+#include "kernels/cuda_runtime/kernel_clock.h"
 #include "kernels/cuda_runtime/l2_flusher.h"
 
 namespace kbench::kernels::cuda_runtime {
@@ -70,8 +75,13 @@ class SampleTimer {
     bool poisoned = false;  // each run after a poison, between events of its own
   };
 
-  SampleTimer(cudaStream_t stream, L2Flusher* flusher, EventPair events)
-      : stream_(stream), flusher_(flusher), events_(std::move(events)) {}
+  SampleTimer(cudaStream_t stream, L2Flusher* flusher, EventPair events, KernelClock* clock,
+              std::string no_clock)
+      : stream_(stream),
+        flusher_(flusher),
+        events_(std::move(events)),
+        clock_(clock),
+        no_clock_(std::move(no_clock)) {}
   // `poison` null: Hot's graph; else HotPoisoned's.
   absl::StatusOr<double> TimeHot(int key, const Enqueue* poison, Enqueue enqueue);
   absl::StatusOr<HotGraph> BuildHotGraph(const Enqueue* poison, Enqueue enqueue);
@@ -82,6 +92,8 @@ class SampleTimer {
   cudaStream_t stream_;
   L2Flusher* flusher_;
   EventPair events_;
+  KernelClock* clock_;    // null where CUPTI cannot trace: cold samples by events
+  std::string no_clock_;  // why, when clock_ is null
   // HotPoisoned's events, one pair a run, shared by every key's graph
   // (replays never overlap); grown to the largest K.
   std::vector<EventPair> run_events_;

@@ -9,14 +9,14 @@
 //      double reference, within kernels/attention/tolerances.h's
 //      AttentionTolerances);
 //   2. unless --once, times it with the workload's cold samples
-//      (kernels::cuda_runtime::SampleTimer::Cold: the L2 flushed, CUDA events around the
-//      kernels only) over the budget of triton.testing.do_bench (the peers'
+//      (kernels::cuda_runtime::SampleTimer::Cold: the L2 flushed, the kernels'
+//      own span on the device) over the budget of triton.testing.do_bench (the peers'
 //      script): about 25 ms of warm-up and 100 ms of samples, the median
 //      reported (server/worker/statistics.h's Quantile).
 // TFLOP/s = AttentionShape::Flops() (4 B H N^2 d, halved when causal).
-// One JSON object a line on stdout: the point, "ms" and "tflops" (none with
-// --once), the verification's "rel_l2" (null when non-finite), "max_abs",
-// "elements_checked", "non_finite", "over_tolerance", "ok" and "failure",
+// One JSON object a line on stdout: the point, "ms", "tflops" and
+// "cold_method" (SampleTimer::ColdMethod; none with --once), the verification's "rel_l2" (null when
+// non-finite), "max_abs", "elements_checked", "non_finite", "over_tolerance", "ok" and "failure",
 // and "fused_plan", the plan's description for the shape. A failed check
 // sets the exit status to 1; a bad command line or any other error is
 // printed on stderr and exits with 2. A progress line per point on stderr.
@@ -124,6 +124,7 @@ absl::StatusOr<int> RunPoint(const Options& opt, std::shared_ptr<DeviceContext> 
       KBENCH_ASSIGN_OR_RETURN(const double ms, TimeMs(*workload, v));
       line["ms"] = ms;
       line["tflops"] = shape.Flops() / (ms * 1e-3) / 1e12;
+      line["cold_method"] = workload->TimingMethod(v1::TIMING_MODE_COLD);
       ms_text = absl::StrFormat("%.3f ms", ms);
     }
     line["rel_l2"] = check.rel_l2_error();  // null when not finite

@@ -20,9 +20,9 @@ them without touching the GPU):
                   torch.nn.attention.sdpa_kernel(FLASH_ATTENTION /
                   CUDNN_ATTENTION / EFFICIENT_ATTENTION), is_causal for causal.
                   A backend that refuses a dtype is reported with ms null.
-Timed as kbench times its cold samples (cold_timing.py: CUDA events around
-each call, the L2 emptied before each by kbench's own flush, loaded from
---l2-flush-lib), in triton's do_bench budget (25 ms warm-up, 100 ms of
+Timed as kbench times its cold samples (cold_timing.py: the L2 emptied
+before each call by kbench's own flush, loaded from --l2-flush-lib, and the
+call's kernels timed by kbench's kernel clock beside it), in triton's do_bench budget (25 ms warm-up, 100 ms of
 samples, at least 3), median. TFLOP/s counts
 4 * B * H * N^2 * d, halved for causal, as kbench does.
 
@@ -144,10 +144,10 @@ def run(args, points):
             out.write(line + "\n")
             out.flush()
 
-    flush = None if args.once else cold_timing.l2_flusher(args.l2_flush_lib)
+    cold = None if args.once else cold_timing.cold_start(args.l2_flush_lib)
 
     def time_ms(fn):
-        return cold_timing.bench_cold(fn, 100, flush, min_samples=3, warmup_calls=1,
+        return cold_timing.bench_cold(fn, 100, cold, min_samples=3, warmup_calls=1,
                                       warmup_ms=25)["median_ms"]
 
     start = time.monotonic()
@@ -193,7 +193,7 @@ def run(args, points):
                 else:
                     ms = time_ms(fn)
                     rec.update(ms=ms, tflops=flops(b, h, n, d, causal)
-                               / (ms * 1e-3) / 1e12)
+                               / (ms * 1e-3) / 1e12, cold_method=cold.method)
             except (RuntimeError, torch.OutOfMemoryError) as e:
                 rec.update(ms=None, tflops=None,
                            error=str(e).splitlines()[0][:160])

@@ -7,7 +7,8 @@ naive,fused` reports of the same grid, packed with the command that made
 them.
 
 Only like-for-like timings share a table: the kernel bench and the peers
-are timed the same way (CUDA events around one call, L2 cleared before each,
+are timed the same way (one call at a time, L2 cleared before each, its
+kernels' span by kbench's kernel clock, or events in data from before it;
 median), so their ratios are computed; the server's runs use the server's
 timing (Started.timing_method, samples interleaved) and are shown apart,
 with the server's own paired speedup of fused over naive. A kbench result
@@ -376,6 +377,20 @@ def bench_by_point(data):
     return bench
 
 
+def cold_timing_words(records):
+    """How the kernel bench and the peers timed a call, from the records'
+    "cold_method": data recorded before that field was timed by CUDA events
+    around one call; records timed both ways are said to be mixed."""
+    methods = {r.get("cold_method") for r in records if r.get("ms") is not None}
+    clock = {m is not None and "CUPTI)" in m and "no kernel clock" not in m for m in methods}
+    if clock == {True}:
+        return "the kernels' own span on the device (CUPTI), L2 cleared before each"
+    if clock <= {False}:
+        return "events around one call, L2 cleared before each"
+    return ("MIXED: some calls by events around them, some by the kernels' own span (CUPTI), "
+            "L2 cleared before each")
+
+
 def grid_order(p):
     return (p.dtype, p.head_dim, p.causal, p.seq_len, p.batch, p.heads)
 
@@ -616,7 +631,7 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
       (f", and {WITHIN_SPREAD} one that meets it by the median but not in "
        "every round; in brackets, the range of the rounds' ratios.\n"
        if n_rounds > 1 else ".\n"))
-    timing = ("events around one call, L2 cleared before each, median; " +
+    timing = (cold_timing_words(data["bench"]) + ", median; " +
               (f"the median of {n_rounds} rounds, the bench's and the peers' "
                "alternating (of two, their mean); " if n_rounds > 1 else "") +
               "TFLOP/s = 4 B H N^2 d, halved for causal")

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The peers' binding of kbench's L2 flush (cold_timing.load_l2_flush)
-against the library the build makes (KBENCH_L2_FLUSH_LIB: the path of
-libkbench_l2_flush.so), on a machine without a GPU (CI): the entry point
-is exported under its C name, takes the declared arguments, and reports
-the launch's CUDA error instead of crashing. On the GPU machine the flush
-itself runs in every cold sample of the peers' scripts."""
+"""The peers' binding of kbench's L2 flush (cold_timing.load_l2_flush) and
+kernel clock (cold_timing.KernelClock) against the libraries the build
+makes (KBENCH_L2_FLUSH_LIB and KBENCH_KERNEL_CLOCK_LIB: the paths of
+libkbench_l2_flush.so and libkbench_kernel_clock.so), on a machine without
+a GPU (CI): the entry points are exported under their C names, take the
+declared arguments, and report the error instead of crashing; and the
+method a peer's data records says which timer ran. On the GPU machine both
+run in every cold sample of the peers' scripts."""
 import os
 import subprocess
 import sys
@@ -14,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cold_timing  # noqa: E402
 
 LIB = os.environ.get("KBENCH_L2_FLUSH_LIB", "")
+CLOCK_LIB = os.environ.get("KBENCH_KERNEL_CLOCK_LIB", "")
 
 
 def has_gpu():
@@ -49,6 +52,36 @@ class L2FlushLibrary(unittest.TestCase):
         with self.assertRaises(OSError) as caught:
             cold_timing.load_l2_flush("/nonexistent/libkbench_l2_flush.so")
         self.assertIn("libkbench_l2_flush.so", str(caught.exception))
+
+
+class KernelClockLibrary(unittest.TestCase):
+    def test_the_library_was_built_beside_the_flush(self):
+        self.assertTrue(CLOCK_LIB and os.path.isfile(CLOCK_LIB), f"KBENCH_KERNEL_CLOCK_LIB={CLOCK_LIB!r}")
+        self.assertEqual(os.path.basename(CLOCK_LIB), cold_timing.KERNEL_CLOCK_LIB)
+
+    def test_without_a_device_the_clock_says_why_it_cannot_time(self):
+        if has_gpu():
+            self.skipTest("a GPU is present: the clock would time (the GPU runs cover it)")
+        clock = cold_timing.KernelClock(CLOCK_LIB)
+        with self.assertRaises(RuntimeError) as caught:
+            clock.time(lambda: None, None)
+        self.assertIn("kbench_kernel_clock_begin", str(caught.exception))
+        # The reason follows the call's name: CUDA's or CUPTI's error, never empty.
+        self.assertGreater(len(str(caught.exception).split(": ", 1)[1]), 0)
+
+
+class ColdStartMethod(unittest.TestCase):
+    def test_the_method_names_the_clock_that_timed(self):
+        flush = lambda: None  # noqa: E731
+        by_clock = cold_timing.ColdStart(flush, clock=object()).method
+        self.assertIn("CUPTI", by_clock)
+        self.assertNotIn("events", by_clock)
+        by_events = cold_timing.ColdStart(flush, None, "CUPTI: another profiler holds it").method
+        self.assertIn("no kernel clock", by_events)
+        self.assertIn("CUDA events", by_events)
+        self.assertIn("another profiler holds it", by_events)
+        for method in (by_clock, by_events):
+            self.assertIn("kbench's own flush", method)
 
 
 if __name__ == "__main__":

@@ -46,10 +46,10 @@ TIMED = [
 ]
 
 
-def start_server(command, work, name):
+def start_server(command, work, name, env=None):
     out = open(os.path.join(work, f"{name}.out"), "w+")
     err = open(os.path.join(work, f"{name}.err"), "w")
-    process = subprocess.Popen(command, stdout=out, stderr=err)
+    process = subprocess.Popen(command, stdout=out, stderr=err, env=env)
     deadline = time.time() + 180
     while time.time() < deadline and process.poll() is None:
         out.seek(0)

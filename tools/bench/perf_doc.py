@@ -62,6 +62,11 @@ def render_doc(doc_path, data_path, render):
     return with_generated(text, data_path, generated)
 
 
+def pow2(n):
+    """n as a table shows a size: 2^k where it is a power of two."""
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
 def pack_results(machine, results):
     """The last JSON line of each file in `results` (one run of a scale
     tool each), with a line on the machine they ran on."""

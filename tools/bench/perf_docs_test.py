@@ -18,6 +18,7 @@ import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
 import cold_state_probe  # noqa: E402
 import cold_state_table  # noqa: E402
+import kernel_clock_table  # noqa: E402
 import perf_doc  # noqa: E402
 import vector_add_table  # noqa: E402
 
@@ -75,6 +76,20 @@ class VectorAddTable(unittest.TestCase):
         self.assertIn("| 0.800 |", hot)    # 4000 / 5000: hot / hot
         self.assertIn("cold method", cold.splitlines()[0])
 
+    def test_asks_cold_over_hot_only_where_dram_reads_take_microseconds_and_fit_the_l2(self):
+        data = json.loads(json.dumps(VECTOR_ADD))
+        data["info"]["devices"][0]["l2_bytes"] = 50 << 20
+        for n in (65536, 1048576, 4194304):  # arrays of 0.75, 12 and 48 MiB
+            for mode, median in (("cold", 1.5), ("hot", 1.0)):
+                run = server_run(mode, 900, 1200)
+                for result in run["results"]:
+                    result["stats"]["median_ms"] = median
+                data["runs"][f"{n}_{mode}_1"] = run
+        margins = vector_add_table.render(data).split("## Margins")[1]
+        self.assertIn("| 2^20 | 1.50 | >= 1.2 | yes |", margins)
+        self.assertNotIn("2^16", margins)  # the launch outlasts the reads
+        self.assertNotIn("2^22", margins)  # more than half the L2
+
     def test_is_deterministic(self):
         self.assertEqual(vector_add_table.render(VECTOR_ADD),
                          vector_add_table.render(VECTOR_ADD))
@@ -117,6 +132,18 @@ class ColdState(unittest.TestCase):
                       "1.030 | 1.049 |", text)
         self.assertIn("| warm | nothing | 0.0500 (30) | n/a | 0.0500 (30) | n/a | n/a |", text)
         self.assertIn("192 MiB moved a launch", text)
+
+
+class KernelClockTable(unittest.TestCase):
+    def test_one_table_a_run_with_on_over_off(self):
+        row = {"n": 65536, "mode": "hot", "variant": "naive", "clock_off_ms": 0.001,
+               "clock_on_ms": 0.0013, "request_off_s": 0.14, "request_on_s": None}
+        text = kernel_clock_table.render({"machine": "GPU", "runs": [
+            {"label": "attached for the process", "rows": [row]},
+            {"label": "attached from Begin to End", "rows": [dict(row, clock_on_ms=0.001)]}]})
+        first, second = text.split("### attached from Begin to End")
+        self.assertIn("| 2^16 | hot | naive | 0.0010 | 0.0013 | 1.300 | 0.14 | n/a |", first)
+        self.assertIn("| 2^16 | hot | naive | 0.0010 | 0.0010 | 1.000 | 0.14 | n/a |", second)
 
 
 class AttentionTable(unittest.TestCase):

@@ -2,9 +2,10 @@
 """Peers of kbench's vector add, measured on the same GPU in the same run.
 
 For each n: torch.add(a, b, out=c) on fp32 tensors, timed cold as kbench
-times its cold samples (cold_timing.py: CUDA events around each call, and
-before each one the L2 emptied by kbench's own flush, loaded from
---l2-flush-lib; the median of every call, so the relative standard error
+times its cold samples (cold_timing.py: the L2 emptied before each call by
+kbench's own flush, loaded from --l2-flush-lib, and the call's kernels
+timed by kbench's kernel clock, libkbench_kernel_clock.so beside it; the
+median of every call, so the relative standard error
 can be reported too), and, with --hot-sizes, by
 triton.testing.do_bench_cudagraph (back-to-back calls in a CUDA graph, caches
 warm). And the device copy bandwidth: dst.copy_(src) of 1 GiB, timed the same
@@ -21,8 +22,7 @@ import torch
 import triton
 import triton.testing
 
-from cold_timing import METHOD as COLD_METHOD
-from cold_timing import bench_cold, l2_flusher
+from cold_timing import bench_cold, cold_start
 
 COPY_BYTES = 1 << 30
 
@@ -48,10 +48,11 @@ def main():
     parser.add_argument("--rep-ms", type=int, default=500,
                         help="do_bench's repetition time in ms")
     parser.add_argument("--l2-flush-lib", required=True,
-                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush")
+                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush; "
+                        "libkbench_kernel_clock.so beside it times")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    flush = l2_flusher(args.l2_flush_lib)
+    cold = cold_start(args.l2_flush_lib)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     hot_sizes = {int(s) for s in args.hot_sizes.split(",") if s}
 
@@ -64,13 +65,13 @@ def main():
         "triton": triton.__version__,
         "cuda": torch.version.cuda,
         "bytes_formula": "torch.add: 12 * n; copy: 2 * bytes copied",
-        "cold_method": COLD_METHOD,
+        "cold_method": cold.method,
         "torch_add": [],
     }
 
     src = torch.empty(COPY_BYTES, dtype=torch.uint8, device="cuda").fill_(1)
     dst = torch.empty_like(src)
-    copy = bench_cold(lambda: dst.copy_(src), args.rep_ms, flush)
+    copy = bench_cold(lambda: dst.copy_(src), args.rep_ms, cold)
     copy["bytes"] = COPY_BYTES
     copy["gbps"] = 2 * COPY_BYTES / (copy["median_ms"] * 1e-3) / 1e9
     result["copy"] = copy
@@ -85,7 +86,7 @@ def main():
         def add():
             torch.add(a, b, out=c)
 
-        row = {"n": n, "cold": bench_cold(add, args.rep_ms, flush)}
+        row = {"n": n, "cold": bench_cold(add, args.rep_ms, cold)}
         row["cold"]["gbps"] = 12 * n / (row["cold"]["median_ms"] * 1e-3) / 1e9
         if n in hot_sizes:
             row["hot"] = bench_hot(add)

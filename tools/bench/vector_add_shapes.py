@@ -4,7 +4,8 @@
 Loads the shared library built from tools/bench/vector_add_shapes.cu (float4s
 per thread x threads per block x cache hints) and times each shape and
 torch.add(a, b, out=c) cold as kbench times (cold_timing.py: the L2
-emptied before each call by kbench's own flush, --l2-flush-lib) and hot with triton's
+emptied before each call by kbench's own flush, --l2-flush-lib, the call
+timed by kbench's kernel clock beside it) and hot with triton's
 do_bench_cudagraph (back-to-back calls in a CUDA graph), for
 each n, in --rounds rounds whose order is shuffled, so drift spreads over
 all shapes alike. Each shape's output is checked equal to torch.add's first.
@@ -27,8 +28,7 @@ import torch
 import triton
 import triton.testing
 
-from cold_timing import METHOD as COLD_METHOD
-from cold_timing import bench_cold, l2_flusher
+from cold_timing import bench_cold, cold_start
 
 
 def shapes(vecs, blocks):
@@ -50,10 +50,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rep-ms", type=int, default=40)
     parser.add_argument("--l2-flush-lib", required=True,
-                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush")
+                        help="libkbench_l2_flush.so (the bundle's lib/): kbench's L2 flush; "
+                        "libkbench_kernel_clock.so beside it times")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    flush = l2_flusher(args.l2_flush_lib)
+    cold = cold_start(args.l2_flush_lib)
     lib = ctypes.CDLL(args.lib)
     lib.kbench_shapes_add.restype = ctypes.c_int
     lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 3 + [
@@ -67,7 +68,7 @@ def main():
         "triton": triton.__version__,
         "rounds": args.rounds,
         "rep_ms": args.rep_ms,
-        "cold_method": COLD_METHOD,
+        "cold_method": cold.method,
         "sizes": [],
     }
     rng = random.Random(1)
@@ -106,7 +107,7 @@ def main():
             rng.shuffle(order)
             for key in order:
                 fn = entries[key]
-                times[key]["cold"].append(bench_cold(fn, args.rep_ms, flush)["median_ms"])
+                times[key]["cold"].append(bench_cold(fn, args.rep_ms, cold)["median_ms"])
                 stream = torch.cuda.Stream()
                 with torch.cuda.stream(stream):
                     times[key]["hot"].append(float(triton.testing.do_bench_cudagraph(

@@ -15,6 +15,12 @@
 //     an H200 a grid covering the array beat a persistent grid of one to
 //     eight waves of resident blocks by 1-5% at n = 2^24 and 2^28 (the sweep
 //     of tests/gpu_vector_add_grid_test.cc, docs/perf/vector_add.md).
+//   - Small n: where the float4 grid would have fewer blocks than the
+//     device has SMs (n < 4 * 256 * SMs: 2^17 floats and below on an H100's
+//     132 SMs), the launch is the naive kernel's instead, one float a
+//     thread over four times the blocks: at n = 2^16 one float4 a thread
+//     fills 64 blocks, half the SMs, and took 1.36 us hot against naive's
+//     1.14 us through kbench-server on an H100 (docs/perf/vector_add.md).
 //   - Cache hints: streaming (ld.global.cs / st.global.cs, evict-first) when
 //     the three arrays (12 n bytes) are more than half the L2 and at most
 //     twice it, plain otherwise. There, repeated calls (hot) keep more of
@@ -49,6 +55,13 @@ __global__ void __launch_bounds__(kVectorAddBlock)
 
 bool Aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
+// The current device's SM count.
+cudaError_t SmCount(int* sms) {
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  return cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+}
+
 // Whether n elements take the streaming hints on the current device (see
 // the file comment).
 cudaError_t StreamingHints(int64_t n, bool* streaming) {
@@ -70,7 +83,10 @@ cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c, 
   const int64_t n4 = n / 4;
   const int tail = int(n - 4 * n4);
   const int64_t needed = (n4 + kVectorAddBlock - 1) / kVectorAddBlock;
-  const int64_t blocks = needed < 1 ? 1 : (needed < max_blocks ? needed : max_blocks);
+  int sms = 0;
+  if (cudaError_t e = SmCount(&sms); e != cudaSuccess) return e;
+  if (needed < sms) return LaunchVectorAddNaive(a, b, c, n, stream);  // small n (file comment)
+  const int64_t blocks = needed < max_blocks ? needed : max_blocks;
   bool streaming = false;
   if (cudaError_t e = StreamingHints(n, &streaming); e != cudaSuccess) return e;
   const auto kernel =
