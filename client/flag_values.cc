@@ -68,6 +68,21 @@ std::optional<uint64_t> ParseWithSuffix(std::string_view text) {
   return *number * *multiplier;
 }
 
+// For text in exponent notation ("1e9", "5E6": digits either side) whose
+// value fits 64 bits, the way to write it as a count ("1000000000 or 10^9",
+// "5000000"); nullopt otherwise.
+std::optional<std::string> ExponentAsCount(std::string_view text) {
+  const size_t e = text.find_first_of("eE");
+  if (e == std::string_view::npos) return std::nullopt;
+  const std::string_view mantissa = text.substr(0, e), exponent = text.substr(e + 1);
+  std::optional<uint64_t> base = ParseDigits(mantissa);
+  std::optional<uint64_t> power = ParsePower("10", exponent);
+  if (!base || !power || *base == 0 || *base > kMax / *power) return std::nullopt;
+  std::string count = std::to_string(*base * *power);
+  if (*base == 1) count.append(" or 10^").append(exponent);
+  return count;
+}
+
 }  // namespace
 
 absl::Status BadValue(std::string_view text, std::string_view advice) {
@@ -82,6 +97,9 @@ absl::StatusOr<uint64_t> ParseCount(std::string_view text) {
                                       ? ParseWithSuffix(text)
                                       : ParsePower(text.substr(0, caret), text.substr(caret + 1));
   if (!value || *value == 0) {
+    if (std::optional<std::string> count = ExponentAsCount(text)) {
+      return BadValue(text, "is exponent notation, which a count does not take; write " + *count);
+    }
     return BadValue(text,
                     "is not a positive count; use e.g. 1000, 2^28, 1M (= 1Mi "
                     "= 2^20) or 16Mi");

@@ -19,7 +19,8 @@ absl::Status BadValue(std::string_view text, std::string_view advice);
 // A positive element count: a plain integer ("1000"), a power ("2^28"), or an
 // integer with a binary suffix: K or Ki = 2^10, M or Mi = 2^20, G or Gi =
 // 2^30 ("1M" and "1Mi" are both 1048576). Zero, negatives, overflow of 64
-// bits and anything else are refused.
+// bits and anything else are refused; exponent notation ("1e9") is refused
+// with the count written out.
 absl::StatusOr<uint64_t> ParseCount(std::string_view text);
 
 // A comma-separated list of variant names, e.g. "naive, fused" gives

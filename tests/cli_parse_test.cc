@@ -66,6 +66,20 @@ TEST(ParseCount, RefusesZeroNegativesAndGarbageQuotingTheText) {
   }
 }
 
+TEST(ParseCount, RefusesExponentNotationWritingTheCountOut) {
+  EXPECT_THAT(
+      std::string(ParseCount("1e9").status().message()),
+      HasSubstr("exponent notation, which a count does not take; write 1000000000 or 10^9"));
+  EXPECT_THAT(std::string(ParseCount("5E6").status().message()), HasSubstr("write 5000000"));
+  EXPECT_THAT(std::string(ParseCount("5E6").status().message()), Not(HasSubstr("10^")));
+  // Past 64 bits, or not digits either side: the general advice.
+  for (const char* bad : {"1e20", "2e19", "1.5e6", "e6", "1e", "0e3"}) {
+    absl::StatusOr<uint64_t> count = ParseCount(bad);
+    ASSERT_FALSE(count.ok()) << bad;
+    EXPECT_THAT(std::string(count.status().message()), HasSubstr("use e.g. 1000")) << bad;
+  }
+}
+
 TEST(ParseCount, RefusesCountsThatOverflow64Bits) {
   EXPECT_FALSE(ParseCount("2^64").ok());
   EXPECT_FALSE(ParseCount("18446744073709551616").ok());
