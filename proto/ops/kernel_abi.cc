@@ -36,6 +36,9 @@ std::string KernelPrelude(DType dtype) {
     case DType::kBf16:
       return "#include <cuda_bf16.h>\n#define KBENCH_DTYPE_BF16 1\n"
              "typedef __nv_bfloat16 kbench_t;\n";
+    case DType::kFp8:
+      return "#include <cuda_fp8.h>\n#include <cuda_bf16.h>\n#define KBENCH_DTYPE_FP8 1\n"
+             "typedef __nv_fp8_e4m3 kbench_t;\n";
     case DType::kFp32:
       break;
   }
