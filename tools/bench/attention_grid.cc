@@ -3,6 +3,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/dtype.h"
+#include "proto/ops/attention/attention_op.h"
+#include "proto/ops/backends.h"
+#include "proto/ops/dtypes.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::tools::bench {
 namespace {
@@ -44,10 +48,18 @@ std::vector<kernels::AttentionShape> LowParallelismShapes() {
           Shape(1, 8, 8192, 64),  Shape(1, 2, 5000, 256), Shape(1, 1, 8192, 256)};
 }
 
+std::vector<kernels::DType> BenchDTypes() {
+  std::vector<kernels::DType> dtypes;
+  for (const v1::OpInfo& offer : proto::ops::OffersOf(proto::ops::kCudaBackend))
+    if (offer.op() == proto::ops::AttentionOp().name())
+      for (int d : offer.dtypes()) dtypes.push_back(proto::ops::FromProto(v1::DType(d)));
+  return dtypes;
+}
+
 std::string GridJson() {
   std::vector<std::string> dtypes;
-  for (const kernels::DTypeInfo& info : kernels::AllDTypes())
-    dtypes.push_back(absl::StrCat("\"", info.name, "\""));
+  for (kernels::DType dtype : BenchDTypes())
+    dtypes.push_back(absl::StrCat("\"", kernels::DTypeName(dtype), "\""));
   return absl::StrCat("{\n \"dtypes\": [", absl::StrJoin(dtypes, ", "),
                       "],\n \"grid\": ", ShapesJson(FlashAttentionGrid()),
                       ",\n \"low_par\": ", ShapesJson(LowParallelismShapes()), "\n}\n");

@@ -8,15 +8,21 @@
 //   the low-parallelism shapes (issue 12): B * H in 1..8 and N in
 //       1000..8192, where the grid's query blocks would leave most SMs idle;
 //       odd N (1000, 3000, 5000) included, each d twice.
-// Every dtype of kernels/dtype.h is measured, in its table's order.
+// Every dtype the attention op runs on CUDA is measured (BenchDTypes), in
+// kernels/dtype.h's order.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "kernels/attention/attention_shape.h"
+#include "kernels/dtype.h"
 
 namespace kbench::tools::bench {
+
+// The dtypes the attention op's CUDA variants run (the registry's offer),
+// in kernels/dtype.h's order.
+std::vector<kernels::DType> BenchDTypes();
 
 // The grid's shapes (causal false), by d then N.
 std::vector<kernels::AttentionShape> FlashAttentionGrid();
