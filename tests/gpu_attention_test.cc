@@ -858,9 +858,12 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
   ASSERT_NE(attention, nullptr);
   EXPECT_EQ(std::vector<std::string>(attention->variants().begin(), attention->variants().end()),
             (std::vector<std::string>{"naive", "fused"}));
-  EXPECT_EQ(attention->dtypes_size(), 3);
+  // fp32, fp16, bf16; fp8 by naive alone.
+  EXPECT_EQ(attention->dtypes_size(), 4);
   ASSERT_EQ(attention->variant_details_size(), 2);
   // naive runs any head_dim; fused every multiple of 8 from 32 to 256.
+  EXPECT_EQ(attention->variant_details(0).dtypes_size(), 4);
+  EXPECT_EQ(attention->variant_details(1).dtypes_size(), 3);
   EXPECT_EQ(attention->variant_details(0).head_dims_size(), 0);
   std::vector<uint32_t> fused_dims;
   for (uint32_t d = 32; d <= 256; d += 8) fused_dims.push_back(d);
@@ -942,6 +945,17 @@ kernels::Comparison AgainstExact(const std::vector<float>& out, const std::vecto
   return c;
 }
 
+// The attention variants that run `dtype` on CUDA (the registry's table):
+// naive and fused, or naive alone for fp8.
+std::vector<int> CudaVariantsOf(DType dtype) {
+  std::vector<int> ids;
+  for (const proto::ops::VariantSpec& variant : proto::ops::AttentionOp().variants())
+    if (const proto::ops::VariantSupport* cuda = variant.On("cuda"))
+      if (std::find(cuda->dtypes.begin(), cuda->dtypes.end(), dtype) != cuda->dtypes.end())
+        ids.push_back(variant.id);
+  return ids;
+}
+
 class CudaAttentionDeviceDtypes : public CudaAttentionDevice,
                                   public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
 
@@ -956,7 +970,7 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
     SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H=" << shape.heads
                                       << " N=" << shape.seq_len << " d=" << shape.head_dim);
     auto workload = device_->Prepare(
-        MakeAttentionProblem(shape, dtype, kSeed, {proto::ops::kAttentionFused}), NeverCancelled);
+        MakeAttentionProblem(shape, dtype, kSeed, {CudaVariantsOf(dtype).back()}), NeverCancelled);
     ASSERT_TRUE(workload.ok()) << workload.status();
     const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
     const std::vector<double> exact = kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
@@ -979,7 +993,7 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
 TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 300, 128, causal);
-  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed, CudaVariantsOf(dtype));
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const std::unique_ptr<proto::ops::Verifier> verifier =
@@ -1004,7 +1018,7 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
         << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
         << "), worst element " << c.worst_index << " (" << c.worst_excess << " x its bound)";
   };
-  for (int variant : {0, 1}) {
+  for (int variant = 0; variant < int(problem.variants.size()); ++variant) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
@@ -1029,11 +1043,11 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
 TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 77, 64, causal);
-  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed, CudaVariantsOf(dtype));
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const int64_t n = shape.TensorElements();
-  for (int variant : {0, 1}) {
+  for (int variant = 0; variant < int(problem.variants.size()); ++variant) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
@@ -1073,7 +1087,7 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
 
 INSTANTIATE_TEST_SUITE_P(DtypesCausal, CudaAttentionDeviceDtypes,
                          ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
-                                                              DType::kBf16),
+                                                              DType::kBf16, DType::kFp8),
                                             ::testing::Bool()),
                          [](const ::testing::TestParamInfo<std::tuple<DType, bool>>& info) {
                            return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param));

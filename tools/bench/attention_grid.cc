@@ -49,11 +49,11 @@ std::vector<kernels::AttentionShape> LowParallelismShapes() {
 }
 
 std::vector<kernels::DType> BenchDTypes() {
-  std::vector<kernels::DType> dtypes;
-  for (const v1::OpInfo& offer : proto::ops::OffersOf(proto::ops::kCudaBackend))
-    if (offer.op() == proto::ops::AttentionOp().name())
-      for (int d : offer.dtypes()) dtypes.push_back(proto::ops::FromProto(v1::DType(d)));
-  return dtypes;
+  for (const proto::ops::VariantSpec& variant : proto::ops::AttentionOp().variants())
+    if (variant.id == proto::ops::kAttentionFused)
+      if (const proto::ops::VariantSupport* cuda = variant.On(proto::ops::kCudaBackend))
+        return cuda->dtypes;
+  return {};
 }
 
 std::string GridJson() {

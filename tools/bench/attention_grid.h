@@ -8,7 +8,7 @@
 //   the low-parallelism shapes (issue 12): B * H in 1..8 and N in
 //       1000..8192, where the grid's query blocks would leave most SMs idle;
 //       odd N (1000, 3000, 5000) included, each d twice.
-// Every dtype the attention op runs on CUDA is measured (BenchDTypes), in
+// Every dtype fused attention runs on CUDA is measured (BenchDTypes), in
 // kernels/dtype.h's order.
 #pragma once
 
@@ -20,8 +20,9 @@
 
 namespace kbench::tools::bench {
 
-// The dtypes the attention op's CUDA variants run (the registry's offer),
-// in kernels/dtype.h's order.
+// The dtypes the attention op's fused variant runs on CUDA (the registry's
+// variant table), in kernels/dtype.h's order: the bench compares fused
+// with its peers in each.
 std::vector<kernels::DType> BenchDTypes();
 
 // The grid's shapes (causal false), by d then N.

@@ -1,11 +1,15 @@
 // Attention on a CUDA device, O = softmax(Q K^T / sqrt(d) [+ causal mask]) V,
 // for Q, K, V, O laid out as kernels/attention/attention_shape.h says (row-major
-// [batch, heads, seq_len, head_dim]) in fp32, fp16 or bf16. Two variants:
+// [batch, heads, seq_len, head_dim]) in fp32, fp16 or bf16, and for naive
+// fp8 too (E4M3 with kernels/dtype.h's per-tensor scale; O in bf16,
+// kernels/attention/tolerances.h's AttentionOutputDType). Two variants:
 //   naive: the TinyGPT replica, three steps through HBM (attention_naive.cc):
 //          S = Q K^T * scale by cuBLAS (S in the input dtype, fp32
 //          accumulation; plain fp32 FMA for fp32, no TF32), a mask + softmax
 //          pass over S in place (attention_softmax.cu, fp32 arithmetic), then
-//          O = P V by cuBLAS.
+//          O = P V by cuBLAS. fp8 inputs are first widened to bf16 (times
+//          their scale, exactly: attention_fp8_widen.cu), as PyTorch's eager
+//          code would before the same three steps in bf16.
 //   fused: one kernel, S never leaves the chip, online softmax, on tensor
 //          cores: fp16/bf16 by attention_fused_wgmma.cu on a Hopper (sm_90)
 //          device (FlashAttention-3's structure), by attention_fused_mma.cu
@@ -110,5 +114,11 @@ cudaError_t LaunchAttentionSoftmax(const AttentionShape& shape, DType dtype, voi
                                    cudaStream_t stream);
 cublasStatus_t AttentionOutputGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o);
+
+// Naive's step for fp8 inputs: out[i] = the bf16 of in[i]'s E4M3 value times
+// kFp8InputScale, for `elements` (>= 1) elements. The GEMMs and softmax
+// then run in bf16 on the widened Q, K and V.
+cudaError_t LaunchAttentionWidenFp8(int64_t elements, const void* in, void* out,
+                                    cudaStream_t stream);
 
 }  // namespace kbench::kernels::cuda

@@ -1133,6 +1133,7 @@ cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
     case DType::kBf16:
       return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, balanced_tail, stream);
     case DType::kFp32:
+    case DType::kFp8:
       break;
   }
   return cudaErrorInvalidValue;

@@ -127,9 +127,12 @@ class Attention final : public Op {
     static const std::vector<VariantSpec> variants = VariantTable<AttentionVariant>({
         {kAttentionNaive,
          {"naive",
-          "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
+          "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V (fp8: "
+          "Q, K, V widened to bf16 first)",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
-           {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16}, {}}}}},
+           {std::string(kCudaBackend),
+            {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
+            {}}}}},
         {kAttentionFused,
          {"fused",
           "FlashAttention-style: tiles on chip, online softmax, S never in memory",
@@ -237,7 +240,7 @@ class Attention final : public Op {
         {{"const kbench_t* q", 8},
          {"const kbench_t* k", 8},
          {"const kbench_t* v", 8},
-         {"kbench_t* o", 8},
+         {"kbench_out_t* o", 8},
          {"int B", 4},
          {"int H", 4},
          {"int N", 4},
@@ -245,7 +248,7 @@ class Attention final : public Op {
          {"float scale", 4},
          {"int causal", 4}},
         {"B", "H", "N", "d"},
-        {DType::kFp32, DType::kFp16, DType::kBf16},
+        {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
         [](const v1::RunRequest& request) {
           const v1::AttentionProblem& p = request.attention();
           return std::vector<int64_t>{p.batch(), p.heads(), p.seq_len(), p.head_dim()};
