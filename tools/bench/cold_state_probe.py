@@ -21,6 +21,8 @@ import statistics
 import subprocess
 import sys
 
+import perf_doc
+
 UNITS_MS = {"ns": 1e-6, "nsecond": 1e-6, "us": 1e-3, "usecond": 1e-3, "ms": 1.0, "msecond": 1.0}
 
 
@@ -75,9 +77,7 @@ def main():
         print(f"{row['state']:14s} events {row['event_median_ms']:.4f} ms, ncu cold "
               f"{row['ncu_all_median_ms']:.4f}, ncu as left {row['ncu_none_median_ms']:.4f}",
               flush=True)
-    with open(args.out, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+    perf_doc.save_data(args.out, data)
     return 0
 
 

@@ -35,6 +35,8 @@ import sys
 import tempfile
 import time
 
+import perf_doc
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STARTERS = os.path.join(ROOT, "docs", "examples", "kernels")
 DTYPES = {"vector_add": ["fp32"], "attention": ["fp32", "fp16", "bf16"]}
@@ -219,9 +221,7 @@ def main():
               f"{row['ncu_median_ms']:.4f} ms (its own cold caches), "
               f"{row['ncu_kbench_caches_median_ms']:.4f} ms (the caches as the server leaves them)",
               flush=True)
-    with open(args.out, "w") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+    perf_doc.save_data(args.out, data)
     return 0
 
 
