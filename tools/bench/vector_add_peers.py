@@ -12,7 +12,8 @@ warm). And the device copy bandwidth: dst.copy_(src) of 1 GiB, timed the same
 way, counting bytes read plus bytes written.
 
 Throughput counts 12 bytes an element (read a and b, write c), as kbench does.
-Writes one JSON object to --out.
+Writes one JSON object to --out, rewritten after each step so that a run cut
+short keeps what it measured.
 """
 import argparse
 import datetime
@@ -77,6 +78,12 @@ def main():
     result["copy"] = copy
     del src, dst
 
+    def save():  # after each step, so a run cut short keeps what it measured
+        with open(args.out, "w") as f:
+            json.dump(result, f, indent=1)
+
+    save()
+
     for n in sizes:
         gen = torch.Generator(device="cuda").manual_seed(n)
         a = torch.rand(n, device="cuda", generator=gen) * 2 - 1
@@ -92,11 +99,10 @@ def main():
             row["hot"] = bench_hot(add)
             row["hot"]["gbps"] = 12 * n / (row["hot"]["median_ms"] * 1e-3) / 1e9
         result["torch_add"].append(row)
+        save()
         del a, b, c
         torch.cuda.empty_cache()
 
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1)
     print(f"copy {copy['gbps']:.0f} GB/s; " + "; ".join(
         f"torch.add n={r['n']} {r['cold']['gbps']:.0f} GB/s"
         for r in result["torch_add"]))

@@ -9,7 +9,8 @@ timed by kbench's kernel clock beside it) and hot with triton's
 do_bench_cudagraph (back-to-back calls in a CUDA graph), for
 each n, in --rounds rounds whose order is shuffled, so drift spreads over
 all shapes alike. Each shape's output is checked equal to torch.add's first.
-Writes one JSON object to --out (medians of each round, per shape and mode)
+Writes one JSON object to --out, rewritten after each size so that a run cut
+short keeps what it measured (medians of each round, per shape and mode)
 and prints, per n and mode, the best shapes against torch.add.
 
   nvcc -O3 -std=c++20 -arch=sm_90a -shared -Xcompiler -fPIC \\
@@ -114,6 +115,10 @@ def main():
                         fn, rep=args.rep_ms, return_mode="median")))
         row = {"n": n, "entries": times}
         result["sizes"].append(row)
+        # After each size, so a run cut short keeps the sizes it measured.
+        with open(args.out, "w") as f:
+            json.dump(result, f)  # one line: vector_add_shapes_table.py pack reads it so
+            f.write("\n")
         for mode in ("cold", "hot"):
             med = {k: statistics.median(t[mode]) for k, t in times.items()}
             ref = med["torch.add"]
@@ -123,9 +128,6 @@ def main():
                 flush=True)
         del a, b, c, want
         torch.cuda.empty_cache()
-    with open(args.out, "w") as f:
-        json.dump(result, f)  # one line: vector_add_shapes_table.py pack reads it so
-        f.write("\n")
 
 
 if __name__ == "__main__":
