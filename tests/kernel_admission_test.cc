@@ -104,6 +104,8 @@ TEST(KernelAdmission, IncludeOfAnotherFileIsRefusedNamingThePath) {
 
 TEST(KernelIncludes, AllowedHeadersPass) {
   EXPECT_TRUE(CheckKernelIncludes("s", "#include <cuda_fp16.h>\n  #  include \"mma.h\"\n").ok());
+  // fp8's types, which the prelude of an fp8 run includes too.
+  EXPECT_TRUE(CheckKernelIncludes("s", "#include <cuda_fp8.h>\n").ok());
 }
 
 TEST(KernelIncludes, DirectivesHiddenBySplicesCommentsOrDigraphsAreFound) {

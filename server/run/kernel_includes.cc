@@ -66,6 +66,7 @@ std::string Shown(std::string_view text) {
 const std::vector<std::string>& AllowedKernelHeaders() {
   static const std::vector<std::string> headers = {"cuda_fp16.h",
                                                    "cuda_bf16.h",
+                                                   "cuda_fp8.h",
                                                    "mma.h",
                                                    "cuda_pipeline.h",
                                                    "cooperative_groups.h",
