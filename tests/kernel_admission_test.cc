@@ -104,7 +104,7 @@ TEST(KernelAdmission, IncludeOfAnotherFileIsRefusedNamingThePath) {
 
 TEST(KernelIncludes, AllowedHeadersPass) {
   EXPECT_TRUE(CheckKernelIncludes("s", "#include <cuda_fp16.h>\n  #  include \"mma.h\"\n").ok());
-  // fp8's types, which the prelude of an fp8 run includes too.
+  // The FP8 types and conversions (__nv_fp8_e4m3, __nv_cvt_float_to_fp8).
   EXPECT_TRUE(CheckKernelIncludes("s", "#include <cuda_fp8.h>\n").ok());
 }
 

@@ -314,6 +314,17 @@ TEST(KernelCompile, PrintfAndAssertAreAllowed) {
   EXPECT_TRUE(facts.ok()) << facts.status();
 }
 
+// cuda_fp8.h, one of the headers a kernel may include, is found by the
+// sandbox's compiler: a sum rounded through E4M3 compiles.
+TEST(KernelCompile, TheFp8HeaderCompilesInTheSandbox) {
+  KernelCompiler compiler(Options());
+  absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(
+      Request(AddWith("#include <cuda_fp8.h>\n",
+                      "  long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x;\n"
+                      "  if (i < n) c[i] = float(__nv_fp8_e4m3(a[i] + b[i]));\n")));
+  EXPECT_TRUE(facts.ok()) << facts.status();
+}
+
 // Dynamic parallelism: a kernel that launches another from the device (a
 // child that could run on after its parent's launch was timed) is refused.
 TEST(KernelCompile, ALaunchFromTheDeviceIsRefused) {
