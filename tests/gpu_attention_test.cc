@@ -45,6 +45,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/attention_fp32_range.h"
+#include "kernels/cuda/attention/attention_fused_fp8.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
@@ -383,6 +384,8 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   EXPECT_EQ(WgmmaAttentionRuns(DType::kFp16), hopper);
   EXPECT_EQ(WgmmaAttentionRuns(DType::kBf16), hopper);
   EXPECT_FALSE(WgmmaAttentionRuns(DType::kFp32));
+  EXPECT_FALSE(WgmmaAttentionRuns(DType::kFp8));  // (attention_fused_fp8.h's kernel)
+  EXPECT_EQ(Sm90aDevice(), hopper);
   const FusedAttentionPlan plan =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp16, 132);
   EXPECT_NE(plan.description.find(hopper ? "wgmma" : "mma.sync"), std::string::npos)
@@ -390,6 +393,40 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   const FusedAttentionPlan fp32 =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
   EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos) << fp32.description;
+}
+
+TEST(CudaAttentionFp8, PlanIsOnePassWithVTransposedIntoTheWorkspace) {
+  // Host only. 4 x 16 heads of 1000 keys padded to 1024, d 80: V^T's bytes.
+  const FusedAttentionPlan plan =
+      PlanAttentionFused(Shape(4, 16, 1000, 80, true), DType::kFp8, 132);
+  EXPECT_EQ(plan.splits, 1);
+  EXPECT_FALSE(plan.balanced_tail);
+  EXPECT_EQ(plan.workspace_bytes, int64_t(64) * 80 * 1024);
+  EXPECT_EQ(plan.workspace_bytes, Fp8FusedWorkspaceBytes(Shape(4, 16, 1000, 80, true)));
+  EXPECT_NE(plan.description.find("FP8 wgmma"), std::string::npos) << plan.description;
+  EXPECT_NE(plan.description.find("512 query blocks"), std::string::npos) << plan.description;
+  EXPECT_TRUE(FusedFp8Supports(128));
+  EXPECT_TRUE(FusedFp8Supports(48));
+  EXPECT_FALSE(FusedFp8Supports(72));
+  EXPECT_FALSE(FusedFp8Supports(256));
+}
+
+TEST(CudaAttentionFp8, VtKeyOrderIsTheAccumulatorsAsTheAOperandReadsThem) {
+  // Host only. Thread q of a quad holds, per row, S's columns 8 n + 2 q + e
+  // of each 16 (n, e in {0, 1}; the wgmma accumulator layout), rounded into
+  // one register in that order; the A operand reads that register as
+  // positions 4 q..4 q + 3. So position 4 q + 2 n + e must hold key
+  // 8 n + 2 q + e, in both halves of 32, and every key exactly once.
+  std::vector<int> seen(32, 0);
+  for (int half : {0, 16})
+    for (int q = 0; q < 4; ++q)
+      for (int n = 0; n < 2; ++n)
+        for (int e = 0; e < 2; ++e) {
+          const int p = half + 4 * q + 2 * n + e;
+          EXPECT_EQ(Fp8VtKey(p), half + 8 * n + 2 * q + e) << p;
+          ++seen[size_t(Fp8VtKey(p))];
+        }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 32);
 }
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
@@ -481,10 +518,13 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
   // Runs case `c` on `shape` with NaN-poisoned output; the output as float.
   static absl::StatusOr<std::vector<float>> Run(const Case& c, const AttentionShape& shape) {
     const cudaStream_t stream = stream_->get();
-    const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(bytes));
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(bytes));
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(bytes));
+    // (fp8 inputs give a bf16 O.)
+    const DType out_dtype = AttentionOutputDType(c.dtype);
+    const size_t in_bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
+    const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(out_dtype);
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(in_bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(in_bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(in_bytes));
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer o, DeviceBuffer::Allocate(bytes));
     for (auto [buffer, input] : {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
                                  std::pair{&v, InputStream::kV}}) {
@@ -579,7 +619,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
         }
       }
     }
-    return ToHost(o, c.dtype, *stream_);
+    return ToHost(o, out_dtype, *stream_);
   }
 
   // The reference of a problem, shared by the variants that check it.
@@ -773,6 +813,18 @@ std::vector<Case> Cases() {
     }
   for (DType dtype : {DType::kFp16, DType::kBf16})
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 49, 2100, 64, false)});
+  // The fp8 kernel (attention_fused_fp8.h): N of 1, of part of a key tile,
+  // of many with the slots reused and a short last one, causal or not;
+  // every head dim it pads up to 128 (32, 80, 96) and 128 itself; 150
+  // heads (more blocks than SMs).
+  for (bool causal : {false, true}) {
+    for (const AttentionShape& shape :
+         {Shape(1, 1, 1, 128, causal), Shape(2, 3, 77, 64, causal), Shape(3, 50, 129, 128, causal),
+          Shape(1, 2, 1000, 80, causal), Shape(2, 2, 2049, 128, causal),
+          Shape(1, 2, 4100, 128, causal), Shape(2, 3, 300, 32, causal),
+          Shape(1, 4, 700, 96, causal)})
+      cases.push_back({Variant::kFused, DType::kFp8, causal, shape});
+  }
   // Its 176-key tiles (non-causal, d = 128, N >= 2048; the pipeline shapes
   // above run them one block per item): persistent, 66 heads of 17 query
   // blocks split 3 ways (a padded head dim), and 12 key tiles over
@@ -858,12 +910,13 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
   ASSERT_NE(attention, nullptr);
   EXPECT_EQ(std::vector<std::string>(attention->variants().begin(), attention->variants().end()),
             (std::vector<std::string>{"naive", "fused"}));
-  // fp32, fp16, bf16; fp8 by naive alone.
+  // fp32, fp16, bf16, fp8, by both.
   EXPECT_EQ(attention->dtypes_size(), 4);
   ASSERT_EQ(attention->variant_details_size(), 2);
-  // naive runs any head_dim; fused every multiple of 8 from 32 to 256.
+  // naive runs any head_dim; fused every multiple of 8 from 32 to 256 (fp8:
+  // AdmissionRefusesFp8FusedHeadDimsPastItsList).
   EXPECT_EQ(attention->variant_details(0).dtypes_size(), 4);
-  EXPECT_EQ(attention->variant_details(1).dtypes_size(), 3);
+  EXPECT_EQ(attention->variant_details(1).dtypes_size(), 4);
   EXPECT_EQ(attention->variant_details(0).head_dims_size(), 0);
   std::vector<uint32_t> fused_dims;
   for (uint32_t d = 32; d <= 256; d += 8) fused_dims.push_back(d);
@@ -888,6 +941,35 @@ TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   EXPECT_TRUE(op.CheckVariants(problem.request, {&op.variants()[proto::ops::kAttentionNaive]},
                                "cuda", limits)
                   .ok());
+}
+
+TEST(CudaAttentionOffers, AdmissionRefusesFp8FusedHeadDimsPastItsList) {
+  // Host only: fused runs fp8 at every multiple of 16 from 32 to 128; other
+  // head dims of its list (72, 256) are refused in fp8 alone, naming the
+  // list and the ways out; naive runs them.
+  const proto::ops::Op& op = proto::ops::AttentionOp();
+  v1::Limits limits;
+  v1::DeviceInfo gpu;
+  gpu.set_sm_count(132);
+  op.SetDefaultLimits(gpu, limits);
+  const proto::ops::VariantSpec* fused = &op.variants()[proto::ops::kAttentionFused];
+  const proto::ops::VariantSpec* naive = &op.variants()[proto::ops::kAttentionNaive];
+  for (int64_t d : {32, 48, 96, 128}) {
+    const Problem problem = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kFp8, kSeed);
+    EXPECT_TRUE(op.CheckVariants(problem.request, {fused}, "cuda", limits).ok()) << d;
+  }
+  for (int64_t d : {72, 136, 256}) {
+    const Problem fp8 = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kFp8, kSeed);
+    const absl::Status status = op.CheckVariants(fp8.request, {fused}, "cuda", limits);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << d;
+    EXPECT_NE(status.message().find("head_dim " + std::to_string(d)), std::string::npos) << status;
+    EXPECT_NE(status.message().find("a multiple of 16 from 32 to 128"), std::string::npos)
+        << status;
+    EXPECT_NE(status.message().find("--variant naive"), std::string::npos) << status;
+    EXPECT_TRUE(op.CheckVariants(fp8.request, {naive}, "cuda", limits).ok()) << d;
+    const Problem bf16 = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kBf16, kSeed);
+    EXPECT_TRUE(op.CheckVariants(bf16.request, {fused}, "cuda", limits).ok()) << d;
+  }
 }
 
 TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {

@@ -67,7 +67,8 @@ Tolerance AttentionBound(DType output, bool rounds_p, const AttentionShape& shap
 //     fp32 case's; the descale (q scale * k scale / sqrt(d)) is one more
 //     rounding: u |s| <= sqrt(d) u.
 //   P rounded to E4M3: u_p relative per p_j where p_j is normal in E4M3
-//     (>= 2^-6), so u_p * sum p |v| <= u_p absolute. For the seeded inputs
+//     (>= 2^-6; attention_fused_fp8.cu rounds 2^8 p_j, so p_j >= 2^-14
+//     is enough there), so u_p * sum p |v| <= u_p absolute. For the seeded inputs
 //     p_j stays normal: a score is a scaled sum of d products of
 //     independent uniforms, near Gaussian with deviation 1/3, so the gap
 //     between a row's largest score and another (a difference of two such,

@@ -13,7 +13,9 @@
 //   fused: one kernel, S never leaves the chip, online softmax, on tensor
 //          cores: fp16/bf16 by attention_fused_wgmma.cu on a Hopper (sm_90)
 //          device (FlashAttention-3's structure), by attention_fused_mma.cu
-//          (FlashAttention-2's, mma.sync) on any other; fp32 by
+//          (FlashAttention-2's, mma.sync) on any other; fp8 by
+//          attention_fused_fp8.cu (FP8 wgmma, after a pass that writes V
+//          transposed into the workspace) on a Hopper device only; fp32 by
 //          attention_fused_mma.cu in 3xFP16 (error near fp32's, for any
 //          finite input: each tensor is scaled by a power of two into
 //          fp16's range, AttentionTensors::input_bound). Head dims
@@ -41,8 +43,10 @@
 
 namespace kbench::kernels::cuda {
 
-// True when `fused` runs this head_dim.
+// True when `fused` runs this head_dim (in fp8: FusedFp8Supports).
 bool FusedAttentionSupports(int64_t head_dim);
+// True when `fused` runs this head_dim in fp8 (kFusedCudaFp8HeadDims).
+bool FusedFp8Supports(int64_t head_dim);
 // True when every fused kernel can launch `shape` with `splits` key splits:
 // a head dim FusedAttentionSupports, 1 <= splits <= kMaxKvSplits, 1 <=
 // seq_len <= INT32_MAX / 2 and batch * heads >= 1. Each launcher refuses
@@ -59,7 +63,7 @@ struct AttentionTensors {
   const void* v = nullptr;
   void* o = nullptr;
   // Device memory of FusedAttentionPlan::workspace_bytes (fused with split
-  // keys, a balanced tail or fp32 only; otherwise unused).
+  // keys, a balanced tail, fp32 or fp8 only; otherwise unused).
   void* workspace = nullptr;
   // fused fp32 only: a bound on |x| over Q, K and V that the caller knows
   // (e.g. kernels::kSeededInputBound for the service's inputs), or 0: then
@@ -92,13 +96,15 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
 // The workspace fused needs for `dtype` with `splits` key splits and no
 // balanced tail (the plan's own when it has none): the split-KV partials
 // (SplitKvWorkspaceBytes), and for fp32 the range words after them
-// (attention_fp32_range.h), so fp32 always needs one.
+// (attention_fp32_range.h), so fp32 always needs one; fp8 (one split
+// only) V^T (attention_fused_fp8.h).
 int64_t FusedWorkspaceBytes(const AttentionShape& shape, DType dtype, int splits);
 
 // The fused kernel as `plan` says (tensors.workspace holds
 // plan.workspace_bytes when that is not 0). cudaErrorInvalidValue for a
-// head_dim outside kFusedCudaHeadDims, a missing workspace, or a shape whose
-// grid does not fit.
+// head_dim outside kFusedCudaHeadDims (fp8: kFusedCudaFp8HeadDims), a
+// missing workspace, or a shape whose grid does not fit;
+// cudaErrorNotSupported for fp8 on a device other than sm_90.
 cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                  const AttentionTensors& tensors, const FusedAttentionPlan& plan,
                                  cudaStream_t stream);

@@ -359,18 +359,6 @@ struct WgmmaSchedule {
   }
 };
 
-// A place in the K/V pipeline, 0 to 2 kStages - 1: its slot, and the parity
-// of the slot's barriers' current phase. Both sides step it once a tile
-// from the start of the kernel.
-template <int kStages>
-struct PipeSlot {
-  int place = 0;
-  __device__ int Slot() const { return place < kStages ? place : place - kStages; }
-  __device__ uint32_t Phase() const { return place < kStages ? 0 : 1; }
-  __device__ PipeSlot Next() const { return {place + 1 == 2 * kStages ? 0 : place + 1}; }
-  __device__ PipeSlot Prev() const { return {place == 0 ? 2 * kStages - 1 : place - 1}; }
-};
-
 // Whether a kernel of these tiles can run a balanced tail (WgmmaTailFor
 // says where one runs, within this).
 __host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, bool causal,
@@ -465,8 +453,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     hopper::TmaPrefetchMap(&map_v);
     // Tile j's slot once its last reader is done with it; K runs a tile
     // ahead of V (the consumers need K_{j+1} before V_j).
-    auto load = [&](const CUtensorMap* map, int slots, int full, int empty, PipeSlot<kStages> at,
-                    int j, int bh) {
+    auto load = [&](const CUtensorMap* map, int slots, int full, int empty,
+                    hopper::PipeSlot<kStages> at, int j, int bh) {
       const int s = at.Slot();
       hopper::BarrierWait(base + empty + 8 * s, at.Phase() ^ 1);
       hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
@@ -474,7 +462,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         hopper::TmaLoad3d(base + slots + s * Tiles::kKVBytes + b * Tiles::kKVBox, map,
                           base + full + 8 * s, b * 64, j * kBc - pad, bh);
     };
-    PipeSlot<kStages> at;  // K's next place (V's is the one before)
+    hopper::PipeSlot<kStages> at;  // K's next place (V's is the one before)
     WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
     WgmmaItem item;
     for (int u = 0; (kPersistent || u == 0) &&
@@ -518,7 +506,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   constexpr bool kEarlyNext = kD != 128 || kCrossItem;
   WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
   WgmmaItem item, next{};
-  PipeSlot<kStages> at;  // the place of the next item's first tile
+  hopper::PipeSlot<kStages> at;  // the place of the next item's first tile
   // Item u's Q slot (as the producer's), its barriers' phase, and this
   // consumer's 64 rows of it.
   auto q_slot = [](int u) { return u % Tiles::kQSlots; };
@@ -619,7 +607,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   float alpha[2];  // of the last softmax
   // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
   // compute the S just issued).
-  auto issue_pv = [&](PipeSlot<kStages> p) {
+  auto issue_pv = [&](hopper::PipeSlot<kStages> p) {
     const int s = p.Slot();
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv)
@@ -723,7 +711,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     // issue of S would leave ptxas unsure which group wait<1> leaves in
     // flight, and it would serialise every wgmma: warning C7514).
     for (int j = range.begin; j + 1 < range.end; ++j) {
-      const PipeSlot<kStages> next_at = at.Next();
+      const hopper::PipeSlot<kStages> next_at = at.Next();
       hopper::BarrierWait(base + Tiles::KFull(next_at.Slot()), next_at.Phase());
       turn_begin();
       issue_s(acc_s, q_this, next_at.Slot());
@@ -858,7 +846,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     // hold and its result is dropped.
     bool primes = false;
     if (tiles) {
-      const PipeSlot<kStages> first = at.Next();  // the next item's first tile
+      const hopper::PipeSlot<kStages> first = at.Next();  // the next item's first tile
       if constexpr (kCrossItem) {
         primes = next_more && next.range.begin < next.range.end;
         if (primes) {
@@ -1114,7 +1102,10 @@ WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms, boo
 }
 
 bool WgmmaAttentionRuns(DType dtype) {
-  if (dtype == DType::kFp32) return false;
+  return (dtype == DType::kFp16 || dtype == DType::kBf16) && Sm90aDevice();
+}
+
+bool Sm90aDevice() {
   int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||

@@ -29,6 +29,7 @@
 #include "kernels/attention/reference.h"
 #include "kernels/attention/tolerances.h"
 #include "proto/ops/backends.h"
+#include "proto/ops/dtypes.h"
 #include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
@@ -51,6 +52,9 @@ std::string DescribeHeadDims(const std::vector<uint32_t>& dims) {
 
 std::vector<uint32_t> FusedCudaHeadDims() {
   return {std::begin(kernels::kFusedCudaHeadDims), std::end(kernels::kFusedCudaHeadDims)};
+}
+std::vector<uint32_t> FusedCudaFp8HeadDims() {
+  return {std::begin(kernels::kFusedCudaFp8HeadDims), std::end(kernels::kFusedCudaFp8HeadDims)};
 }
 
 class AttentionVerifier final : public Verifier {
@@ -135,10 +139,11 @@ class Attention final : public Op {
             {}}}}},
         {kAttentionFused,
          {"fused",
-          "FlashAttention-style: tiles on chip, online softmax, S never in memory",
+          "FlashAttention-style: tiles on chip, online softmax, S never in memory (fp8: "
+          "FP8 tensor cores on Hopper, P in fp8, head_dim a multiple of 16 up to 128)",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend),
-            {DType::kFp32, DType::kFp16, DType::kBf16},
+            {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
             FusedCudaHeadDims()}}}},
     });
     return variants;
@@ -215,6 +220,14 @@ class Attention final : public Op {
         return absl::InvalidArgumentError(
             absl::StrCat("head_dim ", shape.head_dim, " is not supported by ", variant->name,
                          " on this server; supported: ", DescribeHeadDims(dims)));
+      // The fp8 kernel runs a narrower list than fused's others.
+      const std::vector<uint32_t> fp8_dims = FusedCudaFp8HeadDims();
+      if (variant->id == kAttentionFused && backend == kCudaBackend &&
+          FromProto(request.dtype()) == DType::kFp8 &&
+          std::find(fp8_dims.begin(), fp8_dims.end(), uint32_t(shape.head_dim)) == fp8_dims.end())
+        return absl::InvalidArgumentError(absl::StrCat(
+            "head_dim ", shape.head_dim, " is not supported by fused in fp8; ", "supported: ",
+            DescribeHeadDims(fp8_dims), " (or use --variant naive, or another dtype)"));
       if (variant->id == kAttentionNaive &&
           uint64_t(shape.ScoreElements()) > limits.max_score_elements())
         return absl::InvalidArgumentError(absl::StrCat(
