@@ -9,7 +9,8 @@
 //   fused: one kernel, S never in device memory (with its keys split over
 //          blocks, and an fp32 workspace for the partials, when the shape's
 //          query blocks do not fill the SMs, or its last round balanced over
-//          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused);
+//          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused;
+//          fp8 writes V transposed into its workspace first);
 // and the device reference of kernels/cuda/attention/reference_kernel.h.
 #include "server/worker/backends/attention/cuda_attention.h"
 
