@@ -32,6 +32,7 @@
 #include "kernels/cuda/attention/attention_split_kv.cuh"
 #include "kernels/cuda/attention/hopper_ptx.cuh"
 #include "kernels/cuda/attention/tensor_map.h"
+#include "kernels/cuda/attention/wgmma_softmax.cuh"
 #include "kernels/dtype.h"
 
 namespace kbench::kernels::cuda {
@@ -211,29 +212,8 @@ __global__ void __launch_bounds__(kThreads, 1)
       }
     }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
-        mx4[nb % 4] = fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
-      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
-      const float m_new = fmaxf(row_max[h], mx);
-      const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
-      alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
-      row_max[h] = m_new;
-      float sum4[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int nb = 0; nb < kBc / 8; ++nb)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = acc_s[4 * nb + 2 * h + e];
-          x = ptx::Exp2(fmaf(x, scale_log2, 8.0f - shift));
-          sum4[nb % 4] += x;
-        }
-      row_sum[h] = row_sum[h] * alpha[h] + ((sum4[0] + sum4[1]) + (sum4[2] + sum4[3]));
-    }
+    for (int h = 0; h < 2; ++h)
+      alpha[h] = OnlineSoftmaxRow<kBc, 8>(acc_s, h, scale_log2, row_max[h], row_sum[h]);
   };
 
   // P in E4M3: k-step kk's A operand from the accumulators of n8 blocks

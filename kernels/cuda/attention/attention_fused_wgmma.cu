@@ -182,6 +182,7 @@
 #include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/attention/hopper_ptx.cuh"
 #include "kernels/cuda/attention/tensor_map.h"
+#include "kernels/cuda/attention/wgmma_softmax.cuh"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
@@ -563,32 +564,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       }
     }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      // Four partial maxima and sums: short dependency chains (this is on
-      // the consumer's critical path between its matrix products).
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int nb = 0; nb < kCols / 8; ++nb)
-        mx4[nb % 4] = fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
-      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
-      const float m_new = fmaxf(row_max[h], mx);
-      const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
-      alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
-      row_max[h] = m_new;
-      float sum4[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int nb = 0; nb < kCols / 8; ++nb)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = acc_s[4 * nb + 2 * h + e];
-          x = ptx::Exp2(fmaf(x, scale_log2, -shift));
-          sum4[nb % 4] += x;
-        }
-      const float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
-      row_sum[h] = row_sum[h] * alpha[h] + sum;
-    }
+    for (int h = 0; h < 2; ++h)
+      alpha[h] = OnlineSoftmaxRow<kCols>(acc_s, h, scale_log2, row_max[h], row_sum[h]);
   };
   // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
   // operand of k-step kk; S of the tile's last keys alone (a short first
