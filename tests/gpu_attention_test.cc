@@ -62,6 +62,7 @@
 #include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/runner.h"
 #include "tests/cuda_device_test.h"
+#include "tests/gpu_wgmma_fp8_probe.h"
 #include "tests/recording_sink.h"
 
 namespace kbench::kernels::cuda {
@@ -409,6 +410,70 @@ TEST(CudaAttentionFp8, PlanIsOnePassWithVTransposedIntoTheWorkspace) {
   EXPECT_TRUE(FusedFp8Supports(48));
   EXPECT_FALSE(FusedFp8Supports(72));
   EXPECT_FALSE(FusedFp8Supports(256));
+}
+
+TEST(CudaAttentionFp8, WgmmaProbeComputesSAndPvExactly) {
+  // The fp8 kernel's operand layouts alone (tests/gpu_wgmma_fp8_probe.h), on
+  // values whose products and sums are exact: Q's rows one-hot (+-1 at
+  // column 37 i mod 128), K and V in {-2, ..., 2}, so that S holds K's
+  // entries, exact in E4M3, and O = S V sums integers. A layout mistake
+  // moves values: S wrong points at the accumulators' layout or the
+  // swizzle; S right and O wrong at P's A operand or V^T's key order.
+  if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
+    GTEST_SKIP() << count.status().message();
+  if (!Sm90aDevice()) GTEST_SKIP() << "FP8 wgmma needs a compute capability 9.0 device";
+  constexpr int kRows = 64, kKeys = 128, kD = 128;
+  std::vector<float> qf(kRows * kD, 0.0f), kf(kKeys * kD), vf(kKeys * kD);
+  for (int i = 0; i < kRows; ++i) qf[size_t(i * kD + 37 * i % kD)] = i % 2 ? -1.0f : 1.0f;
+  for (size_t j = 0; j < kf.size(); ++j) {
+    kf[j] = float(int((j * 7919 + 13) % 5) - 2);
+    vf[j] = float(int((j * 104729 + 7) % 5) - 2);
+  }
+  auto bytes = [](const std::vector<float>& x) {
+    std::vector<uint8_t> b(x.size());
+    for (size_t i = 0; i < x.size(); ++i) b[i] = FloatToE4M3Bits(x[i]);
+    return b;
+  };
+  std::vector<float> want_s(kRows * kKeys, 0.0f), want_o(kRows * kD, 0.0f);
+  for (int i = 0; i < kRows; ++i)
+    for (int j = 0; j < kKeys; ++j)
+      for (int c = 0; c < kD; ++c)
+        want_s[size_t(i * kKeys + j)] += qf[size_t(i * kD + c)] * kf[size_t(j * kD + c)];
+  for (int i = 0; i < kRows; ++i)
+    for (int c = 0; c < kD; ++c)
+      for (int j = 0; j < kKeys; ++j)
+        want_o[size_t(i * kD + c)] += want_s[size_t(i * kKeys + j)] * vf[size_t(j * kD + c)];
+  std::vector<DeviceBuffer> buffers;
+  for (size_t size : {qf.size(), kf.size(), vf.size(), want_s.size() * 4, want_o.size() * 4}) {
+    auto buffer = DeviceBuffer::Allocate(size);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  for (auto [i, host] : {std::pair{0, bytes(qf)}, std::pair{1, bytes(kf)}, std::pair{2, bytes(vf)}})
+    ASSERT_EQ(
+        cudaMemcpy(buffers[size_t(i)].get(), host.data(), host.size(), cudaMemcpyHostToDevice),
+        cudaSuccess);
+  ASSERT_EQ(::kbench::tests::RunWgmmaFp8Probe(static_cast<const uint8_t*>(buffers[0].get()),
+                                              static_cast<const uint8_t*>(buffers[1].get()),
+                                              static_cast<const uint8_t*>(buffers[2].get()),
+                                              static_cast<float*>(buffers[3].get()),
+                                              static_cast<float*>(buffers[4].get())),
+            cudaSuccess);
+  for (auto [i, want, name] : {std::tuple{3, &want_s, "S"}, std::tuple{4, &want_o, "O"}}) {
+    std::vector<float> got(want->size());
+    ASSERT_EQ(
+        cudaMemcpy(got.data(), buffers[size_t(i)].get(), got.size() * 4, cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    size_t wrong = 0, first = got.size();
+    for (size_t x = 0; x < got.size(); ++x)
+      if (got[x] != (*want)[x]) {
+        ++wrong;
+        first = std::min(first, x);
+      }
+    EXPECT_EQ(wrong, 0u) << name << ": first wrong at row " << first / 128 << ", column "
+                         << first % 128 << ": " << (first < got.size() ? got[first] : 0.0f)
+                         << " against " << (first < got.size() ? (*want)[first] : 0.0f);
+  }
 }
 
 TEST(CudaAttentionFp8, VtKeyOrderIsTheAccumulatorsAsTheAOperandReadsThem) {

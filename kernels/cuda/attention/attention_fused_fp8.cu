@@ -30,6 +30,7 @@
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_ptx.cuh"
 #include "kernels/cuda/attention/attention_split_kv.cuh"
+#include "kernels/cuda/attention/fp8_operands.cuh"
 #include "kernels/cuda/attention/hopper_ptx.cuh"
 #include "kernels/cuda/attention/tensor_map.h"
 #include "kernels/cuda/attention/wgmma_softmax.cuh"
@@ -103,14 +104,6 @@ __device__ constexpr int KEmpty(int s) { return KFull(2 * kStages + s); }
 __device__ constexpr int VEmpty(int s) { return KFull(3 * kStages + s); }
 constexpr int kSmemBytes = kBars + 8 * (1 + 4 * kStages) + 1024;
 static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an SM has");
-
-// Four floats rounded to E4M3 (saturating), a in the lowest byte.
-__device__ __forceinline__ uint32_t PackE4M3(float a, float b, float c, float d) {
-  uint16_t lo, hi;
-  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;\n" : "=h"(lo) : "f"(a), "f"(b));
-  asm("cvt.rn.satfinite.e4m3x2.f32 %0, %2, %1;\n" : "=h"(hi) : "f"(c), "f"(d));
-  return uint32_t(lo) | uint32_t(hi) << 16;
-}
 
 // Block b: head b / m_blocks, query block b % m_blocks (causal: from the
 // last, the heaviest, down). scale_log2: the softmax's, times Q's and K's
@@ -216,20 +209,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       alpha[h] = OnlineSoftmaxRow<kBc, 8>(acc_s, h, scale_log2, row_max[h], row_sum[h]);
   };
 
-  // P in E4M3: k-step kk's A operand from the accumulators of n8 blocks
-  // 4 kk..4 kk + 3 (Fp8VtKey's order: a row's pair of block 2 i, then its
-  // pair of block 2 i + 1).
+  // P in E4M3, k-step kk's A operand in pa[kk].
   uint32_t pa[kBc / 32][4];
-  auto to_p = [&] {
-#pragma unroll
-    for (int kk = 0; kk < kBc / 32; ++kk)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int nb = 4 * kk + 2 * (r / 2), h = r % 2;
-        pa[kk][r] = PackE4M3(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1],
-                             acc_s[4 * (nb + 1) + 2 * h], acc_s[4 * (nb + 1) + 2 * h + 1]);
-      }
-  };
+  auto to_p = [&] { AccumulatorsToFp8A<kBc>(acc_s, pa); };
 
   // O = alpha O + P V, issued, V^T in the slot of `at`.
   auto issue_pv = [&](hopper::PipeSlot<kStages> at) {

@@ -123,6 +123,12 @@ __device__ __forceinline__ uint64_t Descriptor(uint32_t start, uint32_t lbo, uin
          uint64_t((sbo & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
 
+// Makes this thread's ordinary stores to shared memory visible to the
+// async proxy (wgmma, the copy engine) that reads it next; a block barrier
+// after it covers the other threads' stores.
+__device__ __forceinline__ void FenceProxyAsync() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 // Orders this thread's register writes before the warpgroup's next wgmma.
 __device__ __forceinline__ void WgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
