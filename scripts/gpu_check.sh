@@ -43,9 +43,11 @@
 #          takes attention_gpu.sh's two calls), the
 #          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
 #          efficient), the same grid through kbench-server, the CLI's
-#          naive-vs-fused table, and the attention table.
-#       Files in $OUT: vector_add.json and attention.json (the raw data,
-#       packed: copy them to docs/perf/data/ and run
+#          naive-vs-fused table, and the attention table;
+#       4. fp8 attention (tools/bench/attention_fp8_gpu.py): fused in fp8
+#          beside fp16 and bf16 at d = 128, N >= 4096, through the server.
+#       Files in $OUT: vector_add.json, attention.json and attention_fp8.json
+#       (the raw data: copy them to docs/perf/data/ and run
 #       tools/bench/make_perf_docs.sh), attention_cli.txt, gpu_tests.log,
 #       gpu_attention_tests.log, check.log, raw.tar.gz (all JSON and logs).
 #
@@ -56,7 +58,7 @@
 #       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
 #       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
 #       2^16, 2^20, 2^22, 2^24 and 2^28) and KBENCH_HOT_SIZES (those also
-#       run hot; default 2^16, 2^20 and 2^22) smaller sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out. The results
+#       run hot; default 2^16, 2^20 and 2^22) smaller sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out, KBENCH_SKIP_FP8=1 step 4. The results
 #       of such a run are not GPU figures. To fit the device tool's 10
 #       minutes a call, the steps can be split over calls:
 #       KBENCH_SKIP_TESTS=1 (step 1), KBENCH_SKIP_VECTOR_ADD=1 (the vector
@@ -246,6 +248,12 @@ device() {
       { failed=1; note "attention check FAILED"; }
     cp "$raw/attention/attention.json" "$out/attention.json" 2>/dev/null || failed=1
     cp "$raw/attention/cli.txt" "$out/attention_cli.txt" 2>/dev/null || failed=1
+  fi
+  if [ -z "${KBENCH_SKIP_FP8:-}" ]; then
+    note "fp8 attention: fused in fp8 beside fp16 and bf16, through the server"
+    timeout 300 python3 tools/bench/attention_fp8_gpu.py --server-bin .gpu/kbench-server \
+      --kbench .gpu/kbench --out "$out/attention_fp8.json" >"$raw/attention_fp8.log" 2>&1 ||
+      { failed=1; note "fp8 attention FAILED"; }
   fi
   cp "$log" "$out/check.log"
   tar -czf "$out/raw.tar.gz" -C "$raw" .

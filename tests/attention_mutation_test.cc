@@ -1,11 +1,12 @@
 // Mutation tests: each check of attention's verification must be able to
 // fail. A test-only Device runs the CPU kernels with one injected bug each
 // in its second variant (the first stays correct), through the real runner
-// and the real op verifier, at fp32 and at the 16-bit tolerances. 16-bit
-// runs are emulated on the CPU: inputs rounded to the dtype (what a 16-bit
-// kernel reads) and the output rounded to it (what it writes); P is not
-// rounded before P V, so the emulated variant is a little more accurate
-// than a real 16-bit kernel.
+// and the real op verifier, at fp32 and at the 16-bit and fp8 tolerances.
+// 16-bit and fp8 runs are emulated on the CPU: inputs rounded to the dtype
+// (what such a kernel reads) and the output rounded to the output's dtype
+// (what it writes: bf16 for fp8); P is not rounded before P V, so the
+// emulated variant is a little more accurate than a real kernel of the
+// dtype.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 
 #include "kernels/attention/cpu_attention.h"
 #include "kernels/attention/simple_reference.h"
+#include "kernels/attention/tolerances.h"
 #include "kernels/dtype.h"
 #include "kernels/seeded_input.h"
 #include "proto/ops/attention/attention_op.h"
@@ -32,13 +34,15 @@ using kernels::DType;
 
 enum class Mutation {
   kNone,
-  kSoftmaxScaleOnePercent,    // scores scaled by 1.01 / sqrt(d)
-  kSoftmaxScaleThreePercent,  // scores scaled by 1.03 / sqrt(d)
-  kOneWrongElement,           // one element off by 0.05, mid-output
-  kWrongRowInLastHead,        // a row of the last batch-head copied from its neighbour
-  kTailTileUnwritten,         // the last partial tile of query rows never written
-  kCausalMaskOffByOne,        // query i attends to keys 0..i+1
-  kPreviousOutputLeft,        // writes its output on the first run only
+  kSoftmaxScaleOnePercent,     // scores scaled by 1.01 / sqrt(d)
+  kSoftmaxScaleThreePercent,   // scores scaled by 1.03 / sqrt(d)
+  kSoftmaxScaleThirtyPercent,  // scores scaled by 1.3 / sqrt(d)
+  kOneWrongElement,            // one element off by 0.05, mid-output
+  kOneElementOffByHalf,        // one element off by 0.5, mid-output
+  kWrongRowInLastHead,         // a row of the last batch-head copied from its neighbour
+  kTailTileUnwritten,          // the last partial tile of query rows never written
+  kCausalMaskOffByOne,         // query i attends to keys 0..i+1
+  kPreviousOutputLeft,         // writes its output on the first run only
 };
 
 std::string NameOf(Mutation m) {
@@ -49,8 +53,12 @@ std::string NameOf(Mutation m) {
       return "SoftmaxScaleOnePercent";
     case Mutation::kSoftmaxScaleThreePercent:
       return "SoftmaxScaleThreePercent";
+    case Mutation::kSoftmaxScaleThirtyPercent:
+      return "SoftmaxScaleThirtyPercent";
     case Mutation::kOneWrongElement:
       return "OneWrongElement";
+    case Mutation::kOneElementOffByHalf:
+      return "OneElementOffByHalf";
     case Mutation::kWrongRowInLastHead:
       return "WrongRowInLastHead";
     case Mutation::kTailTileUnwritten:
@@ -61,6 +69,20 @@ std::string NameOf(Mutation m) {
       return "PreviousOutputLeft";
   }
   return "";
+}
+
+// The factor a softmax-scale mutation puts on the scores; 1 for the others.
+float SoftmaxScaleError(Mutation m) {
+  switch (m) {
+    case Mutation::kSoftmaxScaleOnePercent:
+      return 1.01f;
+    case Mutation::kSoftmaxScaleThreePercent:
+      return 1.03f;
+    case Mutation::kSoftmaxScaleThirtyPercent:
+      return 1.3f;
+    default:
+      return 1;
+  }
 }
 
 // Causal attention with the mask one key too wide: the bug under test.
@@ -135,14 +157,15 @@ class MutantWorkload final : public worker::backends::cpu::CpuWorkload {
         unwritten.insert(unwritten.end(), Row(bh, n - tail), Row(bh, n - tail) + tail * d);
     if (m == Mutation::kCausalMaskOffByOne) {
       AttentionMaskOffByOne(shape_, q_.data(), k_.data(), v_.data(), output_.data());
-    } else if (m == Mutation::kSoftmaxScaleOnePercent || m == Mutation::kSoftmaxScaleThreePercent) {
+    } else if (const float scale = SoftmaxScaleError(m); scale != 1) {
       std::vector<float> q = q_;
-      for (float& e : q) e *= m == Mutation::kSoftmaxScaleOnePercent ? 1.01f : 1.03f;
+      for (float& e : q) e *= scale;
       kernels::AttentionFusedCpu(shape_, q.data(), k_.data(), v_.data(), output_.data());
     } else {
       kernels::AttentionFusedCpu(shape_, q_.data(), k_.data(), v_.data(), output_.data());
     }
     if (m == Mutation::kOneWrongElement) output_[output_.size() / 2 + 3] += 0.05f;
+    if (m == Mutation::kOneElementOffByHalf) output_[output_.size() / 2 + 3] += 0.5f;
     if (m == Mutation::kWrongRowInLastHead) {
       const int64_t last = shape_.BatchHeads() - 1;
       std::copy_n(Row(last, n / 2 - 1), d, Row(last, n / 2));
@@ -150,7 +173,7 @@ class MutantWorkload final : public worker::backends::cpu::CpuWorkload {
     if (m == Mutation::kTailTileUnwritten)
       for (int64_t bh = 0; bh < shape_.BatchHeads(); ++bh)
         std::copy_n(unwritten.begin() + bh * tail * d, tail * d, Row(bh, n - tail));
-    for (float& e : output_) e = kernels::RoundTo(dtype_, e);
+    for (float& e : output_) e = kernels::RoundTo(kernels::AttentionOutputDType(dtype_), e);
   }
 
   void RunReference(std::span<float> reference) override {
@@ -239,16 +262,21 @@ TEST_P(AttentionMutation, FailsVerificationWhileTheCorrectVariantPasses) {
 // and fp16 resolve (tolerances 1.7e-5 and 1.0e-3) but bf16 does not: its
 // own rounding noise is 0.82 u = 3.2e-3 RMS, so its tolerance is 7.8e-3.
 // At bf16 the scale bug tested is 3% (the old 1e-2 tolerance passed 2% at
-// every dtype).
+// every dtype). fp8's tolerance holds P rounded to E4M3 (u = 2^-4): about
+// 0.067 relative L2 and 0.063 absolute here, so the fp8 cases take a 30%
+// scale bug and an element off by 0.5.
 std::vector<Case> Cases() {
   std::vector<Case> cases;
-  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
-    for (Mutation m :
-         {dtype == DType::kBf16 ? Mutation::kSoftmaxScaleThreePercent
-                                : Mutation::kSoftmaxScaleOnePercent,
-          Mutation::kOneWrongElement, Mutation::kWrongRowInLastHead, Mutation::kTailTileUnwritten,
-          Mutation::kCausalMaskOffByOne, Mutation::kPreviousOutputLeft})
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8}) {
+    const Mutation scale = dtype == DType::kFp8    ? Mutation::kSoftmaxScaleThirtyPercent
+                           : dtype == DType::kBf16 ? Mutation::kSoftmaxScaleThreePercent
+                                                   : Mutation::kSoftmaxScaleOnePercent;
+    const Mutation element =
+        dtype == DType::kFp8 ? Mutation::kOneElementOffByHalf : Mutation::kOneWrongElement;
+    for (Mutation m : {scale, element, Mutation::kWrongRowInLastHead, Mutation::kTailTileUnwritten,
+                       Mutation::kCausalMaskOffByOne, Mutation::kPreviousOutputLeft})
       cases.push_back({m, dtype});
+  }
   return cases;
 }
 
@@ -259,7 +287,7 @@ INSTANTIATE_TEST_SUITE_P(EachBugAtEachDtype, AttentionMutation, ::testing::Value
                          });
 
 TEST(AttentionMutation, CorrectVariantsPassAtEveryDtypeCausalOrNot) {
-  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16}) {
+  for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8}) {
     for (bool causal : {false, true}) {
       const auto checks = Verify(Mutation::kNone, dtype, causal);
       ASSERT_EQ(checks.size(), 2u);

@@ -81,7 +81,7 @@ TEST(AxisValues, RefusesAValueListedTwice) {
 
 TEST(DTypeValues, ReadsAListAndRefusesUnknownsAndRepeats) {
   EXPECT_THAT(DTypeValues("fp16,bf16").value(), ElementsAre(v1::DTYPE_FP16, v1::DTYPE_BF16));
-  EXPECT_THAT(DTypeValues("fp8").status().message(), HasSubstr("'fp8'"));
+  EXPECT_THAT(DTypeValues("int8").status().message(), HasSubstr("'int8'"));
   EXPECT_FALSE(DTypeValues("fp16,fp16").ok());
 }
 
@@ -222,8 +222,8 @@ TEST(ParseSweepSpec, NamesTheFileTheKeyAndTheLineOfABadValue) {
   EXPECT_THAT(ErrorOf("causal: both", "causal: maybe"), HasSubstr("axes.causal"));
   EXPECT_THAT(ErrorOf("budget-ms: 200", "budget-ms: -1"),
               HasSubstr("timing.budget-ms (line 10): must be 0 or more"));
-  EXPECT_THAT(ErrorOf("dtype: [fp16, bf16]", "dtype: [fp16, fp8]"),
-              HasSubstr("dtype (line 7): 'fp8'"));
+  EXPECT_THAT(ErrorOf("dtype: [fp16, bf16]", "dtype: [fp16, int8]"),
+              HasSubstr("dtype (line 7): 'int8'"));
   EXPECT_THAT(ErrorOf("seed: 42", "seed: -3"), HasSubstr("seed"));
 }
 

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <set>
@@ -332,6 +333,76 @@ TEST(SampleAttentionRows, IncludesThePartialTailTileOfTheLastBatchHead) {
     if (row.batch_head == shape.BatchHeads() - 1) last.insert(row.row);
   for (int64_t i = 100 - 100 % kTailTileRows; i < 100; ++i)
     EXPECT_TRUE(last.count(i)) << "tail row " << i;
+}
+
+// FlashAttention-3's FP8 forward pass, emulated on the host as its tensor
+// cores compute it: E4M3 inputs (in their own units) with per-tensor
+// scales, Q K^T summed in fp32 then descaled, softmax in fp32, P rounded to
+// E4M3 for P V, the row sum and O in fp32, O written in bf16. `v_scale`
+// is the scale the kernel applies to V (a wrong one is a bug to catch).
+std::vector<float> Fp8AttentionEmulated(const AttentionShape& shape, float v_scale) {
+  const int64_t count = shape.TensorElements(), n = shape.seq_len, d = shape.head_dim;
+  auto e4m3 = [&](InputStream stream) {
+    std::vector<float> values(count);
+    FillSeeded(kSeed, stream, 0, count, values.data());
+    for (float& x : values) x = E4M3BitsToFloat(FloatToE4M3Bits(x / kFp8InputScale));
+    return values;
+  };
+  const std::vector<float> q = e4m3(InputStream::kQ), k = e4m3(InputStream::kK),
+                           v = e4m3(InputStream::kV);
+  const float descale = kFp8InputScale * kFp8InputScale / std::sqrt(float(d));
+  std::vector<float> o(count), s(n);
+  for (int64_t bh = 0; bh < shape.BatchHeads(); ++bh) {
+    const int64_t base = bh * n * d;
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t keys = shape.causal ? i + 1 : n;
+      float max = -std::numeric_limits<float>::infinity();
+      for (int64_t j = 0; j < keys; ++j) {
+        float dot = 0;
+        for (int64_t c = 0; c < d; ++c) dot += q[base + i * d + c] * k[base + j * d + c];
+        s[j] = dot * descale;
+        max = std::max(max, s[j]);
+      }
+      float sum = 0;
+      std::vector<float> acc(d, 0.0f);
+      for (int64_t j = 0; j < keys; ++j) {
+        const float p = std::exp(s[j] - max);
+        sum += p;
+        const float p8 = E4M3BitsToFloat(FloatToE4M3Bits(p));
+        for (int64_t c = 0; c < d; ++c) acc[c] += p8 * v[base + j * d + c];
+      }
+      for (int64_t c = 0; c < d; ++c)
+        o[base + i * d + c] = RoundTo(DType::kBf16, acc[c] * v_scale / sum);
+    }
+  }
+  return o;
+}
+
+TEST(Fp8AttentionTolerance, HoldsTheEmulatedFp8KernelAndCatchesAWrongScale) {
+  for (const AttentionShape shape :
+       {AttentionShape{.batch = 1, .heads = 2, .seq_len = 200, .head_dim = 64},
+        AttentionShape{.batch = 1, .heads = 1, .seq_len = 1024, .head_dim = 128, .causal = true},
+        AttentionShape{.batch = 1, .heads = 1, .seq_len = 4096, .head_dim = 64}}) {
+    const Tolerance tolerance = AttentionTolerances(DType::kFp8, shape).variant;
+    const std::vector<double> ref =
+        AttentionReferenceRows(shape, kSeed, DType::kFp8, AllRows(shape));
+    const Comparison right =
+        CompareAll(Fp8AttentionEmulated(shape, kFp8InputScale), ref, tolerance);
+    EXPECT_TRUE(right.Passes(tolerance))
+        << ShapeName(shape) << ": rel_l2 " << right.rel_l2_error() << " (bound " << tolerance.rel_l2
+        << "), " << right.over_tolerance << " elements over";
+    // Within the bound, but not so far within it that the bound is slack:
+    // P's rounding alone is u_p / sqrt(3) RMS (tolerances.cc).
+    EXPECT_GT(right.rel_l2_error(), tolerance.rel_l2 / 8) << ShapeName(shape);
+    std::printf("fp8 attention emulated, %s: rel_l2 %.4f (bound %.4f)\n", ShapeName(shape).c_str(),
+                right.rel_l2_error(), tolerance.rel_l2);
+    // V's scale off by two E4M3 steps (1.125x): every output 12.5% off.
+    // (fp8's own rounding is 2-3% RMS, so a few percent passes unseen.)
+    const Comparison wrong =
+        CompareAll(Fp8AttentionEmulated(shape, kFp8InputScale * 1.125f), ref, tolerance);
+    EXPECT_FALSE(wrong.Passes(tolerance))
+        << ShapeName(shape) << ": rel_l2 " << wrong.rel_l2_error();
+  }
 }
 
 TEST(AttentionSimpleReference, MatchesTheDoubleReferenceWithinItsTolerance) {

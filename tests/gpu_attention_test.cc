@@ -45,6 +45,7 @@
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/attention_fp32_range.h"
+#include "kernels/cuda/attention/attention_fused_fp8.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
@@ -61,6 +62,7 @@
 #include "server/worker/backends/cuda/cuda_device.h"
 #include "server/worker/runner.h"
 #include "tests/cuda_device_test.h"
+#include "tests/gpu_wgmma_fp8_probe.h"
 #include "tests/recording_sink.h"
 
 namespace kbench::kernels::cuda {
@@ -383,6 +385,8 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   EXPECT_EQ(WgmmaAttentionRuns(DType::kFp16), hopper);
   EXPECT_EQ(WgmmaAttentionRuns(DType::kBf16), hopper);
   EXPECT_FALSE(WgmmaAttentionRuns(DType::kFp32));
+  EXPECT_FALSE(WgmmaAttentionRuns(DType::kFp8));  // (attention_fused_fp8.h's kernel)
+  EXPECT_EQ(Sm90aDevice(), hopper);
   const FusedAttentionPlan plan =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp16, 132);
   EXPECT_NE(plan.description.find(hopper ? "wgmma" : "mma.sync"), std::string::npos)
@@ -390,6 +394,104 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
   const FusedAttentionPlan fp32 =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
   EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos) << fp32.description;
+}
+
+TEST(CudaAttentionFp8, PlanIsOnePassWithVTransposedIntoTheWorkspace) {
+  // Host only. 4 x 16 heads of 1000 keys padded to 1024, d 80: V^T's bytes.
+  const FusedAttentionPlan plan =
+      PlanAttentionFused(Shape(4, 16, 1000, 80, true), DType::kFp8, 132);
+  EXPECT_EQ(plan.splits, 1);
+  EXPECT_FALSE(plan.balanced_tail);
+  EXPECT_EQ(plan.workspace_bytes, int64_t(64) * 80 * 1024);
+  EXPECT_EQ(plan.workspace_bytes, Fp8FusedWorkspaceBytes(Shape(4, 16, 1000, 80, true)));
+  EXPECT_NE(plan.description.find("FP8 wgmma"), std::string::npos) << plan.description;
+  EXPECT_NE(plan.description.find("512 query blocks"), std::string::npos) << plan.description;
+  EXPECT_TRUE(FusedFp8Supports(128));
+  EXPECT_TRUE(FusedFp8Supports(48));
+  EXPECT_FALSE(FusedFp8Supports(72));
+  EXPECT_FALSE(FusedFp8Supports(256));
+}
+
+TEST(CudaAttentionFp8, WgmmaProbeComputesSAndPvExactly) {
+  // The fp8 kernel's operand layouts alone (tests/gpu_wgmma_fp8_probe.h), on
+  // values whose products and sums are exact: Q's rows one-hot (+-1 at
+  // column 37 i mod 128), K and V in {-2, ..., 2}, so that S holds K's
+  // entries, exact in E4M3, and O = S V sums integers. A layout mistake
+  // moves values: S wrong points at the accumulators' layout or the
+  // swizzle; S right and O wrong at P's A operand or V^T's key order.
+  if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
+    GTEST_SKIP() << count.status().message();
+  if (!Sm90aDevice()) GTEST_SKIP() << "FP8 wgmma needs a compute capability 9.0 device";
+  constexpr int kRows = 64, kKeys = 128, kD = 128;
+  std::vector<float> qf(kRows * kD, 0.0f), kf(kKeys * kD), vf(kKeys * kD);
+  for (int i = 0; i < kRows; ++i) qf[size_t(i * kD + 37 * i % kD)] = i % 2 ? -1.0f : 1.0f;
+  for (size_t j = 0; j < kf.size(); ++j) {
+    kf[j] = float(int((j * 7919 + 13) % 5) - 2);
+    vf[j] = float(int((j * 104729 + 7) % 5) - 2);
+  }
+  auto bytes = [](const std::vector<float>& x) {
+    std::vector<uint8_t> b(x.size());
+    for (size_t i = 0; i < x.size(); ++i) b[i] = FloatToE4M3Bits(x[i]);
+    return b;
+  };
+  std::vector<float> want_s(kRows * kKeys, 0.0f), want_o(kRows * kD, 0.0f);
+  for (int i = 0; i < kRows; ++i)
+    for (int j = 0; j < kKeys; ++j)
+      for (int c = 0; c < kD; ++c)
+        want_s[size_t(i * kKeys + j)] += qf[size_t(i * kD + c)] * kf[size_t(j * kD + c)];
+  for (int i = 0; i < kRows; ++i)
+    for (int c = 0; c < kD; ++c)
+      for (int j = 0; j < kKeys; ++j)
+        want_o[size_t(i * kD + c)] += want_s[size_t(i * kKeys + j)] * vf[size_t(j * kD + c)];
+  std::vector<DeviceBuffer> buffers;
+  for (size_t size : {qf.size(), kf.size(), vf.size(), want_s.size() * 4, want_o.size() * 4}) {
+    auto buffer = DeviceBuffer::Allocate(size);
+    ASSERT_TRUE(buffer.ok()) << buffer.status();
+    buffers.push_back(*std::move(buffer));
+  }
+  for (auto [i, host] : {std::pair{0, bytes(qf)}, std::pair{1, bytes(kf)}, std::pair{2, bytes(vf)}})
+    ASSERT_EQ(
+        cudaMemcpy(buffers[size_t(i)].get(), host.data(), host.size(), cudaMemcpyHostToDevice),
+        cudaSuccess);
+  ASSERT_EQ(::kbench::tests::RunWgmmaFp8Probe(static_cast<const uint8_t*>(buffers[0].get()),
+                                              static_cast<const uint8_t*>(buffers[1].get()),
+                                              static_cast<const uint8_t*>(buffers[2].get()),
+                                              static_cast<float*>(buffers[3].get()),
+                                              static_cast<float*>(buffers[4].get())),
+            cudaSuccess);
+  for (auto [i, want, name] : {std::tuple{3, &want_s, "S"}, std::tuple{4, &want_o, "O"}}) {
+    std::vector<float> got(want->size());
+    ASSERT_EQ(
+        cudaMemcpy(got.data(), buffers[size_t(i)].get(), got.size() * 4, cudaMemcpyDeviceToHost),
+        cudaSuccess);
+    size_t wrong = 0, first = got.size();
+    for (size_t x = 0; x < got.size(); ++x)
+      if (got[x] != (*want)[x]) {
+        ++wrong;
+        first = std::min(first, x);
+      }
+    EXPECT_EQ(wrong, 0u) << name << ": first wrong at row " << first / 128 << ", column "
+                         << first % 128 << ": " << (first < got.size() ? got[first] : 0.0f)
+                         << " against " << (first < got.size() ? (*want)[first] : 0.0f);
+  }
+}
+
+TEST(CudaAttentionFp8, VtKeyOrderIsTheAccumulatorsAsTheAOperandReadsThem) {
+  // Host only. Thread q of a quad holds, per row, S's columns 8 n + 2 q + e
+  // of each 16 (n, e in {0, 1}; the wgmma accumulator layout), rounded into
+  // one register in that order; the A operand reads that register as
+  // positions 4 q..4 q + 3. So position 4 q + 2 n + e must hold key
+  // 8 n + 2 q + e, in both halves of 32, and every key exactly once.
+  std::vector<int> seen(32, 0);
+  for (int half : {0, 16})
+    for (int q = 0; q < 4; ++q)
+      for (int n = 0; n < 2; ++n)
+        for (int e = 0; e < 2; ++e) {
+          const int p = half + 4 * q + 2 * n + e;
+          EXPECT_EQ(Fp8VtKey(p), half + 8 * n + 2 * q + e) << p;
+          ++seen[size_t(Fp8VtKey(p))];
+        }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 32);
 }
 
 // kFusedMma: the mma.sync kernel called directly (LaunchAttentionFused runs
@@ -481,10 +583,13 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
   // Runs case `c` on `shape` with NaN-poisoned output; the output as float.
   static absl::StatusOr<std::vector<float>> Run(const Case& c, const AttentionShape& shape) {
     const cudaStream_t stream = stream_->get();
-    const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(bytes));
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(bytes));
-    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(bytes));
+    // (fp8 inputs give a bf16 O.)
+    const DType out_dtype = AttentionOutputDType(c.dtype);
+    const size_t in_bytes = size_t(shape.TensorElements()) * DTypeBytes(c.dtype);
+    const size_t bytes = size_t(shape.TensorElements()) * DTypeBytes(out_dtype);
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer q, DeviceBuffer::Allocate(in_bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer k, DeviceBuffer::Allocate(in_bytes));
+    KBENCH_ASSIGN_OR_RETURN(DeviceBuffer v, DeviceBuffer::Allocate(in_bytes));
     KBENCH_ASSIGN_OR_RETURN(DeviceBuffer o, DeviceBuffer::Allocate(bytes));
     for (auto [buffer, input] : {std::pair{&q, InputStream::kQ}, std::pair{&k, InputStream::kK},
                                  std::pair{&v, InputStream::kV}}) {
@@ -579,7 +684,7 @@ class CudaAttentionMatchesReference : public ::testing::TestWithParam<Case> {
         }
       }
     }
-    return ToHost(o, c.dtype, *stream_);
+    return ToHost(o, out_dtype, *stream_);
   }
 
   // The reference of a problem, shared by the variants that check it.
@@ -773,6 +878,18 @@ std::vector<Case> Cases() {
     }
   for (DType dtype : {DType::kFp16, DType::kBf16})
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 49, 2100, 64, false)});
+  // The fp8 kernel (attention_fused_fp8.h): N of 1, of part of a key tile,
+  // of many with the slots reused and a short last one, causal or not;
+  // every head dim it pads up to 128 (32, 80, 96) and 128 itself; 150
+  // heads (more blocks than SMs).
+  for (bool causal : {false, true}) {
+    for (const AttentionShape& shape :
+         {Shape(1, 1, 1, 128, causal), Shape(2, 3, 77, 64, causal), Shape(3, 50, 129, 128, causal),
+          Shape(1, 2, 1000, 80, causal), Shape(2, 2, 2049, 128, causal),
+          Shape(1, 2, 4100, 128, causal), Shape(2, 3, 300, 32, causal),
+          Shape(1, 4, 700, 96, causal)})
+      cases.push_back({Variant::kFused, DType::kFp8, causal, shape});
+  }
   // Its 176-key tiles (non-causal, d = 128, N >= 2048; the pipeline shapes
   // above run them one block per item): persistent, 66 heads of 17 query
   // blocks split 3 ways (a padded head dim), and 12 key tiles over
@@ -858,9 +975,13 @@ TEST(CudaAttentionOffers, AttentionWithItsDtypesAndFusedHeadDims) {
   ASSERT_NE(attention, nullptr);
   EXPECT_EQ(std::vector<std::string>(attention->variants().begin(), attention->variants().end()),
             (std::vector<std::string>{"naive", "fused"}));
-  EXPECT_EQ(attention->dtypes_size(), 3);
+  // fp32, fp16, bf16, fp8, by both.
+  EXPECT_EQ(attention->dtypes_size(), 4);
   ASSERT_EQ(attention->variant_details_size(), 2);
-  // naive runs any head_dim; fused every multiple of 8 from 32 to 256.
+  // naive runs any head_dim; fused every multiple of 8 from 32 to 256 (fp8:
+  // AdmissionRefusesFp8FusedHeadDimsPastItsList).
+  EXPECT_EQ(attention->variant_details(0).dtypes_size(), 4);
+  EXPECT_EQ(attention->variant_details(1).dtypes_size(), 4);
   EXPECT_EQ(attention->variant_details(0).head_dims_size(), 0);
   std::vector<uint32_t> fused_dims;
   for (uint32_t d = 32; d <= 256; d += 8) fused_dims.push_back(d);
@@ -885,6 +1006,35 @@ TEST(CudaAttentionOffers, AdmissionRefusesFusedHeadDimsNamingTheSupported) {
   EXPECT_TRUE(op.CheckVariants(problem.request, {&op.variants()[proto::ops::kAttentionNaive]},
                                "cuda", limits)
                   .ok());
+}
+
+TEST(CudaAttentionOffers, AdmissionRefusesFp8FusedHeadDimsPastItsList) {
+  // Host only: fused runs fp8 at every multiple of 16 from 32 to 128; other
+  // head dims of its list (72, 256) are refused in fp8 alone, naming the
+  // list and the ways out; naive runs them.
+  const proto::ops::Op& op = proto::ops::AttentionOp();
+  v1::Limits limits;
+  v1::DeviceInfo gpu;
+  gpu.set_sm_count(132);
+  op.SetDefaultLimits(gpu, limits);
+  const proto::ops::VariantSpec* fused = &op.variants()[proto::ops::kAttentionFused];
+  const proto::ops::VariantSpec* naive = &op.variants()[proto::ops::kAttentionNaive];
+  for (int64_t d : {32, 48, 96, 128}) {
+    const Problem problem = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kFp8, kSeed);
+    EXPECT_TRUE(op.CheckVariants(problem.request, {fused}, "cuda", limits).ok()) << d;
+  }
+  for (int64_t d : {72, 136, 256}) {
+    const Problem fp8 = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kFp8, kSeed);
+    const absl::Status status = op.CheckVariants(fp8.request, {fused}, "cuda", limits);
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << d;
+    EXPECT_NE(status.message().find("head_dim " + std::to_string(d)), std::string::npos) << status;
+    EXPECT_NE(status.message().find("a multiple of 16 from 32 to 128"), std::string::npos)
+        << status;
+    EXPECT_NE(status.message().find("--variant naive"), std::string::npos) << status;
+    EXPECT_TRUE(op.CheckVariants(fp8.request, {naive}, "cuda", limits).ok()) << d;
+    const Problem bf16 = MakeAttentionProblem(Shape(1, 1, 64, d, false), DType::kBf16, kSeed);
+    EXPECT_TRUE(op.CheckVariants(bf16.request, {fused}, "cuda", limits).ok()) << d;
+  }
 }
 
 TEST_F(CudaAttentionDevice, LauncherRefusesFusedHeadDimItDoesNotRun) {
@@ -942,6 +1092,17 @@ kernels::Comparison AgainstExact(const std::vector<float>& out, const std::vecto
   return c;
 }
 
+// The attention variants that run `dtype` on CUDA (the registry's table):
+// naive and fused, or naive alone for fp8.
+std::vector<int> CudaVariantsOf(DType dtype) {
+  std::vector<int> ids;
+  for (const proto::ops::VariantSpec& variant : proto::ops::AttentionOp().variants())
+    if (const proto::ops::VariantSupport* cuda = variant.On("cuda"))
+      if (std::find(cuda->dtypes.begin(), cuda->dtypes.end(), dtype) != cuda->dtypes.end())
+        ids.push_back(variant.id);
+  return ids;
+}
+
 class CudaAttentionDeviceDtypes : public CudaAttentionDevice,
                                   public ::testing::WithParamInterface<std::tuple<DType, bool>> {};
 
@@ -956,7 +1117,7 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
     SCOPED_TRACE(::testing::Message() << "B=" << shape.batch << " H=" << shape.heads
                                       << " N=" << shape.seq_len << " d=" << shape.head_dim);
     auto workload = device_->Prepare(
-        MakeAttentionProblem(shape, dtype, kSeed, {proto::ops::kAttentionFused}), NeverCancelled);
+        MakeAttentionProblem(shape, dtype, kSeed, {CudaVariantsOf(dtype).back()}), NeverCancelled);
     ASSERT_TRUE(workload.ok()) << workload.status();
     const auto rows = kernels::SampleAttentionRows(shape, 200, kSeed);
     const std::vector<double> exact = kernels::AttentionReferenceRows(shape, kSeed, dtype, rows);
@@ -979,7 +1140,7 @@ TEST_P(CudaAttentionDeviceDtypes, DeviceReferenceMatchesTheDoubleReference) {
 TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 300, 128, causal);
-  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed, CudaVariantsOf(dtype));
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const std::unique_ptr<proto::ops::Verifier> verifier =
@@ -1004,7 +1165,7 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
         << "rel L2 " << c.rel_l2_error() << " (tolerance " << tolerance.rel_l2
         << "), worst element " << c.worst_index << " (" << c.worst_excess << " x its bound)";
   };
-  for (int variant : {0, 1}) {
+  for (int variant = 0; variant < int(problem.variants.size()); ++variant) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
@@ -1029,11 +1190,11 @@ TEST_P(CudaAttentionDeviceDtypes, BothVariantsVerifiedAndTimedColdAndHot) {
 TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
   const auto [dtype, causal] = GetParam();
   const AttentionShape shape = Shape(2, 3, 77, 64, causal);
-  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed);
+  const Problem problem = MakeAttentionProblem(shape, dtype, kSeed, CudaVariantsOf(dtype));
   auto workload = device_->Prepare(problem, NeverCancelled);
   ASSERT_TRUE(workload.ok()) << workload.status();
   const int64_t n = shape.TensorElements();
-  for (int variant : {0, 1}) {
+  for (int variant = 0; variant < int(problem.variants.size()); ++variant) {
     SCOPED_TRACE(problem.VariantName(size_t(variant)));
     ASSERT_TRUE((*workload)->PoisonOutput().ok());
     ASSERT_TRUE((*workload)->Run(variant).ok());
@@ -1073,7 +1234,7 @@ TEST_P(CudaAttentionDeviceDtypes, CompareWithReferenceCountsWhatTheHostCounts) {
 
 INSTANTIATE_TEST_SUITE_P(DtypesCausal, CudaAttentionDeviceDtypes,
                          ::testing::Combine(::testing::Values(DType::kFp32, DType::kFp16,
-                                                              DType::kBf16),
+                                                              DType::kBf16, DType::kFp8),
                                             ::testing::Bool()),
                          [](const ::testing::TestParamInfo<std::tuple<DType, bool>>& info) {
                            return DTypeCausalName(std::get<0>(info.param), std::get<1>(info.param));

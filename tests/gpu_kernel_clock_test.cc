@@ -3,7 +3,7 @@
 // 70 us on an H100): its span covers the kernels alone, so it is shorter than
 // CUDA events around the same launch, which also span the launch's start;
 // it covers every kernel enqueued between Begin and End; and it takes no
-// work from outside them; CUPTI is attached only from Begin to End. Skipped where no CUDA device is
+// work from outside them; Release detaches CUPTI. Skipped where no CUDA device is
 // present.
 #include <cuda_runtime_api.h>
 #include <cupti.h>
@@ -139,20 +139,25 @@ TEST_F(KernelClockTest, EndWithoutBeginAndBeginTwiceAreErrors) {
   EXPECT_TRUE(clock_->End(stream_->get()).ok());
 }
 
-// CUPTI attached slows every kernel of the process, so End detaches it: after
-// a span, CUPTI takes a new subscriber (it takes one a process), and the
-// clock attaches again for the next span.
+// CUPTI attached slows every kernel of the process and attaching takes
+// milliseconds, so End leaves it attached for the next span and Release
+// detaches it: CUPTI (one subscriber a process) takes another subscriber only
+// after Release, and the clock attaches again for the next span.
 void CUPTIAPI IgnoreCall(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
 
-TEST_F(KernelClockTest, EndDetachesCuptiAndTheNextBeginAttachesAgain) {
+TEST_F(KernelClockTest, ReleaseDetachesCuptiAndTheNextBeginAttachesAgain) {
   ASSERT_TRUE(clock_->Begin().ok());
   CUpti_SubscriberHandle other = nullptr;
   EXPECT_NE(cuptiSubscribe(&other, IgnoreCall, nullptr), CUPTI_SUCCESS)
       << "the clock holds CUPTI between Begin and End";
   ASSERT_TRUE(Launch(1).ok());
+  EXPECT_FALSE(clock_->Release().ok()) << "Release between Begin and End";
   ASSERT_TRUE(clock_->End(stream_->get()).ok());
+  EXPECT_NE(cuptiSubscribe(&other, IgnoreCall, nullptr), CUPTI_SUCCESS)
+      << "End leaves CUPTI attached for the next span";
+  ASSERT_TRUE(clock_->Release().ok());
   ASSERT_EQ(cuptiSubscribe(&other, IgnoreCall, nullptr), CUPTI_SUCCESS)
-      << "CUPTI still has a subscriber after End";
+      << "CUPTI still has a subscriber after Release";
   EXPECT_EQ(cuptiUnsubscribe(other), CUPTI_SUCCESS);
   EXPECT_EQ(cuptiFinalize(), CUPTI_SUCCESS);
   ASSERT_TRUE(clock_->Begin().ok());
@@ -160,6 +165,7 @@ TEST_F(KernelClockTest, EndDetachesCuptiAndTheNextBeginAttachesAgain) {
   const absl::StatusOr<double> span = clock_->End(stream_->get());
   ASSERT_TRUE(span.ok()) << span.status();
   EXPECT_GT(*span, 0);
+  EXPECT_TRUE(clock_->Release().ok());
 }
 
 TEST_F(KernelClockTest, ASpanOfNoWorkIsAnErrorNotZero) {

@@ -199,7 +199,8 @@ TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
   };
   for (const Case& c : {Case{shape(1, 2, 70, 64, false), kernels::DType::kFp32},
                         Case{shape(2, 1, 33, 128, true), kernels::DType::kFp16},
-                        Case{shape(1, 4, 256, 64, true), kernels::DType::kBf16}}) {
+                        Case{shape(1, 4, 256, 64, true), kernels::DType::kBf16},
+                        Case{shape(2, 2, 130, 128, false), kernels::DType::kFp8}}) {
     SCOPED_TRACE(kernels::DTypeName(c.dtype));
     testing::RecordingSink sink;
     const absl::Status status =
@@ -225,6 +226,38 @@ TEST_F(LearnerKernels, AttentionStartersVerifyInEachDtype) {
     }
     EXPECT_TRUE(sink.events().back().summary().all_verified());
   }
+}
+
+// fp8 inputs are E4M3 values times KBENCH_FP8_SCALE: the naive starter with
+// the scale left out (scores 2^16 too large, V 2^8) fails, beside the
+// starter as written and the built-in naive, which verify.
+TEST_F(LearnerKernels, AnFp8KernelThatLeavesOutTheInputScaleFailsVerification) {
+  kernels::AttentionShape shape;
+  shape.batch = 1;
+  shape.heads = 2;
+  shape.seq_len = 96;
+  shape.head_dim = 64;
+  const std::string starter = ReadStarter("attention_naive.cu");
+  const std::string scaled = "return float(x) * KBENCH_FP8_SCALE;";
+  ASSERT_NE(starter.find(scaled), std::string::npos);
+  std::string unscaled = starter;
+  unscaled.replace(unscaled.find(scaled), scaled.size(), "return float(x);");
+  testing::RecordingSink sink;
+  const absl::Status status =
+      Run(MakeAttentionProblem(shape, kernels::DType::kFp8, 5, {proto::ops::kAttentionNaive}),
+          {Kernel("scaled.cu", "attention_naive", starter, "cdiv(B*H*N,4)", "128"),
+           Kernel("unscaled.cu", "attention_naive", unscaled, "cdiv(B*H*N,4)", "128")},
+          sink);
+  ASSERT_TRUE(status.ok()) << status;
+  const auto results = Results(sink);
+  ASSERT_EQ(results.size(), 3u);
+  EXPECT_TRUE(results.at("naive").verification().passed())
+      << results.at("naive").verification().failure();
+  EXPECT_TRUE(results.at("scaled.cu").verification().passed())
+      << results.at("scaled.cu").verification().failure();
+  EXPECT_FALSE(results.at("unscaled.cu").verification().passed());
+  std::printf("[ fp8      ] without the scale: %s\n",
+              results.at("unscaled.cu").verification().failure().c_str());
 }
 
 TEST_F(LearnerKernels, AKernelThatWritesNothingOrWrongValuesFailsVerification) {

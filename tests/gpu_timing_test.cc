@@ -2,7 +2,9 @@
 // add: 12 bytes an element): cold and hot samples are positive and finite,
 // hot samples are per launch, bandwidth lands in a sane range of the copy
 // ceiling measured at start-up, and the clock watch reads the SM clock
-// around a real sample. Skipped where no CUDA device is present.
+// around a real sample; a hot sample runs with CUPTI detached. Skipped where no CUDA device is
+// present.
+#include <cupti.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -76,6 +78,26 @@ TEST_F(CudaTiming, AHotSampleIsTheTimeOfOneLaunch) {
   const double hot = MedianMs(*workload, kVectorized, v1::TIMING_MODE_HOT, 11);
   EXPECT_GT(hot, 0.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
   EXPECT_LT(hot, 1.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
+}
+
+// Cold samples leave CUPTI attached for the next one (the kernel clock);
+// a hot sample releases it first, since attached it slows every launch:
+// CUPTI (one subscriber a process) takes another subscriber only after.
+void CUPTIAPI IgnoreCall(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void*) {}
+
+TEST_F(CudaTiming, AHotSampleRunsWithoutTheCuptiThatColdSamplesLeftAttached) {
+  auto workload = Prepare(int64_t(1) << 20);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->Run(kVectorized).ok());
+  ASSERT_TRUE(workload->TimeSample(kVectorized, v1::TIMING_MODE_COLD).ok());
+  CUpti_SubscriberHandle other = nullptr;
+  EXPECT_NE(cuptiSubscribe(&other, IgnoreCall, nullptr), CUPTI_SUCCESS)
+      << "a cold sample should leave the kernel clock's CUPTI attached";
+  ASSERT_TRUE(workload->TimeSample(kVectorized, v1::TIMING_MODE_HOT).ok());
+  ASSERT_EQ(cuptiSubscribe(&other, IgnoreCall, nullptr), CUPTI_SUCCESS)
+      << "CUPTI still attached during a hot sample";
+  EXPECT_EQ(cuptiUnsubscribe(other), CUPTI_SUCCESS);
+  EXPECT_EQ(cuptiFinalize(), CUPTI_SUCCESS);
 }
 
 TEST_F(CudaTiming, TimingMethodSaysHowEachModeMeasures) {

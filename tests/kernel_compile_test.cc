@@ -12,8 +12,10 @@
 #include <iterator>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "kernels/attention/tolerances.h"
 #include "kernels/dtype.h"
 #include "proto/ops/dtypes.h"
 #include "proto/ops/kernel_abi.h"
@@ -83,7 +85,39 @@ TEST(KernelCompile, EveryStarterCompilesForEachDtypeOfItsOp) {
       ++compiled;
     }
   }
-  EXPECT_EQ(compiled, 2 + 2 * 3);  // vector add: fp32; attention: three dtypes
+  EXPECT_EQ(compiled, 2 + 2 * 4);  // vector add: fp32; attention: four dtypes
+}
+
+// The prelude's kbench_t and kbench_out_t have the sizes of the attention
+// op's input and output dtypes (kernels/attention/tolerances.h
+// AttentionOutputDType: bf16 for fp8), checked by the compiler itself; a
+// wrong size is a compile error, so the check can fail.
+TEST(KernelCompile, ThePreludesTypesAreTheSizesOfAttentionsInputAndOutputDtypes) {
+  KernelCompiler compiler(Options());
+  auto source = [](int in_bytes, int out_bytes) {
+    return absl::StrCat(
+        "static_assert(sizeof(kbench_t) == ", in_bytes, ", \"kbench_t\");\n",
+        "static_assert(sizeof(kbench_out_t) == ", out_bytes, ", \"kbench_out_t\");\n",
+        "extern \"C\" __global__ void sizes(const kbench_t* q, const kbench_t* k,\n"
+        "    const kbench_t* v, kbench_out_t* o, int B, int H, int N, int d, float scale,\n"
+        "    int causal) {}\n");
+  };
+  const proto::ops::KernelAbi* abi = proto::ops::AbiOf("attention");
+  ASSERT_NE(abi, nullptr);
+  for (kernels::DType dtype : abi->dtypes) {
+    SCOPED_TRACE(kernels::DTypeName(dtype));
+    const int in = kernels::DTypeBytes(dtype);
+    const int out = kernels::DTypeBytes(kernels::AttentionOutputDType(dtype));
+    v1::CompileKernelRequest request = Request(source(in, out), "sizes", "attention");
+    request.set_dtype(proto::ops::ToProto(dtype));
+    absl::StatusOr<v1::CompileFacts> facts = compiler.Compile(request);
+    EXPECT_TRUE(facts.ok()) << facts.status();
+    request = Request(source(in, out + 1), "sizes", "attention");
+    request.set_dtype(proto::ops::ToProto(dtype));
+    facts = compiler.Compile(request);
+    EXPECT_EQ(facts.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(facts.status().message()), HasSubstr("kbench_out_t"));
+  }
 }
 
 TEST(KernelCompile, AResubmitIsServedFromTheCache) {

@@ -134,6 +134,8 @@ TEST(DTypeName, NamesEachDType) {
   EXPECT_STREQ(DTypeName(DType::kFp32), "fp32");
   EXPECT_STREQ(DTypeName(DType::kFp16), "fp16");
   EXPECT_STREQ(DTypeName(DType::kBf16), "bf16");
+  EXPECT_STREQ(DTypeName(DType::kFp8), "fp8");
+  EXPECT_EQ(DTypeBytes(DType::kFp8), 1);
 }
 
 TEST(RoundTo, Fp32IsTheIdentity) {
@@ -270,6 +272,54 @@ TEST(Bf16Bits, EveryFiniteBf16RoundTripsThroughFloat) {
     const float f = Bf16BitsToFloat(uint16_t(b));
     if (std::isnan(f)) continue;
     ASSERT_EQ(FloatToBf16Bits(f), b) << std::hex << "bits 0x" << b;
+  }
+}
+
+TEST(E4M3Bits, EveryFiniteE4M3RoundTripsThroughFloatAndDecodesAsOcpDefinesIt) {
+  int finite = 0;
+  for (uint32_t b = 0; b <= 0xFF; ++b) {
+    const float f = E4M3BitsToFloat(uint8_t(b));
+    if (std::isnan(f)) {
+      EXPECT_EQ(b & 0x7F, 0x7Fu) << std::hex << "bits 0x" << b;  // S.1111.111 only
+      continue;
+    }
+    ++finite;
+    ASSERT_EQ(FloatToE4M3Bits(f), b) << std::hex << "bits 0x" << b << " value " << f;
+  }
+  EXPECT_EQ(finite, 254);
+  EXPECT_EQ(E4M3BitsToFloat(0x7E), 448.0f);                // largest finite
+  EXPECT_EQ(E4M3BitsToFloat(0x08), std::ldexp(1.0f, -6));  // smallest normal
+  EXPECT_EQ(E4M3BitsToFloat(0x01), std::ldexp(1.0f, -9));  // smallest subnormal
+  EXPECT_EQ(E4M3BitsToFloat(0x38), 1.0f);
+  EXPECT_EQ(E4M3BitsToFloat(0xC4), -3.0f);
+}
+
+TEST(E4M3Bits, RoundsToNearestEvenAndSaturatesAsTheDevicesSatfiniteDoes) {
+  EXPECT_EQ(FloatToE4M3Bits(1.0625f), 0x38);                // halfway 1 and 1.125: even (1)
+  EXPECT_EQ(FloatToE4M3Bits(1.1875f), 0x3A);                // halfway 1.125 and 1.25: even (1.25)
+  EXPECT_EQ(FloatToE4M3Bits(1.07f), 0x39);                  // past halfway: up
+  EXPECT_EQ(FloatToE4M3Bits(1.9375f), 0x40);                // halfway 1.875 and 2: the carry to 2
+  EXPECT_EQ(FloatToE4M3Bits(std::ldexp(1.0f, -10)), 0x00);  // half the smallest: even (0)
+  EXPECT_EQ(FloatToE4M3Bits(3 * std::ldexp(1.0f, -10)), 0x02);  // 1.5 units: even (2)
+  EXPECT_EQ(FloatToE4M3Bits(-0.0f), 0x80);
+  for (float big : {449.0f, 464.0f, 1e6f, std::numeric_limits<float>::infinity()}) {
+    EXPECT_EQ(FloatToE4M3Bits(big), 0x7E) << big;
+    EXPECT_EQ(FloatToE4M3Bits(-big), 0xFE) << big;
+  }
+  EXPECT_TRUE(std::isnan(E4M3BitsToFloat(FloatToE4M3Bits(std::nanf("")))));
+}
+
+TEST(RoundTo, Fp8IsE4M3OfTheValueOverItsScaleTimesTheScale) {
+  // Seeded inputs in [-1, 1) over the scale 2^-8 land in [-256, 256): 4
+  // significant bits, so 0.3 (76.8 over the scale) is 80 (1.25 * 2^6) in
+  // E4M3, 0.3125 in the input's units.
+  EXPECT_EQ(RoundTo(DType::kFp8, 0.3f), 0.3125f);
+  EXPECT_EQ(RoundTo(DType::kFp8, -0.99f), -1.0f);
+  for (float x = -1.0f; x < 1.0f; x += 0.0137f) {
+    const float r = RoundTo(DType::kFp8, x);
+    EXPECT_LE(std::fabs(r - x),
+              InfoOf(DType::kFp8).unit_roundoff * std::fabs(x) + InfoOf(DType::kFp8).min_normal)
+        << x;
   }
 }
 

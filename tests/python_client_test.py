@@ -89,7 +89,7 @@ class PythonClient(unittest.TestCase):
         self.assertEqual(refused.exception.code, grpc.StatusCode.INVALID_ARGUMENT)
         self.assertIn("seq_len", refused.exception.message)
         with self.assertRaises(ValueError):
-            self.client.run_vector_add(n=64, dtype="fp8")
+            self.client.run_vector_add(n=64, dtype="int8")
 
     def test_the_token_never_goes_to_another_host_in_clear_text(self):
         with self.assertRaisesRegex(ValueError, "clear text"):

@@ -8,24 +8,27 @@
 # arrive on a divergent path) or an ignored setmaxnreg (C7508); or when it
 # spills registers, or compiles fewer kernels than the launcher
 # instantiates.
-#   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE]
-# SOURCE defaults to kernels/cuda/attention/attention_fused_wgmma.cu (another file
-# shows that the check fails where it should).
+#   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE KERNEL EXPECTED]
+# SOURCE defaults to kernels/cuda/attention/attention_fused_wgmma.cu, whose
+# kernels (KERNEL) are FusedWgmmaKernel, EXPECTED of them: fp16, bf16 x
+# (d 64 (1, 2 or 3 consumers), 128, 256 x causal or not, d 128 non-causal
+# with 176-key tiles) x persistent or not, and the persistent kernels with
+# items overlapped (kCrossItem: d 64 with 2 consumers, d 128 with 128-key
+# tiles, causal or not). The fp8 kernel (attention_fused_fp8.cu,
+# FusedFp8Kernel) is checked the same way; another file shows that the
+# check fails where it should.
 set -uo pipefail
 nvcc=$1
 root=$2
 source=${3:-$root/kernels/cuda/attention/attention_fused_wgmma.cu}
-# fp16, bf16 x (d 64 (1, 2 or 3 consumers), 128, 256 x causal or not, d 128
-# non-causal with 176-key tiles) x persistent or not, and the persistent
-# kernels with items overlapped (kCrossItem: d 64 with 2 consumers, d 128
-# with 128-key tiles, causal or not).
-expected_kernels=52
+kernel=${4:-FusedWgmmaKernel}
+expected_kernels=${5:-52}
 out=$("$nvcc" -std=c++17 -O3 -I"$root" -gencode=arch=compute_90a,code=sm_90a \
   -Xptxas -v -c "$source" -o /dev/null 2>&1) || { echo "$out"; exit 1; }
-kernels=$(grep -c "Compiling entry function '.*FusedWgmmaKernel" <<<"$out")
+kernels=$(grep -c "Compiling entry function '.*$kernel" <<<"$out")
 status=0
 if [ "$kernels" -ne "$expected_kernels" ]; then
-  echo "ptxas compiled $kernels wgmma kernels, expected $expected_kernels"
+  echo "ptxas compiled $kernels $kernel kernels, expected $expected_kernels"
   status=1
 fi
 if grep -E "Potential Performance Loss|C7508| [1-9][0-9]* bytes spill" <<<"$out"; then

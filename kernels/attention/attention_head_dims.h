@@ -9,6 +9,10 @@
 //     the others padded up to the next). The one list that the attention op
 //     offers and the kernels' dispatcher (kernels/cuda/attention/
 //     attention_fused.cc, FusedAttentionSupports) accepts.
+//   kFusedCudaFp8HeadDims: those of them it runs in fp8 (kernels/cuda/
+//     attention/attention_fused_fp8.h): every multiple of 16 from 32 to 128
+//     (an fp8 row is a multiple of the copy engine's 16 bytes; the tiles'
+//     head dim is 128). The op refuses fp8 at others, FusedFp8Supports too.
 #pragma once
 
 #include <array>
@@ -17,19 +21,16 @@ namespace kbench::kernels {
 
 inline constexpr int kMaxAttentionHeadDim = 256;
 
-inline constexpr int kFusedCudaMinHeadDim = 32;
-inline constexpr int kFusedCudaMaxHeadDim = 256;
-inline constexpr int kFusedCudaHeadDimStep = 8;
-static_assert(kFusedCudaMaxHeadDim <= kMaxAttentionHeadDim);
+// kMin, kMin + kStep, ..., kMax.
+template <int kMin, int kMax, int kStep>
+constexpr std::array<int, (kMax - kMin) / kStep + 1> HeadDimRange() {
+  std::array<int, (kMax - kMin) / kStep + 1> dims{};
+  for (size_t i = 0; i < dims.size(); ++i) dims[i] = kMin + int(i) * kStep;
+  return dims;
+}
 
-inline constexpr std::array<
-    int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) / kFusedCudaHeadDimStep + 1>
-    kFusedCudaHeadDims = [] {
-      std::array<int, (kFusedCudaMaxHeadDim - kFusedCudaMinHeadDim) / kFusedCudaHeadDimStep + 1>
-          dims{};
-      for (size_t i = 0; i < dims.size(); ++i)
-        dims[i] = kFusedCudaMinHeadDim + int(i) * kFusedCudaHeadDimStep;
-      return dims;
-    }();
+inline constexpr auto kFusedCudaHeadDims = HeadDimRange<32, 256, 8>();
+inline constexpr auto kFusedCudaFp8HeadDims = HeadDimRange<32, 128, 16>();
+static_assert(kFusedCudaHeadDims.back() <= kMaxAttentionHeadDim);
 
 }  // namespace kbench::kernels

@@ -59,11 +59,47 @@ Tolerance AttentionBound(DType output, bool rounds_p, const AttentionShape& shap
           2 * u_t + kLambda * (std::sqrt(n) + std::sqrt(d)) * kU};
 }
 
+// fp8 (FlashAttention-3's FP8 forward pass: Q K^T and P V on FP8 tensor
+// cores, P rounded to E4M3, O written in bf16), with u_p = 2^-4 (E4M3) and
+// u_o = 2^-8 (bf16):
+//   the inputs are exact E4M3 values times power-of-two scales
+//     (dtype.h), so their products are exact in fp32 and the score is the
+//     fp32 case's; the descale (q scale * k scale / sqrt(d)) is one more
+//     rounding: u |s| <= sqrt(d) u.
+//   P rounded to E4M3: u_p relative per p_j where p_j is normal in E4M3
+//     (>= 2^-6; attention_fused_fp8.cu rounds 2^8 p_j, so p_j >= 2^-14
+//     is enough there), so u_p * sum p |v| <= u_p absolute. For the seeded inputs
+//     p_j stays normal: a score is a scaled sum of d products of
+//     independent uniforms, near Gaussian with deviation 1/3, so the gap
+//     between a row's largest score and another (a difference of two such,
+//     deviation 0.47) reaches 3.4, where p_j = e^-3.4 > 2^-5, only beyond
+//     seven deviations.
+//   O rounded to bf16: u_o relative.
+// So atol = the fp32 terms + sqrt(d) u + u_p, rtol = u_o. Relative L2: P's
+// rounding errors, random in sign, are at most u_p / sqrt(3) RMS relative
+// to O (O and its error are both sums of N terms p_j v_j, of random sign);
+// O's rounding u_o / sqrt(3); so rel_l2 = u_p + u_o + the fp32 terms: at
+// d = 128, N = 4096, atol 0.0626 and rel_l2 0.0664. An emulation of the
+// FP8 kernel on the host (tests/cpu_kernels_test.cc) measures 0.022-0.028,
+// 2.4-3x inside it, as the 16-bit bound is of its errors.
+Tolerance Fp8AttentionBound(const AttentionShape& shape) {
+  const double d = double(shape.head_dim), n = double(shape.seq_len);
+  const double u_p = InfoOf(DType::kFp8).unit_roundoff;
+  const double u_o = InfoOf(AttentionOutputDType(DType::kFp8)).unit_roundoff;
+  const double fp32 =
+      kLambda * d * kU + std::sqrt(d) * kU + 5 * kU + 3 * kLambda * std::sqrt(n) * kU;
+  return {{fp32 + u_p, u_o}, u_p + u_o + kLambda * (std::sqrt(n) + std::sqrt(d)) * kU};
+}
+
 }  // namespace
 
+DType AttentionOutputDType(DType dtype) { return dtype == DType::kFp8 ? DType::kBf16 : dtype; }
+
 OpTolerances AttentionTolerances(DType dtype, const AttentionShape& shape) {
+  const Tolerance reference = AttentionBound(DType::kFp32, /*rounds_p=*/false, shape);
+  if (dtype == DType::kFp8) return WithAgainstReference(Fp8AttentionBound(shape), reference);
   return WithAgainstReference(AttentionBound(dtype, /*rounds_p=*/dtype != DType::kFp32, shape),
-                              AttentionBound(DType::kFp32, /*rounds_p=*/false, shape));
+                              reference);
 }
 
 }  // namespace kbench::kernels

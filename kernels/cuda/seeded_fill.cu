@@ -1,7 +1,8 @@
-// Fill and check kernels for seeded inputs (seeded_fill.h): fp32, fp16 and
-// bf16, one grid-stride kernel per dtype with at most 64 Ki blocks.
+// Fill and check kernels for seeded inputs (seeded_fill.h): fp32, fp16,
+// bf16 and fp8, one grid-stride kernel per dtype with at most 64 Ki blocks.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 
@@ -29,9 +30,13 @@ __device__ auto Bits(T value) {
     unsigned bits;
     memcpy(&bits, &value, sizeof(bits));
     return bits;
-  } else {
-    static_assert(sizeof(T) == 2);
+  } else if constexpr (sizeof(T) == 2) {
     unsigned short bits;
+    memcpy(&bits, &value, sizeof(bits));
+    return bits;
+  } else {
+    static_assert(sizeof(T) == 1);
+    unsigned char bits;
     memcpy(&bits, &value, sizeof(bits));
     return bits;
   }
@@ -79,6 +84,8 @@ cudaError_t LaunchFillSeeded(DType dtype, uint64_t seed, InputStream input, uint
       return Fill<__half>(seed, input, first, out, n, stream);
     case DType::kBf16:
       return Fill<__nv_bfloat16>(seed, input, first, out, n, stream);
+    case DType::kFp8:
+      return Fill<__nv_fp8_e4m3>(seed, input, first, out, n, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -94,6 +101,8 @@ cudaError_t LaunchCountSeededChanges(DType dtype, uint64_t seed, InputStream inp
       return CountChanges<__half>(seed, input, first, data, n, count, stream);
     case DType::kBf16:
       return CountChanges<__nv_bfloat16>(seed, input, first, data, n, count, stream);
+    case DType::kFp8:
+      return CountChanges<__nv_fp8_e4m3>(seed, input, first, data, n, count, stream);
   }
   return cudaErrorInvalidValue;
 }

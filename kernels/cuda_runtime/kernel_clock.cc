@@ -157,10 +157,14 @@ absl::Status KernelClock::Begin() {
     last_end_ns_ = 0;
     records_ = 0;
   }
-  armed_by_ = std::this_thread::get_id();
-  if (absl::Status on = Attach(); !on.ok()) {
-    Detach().IgnoreError();
-    return on;
+  if (subscriber_ == nullptr) {
+    armed_by_ = std::this_thread::get_id();
+    if (absl::Status on = Attach(); !on.ok()) {
+      Detach().IgnoreError();
+      return on;
+    }
+  } else if (std::this_thread::get_id() != armed_by_) {
+    return absl::InternalError("KernelClock: Begin from a thread other than the one attached");
   }
   std::lock_guard<std::mutex> lock(mu_);
   armed_ = true;
@@ -179,17 +183,25 @@ absl::StatusOr<double> KernelClock::End(cudaStream_t stream) {
   const CUptiResult flushed = synced == cudaSuccess
                                   ? cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)
                                   : CUPTI_SUCCESS;
-  const absl::Status detached = Detach();  // whatever failed: hot samples run without CUPTI
   if (synced != cudaSuccess)
     return CudaError(synced, "cudaStreamSynchronize(stream)", __FILE__, __LINE__);
   if (flushed != CUPTI_SUCCESS) return CuptiError(flushed, "cuptiActivityFlushAll");
-  KBENCH_RETURN_IF_ERROR(detached);
   std::lock_guard<std::mutex> lock(mu_);
   if (records_ == 0 || last_end_ns_ < first_start_ns_)
     return absl::InternalError(absl::StrCat("KernelClock: CUPTI recorded none of the ",
                                             correlations_.size(),
                                             " calls' work between Begin and End"));
   return double(last_end_ns_ - first_start_ns_) * 1e-6;
+}
+
+absl::Status KernelClock::Release() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (armed_) return absl::InternalError("KernelClock: Release between Begin and End");
+  }
+  if (subscriber_ != nullptr && std::this_thread::get_id() != armed_by_)
+    return absl::InternalError("KernelClock: Release from a thread other than the one attached");
+  return Detach();
 }
 
 }  // namespace kbench::kernels::cuda_runtime

@@ -13,21 +13,22 @@
 // Use: Begin(), enqueue the work on one stream (kernels, memsets and copies;
 // any number, from the runtime or the driver API, this thread only), then
 // End(stream), which waits for the stream and returns the span from the
-// first start to the last end of what was enqueued in between, in ms.
+// first start to the last end of what was enqueued in between, in ms. After
+// a series of spans, Release().
 //
-// CUPTI is attached only from Begin to End: attached, it slows every launch
-// of the process, graph replays included (0.2-0.7 us a launch on an H100,
-// docs/perf/kernel_clock.md), so End detaches it (cuptiFinalize, from the
-// exit of a CUDA call as CUPTI asks) and hot samples run without it. The
-// price: each Begin..End attaches anew (a cold request of many short samples
-// takes seconds instead of a tenth of one).
+// CUPTI attached slows every launch of the process, graph replays included
+// (0.2-0.7 us a launch on an H100, docs/perf/kernel_clock.md), and attaching
+// takes milliseconds, so Begin attaches it when it is not, End leaves it
+// attached for the next span, and Release detaches it (cuptiFinalize, from
+// the exit of a CUDA call as CUPTI asks): SampleTimer releases before every
+// hot sample, the peers' cold_timing.py after each series of cold calls.
 //
 // One clock a process (CUPTI takes one subscriber a process): Get() makes it
 // on first use, after attaching and detaching once, or says why it cannot (no
 // CUPTI, no device, another tool holds CUPTI, as Nsight Compute and Nsight
 // Systems do, or the environment sets KBENCH_KERNEL_CLOCK=off, to compare the
-// two ways); callers then time with events and say so. Threading: Begin..End
-// from one thread at a time.
+// two ways); callers then time with events and say so. Threading: from
+// Begin to Release, one thread (the one that attached).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -50,6 +51,9 @@ class KernelClock {
 
   absl::Status Begin();
   absl::StatusOr<double> End(cudaStream_t stream);
+  // Detaches CUPTI; no effect when it is not attached. An error between
+  // Begin and End.
+  absl::Status Release();
 
   // CUPTI's callbacks (kernel_clock.cc) report here.
   void OnApiEnter(uint32_t correlation_id);

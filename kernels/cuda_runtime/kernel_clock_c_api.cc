@@ -39,3 +39,10 @@ extern "C" int kbench_kernel_clock_end(void* stream, double* ms, char* why, size
   *ms = *span;
   return 0;
 }
+
+extern "C" int kbench_kernel_clock_release(char* why, size_t why_bytes) {
+  const absl::StatusOr<KernelClock*> clock = KernelClock::Get();
+  if (!clock.ok()) return Fail(clock.status(), why, why_bytes);
+  const absl::Status released = (*clock)->Release();
+  return released.ok() ? 0 : Fail(released, why, why_bytes);
+}

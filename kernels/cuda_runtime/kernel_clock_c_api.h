@@ -19,4 +19,9 @@ int kbench_kernel_clock_begin(char* why, size_t why_bytes);
 // kbench_kernel_clock_begin, from the first start to the last end on the
 // device. Returns 0, or -1 with the reason in `why`.
 int kbench_kernel_clock_end(void* stream, double* ms, char* why, size_t why_bytes);
+
+// Detaches CUPTI, which the spans leave attached for the next one: call it
+// after a series of spans, before timing anything else. Returns 0, or -1
+// with the reason in `why` (between begin and end, for one).
+int kbench_kernel_clock_release(char* why, size_t why_bytes);
 }

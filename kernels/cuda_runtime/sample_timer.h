@@ -8,7 +8,8 @@
 //         (another profiler holds it), a start event, the work and a stop
 //         event instead, which also span the launch's start on the device
 //         (about 1.3 us more on an H100); ColdMethod() says which.
-//   HOT:  a CUDA graph of K back-to-back runs between a start and a stop
+//   HOT:  (CUPTI, left attached by cold samples, released first) a CUDA
+//         graph of K back-to-back runs between a start and a stop
 //         event (recorded inside the graph, so the graph's launch latency is
 //         outside them), with K chosen once per key so a replay lasts at
 //         least kHotBatchMs; the sample is the replay's time / K, with caches

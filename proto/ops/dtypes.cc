@@ -7,6 +7,7 @@ namespace kbench::proto::ops {
 static_assert(int(kernels::DType::kFp32) == v1::DTYPE_FP32);
 static_assert(int(kernels::DType::kFp16) == v1::DTYPE_FP16);
 static_assert(int(kernels::DType::kBf16) == v1::DTYPE_BF16);
+static_assert(int(kernels::DType::kFp8) == v1::DTYPE_FP8);
 
 kernels::DType FromProto(v1::DType dtype) {
   return dtype == v1::DTYPE_UNSPECIFIED ? kernels::DType::kFp32 : kernels::DType(int(dtype));

@@ -77,8 +77,13 @@ const KernelAbi* AbiOf(std::string_view op);
 std::vector<int64_t> SizeValues(const KernelAbi& abi, const v1::RunRequest& request);
 
 // The CUDA C++ the server puts before a learner's source for `dtype`: the
-// element type kbench_t and a KBENCH_DTYPE_<NAME> macro (fp16 and bf16 with
-// the CUDA header that defines their type).
+// element type kbench_t of the inputs, kbench_out_t of the output, and a
+// KBENCH_DTYPE_<NAME> macro (fp16, bf16 and fp8 with the CUDA headers that
+// define their types). kbench_out_t is kbench_t, but for fp8 (inputs
+// __nv_fp8_e4m3) it is __nv_bfloat16, as attention's O is
+// (kernels/attention/tolerances.h AttentionOutputDType), and fp8 defines
+// KBENCH_FP8_SCALE, the per-tensor scale of the inputs
+// (kernels::kFp8InputScale): an element's value is its E4M3 value times it.
 std::string KernelPrelude(kernels::DType dtype);
 
 }  // namespace kbench::proto::ops

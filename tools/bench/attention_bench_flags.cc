@@ -36,7 +36,7 @@ absl::StatusOr<AttentionShape> ParseShape(const std::string& flag, const std::st
 
 std::vector<std::string> DTypeNames() {
   std::vector<std::string> names;
-  for (const kernels::DTypeInfo& info : kernels::AllDTypes()) names.push_back(info.name);
+  for (kernels::DType dtype : BenchDTypes()) names.push_back(kernels::DTypeName(dtype));
   return names;
 }
 
@@ -94,8 +94,7 @@ absl::StatusOr<Options> ParseFlags(int argc, char** argv) {
 
   for (const std::string& name : dtype_names)
     o.dtypes.push_back(*kernels::DTypeNamed(name));  // IsMember checked it
-  if (o.dtypes.empty())
-    for (const kernels::DTypeInfo& info : kernels::AllDTypes()) o.dtypes.push_back(info.dtype);
+  if (o.dtypes.empty()) o.dtypes = BenchDTypes();
   o.causal = causal == "both" ? std::vector<bool>{false, true} : std::vector<bool>{causal == "1"};
   for (const std::string& name : variants)
     if (!name.empty()) o.variants.push_back(name);

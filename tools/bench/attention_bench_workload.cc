@@ -75,7 +75,7 @@ BenchAttention::BenchAttention(std::shared_ptr<DeviceContext> context,
                                const kernels::AttentionShape& shape, DType dtype,
                                const AttentionInputs& inputs, DeviceBuffer output,
                                kernels::cuda_runtime::SampleTimer timer)
-    : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(output),
+    : CudaWorkload(std::move(context), dtype, dtype, shape.TensorElements(), std::move(output),
                    std::move(timer)),
       shape_(shape),
       dtype_(dtype),

@@ -3,6 +3,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/dtype.h"
+#include "proto/ops/attention/attention_op.h"
+#include "proto/ops/backends.h"
+#include "proto/ops/dtypes.h"
+#include "proto/ops/registry.h"
 
 namespace kbench::tools::bench {
 namespace {
@@ -44,10 +48,20 @@ std::vector<kernels::AttentionShape> LowParallelismShapes() {
           Shape(1, 8, 8192, 64),  Shape(1, 2, 5000, 256), Shape(1, 1, 8192, 256)};
 }
 
+std::vector<kernels::DType> BenchDTypes() {
+  std::vector<kernels::DType> dtypes;
+  for (const proto::ops::VariantSpec& variant : proto::ops::AttentionOp().variants())
+    if (variant.id == proto::ops::kAttentionFused)
+      if (const proto::ops::VariantSupport* cuda = variant.On(proto::ops::kCudaBackend))
+        for (kernels::DType dtype : cuda->dtypes)
+          if (dtype != kernels::DType::kFp8) dtypes.push_back(dtype);
+  return dtypes;
+}
+
 std::string GridJson() {
   std::vector<std::string> dtypes;
-  for (const kernels::DTypeInfo& info : kernels::AllDTypes())
-    dtypes.push_back(absl::StrCat("\"", info.name, "\""));
+  for (kernels::DType dtype : BenchDTypes())
+    dtypes.push_back(absl::StrCat("\"", kernels::DTypeName(dtype), "\""));
   return absl::StrCat("{\n \"dtypes\": [", absl::StrJoin(dtypes, ", "),
                       "],\n \"grid\": ", ShapesJson(FlashAttentionGrid()),
                       ",\n \"low_par\": ", ShapesJson(LowParallelismShapes()), "\n}\n");

@@ -61,11 +61,15 @@ def l2_flusher(lib_path):
 
 
 def load_kernel_clock(lib_path):
-    """(kbench_kernel_clock_begin, kbench_kernel_clock_end) of
-    libkbench_kernel_clock.so at lib_path, typed as
-    kernels/cuda_runtime/kernel_clock_c_api.h declares them:
-    (why, why_bytes) -> 0 or -1; (stream, &ms, why, why_bytes) -> 0 or -1."""
+    """(kbench_kernel_clock_begin, kbench_kernel_clock_end,
+    kbench_kernel_clock_release) of libkbench_kernel_clock.so at lib_path,
+    typed as kernels/cuda_runtime/kernel_clock_c_api.h declares them:
+    (why, why_bytes) -> 0 or -1; (stream, &ms, why, why_bytes) -> 0 or -1;
+    (why, why_bytes) -> 0 or -1."""
     lib = ctypes.CDLL(lib_path)
+    release = lib.kbench_kernel_clock_release
+    release.restype = ctypes.c_int
+    release.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
     begin = lib.kbench_kernel_clock_begin
     begin.restype = ctypes.c_int
     begin.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
@@ -73,16 +77,18 @@ def load_kernel_clock(lib_path):
     end.restype = ctypes.c_int
     end.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double), ctypes.c_char_p,
                     ctypes.c_size_t]
-    return begin, end
+    return begin, end, release
 
 
 class KernelClock:
     """kbench's kernel clock, loaded from lib_path: time(fn, stream) is the
-    span on the device of the work fn enqueues, in ms. Raises RuntimeError,
-    with CUPTI's reason, where it cannot trace."""
+    span on the device of the work fn enqueues, in ms; release() detaches
+    CUPTI, which time() leaves attached for the next call (attached, it slows
+    every launch of the process). Raises RuntimeError, with CUPTI's reason,
+    where it cannot trace."""
 
     def __init__(self, lib_path):
-        self._begin, self._end = load_kernel_clock(lib_path)
+        self._begin, self._end, self._release = load_kernel_clock(lib_path)
         self._why = ctypes.create_string_buffer(512)
 
     def _failed(self, call):
@@ -99,6 +105,10 @@ class KernelClock:
         if ended != 0:
             raise self._failed("kbench_kernel_clock_end")
         return ms.value
+
+    def release(self):
+        if self._release(self._why, len(self._why)) != 0:
+            raise self._failed("kbench_kernel_clock_release")
 
 
 class ColdStart:
@@ -127,6 +137,7 @@ def cold_start(l2_flush_lib, kernel_clock_lib=None):
     try:
         # One empty span: whether CUPTI traces here, said once, not per call.
         clock.time(flush, torch.cuda.current_stream().cuda_stream)
+        clock.release()
     except RuntimeError as error:
         return ColdStart(flush, None, str(error))
     return ColdStart(flush, clock)
@@ -173,15 +184,19 @@ def bench_cold(fn, rep_ms, cold, min_samples=50, max_samples=10000, warmup_calls
     samples = int(min(max_samples, max(min_samples, rep_ms / (per_call_ms + 0.05))))
     times = []
     stream = torch.cuda.current_stream().cuda_stream
-    for _ in range(samples):
-        cold.flush()
-        if cold.clock:
-            times.append(cold.clock.time(fn, stream))
-        else:
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
+    try:
+        for _ in range(samples):
+            cold.flush()
+            if cold.clock:
+                times.append(cold.clock.time(fn, stream))
+            else:
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                fn()
+                e.record()
+                e.synchronize()
+                times.append(s.elapsed_time(e))
+    finally:
+        if cold.clock:  # CUPTI stays attached across the series, not after it
+            cold.clock.release()
     return summarize(times)

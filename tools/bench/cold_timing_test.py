@@ -66,6 +66,9 @@ class KernelClockLibrary(unittest.TestCase):
         with self.assertRaises(RuntimeError) as caught:
             clock.time(lambda: None, None)
         self.assertIn("kbench_kernel_clock_begin", str(caught.exception))
+        with self.assertRaises(RuntimeError) as caught:
+            clock.release()
+        self.assertIn("kbench_kernel_clock_release", str(caught.exception))
         # The reason follows the call's name: CUDA's or CUPTI's error, never empty.
         self.assertGreater(len(str(caught.exception).split(": ", 1)[1]), 0)
 

@@ -9,8 +9,9 @@ and without it (the kernel clock); through each, the same requests of the
 vector add, naive and vectorized, at each of --sizes, cold and then hot, so
 that the clock's worker has traced cold samples before its hot ones, as a
 worker serving both does. Prints each size, mode and variant's medians side
-by side (on over off), and how long each request took (the clock attaches
-CUPTI for every cold sample and detaches it after), and writes them to --out
+by side (on over off), and how long each request took (the clock keeps
+CUPTI attached across consecutive cold samples and detaches it before a hot
+one: attaching costs wall time, not the spans), and writes them to --out
 as JSON. Hot medians that
 agree say CUPTI costs hot launches nothing; cold ones differ by what events
 add around a launch (docs/perf/cold_state.md).

@@ -14,6 +14,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import attention_fp8_table  # noqa: E402
 import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
 import cold_state_probe  # noqa: E402
@@ -144,6 +145,34 @@ class KernelClockTable(unittest.TestCase):
         first, second = text.split("### attached from Begin to End")
         self.assertIn("| 2^16 | hot | naive | 0.0010 | 0.0013 | 1.300 | 0.14 | n/a |", first)
         self.assertIn("| 2^16 | hot | naive | 0.0010 | 0.0010 | 1.000 | 0.14 | n/a |", second)
+
+
+class AttentionFp8Table(unittest.TestCase):
+    @staticmethod
+    def rows(fp8_ms, passed=True):
+        out = []
+        for r, scale in enumerate([1.0, 1.1]):
+            for dtype, ms in (("fp16", 2.0), ("bf16", 1.9), ("fp8", fp8_ms)):
+                out.append({"batch": 2, "heads": 16, "seq_len": 8192, "causal": False,
+                            "dtype": dtype, "round": r, "median_ms": ms * scale,
+                            "samples": 10, "passed": passed or dtype != "fp8",
+                            "rel_l2_error": 0.01, "config": "one pass" if dtype == "fp8"
+                            else ""})
+        return {"device": "GPU", "head_dim": 128, "peer": None, "rounds": 2, "rows": out}
+
+    def test_speed_over_fp16_and_bf16_is_the_median_of_the_rounds_ratios(self):
+        text = attention_fp8_table.render(self.rows(1.0))
+        # 4 * 2 * 16 * 8192^2 * 128 = 1.1e12 FLOP in 1.05 ms (the rounds' median).
+        self.assertIn("| B 2, H 16, N 8192 | 2.100 (2.000-2.200) | 1.995 (1.900-2.090) | "
+                      "1.050 (1.000-1.100) | 524 | 551 | 1047 | 2.00 (2.00-2.00) | "
+                      "1.90 (1.90-1.90) |", text)
+        self.assertIn("none (PyTorch's SDPA takes no fp8", text)
+        self.assertIn("`one pass`", text)
+
+    def test_a_run_that_failed_verification_is_marked_and_counts_in_no_ratio(self):
+        text = attention_fp8_table.render(self.rows(1.0, passed=False))
+        self.assertIn("FAILED verification", text)
+        self.assertIn("| n/a | n/a |", text)
 
 
 class AttentionTable(unittest.TestCase):

@@ -150,7 +150,7 @@ class Client:
             max_samples=None, mode=None, seed=None, label=None, kernels=()):
         """Runs `request` (a kbench.v1.RunRequest with its problem set) with
         the options of the CLI's flags: variants (names; the first is the
-        baseline), dtype ("fp32", "fp16", "bf16"), budget_ms, min_samples,
+        baseline), dtype ("fp32", "fp16", "bf16", "fp8"), budget_ms, min_samples,
         max_samples, mode ("cold", "hot"), seed, label, and kernels: paths of
         your own kernel files (as `kbench --kernel`: the launch from the
         source's `// kbench:` line; see `kernel_source`), each run as a

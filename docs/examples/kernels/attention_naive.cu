@@ -3,24 +3,29 @@
 // d / 32 of the row's dimensions, one pass over the keys with an online
 // softmax (running max and sum), accumulated in fp32. Q, K, V and O are
 // [B, H, N, d] contiguous; causal: query i attends to keys 0..i. Any d up
-// to 256. Compiles for every dtype: kbench_t is float, __half or
-// __nv_bfloat16 (docs/KERNELS.md).
+// to 256. Compiles for every dtype: kbench_t is float, __half,
+// __nv_bfloat16 or __nv_fp8_e4m3, and O's kbench_out_t the same but bf16
+// for fp8 (docs/KERNELS.md).
 #define MAX_D 256
 
+// An input element's value (fp8: its E4M3 value times the inputs' scale).
 __device__ __forceinline__ float ToFloat(kbench_t x) {
 #if defined(KBENCH_DTYPE_FP16)
   return __half2float(x);
 #elif defined(KBENCH_DTYPE_BF16)
   return __bfloat162float(x);
+#elif defined(KBENCH_DTYPE_FP8)
+  return float(x) * KBENCH_FP8_SCALE;
 #else
   return x;
 #endif
 }
 
-__device__ __forceinline__ kbench_t FromFloat(float x) {
+// An output element, rounded to nearest even (fp8's output is bf16).
+__device__ __forceinline__ kbench_out_t FromFloat(float x) {
 #if defined(KBENCH_DTYPE_FP16)
   return __float2half_rn(x);
-#elif defined(KBENCH_DTYPE_BF16)
+#elif defined(KBENCH_DTYPE_BF16) || defined(KBENCH_DTYPE_FP8)
   return __float2bfloat16_rn(x);
 #else
   return x;
@@ -28,7 +33,7 @@ __device__ __forceinline__ kbench_t FromFloat(float x) {
 }
 
 extern "C" __global__ void attention_naive(const kbench_t* q, const kbench_t* k, const kbench_t* v,
-                                           kbench_t* o, int B, int H, int N, int d, float scale,
+                                           kbench_out_t* o, int B, int H, int N, int d, float scale,
                                            int causal) {
   const int warps = blockDim.x / 32;
   const long long row = (long long)blockIdx.x * warps + threadIdx.x / 32;

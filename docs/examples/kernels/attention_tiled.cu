@@ -10,20 +10,24 @@
 #define ROWS 8
 #define TILE 16
 
+// An input element's value (fp8: its E4M3 value times the inputs' scale).
 __device__ __forceinline__ float ToFloat(kbench_t x) {
 #if defined(KBENCH_DTYPE_FP16)
   return __half2float(x);
 #elif defined(KBENCH_DTYPE_BF16)
   return __bfloat162float(x);
+#elif defined(KBENCH_DTYPE_FP8)
+  return float(x) * KBENCH_FP8_SCALE;
 #else
   return x;
 #endif
 }
 
-__device__ __forceinline__ kbench_t FromFloat(float x) {
+// An output element, rounded to nearest even (fp8's output is bf16).
+__device__ __forceinline__ kbench_out_t FromFloat(float x) {
 #if defined(KBENCH_DTYPE_FP16)
   return __float2half_rn(x);
-#elif defined(KBENCH_DTYPE_BF16)
+#elif defined(KBENCH_DTYPE_BF16) || defined(KBENCH_DTYPE_FP8)
   return __float2bfloat16_rn(x);
 #else
   return x;
@@ -31,7 +35,7 @@ __device__ __forceinline__ kbench_t FromFloat(float x) {
 }
 
 extern "C" __global__ void attention_tiled(const kbench_t* q, const kbench_t* k, const kbench_t* v,
-                                           kbench_t* o, int B, int H, int N, int d, float scale,
+                                           kbench_out_t* o, int B, int H, int N, int d, float scale,
                                            int causal) {
   extern __shared__ float tiles[];  // K tile [TILE][d], then V tile [TILE][d]
   float* ks = tiles;

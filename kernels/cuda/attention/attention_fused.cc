@@ -1,6 +1,7 @@
 // LaunchAttentionFused (attention.h): picks the fused kernel for the dtype
 // and device: fp32 by mma.sync in 3xFP16; fp16/bf16 by wgmma on a Hopper
-// (sm_90) device, else by mma.sync; each in its default tiling.
+// (sm_90) device, else by mma.sync; fp8 by FP8 wgmma (Hopper only); each in
+// its default tiling.
 // PlanAttentionFused: the split-KV rule applied to that kernel's tiling.
 #include <algorithm>
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/attention_fp32_range.h"
+#include "kernels/cuda/attention/attention_fused_fp8.h"
 #include "kernels/cuda/attention/attention_fused_mma.h"
 #include "kernels/cuda/attention/attention_fused_wgmma.h"
 #include "kernels/cuda/attention/attention_split_kv.h"
@@ -18,9 +20,10 @@ namespace {
 
 // The kernel fused runs for a dtype on the current device: the one place
 // the plan and the launch take it from.
-enum class FusedKernel { kFp32, kWgmma, kMma };
+enum class FusedKernel { kFp32, kWgmma, kMma, kFp8 };
 FusedKernel KernelFor(DType dtype) {
   if (dtype == DType::kFp32) return FusedKernel::kFp32;
+  if (dtype == DType::kFp8) return FusedKernel::kFp8;
   return WgmmaAttentionRuns(dtype) ? FusedKernel::kWgmma : FusedKernel::kMma;
 }
 
@@ -31,8 +34,24 @@ bool FusedAttentionSupports(int64_t head_dim) {
          std::end(kFusedCudaHeadDims);
 }
 
+bool FusedFp8Supports(int64_t head_dim) {
+  return std::find(std::begin(kFusedCudaFp8HeadDims), std::end(kFusedCudaFp8HeadDims), head_dim) !=
+         std::end(kFusedCudaFp8HeadDims);
+}
+
 FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, int num_sms) {
   const FusedKernel kernel = KernelFor(dtype);
+  if (kernel == FusedKernel::kFp8) {
+    FusedAttentionPlan plan;
+    plan.workspace_bytes = FusedWorkspaceBytes(shape, dtype, 1);
+    const int64_t blocks =
+        shape.BatchHeads() * ((shape.seq_len + kFp8QueryRows - 1) / kFp8QueryRows);
+    plan.description =
+        "one pass: " + std::to_string(blocks) + " query blocks, " + std::to_string(num_sms) +
+        " SMs; FP8 wgmma (sm_90a) after a V^T pass, key tiles of " + std::to_string(kFp8KvTile) +
+        ", " + std::to_string(kFp8QueryRows) + " query rows, a block per item, ping-pong";
+    return plan;
+  }
   const SplitKvKernel grid = kernel == FusedKernel::kFp32
                                  ? Fp32SplitKvKernel(Fp32ConfigFor(shape), shape.head_dim)
                              : kernel == FusedKernel::kWgmma ? WgmmaSplitKvKernel(shape, num_sms)
@@ -72,8 +91,16 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
 }
 
 int64_t FusedWorkspaceBytes(const AttentionShape& shape, DType dtype, int splits) {
-  return dtype == DType::kFp32 ? Fp32RangeOffset(shape, splits) + kFp32RangeBytes
-                               : SplitKvWorkspaceBytes(shape, splits);
+  switch (dtype) {
+    case DType::kFp32:
+      return Fp32RangeOffset(shape, splits) + kFp32RangeBytes;
+    case DType::kFp8:
+      return Fp8FusedWorkspaceBytes(shape);
+    case DType::kFp16:
+    case DType::kBf16:
+      break;
+  }
+  return SplitKvWorkspaceBytes(shape, splits);
 }
 
 bool FusedLaunchable(const AttentionShape& shape, int splits) {
@@ -97,6 +124,9 @@ cudaError_t LaunchAttentionFused(const AttentionShape& shape, DType dtype,
                                        plan.balanced_tail, stream);
     case FusedKernel::kMma:
       return LaunchAttentionFusedMma(shape, dtype, tensors, kDefaultMmaConfig, plan.splits, stream);
+    case FusedKernel::kFp8:
+      if (plan.splits != 1) return cudaErrorInvalidValue;
+      return LaunchAttentionFusedFp8(shape, tensors, stream);
   }
   return cudaErrorInvalidValue;
 }

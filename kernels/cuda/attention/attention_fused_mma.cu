@@ -1002,6 +1002,7 @@ cudaError_t LaunchAttentionFusedMma(const AttentionShape& shape, DType dtype,
     case DType::kBf16:
       return LaunchTyped<__nv_bfloat16>(shape, tensors, config, splits, stream);
     case DType::kFp32:
+    case DType::kFp8:
       break;
   }
   return cudaErrorInvalidValue;

@@ -182,6 +182,7 @@
 #include "kernels/cuda/attention/attention_split_kv.h"
 #include "kernels/cuda/attention/hopper_ptx.cuh"
 #include "kernels/cuda/attention/tensor_map.h"
+#include "kernels/cuda/attention/wgmma_softmax.cuh"
 #include "kernels/cuda/dtype_convert.cuh"
 
 namespace kbench::kernels::cuda {
@@ -359,18 +360,6 @@ struct WgmmaSchedule {
   }
 };
 
-// A place in the K/V pipeline, 0 to 2 kStages - 1: its slot, and the parity
-// of the slot's barriers' current phase. Both sides step it once a tile
-// from the start of the kernel.
-template <int kStages>
-struct PipeSlot {
-  int place = 0;
-  __device__ int Slot() const { return place < kStages ? place : place - kStages; }
-  __device__ uint32_t Phase() const { return place < kStages ? 0 : 1; }
-  __device__ PipeSlot Next() const { return {place + 1 == 2 * kStages ? 0 : place + 1}; }
-  __device__ PipeSlot Prev() const { return {place == 0 ? 2 * kStages - 1 : place - 1}; }
-};
-
 // Whether a kernel of these tiles can run a balanced tail (WgmmaTailFor
 // says where one runs, within this).
 __host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, bool causal,
@@ -465,8 +454,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     hopper::TmaPrefetchMap(&map_v);
     // Tile j's slot once its last reader is done with it; K runs a tile
     // ahead of V (the consumers need K_{j+1} before V_j).
-    auto load = [&](const CUtensorMap* map, int slots, int full, int empty, PipeSlot<kStages> at,
-                    int j, int bh) {
+    auto load = [&](const CUtensorMap* map, int slots, int full, int empty,
+                    hopper::PipeSlot<kStages> at, int j, int bh) {
       const int s = at.Slot();
       hopper::BarrierWait(base + empty + 8 * s, at.Phase() ^ 1);
       hopper::BarrierArriveExpect(base + full + 8 * s, Tiles::kKVBytes);
@@ -474,7 +463,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         hopper::TmaLoad3d(base + slots + s * Tiles::kKVBytes + b * Tiles::kKVBox, map,
                           base + full + 8 * s, b * 64, j * kBc - pad, bh);
     };
-    PipeSlot<kStages> at;  // K's next place (V's is the one before)
+    hopper::PipeSlot<kStages> at;  // K's next place (V's is the one before)
     WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
     WgmmaItem item;
     for (int u = 0; (kPersistent || u == 0) &&
@@ -518,7 +507,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   constexpr bool kEarlyNext = kD != 128 || kCrossItem;
   WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
   WgmmaItem item, next{};
-  PipeSlot<kStages> at;  // the place of the next item's first tile
+  hopper::PipeSlot<kStages> at;  // the place of the next item's first tile
   // Item u's Q slot (as the producer's), its barriers' phase, and this
   // consumer's 64 rows of it.
   auto q_slot = [](int u) { return u % Tiles::kQSlots; };
@@ -575,32 +564,8 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       }
     }
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      // Four partial maxima and sums: short dependency chains (this is on
-      // the consumer's critical path between its matrix products).
-      float mx4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-#pragma unroll
-      for (int nb = 0; nb < kCols / 8; ++nb)
-        mx4[nb % 4] = fmaxf(mx4[nb % 4], fmaxf(acc_s[4 * nb + 2 * h], acc_s[4 * nb + 2 * h + 1]));
-      float mx = fmaxf(fmaxf(mx4[0], mx4[1]), fmaxf(mx4[2], mx4[3]));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 1));
-      mx = fmaxf(mx, __shfl_xor_sync(~0u, mx, 2));
-      const float m_new = fmaxf(row_max[h], mx);
-      const float shift = m_new == -INFINITY ? 0.0f : m_new * scale_log2;
-      alpha[h] = ptx::Exp2(row_max[h] * scale_log2 - shift);
-      row_max[h] = m_new;
-      float sum4[4] = {0, 0, 0, 0};
-#pragma unroll
-      for (int nb = 0; nb < kCols / 8; ++nb)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          float& x = acc_s[4 * nb + 2 * h + e];
-          x = ptx::Exp2(fmaf(x, scale_log2, -shift));
-          sum4[nb % 4] += x;
-        }
-      const float sum = (sum4[0] + sum4[1]) + (sum4[2] + sum4[3]);
-      row_sum[h] = row_sum[h] * alpha[h] + sum;
-    }
+    for (int h = 0; h < 2; ++h)
+      alpha[h] = OnlineSoftmaxRow<kCols>(acc_s, h, scale_log2, row_max[h], row_sum[h]);
   };
   // P in the dtype: S's accumulators of keys 16 kk..16 kk + 15 are P's A
   // operand of k-step kk; S of the tile's last keys alone (a short first
@@ -619,7 +584,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   float alpha[2];  // of the last softmax
   // O = alpha O + P_j V_j, issued (the rescale runs while the tensor cores
   // compute the S just issued).
-  auto issue_pv = [&](PipeSlot<kStages> p) {
+  auto issue_pv = [&](hopper::PipeSlot<kStages> p) {
     const int s = p.Slot();
 #pragma unroll
     for (int hv = 0; hv < kHalves; ++hv)
@@ -723,7 +688,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     // issue of S would leave ptxas unsure which group wait<1> leaves in
     // flight, and it would serialise every wgmma: warning C7514).
     for (int j = range.begin; j + 1 < range.end; ++j) {
-      const PipeSlot<kStages> next_at = at.Next();
+      const hopper::PipeSlot<kStages> next_at = at.Next();
       hopper::BarrierWait(base + Tiles::KFull(next_at.Slot()), next_at.Phase());
       turn_begin();
       issue_s(acc_s, q_this, next_at.Slot());
@@ -858,7 +823,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
     // hold and its result is dropped.
     bool primes = false;
     if (tiles) {
-      const PipeSlot<kStages> first = at.Next();  // the next item's first tile
+      const hopper::PipeSlot<kStages> first = at.Next();  // the next item's first tile
       if constexpr (kCrossItem) {
         primes = next_more && next.range.begin < next.range.end;
         if (primes) {
@@ -1114,7 +1079,10 @@ WgmmaGrid WgmmaGridFor(const AttentionShape& shape, int splits, int num_sms, boo
 }
 
 bool WgmmaAttentionRuns(DType dtype) {
-  if (dtype == DType::kFp32) return false;
+  return (dtype == DType::kFp16 || dtype == DType::kBf16) && Sm90aDevice();
+}
+
+bool Sm90aDevice() {
   int device = 0, major = 0, minor = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
@@ -1133,6 +1101,7 @@ cudaError_t LaunchAttentionFusedWgmma(const AttentionShape& shape, DType dtype,
     case DType::kBf16:
       return LaunchTyped<__nv_bfloat16>(shape, tensors, splits, config, balanced_tail, stream);
     case DType::kFp32:
+    case DType::kFp8:
       break;
   }
   return cudaErrorInvalidValue;

@@ -15,8 +15,11 @@
 
 namespace kbench::kernels::cuda {
 
+// True when the current device has compute capability 9.0: the sm_90a
+// kernels (this one, attention_fused_fp8.h's) run on no other.
+bool Sm90aDevice();
 // True when the current device runs this kernel for `dtype`: fp16 or bf16 on
-// a compute capability 9.0 device (the sm_90a code runs on no other).
+// an Sm90aDevice.
 bool WgmmaAttentionRuns(DType dtype);
 
 // Key rows of one K/V tile: 64 at d = 256 (head dims padded to 256), 128 at

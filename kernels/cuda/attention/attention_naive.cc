@@ -33,6 +33,8 @@ cudaDataType_t CudaType(DType dtype) {
       return CUDA_R_16F;
     case DType::kBf16:
       return CUDA_R_16BF;
+    case DType::kFp8:  // refused by Valid: naive widens fp8 to bf16 first
+      break;
   }
   return CUDA_R_32F;
 }
@@ -70,16 +72,16 @@ cublasStatus_t BatchedGemm(cublasHandle_t handle, DType dtype, int64_t batch, co
   return CUBLAS_STATUS_SUCCESS;
 }
 
-bool Valid(const AttentionShape& shape) {
-  return shape.seq_len >= 1 && shape.seq_len <= INT32_MAX && shape.head_dim >= 1 &&
-         shape.head_dim <= INT32_MAX && shape.BatchHeads() >= 1;
+bool Valid(const AttentionShape& shape, DType dtype) {
+  return dtype != DType::kFp8 && shape.seq_len >= 1 && shape.seq_len <= INT32_MAX &&
+         shape.head_dim >= 1 && shape.head_dim <= INT32_MAX && shape.BatchHeads() >= 1;
 }
 
 }  // namespace
 
 cublasStatus_t AttentionScoresGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* q, const void* k, void* scores) {
-  if (!Valid(shape)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!Valid(shape, dtype)) return CUBLAS_STATUS_INVALID_VALUE;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   GemmSpec g{};
   g.trans_a = CUBLAS_OP_T;
@@ -102,7 +104,7 @@ cublasStatus_t AttentionScoresGemm(cublasHandle_t handle, const AttentionShape& 
 
 cublasStatus_t AttentionOutputGemm(cublasHandle_t handle, const AttentionShape& shape, DType dtype,
                                    const void* probs, const void* v, void* o) {
-  if (!Valid(shape)) return CUBLAS_STATUS_INVALID_VALUE;
+  if (!Valid(shape, dtype)) return CUBLAS_STATUS_INVALID_VALUE;
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   GemmSpec g{};
   g.trans_a = CUBLAS_OP_N;

@@ -132,6 +132,8 @@ cudaError_t LaunchSplitKvCombine(const AttentionShape& shape, DType dtype, int s
       return Combine<__half>(shape, splits, workspace, o, stream);
     case DType::kBf16:
       return Combine<__nv_bfloat16>(shape, splits, workspace, o, stream);
+    case DType::kFp8:  // no fused fp8 kernel
+      break;
   }
   return cudaErrorInvalidValue;
 }

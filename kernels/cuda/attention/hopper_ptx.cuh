@@ -7,7 +7,9 @@
 // Shared-memory tiles are written by TMA with 128-byte swizzle: a box of
 // [rows][64] 16-bit elements is rows of 128 bytes, whose 16-byte chunk c
 // of row r lands at chunk c ^ (r % 8); the tile base is 1024-byte aligned.
-// A head dim of 64 * k columns is k such boxes one after the other. wgmma
+// A head dim of 64 * k columns is k such boxes one after the other. An fp8
+// box is [rows][128] 8-bit elements: the same 128-byte rows, so the same
+// descriptors with offsets in bytes. wgmma
 // reads the same swizzle through its descriptor (layout type 1):
 //   K-major operand (Q and K for S = Q K^T: rows of the contracted dim):
 //     start = box + (k / 64) * box_bytes + (k % 64) * 2, SBO = 1024 (the
@@ -65,6 +67,18 @@ __device__ __forceinline__ void BarrierWait(uint32_t bar, uint32_t parity) {
   }
 }
 
+// A place in a pipeline of kStages slots, 0 to 2 kStages - 1: its slot,
+// and the parity of the slot's barriers' current phase. Both sides step it
+// once a tile from the start of the kernel.
+template <int kStages>
+struct PipeSlot {
+  int place = 0;
+  __device__ int Slot() const { return place < kStages ? place : place - kStages; }
+  __device__ uint32_t Phase() const { return place < kStages ? 0 : 1; }
+  __device__ PipeSlot Next() const { return {place + 1 == 2 * kStages ? 0 : place + 1}; }
+  __device__ PipeSlot Prev() const { return {place == 0 ? 2 * kStages - 1 : place - 1}; }
+};
+
 // ---- the tensor copy engine -------------------------------------------------
 
 // Copies the box at coordinates (c0 innermost, c1, c2) of the tensor map at
@@ -109,6 +123,12 @@ __device__ __forceinline__ uint64_t Descriptor(uint32_t start, uint32_t lbo, uin
          uint64_t((sbo & 0x3FFFF) >> 4) << 32 | uint64_t(1) << 62;
 }
 
+// Makes this thread's ordinary stores to shared memory visible to the
+// async proxy (wgmma, the copy engine) that reads it next; a block barrier
+// after it covers the other threads' stores.
+__device__ __forceinline__ void FenceProxyAsync() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
 // Orders this thread's register writes before the warpgroup's next wgmma.
 __device__ __forceinline__ void WgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -241,6 +261,45 @@ KB_WGMMA_RS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
 KB_WGMMA_RS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
 KB_WGMMA_RS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 KB_WGMMA_RS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
+
+// FP8 (OCP E4M3) with k32 (attention_fused_fp8.cu): 8-bit operands must both
+// be K-major, so there is no transpose flag. D (64 x kN, fp32) = A B +
+// (scale_d ? D : 0): WgmmaSSFp8 reads both from shared memory; WgmmaRSFp8
+// takes A from registers, 4 registers of 4 elements laid out as mma.sync's
+// m16n8k32 A for rows 16 w..16 w + 15 (thread g, q: register 0 row g,
+// k 4 q..4 q + 3, lowest byte first; register 1 row g + 8, the same k;
+// registers 2 and 3 the same at k + 16).
+template <int kN>
+__device__ __forceinline__ void WgmmaSSFp8(float (&d)[kN / 2], uint64_t a, uint64_t b, int scale_d);
+template <int kN>
+__device__ __forceinline__ void WgmmaRSFp8(float (&d)[kN / 2], const uint32_t (&a)[4], uint64_t b,
+                                           int scale_d);
+#define KB_WGMMA_SS_FP8(N, DREGS, DOUT, A, B, P)                                            \
+  template <>                                                                               \
+  __device__ __forceinline__ void WgmmaSSFp8<N>(float(&d)[N / 2], uint64_t a, uint64_t b,   \
+                                                int scale_d) {                              \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                    \
+                 ", 0;\n"                                                                   \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 " DREGS ", %" #A \
+                 ", %" #B ", p, 1, 1;\n}\n"                                                 \
+                 : DOUT                                                                     \
+                 : "l"(a), "l"(b), "r"(scale_d));                                           \
+  }
+#define KB_WGMMA_RS_FP8(N, DREGS, DOUT, A0, A1, A2, A3, B, P)                                 \
+  template <>                                                                                 \
+  __device__ __forceinline__ void WgmmaRSFp8<N>(float(&d)[N / 2], const uint32_t(&a)[4],      \
+                                                uint64_t b, int scale_d) {                    \
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %" #P                                      \
+                 ", 0;\n"                                                                     \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k32.f32.e4m3.e4m3 " DREGS ", {%" #A0 \
+                 ",%" #A1 ",%" #A2 ",%" #A3 "}, %" #B ", p, 1, 1;\n}\n"                       \
+                 : DOUT                                                                       \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));         \
+  }
+KB_WGMMA_SS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
+KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
+#undef KB_WGMMA_SS_FP8
+#undef KB_WGMMA_RS_FP8
 
 #undef KB_WGMMA_SS
 #undef KB_WGMMA_RS

@@ -1,6 +1,7 @@
 // The device reference of attention (reference_kernel.h).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include <cmath>
 
@@ -91,6 +92,11 @@ cudaError_t LaunchAttentionReference(const AttentionShape& shape, DType dtype, c
       AttentionReferenceKernel<<<grid, kWarps * 32, 0, stream>>>(
           static_cast<const __nv_bfloat16*>(q), static_cast<const __nv_bfloat16*>(k),
           static_cast<const __nv_bfloat16*>(v), ref, rows, shape.seq_len, d, shape.causal, scale);
+      break;
+    case DType::kFp8:
+      AttentionReferenceKernel<<<grid, kWarps * 32, 0, stream>>>(
+          static_cast<const __nv_fp8_e4m3*>(q), static_cast<const __nv_fp8_e4m3*>(k),
+          static_cast<const __nv_fp8_e4m3*>(v), ref, rows, shape.seq_len, d, shape.causal, scale);
       break;
   }
   return cudaGetLastError();

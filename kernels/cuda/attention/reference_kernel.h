@@ -6,7 +6,8 @@
 // and untimed.
 //
 // Contract: pointers are device memory; inputs are the workload's own
-// buffers in its dtype (16-bit inputs are already rounded to the dtype);
+// buffers in its dtype (16-bit and fp8 inputs are already rounded to the
+// dtype; an fp8 element reads as its E4M3 value times kFp8InputScale);
 // `ref` holds fp32 elements; the launcher enqueues on `stream`, does not
 // wait, and returns the launch's error.
 #pragma once

@@ -14,11 +14,12 @@
 
 namespace kbench::kernels::cuda {
 
-// A map of a row-major [outer][rows][cols] tensor of a 16-bit dtype at
-// device address `base`, read in boxes of [box_rows][64] with 128-byte
-// swizzle (kernels/cuda/attention/hopper_ptx.cuh): coordinates (col, row, outer).
-// Elements past cols or rows read as zeros. cols * 2 must be a multiple of
-// 16 bytes and base 16-byte aligned. cudaErrorInvalidValue when the driver
+// A map of a row-major [outer][rows][cols] tensor of a 16-bit dtype or fp8
+// at device address `base`, read in boxes of [box_rows][128 bytes] (64
+// 16-bit elements, 128 fp8) with 128-byte swizzle
+// (kernels/cuda/attention/hopper_ptx.cuh): coordinates (col, row, outer).
+// Elements past cols or rows read as zeros. A row's bytes must be a
+// multiple of 16 and base 16-byte aligned. cudaErrorInvalidValue when the driver
 // refuses the map (the reason is the driver's), cudaErrorNotSupported
 // without a driver that has the function.
 cudaError_t EncodeTensorMap(CUtensorMap* map, DType dtype, const void* base, int64_t cols,

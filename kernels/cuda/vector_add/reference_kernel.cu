@@ -37,6 +37,8 @@ cudaError_t LaunchVectorAddReference(DType dtype, const void* a, const void* b, 
       VectorAddReferenceKernel<<<grid, kBlock, 0, stream>>>(
           static_cast<const __nv_bfloat16*>(a), static_cast<const __nv_bfloat16*>(b), ref, n);
       break;
+    case DType::kFp8:  // vector add offers no fp8
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

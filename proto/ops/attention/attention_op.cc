@@ -29,6 +29,7 @@
 #include "kernels/attention/reference.h"
 #include "kernels/attention/tolerances.h"
 #include "proto/ops/backends.h"
+#include "proto/ops/dtypes.h"
 #include "proto/ops/kernel_abi.h"
 #include "proto/ops/verification.h"
 
@@ -51,6 +52,9 @@ std::string DescribeHeadDims(const std::vector<uint32_t>& dims) {
 
 std::vector<uint32_t> FusedCudaHeadDims() {
   return {std::begin(kernels::kFusedCudaHeadDims), std::end(kernels::kFusedCudaHeadDims)};
+}
+std::vector<uint32_t> FusedCudaFp8HeadDims() {
+  return {std::begin(kernels::kFusedCudaFp8HeadDims), std::end(kernels::kFusedCudaFp8HeadDims)};
 }
 
 class AttentionVerifier final : public Verifier {
@@ -127,15 +131,19 @@ class Attention final : public Op {
     static const std::vector<VariantSpec> variants = VariantTable<AttentionVariant>({
         {kAttentionNaive,
          {"naive",
-          "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V",
-          {{std::string(kCpuBackend), {DType::kFp32}, {}},
-           {std::string(kCudaBackend), {DType::kFp32, DType::kFp16, DType::kBf16}, {}}}}},
-        {kAttentionFused,
-         {"fused",
-          "FlashAttention-style: tiles on chip, online softmax, S never in memory",
+          "the TinyGPT replica: S = Q K^T * scale to memory, mask + softmax, then P V (fp8: "
+          "Q, K, V widened to bf16 first)",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend),
-            {DType::kFp32, DType::kFp16, DType::kBf16},
+            {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
+            {}}}}},
+        {kAttentionFused,
+         {"fused",
+          "FlashAttention-style: tiles on chip, online softmax, S never in memory (fp8: "
+          "FP8 tensor cores on Hopper, P in fp8, head_dim a multiple of 16 up to 128)",
+          {{std::string(kCpuBackend), {DType::kFp32}, {}},
+           {std::string(kCudaBackend),
+            {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
             FusedCudaHeadDims()}}}},
     });
     return variants;
@@ -212,6 +220,14 @@ class Attention final : public Op {
         return absl::InvalidArgumentError(
             absl::StrCat("head_dim ", shape.head_dim, " is not supported by ", variant->name,
                          " on this server; supported: ", DescribeHeadDims(dims)));
+      // The fp8 kernel runs a narrower list than fused's others.
+      const std::vector<uint32_t> fp8_dims = FusedCudaFp8HeadDims();
+      if (variant->id == kAttentionFused && backend == kCudaBackend &&
+          FromProto(request.dtype()) == DType::kFp8 &&
+          std::find(fp8_dims.begin(), fp8_dims.end(), uint32_t(shape.head_dim)) == fp8_dims.end())
+        return absl::InvalidArgumentError(absl::StrCat(
+            "head_dim ", shape.head_dim, " is not supported by fused in fp8; ", "supported: ",
+            DescribeHeadDims(fp8_dims), " (or use --variant naive, or another dtype)"));
       if (variant->id == kAttentionNaive &&
           uint64_t(shape.ScoreElements()) > limits.max_score_elements())
         return absl::InvalidArgumentError(absl::StrCat(
@@ -237,7 +253,7 @@ class Attention final : public Op {
         {{"const kbench_t* q", 8},
          {"const kbench_t* k", 8},
          {"const kbench_t* v", 8},
-         {"kbench_t* o", 8},
+         {"kbench_out_t* o", 8},
          {"int B", 4},
          {"int H", 4},
          {"int N", 4},
@@ -245,7 +261,7 @@ class Attention final : public Op {
          {"float scale", 4},
          {"int causal", 4}},
         {"B", "H", "N", "d"},
-        {DType::kFp32, DType::kFp16, DType::kBf16},
+        {DType::kFp32, DType::kFp16, DType::kBf16, DType::kFp8},
         [](const v1::RunRequest& request) {
           const v1::AttentionProblem& p = request.attention();
           return std::vector<int64_t>{p.batch(), p.heads(), p.seq_len(), p.head_dim()};

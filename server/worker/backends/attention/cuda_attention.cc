@@ -1,16 +1,20 @@
 // The CUDA workload of attention (kernels/cuda/attention/attention.h): Q, K, V made on
-// the device from the problem's seed in its dtype (fp32, fp16 or bf16), the
-// variants by their ids (proto/ops/attention/attention_op.h):
+// the device from the problem's seed in its dtype (fp32, fp16, bf16 or fp8;
+// O in kernels::AttentionOutputDType, bf16 for fp8), the variants by their
+// ids (proto/ops/attention/attention_op.h):
 //   naive: S = Q K^T * scale and O = P V by cuBLAS around a mask + softmax
 //          kernel, with S (batch * heads * seq_len^2 elements of the dtype)
-//          in device memory;
+//          in device memory; for fp8, Q, K and V widened to bf16 into
+//          buffers of their own first, and S in bf16;
 //   fused: one kernel, S never in device memory (with its keys split over
 //          blocks, and an fp32 workspace for the partials, when the shape's
 //          query blocks do not fill the SMs, or its last round balanced over
-//          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused);
+//          the SMs: kernels/cuda/attention/attention.h's PlanAttentionFused;
+//          fp8 writes V transposed into its workspace first);
 // and the device reference of kernels/cuda/attention/reference_kernel.h.
 #include "server/worker/backends/attention/cuda_attention.h"
 
+#include <array>
 #include <limits>
 #include <string>
 #include <utility>
@@ -18,6 +22,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "kernels/attention/tolerances.h"
 #include "kernels/common/status_macros.h"
 #include "kernels/cuda/attention/attention.h"
 #include "kernels/cuda/attention/reference_kernel.h"
@@ -39,6 +44,9 @@ namespace {
 
 using kernels::DType;
 
+// The dtype naive's GEMMs and softmax run in: bf16 for fp8 (widened first).
+DType NaiveDType(DType dtype) { return dtype == DType::kFp8 ? DType::kBf16 : dtype; }
+
 class CudaAttention final : public CudaWorkload {
  public:
   CudaAttention(std::shared_ptr<DeviceContext> context, const kernels::AttentionShape& shape,
@@ -46,12 +54,13 @@ class CudaAttention final : public CudaWorkload {
                 kernels::cuda_runtime::DeviceBuffer q, kernels::cuda_runtime::DeviceBuffer k,
                 kernels::cuda_runtime::DeviceBuffer v, kernels::cuda_runtime::DeviceBuffer o,
                 kernels::cuda_runtime::DeviceBuffer scores,
+                std::array<kernels::cuda_runtime::DeviceBuffer, 3> widened,
                 kernels::cuda::FusedAttentionPlan fused_plan,
                 kernels::cuda_runtime::DeviceBuffer fused_workspace,
                 kernels::cuda_runtime::CublasHandle cublas,
                 kernels::cuda_runtime::SampleTimer timer)
-      : CudaWorkload(std::move(context), dtype, shape.TensorElements(), std::move(o),
-                     std::move(timer)),
+      : CudaWorkload(std::move(context), dtype, kernels::AttentionOutputDType(dtype),
+                     shape.TensorElements(), std::move(o), std::move(timer)),
         shape_(shape),
         dtype_(dtype),
         variants_(std::move(variants)),
@@ -59,6 +68,7 @@ class CudaAttention final : public CudaWorkload {
         k_(std::move(k)),
         v_(std::move(v)),
         scores_(std::move(scores)),
+        widened_(std::move(widened)),
         fused_plan_(std::move(fused_plan)),
         fused_workspace_(std::move(fused_workspace)),
         cublas_(std::move(cublas)) {}
@@ -86,13 +96,23 @@ class CudaAttention final : public CudaWorkload {
           kernels::cuda::LaunchAttentionFused(shape_, dtype_, tensors, fused_plan_, stream));
       return absl::OkStatus();
     }
+    const void *q = q_.get(), *k = k_.get(), *v = v_.get();
+    DType dtype = dtype_;
+    if (dtype == DType::kFp8) {
+      const void* inputs[3] = {q, k, v};
+      for (int i = 0; i < 3; ++i)
+        KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchAttentionWidenFp8(
+            shape_.TensorElements(), inputs[i], widened_[i].get(), stream));
+      q = widened_[0].get(), k = widened_[1].get(), v = widened_[2].get();
+      dtype = NaiveDType(dtype);
+    }
     KBENCH_RETURN_IF_ERROR(cublas_.Bind(stream));
-    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionScoresGemm(
-        cublas_.get(), shape_, dtype_, q_.get(), k_.get(), scores_.get()));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(
+        kernels::cuda::AttentionScoresGemm(cublas_.get(), shape_, dtype, q, k, scores_.get()));
     KBENCH_CUDA_RETURN_IF_ERROR(
-        kernels::cuda::LaunchAttentionSoftmax(shape_, dtype_, scores_.get(), stream));
-    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(
-        cublas_.get(), shape_, dtype_, scores_.get(), v_.get(), output()));
+        kernels::cuda::LaunchAttentionSoftmax(shape_, dtype, scores_.get(), stream));
+    KBENCH_CUBLAS_RETURN_IF_ERROR(kernels::cuda::AttentionOutputGemm(cublas_.get(), shape_, dtype,
+                                                                     scores_.get(), v, output()));
     return absl::OkStatus();
   }
 
@@ -114,6 +134,8 @@ class CudaAttention final : public CudaWorkload {
   const DType dtype_;
   const std::vector<int> variants_;
   kernels::cuda_runtime::DeviceBuffer q_, k_, v_, scores_;
+  // fp8 with naive: Q, K and V widened to bf16; otherwise empty.
+  std::array<kernels::cuda_runtime::DeviceBuffer, 3> widened_;
   const kernels::cuda::FusedAttentionPlan fused_plan_;
   kernels::cuda_runtime::DeviceBuffer fused_workspace_;  // empty unless fused_plan_ needs one
   kernels::cuda_runtime::CublasHandle cublas_;
@@ -142,18 +164,31 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
                           kernels::cuda_runtime::DeviceBuffer::Allocate(tensor));
   KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer v,
                           kernels::cuda_runtime::DeviceBuffer::Allocate(tensor));
+  const size_t output_tensor =
+      size_t(shape.TensorElements()) *
+      size_t(kernels::DTypeBytes(kernels::AttentionOutputDType(problem.dtype)));
   KBENCH_ASSIGN_OR_RETURN(kernels::cuda_runtime::DeviceBuffer o,
-                          CudaWorkload::OutputWithGuard(tensor));
+                          CudaWorkload::OutputWithGuard(output_tensor));
   kernels::cuda_runtime::DeviceBuffer scores;
+  std::array<kernels::cuda_runtime::DeviceBuffer, 3> widened;
   if (naive) {
+    const DType naive_dtype = NaiveDType(problem.dtype);
+    const size_t naive_element = size_t(kernels::DTypeBytes(naive_dtype));
+    if (naive_dtype != problem.dtype) {
+      for (auto& buffer : widened) {
+        KBENCH_ASSIGN_OR_RETURN(buffer, kernels::cuda_runtime::DeviceBuffer::Allocate(
+                                            size_t(shape.TensorElements()) * naive_element));
+      }
+    }
     absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> s =
-        kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) * element);
+        kernels::cuda_runtime::DeviceBuffer::Allocate(size_t(shape.ScoreElements()) *
+                                                      naive_element);
     if (!s.ok()) {
       return absl::Status(s.status().code(), absl::StrCat("the scores of naive",
                                                           " (batch * heads * "
                                                           "seq_len^2 = ",
                                                           shape.ScoreElements(), " elements of ",
-                                                          kernels::DTypeName(problem.dtype),
+                                                          kernels::DTypeName(naive_dtype),
                                                           "): ", s.status().message()));
     }
     scores = *std::move(s);
@@ -190,7 +225,7 @@ absl::StatusOr<std::unique_ptr<CudaWorkload>> Prepare(std::shared_ptr<DeviceCont
                           kernels::cuda_runtime::SampleTimer::Create(stream, &context->flusher));
   auto workload = std::make_unique<CudaAttention>(
       std::move(context), shape, problem.dtype, problem.variants, std::move(q), std::move(k),
-      std::move(v), std::move(o), std::move(scores), std::move(fused_plan),
+      std::move(v), std::move(o), std::move(scores), std::move(widened), std::move(fused_plan),
       std::move(fused_workspace), std::move(cublas), std::move(timer));
   KBENCH_RETURN_IF_ERROR(workload->FillInputs(problem.request.seed()));
   return workload;

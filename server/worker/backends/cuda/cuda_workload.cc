@@ -16,11 +16,13 @@ namespace kbench::server::worker::backends::cuda {
 
 using kernels::cuda::ComparisonPartial;
 
-CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype,
-                           int64_t elements, kernels::cuda_runtime::DeviceBuffer output,
+CudaWorkload::CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType input_dtype,
+                           kernels::DType output_dtype, int64_t elements,
+                           kernels::cuda_runtime::DeviceBuffer output,
                            kernels::cuda_runtime::SampleTimer timer)
     : context_(std::move(context)),
-      dtype_(dtype),
+      input_dtype_(input_dtype),
+      output_dtype_(output_dtype),
       elements_(elements),
       output_(std::move(output)),
       timer_(std::move(timer)) {}
@@ -42,7 +44,7 @@ absl::StatusOr<kernels::cuda_runtime::DeviceBuffer> CudaWorkload::OutputWithGuar
 }
 
 absl::StatusOr<uint64_t> CudaWorkload::GuardBytesWritten() {
-  const size_t output_bytes = size_t(elements_) * size_t(kernels::DTypeBytes(dtype_));
+  const size_t output_bytes = size_t(elements_) * size_t(kernels::DTypeBytes(output_dtype_));
   if (output_.bytes() < output_bytes + kOutputGuardBytes) return uint64_t{0};
   std::vector<unsigned char> guard(kOutputGuardBytes);
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
@@ -67,8 +69,9 @@ absl::StatusOr<std::vector<CudaWorkload::ChangedInput>> CudaWorkload::InputsChan
     auto* count = static_cast<unsigned long long*>(changed_count_.get());
     for (const SeededInput& input : Inputs()) {
       KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(count, 0, sizeof(*count), stream()));
-      KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCountSeededChanges(
-          dtype_, *input_seed_, input.stream, 0, input.data, input.elements, count, stream()));
+      KBENCH_CUDA_RETURN_IF_ERROR(
+          kernels::cuda::LaunchCountSeededChanges(input_dtype_, *input_seed_, input.stream, 0,
+                                                  input.data, input.elements, count, stream()));
       unsigned long long elements = 0;
       KBENCH_CUDA_RETURN_IF_ERROR(
           cudaMemcpyAsync(&elements, count, sizeof(elements), cudaMemcpyDeviceToHost, stream()));
@@ -146,7 +149,7 @@ std::string CudaWorkload::TimingMethod(v1::TimingMode mode) const {
 absl::Status CudaWorkload::FillInputs(uint64_t seed) {
   for (const SeededInput& input : Inputs())
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchFillSeeded(
-        dtype_, seed, input.stream, 0, input.data, input.elements, stream()));
+        input_dtype_, seed, input.stream, 0, input.data, input.elements, stream()));
   input_seed_ = seed;
   reference_.clear();
   return context_->stream.Synchronize();
@@ -230,8 +233,8 @@ absl::StatusOr<kernels::Comparison> CudaWorkload::CompareWithReference(
                                              partials.size() * sizeof(ComparisonPartial)));
     }
     KBENCH_CUDA_RETURN_IF_ERROR(kernels::cuda::LaunchCompare(
-        dtype_, output_.get(), reference.as<float>(), elements_, tolerance.atol, tolerance.rtol,
-        partials_.as<ComparisonPartial>(), stream()));
+        output_dtype_, output_.get(), reference.as<float>(), elements_, tolerance.atol,
+        tolerance.rtol, partials_.as<ComparisonPartial>(), stream()));
     KBENCH_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(partials.data(), partials_.get(),
                                                 partials.size() * sizeof(ComparisonPartial),
                                                 cudaMemcpyDeviceToHost, stream()));
@@ -251,7 +254,7 @@ absl::Status CudaWorkload::Read(proto::ops::OutputBuffer buffer, int64_t first,
     std::copy_n(reference_.begin() + first, out.size(), out.begin());
     return absl::OkStatus();
   }
-  const int bytes = kernels::DTypeBytes(dtype_);
+  const int bytes = kernels::DTypeBytes(output_dtype_);
   std::vector<uint16_t> bits(bytes == 4 ? 0 : out.size());
   KBENCH_RETURN_IF_ERROR(Guarded([&]() -> absl::Status {
     const char* source = static_cast<const char*>(output_.get()) + first * bytes;
@@ -260,9 +263,9 @@ absl::Status CudaWorkload::Read(proto::ops::OutputBuffer buffer, int64_t first,
                                                 cudaMemcpyDeviceToHost, stream()));
     return context_->stream.Synchronize();
   }));
-  if (dtype_ == kernels::DType::kFp16 && !bits.empty()) {
+  if (output_dtype_ == kernels::DType::kFp16 && !bits.empty()) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = kernels::HalfBitsToFloat(bits[i]);
-  } else if (dtype_ == kernels::DType::kBf16 && !bits.empty()) {
+  } else if (output_dtype_ == kernels::DType::kBf16 && !bits.empty()) {
     for (size_t i = 0; i < out.size(); ++i) out[i] = kernels::Bf16BitsToFloat(bits[i]);
   }
   return absl::OkStatus();

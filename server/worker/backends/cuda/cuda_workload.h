@@ -1,5 +1,6 @@
 // CudaWorkload: what every CUDA workload shares. It owns the output buffer
-// (elements of the problem's dtype), the device reference (fp32, made once,
+// (elements of the output's dtype: the problem's, but bf16 for attention's
+// fp8, kernels/attention/tolerances.h), the device reference (fp32, made once,
 // on first use), the device context and the sample timer, and implements
 // the Workload contract (server/worker/device.h, proto/ops/device_output.h)
 // around two hooks a subclass writes for its op: enqueue one run of a
@@ -65,9 +66,11 @@ inline constexpr size_t kOutputGuardBytes = 4096;
 
 class CudaWorkload : public Workload {
  public:
-  // output holds `elements` values of `dtype` followed by kOutputGuardBytes
+  // The inputs (Inputs()) hold elements of `input_dtype`; output holds
+  // `elements` values of `output_dtype` followed by kOutputGuardBytes
   // (OutputWithGuard allocates it so).
-  CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType dtype, int64_t elements,
+  CudaWorkload(std::shared_ptr<DeviceContext> context, kernels::DType input_dtype,
+               kernels::DType output_dtype, int64_t elements,
                kernels::cuda_runtime::DeviceBuffer output,
                kernels::cuda_runtime::SampleTimer timer);
 
@@ -114,7 +117,7 @@ class CudaWorkload : public Workload {
   // Enqueues the op's device reference into `ref` (elements fp32).
   virtual absl::Status EnqueueReference(float* ref, cudaStream_t stream) = 0;
   // One input of the op: the stream of the seed it is drawn from, and its
-  // elements of the workload's dtype.
+  // elements of the inputs' dtype.
   struct SeededInput {
     kernels::InputStream stream;
     void* data;
@@ -152,7 +155,7 @@ class CudaWorkload : public Workload {
   void KeepPrinted(size_t learner);
 
   std::shared_ptr<DeviceContext> context_;
-  const kernels::DType dtype_;
+  const kernels::DType input_dtype_, output_dtype_;
   const int64_t elements_;
   kernels::cuda_runtime::DeviceBuffer output_;
   // The device reference, on the host: it is on the device only while

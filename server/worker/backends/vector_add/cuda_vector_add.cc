@@ -30,7 +30,8 @@ class CudaVectorAdd final : public CudaWorkload {
   CudaVectorAdd(std::shared_ptr<DeviceContext> context, int64_t n, std::vector<int> variants,
                 kernels::cuda_runtime::DeviceBuffer a, kernels::cuda_runtime::DeviceBuffer b,
                 kernels::cuda_runtime::DeviceBuffer c, kernels::cuda_runtime::SampleTimer timer)
-      : CudaWorkload(std::move(context), kernels::DType::kFp32, n, std::move(c), std::move(timer)),
+      : CudaWorkload(std::move(context), kernels::DType::kFp32, kernels::DType::kFp32, n,
+                     std::move(c), std::move(timer)),
         n_(n),
         variants_(std::move(variants)),
         a_(std::move(a)),
