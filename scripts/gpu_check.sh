@@ -44,8 +44,9 @@
 #          PyTorch peers (eager TinyGPT attention, SDPA flash, cuDNN,
 #          efficient), the same grid through kbench-server, the CLI's
 #          naive-vs-fused table, and the attention table;
-#       4. fp8 attention (tools/bench/attention_fp8_gpu.py): fused in fp8
-#          beside fp16 and bf16 at d = 128, N >= 4096, through the server.
+#       4. fp8 attention (tools/bench/attention_fp8_gpu.py --ncu): fused in
+#          fp8 beside fp16 and bf16 at d = 128, N >= 4096, through the
+#          server, then Nsight Compute on one fp8 and one fp16 launch.
 #       Files in $OUT: vector_add.json, attention.json and attention_fp8.json
 #       (the raw data: copy them to docs/perf/data/ and run
 #       tools/bench/make_perf_docs.sh), attention_cli.txt, gpu_tests.log,
@@ -252,7 +253,7 @@ device() {
   if [ -z "${KBENCH_SKIP_FP8:-}" ]; then
     note "fp8 attention: fused in fp8 beside fp16 and bf16, through the server"
     timeout 300 python3 tools/bench/attention_fp8_gpu.py --server-bin .gpu/kbench-server \
-      --kbench .gpu/kbench --out "$out/attention_fp8.json" >"$raw/attention_fp8.log" 2>&1 ||
+      --kbench .gpu/kbench --ncu --out "$out/attention_fp8.json" >"$raw/attention_fp8.log" 2>&1 ||
       { failed=1; note "fp8 attention FAILED"; }
   fi
   cp "$log" "$out/check.log"

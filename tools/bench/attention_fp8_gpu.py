@@ -12,16 +12,26 @@ against the device reference). Also records whether an FP8 attention peer
 is importable on the machine (cuDNN's Python frontend; PyTorch's SDPA takes
 no fp8): without one, fp8 is compared with the project's own fp16.
 
-    attention_fp8_gpu.py --server-bin .gpu/kbench-server --kbench .gpu/kbench --out FILE.json
+With --ncu, then Nsight Compute on one fused launch in fp8 and one in fp16
+at the largest non-causal shape (NCU_SHAPE), each through its own server
+under ncu (`attention_ncu.py flags`, the fused kernels' filter, as
+attention_ncu.sh reads the misses of attention.md; the metrics known to
+read when the full set reads nothing): attention_ncu.py's record of each
+launch, in the file's "ncu".
+
+    attention_fp8_gpu.py --server-bin .gpu/kbench-server --kbench .gpu/kbench \\
+        [--rounds N] [--ncu] --out FILE.json
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attention_ncu  # noqa: E402
 import perf_doc  # noqa: E402
 from learner_kernels_gpu import start_server, stop  # noqa: E402
 
@@ -29,6 +39,53 @@ from learner_kernels_gpu import start_server, stop  # noqa: E402
 SHAPES = [(4, 16, 4096, False), (2, 16, 8192, False), (1, 16, 16384, False),
           (2, 16, 8192, True)]
 DTYPES = ["fp16", "bf16", "fp8"]
+# The shape ncu reads (--ncu), and the dtypes, each against the other.
+NCU_SHAPE = (1, 16, 16384, False)
+NCU_DTYPES = ["fp8", "fp16"]
+
+
+def server_command(args, work, name):
+    return [args.server_bin, "--backend", "cuda", "--listen", "127.0.0.1:0", "--http", "off",
+            "--auth", "off", "--store", os.path.join(work, name + ".sqlite")]
+
+
+def run_fused(args, address, shape, dtype, *extra):
+    """`kbench --json attention ... --variant fused`: the fused result."""
+    batch, heads, seq, causal = shape
+    cli = [args.kbench, "--server", address, "--json", "attention", "--batch", str(batch),
+           "--heads", str(heads), "--seq", str(seq), "--head-dim", "128", "--dtype", dtype,
+           "--variant", "fused", *extra] + (["--causal"] if causal else [])
+    out = subprocess.run(cli, capture_output=True, text=True, timeout=120)
+    if out.returncode not in (0, 1):  # 1: ran, failed verification
+        raise RuntimeError(f"{' '.join(cli)}: {out.stderr[-2000:]}")
+    return fused_result(json.loads(out.stdout))
+
+
+def ncu_record(args, ncu, work, dtype):
+    """attention_ncu.py's record of one fused launch in `dtype` at
+    NCU_SHAPE, the server under ncu; an error record when none is read."""
+    batch, heads, seq, causal = NCU_SHAPE
+    point = f"{dtype} {batch} {heads} {seq} 128 {int(causal)}"
+    record = None
+    for known in (False, True):
+        log = os.path.join(work, f"ncu_{dtype}_{'known' if known else 'full'}.csv")
+        command = [ncu, "--target-processes", "all", *attention_ncu.ncu_flags(known),
+                   "-k", "regex:" + attention_ncu.FUSED.pattern, "--log-file", log,
+                   *server_command(args, work, f"ncu_{dtype}")]
+        process, address = start_server(command, work, f"ncu_server_{dtype}")
+        try:
+            run_fused(args, address, NCU_SHAPE, dtype, "--budget-ms", "200")
+        finally:
+            stop(process, under_ncu=True)
+        with open(log, errors="replace") as f:
+            text = f.read()
+        try:
+            record = attention_ncu.parse(text, point)
+            break
+        except ValueError as e:
+            record = {"point": point, "error": str(e)}
+    print(f"ncu {point}: {attention_ncu.summary(record)}", flush=True)
+    return record
 
 
 def fused_result(report):
@@ -52,6 +109,8 @@ def main():
     parser.add_argument("--server-bin", required=True)
     parser.add_argument("--kbench", required=True)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ncu", action="store_true",
+                        help="then Nsight Compute on one fp8 and one fp16 launch")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     if args.rounds < 1:
@@ -61,22 +120,13 @@ def main():
     data = {"device": device, "head_dim": 128, "peer": peer_probe(), "rounds": args.rounds,
             "rows": []}
     with tempfile.TemporaryDirectory() as work:
-        command = [args.server_bin, "--backend", "cuda", "--listen", "127.0.0.1:0", "--http",
-                   "off", "--auth", "off", "--store", os.path.join(work, "fp8.sqlite")]
-        process, address = start_server(command, work, "server")
+        process, address = start_server(server_command(args, work, "fp8"), work, "server")
         try:
-            for batch, heads, seq, causal in SHAPES:
+            for shape in SHAPES:
+                batch, heads, seq, causal = shape
                 for r in range(args.rounds):
                     for dtype in DTYPES[r % len(DTYPES):] + DTYPES[:r % len(DTYPES)]:
-                        cli = [args.kbench, "--server", address, "--json", "attention",
-                               "--batch", str(batch), "--heads", str(heads), "--seq", str(seq),
-                               "--head-dim", "128", "--dtype", dtype, "--variant", "fused"]
-                        if causal:
-                            cli.append("--causal")
-                        out = subprocess.run(cli, capture_output=True, text=True, timeout=120)
-                        if out.returncode not in (0, 1):  # 1: ran, failed verification
-                            raise RuntimeError(f"{' '.join(cli)}: {out.stderr[-2000:]}")
-                        result = fused_result(json.loads(out.stdout))
+                        result = run_fused(args, address, shape, dtype)
                         row = {"batch": batch, "heads": heads, "seq_len": seq, "causal": causal,
                                "dtype": dtype, "round": r,
                                "median_ms": result["stats"]["median_ms"],
@@ -91,6 +141,14 @@ def main():
                         perf_doc.save_data(args.out, data)
         finally:
             stop(process)
+        if args.ncu:
+            ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+            version = subprocess.run([ncu, "--version"], capture_output=True, text=True)
+            lines = version.stdout.strip().splitlines()
+            data["ncu"] = {"ncu": lines[-1] if lines else "unknown", "points": []}
+            for dtype in NCU_DTYPES:
+                data["ncu"]["points"].append(ncu_record(args, ncu, work, dtype))
+                perf_doc.save_data(args.out, data)
     perf_doc.save_data(args.out, data)
 
 

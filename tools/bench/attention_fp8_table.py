@@ -8,13 +8,16 @@ median of each run; the rounds' lowest and highest in brackets) and its
 TFLOP/s (4 B H N^2 d, halved causal, over that median); fp8's speed over
 fp16's and over bf16's as the median of the rounds' ratios, with their
 lowest and highest; a run that failed verification is marked and counts in
-no ratio.
+no ratio. Where the data has ncu's readings (attention_fp8_gpu.py --ncu),
+a table of them: one fused launch in each dtype, the figures and the
+reading rule of attention_ncu.py, as attention.md shows its misses'.
 
   attention_fp8_table.py render --data DATA.json --doc DOC.md
 """
 
 import statistics
 
+import attention_ncu
 import perf_doc
 
 DTYPES = ["fp16", "bf16", "fp8"]
@@ -34,6 +37,36 @@ def ratio_text(ratios):
         return "n/a"
     return (f"{statistics.median(ratios):.2f} "
             f"({min(ratios):.2f}-{max(ratios):.2f})")
+
+
+def pct(value):
+    return "n/a" if value is None else f"{value:.0f}"
+
+
+def ncu_lines(ncu):
+    """The section of ncu's readings (data["ncu"])."""
+    lines = ["", f"Nsight Compute ({ncu['ncu']}, `--clock-control none`) on one fused launch "
+             "in each dtype (tools/bench/attention_fp8_gpu.py --ncu): the pipes' busy share of "
+             "the elapsed cycles, issue slots busy, occupancy, and the top stalls in warps per "
+             "issued instruction; the reading is attention_ncu.py's rule, as in attention.md.",
+             "",
+             "| point | kernel | µs | tensor pipe % | FMA % | XU % | issue slots % | "
+             "achieved / theoretical occupancy % | top stalls | reading |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+    for record in ncu["points"]:
+        if "error" in record:
+            lines.append(f"| {record['point']} | no reading: {record['error']} "
+                         "| | | | | | | | |")
+            continue
+        f = attention_ncu.reading(record)
+        issue = record["metrics"].get(attention_ncu.ISSUE)
+        stalls = ", ".join(f"{name} {v:.2g}" for name, v in f["stalls"])
+        us = "n/a" if f["us"] is None else f"{f['us']:.0f}"
+        lines.append(f"| {record['point']} | `{attention_ncu.short_kernel(record['kernel'])}` | "
+                     f"{us} | {pct(f['tensor'])} | {pct(f['fma'])} | {pct(f['xu'])} | "
+                     f"{pct(issue)} | {pct(f['achieved'])} / {pct(f['theoretical'])} | "
+                     f"{stalls or 'n/a'} | {attention_ncu.rule(f)} |")
+    return lines
 
 
 def render(data):
@@ -85,6 +118,8 @@ def render(data):
     if configs:
         lines += ["", "fp8's plan, as the server reported it: " +
                   "; ".join(f"`{c}`" for c in configs) + "."]
+    if data.get("ncu"):
+        lines += ncu_lines(data["ncu"])
     return "\n".join(lines) + "\n"
 
 

@@ -34,6 +34,9 @@ Usage:
       ==ERROR== line) and the exit status 1.
   attention_ncu.py kernels [--peer PEER]
       Prints ncu's --kernel-name filter of the fused kernels (or PEER's).
+  attention_ncu.py flags [--known]
+      Prints ncu's arguments for a reading, one a line: the sections and
+      the full metrics, or (--known) the metrics known to read on the H200.
   attention_ncu.py pack [--command TEXT --gpu NAME --ncu VERSION]
                         --data OUT.json FILE...
       Writes attention_ncu.json {"command", "gpu", "ncu", "points"} from
@@ -51,8 +54,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perf_doc  # noqa: E402
 
-# The fused kernels (not the split-KV combine): the launch a record reads.
-FUSED = re.compile(r"Fused(Wgmma|Mma)Kernel")
+# The fused kernels (not the split-KV combine, nor fp8's V^T pass): the
+# launch a record reads.
+FUSED = re.compile(r"Fused(Wgmma|Mma|Fp8)Kernel")
 # The kernel each peer of attention_peers.py launches, by name (PyTorch
 # 2.x on the H200: cudnn_generated_fort_native_sdpa_sm90_flash_fprop_...,
 # pytorch_flash::flash_fwd_kernel<...>, fmha_cutlassF_...).
@@ -86,6 +90,30 @@ DURATION = "gpu__time_duration.sum"
 SM_ACTIVE, SM_ELAPSED = "sm__cycles_active.avg", "sm__cycles_elapsed.avg"
 TO_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0,
          "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
+
+
+# What ncu is asked for (after --launch-count 1): the sections, and with
+# them the metrics each reading takes ("full"), or only the tensor pipe and
+# the stalls, the metrics known to read on the H200 ("known": tried when the
+# full set reads no launch).
+STALLS_REGEX = r"regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
+SECTIONS = ["--clock-control", "none", "--launch-count", "1", "--section", "SpeedOfLight",
+            "--section", "Occupancy", "--section", "WarpStateStats", "--csv", "--page", "raw"]
+FULL_METRICS = [f"sm__pipe_tensor_op_hmma_cycles_active{PCT}", f"sm__pipe_fma_cycles_active{PCT}",
+                f"sm__pipe_alu_cycles_active{PCT}", f"sm__pipe_xu_cycles_active{PCT}",
+                STALLS_REGEX, "smsp__issue_active.avg.pct_of_peak_sustained_active",
+                "sm__warps_active.avg.pct_of_peak_sustained_active",
+                "sm__maximum_warps_per_active_cycle_pct", "sm__cycles_active.avg",
+                "sm__cycles_elapsed.avg", f"dram__throughput{PCT}", "gpu__time_duration.sum"]
+KNOWN_METRICS = [f"sm__pipe_tensor_op_hmma_cycles_active{PCT}", STALLS_REGEX]
+
+
+def ncu_flags(known=False):
+    """ncu's arguments for a reading (attention_ncu.sh's, and
+    attention_fp8_gpu.py's), before -k and the program."""
+    if known:
+        return SECTIONS + ["--metrics", ",".join(KNOWN_METRICS)]
+    return SECTIONS + ["--print-units", "base", "--metrics", ",".join(FULL_METRICS)]
 
 
 def number(text):
@@ -338,6 +366,8 @@ def main():
     p.add_argument("files", nargs="+")
     n = sub.add_parser("kernels")
     n.add_argument("--peer", choices=sorted(PEERS))
+    f = sub.add_parser("flags")
+    f.add_argument("--known", action="store_true")
     k = sub.add_parser("pack")
     k.add_argument("--command")
     k.add_argument("--gpu")
@@ -351,6 +381,9 @@ def main():
         return
     if args.what == "kernels":
         print("regex:" + kernel_pattern(args.peer).pattern)
+        return
+    if args.what == "flags":
+        print("\n".join(ncu_flags(args.known)))
         return
     text = ""
     for path in args.files:

@@ -82,21 +82,9 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 [ -n "$gpu" ] || gpu="unknown GPU"
 echo "== $count missed points of $data; $ncu ($version) on $gpu"
 
-common=(--clock-control none
-  --launch-count 1 --section SpeedOfLight --section Occupancy
-  --section WarpStateStats --csv --page raw)
-stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
-pipe=avg.pct_of_peak_sustained_elapsed
-metrics=(sm__pipe_tensor_op_hmma_cycles_active.$pipe sm__pipe_fma_cycles_active.$pipe
-  sm__pipe_alu_cycles_active.$pipe sm__pipe_xu_cycles_active.$pipe "$stalls"
-  smsp__issue_active.avg.pct_of_peak_sustained_active
-  sm__warps_active.avg.pct_of_peak_sustained_active
-  sm__maximum_warps_per_active_cycle_pct sm__cycles_active.avg
-  sm__cycles_elapsed.avg dram__throughput.avg.pct_of_peak_sustained_elapsed
-  gpu__time_duration.sum)
-full=("${common[@]}" --print-units base --metrics "$(IFS=,; echo "${metrics[*]}")")
-known=("${common[@]}" --metrics
-  "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed,$stalls")
+# ncu's arguments (attention_ncu.py flags: the one list of them).
+mapfile -t full < <(python3 tools/bench/attention_ncu.py flags)
+mapfile -t known < <(python3 tools/bench/attention_ncu.py flags --known)
 flags=("${full[@]}")
 settled=""  # set once a point has been read with $flags
 

@@ -81,6 +81,17 @@ class Parse(unittest.TestCase):
         self.assertEqual(attention_ncu.reading(record)["fma"], 1075.5)
         self.assertEqual(list(record["units"].values()), ["%"])
 
+    def test_the_fp8_kernel_and_not_its_v_transpose_pass(self):
+        text = ('"ID","Kernel Name","Section Name","Metric Name","Metric Unit",'
+                '"Metric Value"\n'
+                '"0","TransposeVKernel(const unsigned char *)","Raw",'
+                '"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed","%","1"\n'
+                '"1","void FusedFp8Kernel<0>(CUtensorMap_st, int)","Raw",'
+                '"sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_elapsed","%","7.5"\n')
+        record = attention_ncu.parse(text, "fp8 1 16 16384 128 0")
+        self.assertEqual(attention_ncu.short_kernel(record["kernel"]), "FusedFp8Kernel<0>")
+        self.assertEqual(attention_ncu.reading(record)["fma"], 7.5)
+
     def test_a_peer_s_kernel_and_not_the_fused_one(self):
         text = fixture("ncu_peer_stdout.csv")
         record = attention_ncu.parse(text, POINT, peer="sdpa-cudnn")
@@ -284,6 +295,23 @@ echo '{"source":"kbench","variant":"fused","ok":true,"fused_plan":"one pass: p"}
 """
 
 
+class Flags(unittest.TestCase):
+    def test_full_reads_every_figure_of_the_page_and_known_only_two(self):
+        full, known = attention_ncu.ncu_flags(), attention_ncu.ncu_flags(known=True)
+        self.assertEqual(full[:4], ["--clock-control", "none", "--launch-count", "1"])
+        metrics = full[full.index("--metrics") + 1].split(",")
+        self.assertIn("--print-units", full)
+        self.assertNotIn("--print-units", known)
+        self.assertEqual(len(known[known.index("--metrics") + 1].split(",")), 2)
+        for name in ("gpu__time_duration.sum", "sm__cycles_elapsed.avg",
+                     "sm__pipe_xu_cycles_active.avg.pct_of_peak_sustained_elapsed"):
+            self.assertIn(name, metrics)
+        # Every metric asked for is one a record keeps (or the stalls).
+        for name in metrics:
+            if not name.startswith("regex:"):
+                self.assertTrue(attention_ncu.kept(name), name)
+
+
 class Script(unittest.TestCase):
     """attention_ncu.sh with a stand-in ncu, bench and nvidia-smi."""
 
@@ -336,7 +364,7 @@ class Script(unittest.TestCase):
         self.assertEqual(data["points"][0]["plan"], "one pass: p")
         calls = self.calls()
         self.assertEqual(calls[0], "--list --variants fused --once")  # its flags
-        self.assertIn("-k regex:Fused(Wgmma|Mma)Kernel", calls[1])
+        self.assertIn("-k regex:Fused(Wgmma|Mma|Fp8)Kernel", calls[1])
         self.assertIn("--shape 4,16,4096,128 --dtypes fp32 --causal 1 "
                       "--variants fused --once", calls[2])
         self.assertIn("[1/3] fp32 4 16 4096 128 1: FusedWgmmaKernel", run.stdout)

@@ -174,6 +174,26 @@ class AttentionFp8Table(unittest.TestCase):
         self.assertIn("FAILED verification", text)
         self.assertIn("| n/a | n/a |", text)
 
+    def test_ncu_readings_a_row_each_and_an_error_as_no_reading(self):
+        data = self.rows(1.0)
+        self.assertNotIn("Nsight Compute", attention_fp8_table.render(data))
+        pct = ".avg.pct_of_peak_sustained_elapsed"
+        data["ncu"] = {"ncu": "Version 1", "points": [
+            {"point": "fp8 1 16 16384 128 0", "kernel": "void ns::FusedFp8Kernel<0>(int)",
+             "metrics": {f"sm__pipe_tensor_op_hmma_cycles_active{pct}": 46.4,
+                         f"sm__pipe_xu_cycles_active{pct}": 52.0,
+                         "smsp__issue_active.avg.pct_of_peak_sustained_active": 49.1,
+                         "gpu__time_duration.sum": 2400000.0},
+             "units": {"gpu__time_duration.sum": "nsecond"},
+             "stalls": [["wait", 1.5], ["barrier", 0.5]]},
+            {"point": "fp16 1 16 16384 128 0", "error": "no launch of a fused kernel"}]}
+        text = attention_fp8_table.render(data)
+        self.assertIn("Nsight Compute (Version 1,", text)
+        self.assertIn("| fp8 1 16 16384 128 0 | `FusedFp8Kernel<0>` | 2400 | 46 | n/a | 52 | 49 | "
+                      "n/a / n/a | wait 1.5, barrier 0.5 | XU pipe (exp2 of the softmax) busy "
+                      "half the time or more |", text)
+        self.assertIn("| fp16 1 16 16384 128 0 | no reading: no launch of a fused kernel |", text)
+
 
 class AttentionTable(unittest.TestCase):
     def test_keeps_server_runs_apart_from_the_bench_and_its_ratios(self):
