@@ -72,18 +72,17 @@ def ncu_record(args, ncu, work, dtype):
         command = [ncu, "--target-processes", "all", *attention_ncu.ncu_flags(known),
                    "-k", "regex:" + attention_ncu.FUSED.pattern, "--log-file", log,
                    *server_command(args, work, f"ncu_{dtype}")]
-        process, address = start_server(command, work, f"ncu_server_{dtype}")
         try:
-            run_fused(args, address, NCU_SHAPE, dtype, "--budget-ms", "200")
-        finally:
-            stop(process, under_ncu=True)
-        with open(log, errors="replace") as f:
-            text = f.read()
-        try:
-            record = attention_ncu.parse(text, point)
+            process, address = start_server(command, work, f"ncu_server_{dtype}")
+            try:
+                run_fused(args, address, NCU_SHAPE, dtype, "--budget-ms", "200")
+            finally:
+                stop(process, under_ncu=True)
+            with open(log, errors="replace") as f:
+                record = attention_ncu.parse(f.read(), point)
             break
-        except ValueError as e:
-            record = {"point": point, "error": str(e)}
+        except (OSError, RuntimeError, ValueError, subprocess.TimeoutExpired) as e:
+            record = {"point": point, "error": str(e)[-500:]}
     print(f"ncu {point}: {attention_ncu.summary(record)}", flush=True)
     return record
 
