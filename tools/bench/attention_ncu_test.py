@@ -4,7 +4,8 @@ output (testdata/ncu_stdout.csv: ncu's stdout with its raw page, made up,
 not a measurement; ncu_peer_stdout.csv: the same of a peer's kernel),
 attention_table.py misses lists the page's misses and render shows the
 readings beside them (testdata/attention_ncu.json, made up too), and
-attention_ncu.sh runs it all against a stand-in ncu and bench.
+attention_ncu.sh runs it all against a stand-in ncu and bench, as
+attention_fp8_gpu.py's ncu step does against a stand-in ncu, server and CLI.
 Run by ctest (attention_ncu_scripts)."""
 import json
 import os
@@ -419,6 +420,91 @@ class Script(unittest.TestCase):
         run = self.run_script()
         self.assertEqual(run.returncode, 2)
         self.assertIn("ncu (Nsight Compute) is neither on PATH", run.stderr)
+
+
+FP8_NCU = """#!/usr/bin/env bash
+# A stand-in ncu with the server under it: runs the program after
+# --log-file as its child, then writes the fixture, the kernel's name put
+# in, to the log (FAKE_NCU_FAIL: the full metrics read nothing).
+if [ "$1" = --version ]; then echo "Version 0 (fake)"; exit 0; fi
+echo "$*" >>"$FAKE_LOG"
+full=
+case " $* " in *" --print-units "*) full=1 ;; esac
+while [ "$1" != --log-file ]; do shift; done
+log=$2
+shift 2
+"$@" &
+child=$!
+trap 'kill -TERM $child' TERM
+wait $child
+wait $child
+if [ -n "${FAKE_NCU_FAIL:-}" ] && [ -n "$full" ]; then
+  echo "==ERROR== no metric" >"$log"
+else
+  sed "s/FusedWgmmaKernel<__half, 128, 128, 2, 2, false>/$FAKE_KERNEL/" "$FIXTURE" >"$log"
+fi
+"""
+FP8_SERVER = """#!/usr/bin/env bash
+echo "kbench-server listening on 127.0.0.1:5555"
+trap 'exit 0' TERM
+while true; do sleep 0.1; done
+"""
+FP8_KBENCH = """#!/usr/bin/env bash
+echo "$*" >>"$FAKE_LOG"
+echo '{"results": [{"variant": "fused", "stats": {"median_ms": 1.0, "samples": 3},
+  "verification": {"passed": true}, "config": "c"}]}'
+"""
+
+
+class Fp8Ncu(unittest.TestCase):
+    """attention_fp8_gpu.py's ncu step with a stand-in ncu, server and CLI."""
+
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.addCleanup(self.dir.cleanup)
+        self.log = os.path.join(self.dir.name, "calls.log")
+        for name, text in (("ncu", FP8_NCU), ("server", FP8_SERVER), ("kbench", FP8_KBENCH)):
+            path = os.path.join(self.dir.name, name)
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+
+    def record(self, **env):
+        import attention_fp8_gpu
+        args = type("Args", (), {"server_bin": os.path.join(self.dir.name, "server"),
+                                 "kbench": os.path.join(self.dir.name, "kbench")})
+        env = dict({"FAKE_LOG": self.log, "FIXTURE": os.path.join(DATA, "ncu_stdout.csv"),
+                    "FAKE_KERNEL": "FusedFp8Kernel<0>"}, **env)
+        os.environ.update(env)
+        try:
+            return attention_fp8_gpu.ncu_record(args, os.path.join(self.dir.name, "ncu"),
+                                                self.dir.name, "fp8")
+        finally:
+            for name in env:
+                del os.environ[name]
+
+    def calls(self):
+        with open(self.log) as f:
+            return [line.split() for line in f.read().splitlines()]
+
+    def test_reads_the_fp8_launch_with_the_full_metrics(self):
+        record = self.record()
+        self.assertEqual(record["point"], "fp8 1 16 16384 128 0")
+        self.assertEqual(attention_ncu.short_kernel(record["kernel"]), "FusedFp8Kernel<0>")
+        self.assertEqual(attention_ncu.reading(record)["tensor"], 41.2)
+        calls = self.calls()
+        self.assertEqual(len(calls), 2)  # ncu once, the CLI once
+        self.assertIn("--print-units", calls[0])
+        self.assertIn("regex:Fused(Wgmma|Mma|Fp8)Kernel", calls[0])
+        self.assertEqual(calls[1][calls[1].index("--dtype") + 1], "fp8")
+
+    def test_falls_back_to_the_known_metrics_then_says_why_there_is_none(self):
+        record = self.record(FAKE_NCU_FAIL="1")
+        self.assertIn("FusedFp8Kernel", record["kernel"])  # the known metrics read it
+        self.assertEqual([("--print-units" in c) for c in self.calls() if "--dtype" not in c],
+                         [True, False])
+        record = self.record(FAKE_NCU_FAIL="1", FIXTURE="/nonexistent")
+        self.assertIn("no launch of a fused kernel", record["error"])
 
 
 if __name__ == "__main__":
