@@ -41,21 +41,23 @@ namespace {
 
 // ---- the V^T pass -------------------------------------------------------------
 
-// Keys a block of the pass moves: a chunk of V's rows read whole, written
-// as 64-byte runs of each V^T row.
-constexpr int kVtChunk = 64;
+// Keys a block of the pass moves: one group of 32 (Fp8VtKey's unit; a key
+// tile holds 7), read whole, written as 32-byte runs of each V^T row.
+constexpr int kVtChunk = 32;
 constexpr int kVtThreads = 256;
+constexpr int kVtGroups = kFp8KvTile / kVtChunk;
+static_assert(kFp8KvTile % kVtChunk == 0 && kFp8VtAtomKeys % kVtChunk == 0,
+              "a group of 32 keys lies in one atom");
 
-// vt[bh][c][p] = v[bh][key(p)][c] for c < d and p < n_pad, key(p) = the
-// Fp8VtKey order within each 32, 0 past key n. Block b: head bh = b /
-// chunks, keys kVtChunk * (b % chunks) on. d is a multiple of 16, n_pad of
-// kVtChunk.
+// V^T of the layout attention_fused_fp8.h states, 0 past key n. Block b:
+// head bh = b / chunks, keys kVtChunk * (b % chunks) on. d is a multiple
+// of 16.
 __global__ void __launch_bounds__(kVtThreads)
     TransposeVKernel(const uint8_t* __restrict__ v, uint8_t* __restrict__ vt, int n, int d,
-                     int n_pad, int chunks) {
+                     int atoms, int chunks) {
   __shared__ __align__(16) uint8_t tile[kVtChunk][128 + 4];  // + 4: rows on different banks
   const int64_t bh = blockIdx.x / chunks;
-  const int k0 = int(blockIdx.x % chunks) * kVtChunk;
+  const int chunk = int(blockIdx.x % chunks), k0 = chunk * kVtChunk;
   const int words = d / 4;
   const uint8_t* src = v + (bh * n + k0) * d;
   for (int i = threadIdx.x; i < kVtChunk * words; i += kVtThreads) {
@@ -65,17 +67,17 @@ __global__ void __launch_bounds__(kVtThreads)
     *reinterpret_cast<uint32_t*>(&tile[key][4 * w]) = x;
   }
   __syncthreads();
-  uint8_t* dst = vt + bh * d * n_pad + k0;
+  // The group's place: tile t = chunk / kVtGroups, keys 32 g.. of it.
+  const int in_tile = kVtChunk * (chunk % kVtGroups);
+  const int64_t atom = kFp8VtAtomsPerTile * (chunk / kVtGroups) + in_tile / kFp8VtAtomKeys;
+  uint8_t* dst = vt + (bh * atoms + atom) * d * kFp8VtAtomKeys + in_tile % kFp8VtAtomKeys;
   constexpr int kQuads = kVtChunk / 4;
   for (int i = threadIdx.x; i < d * kQuads; i += kVtThreads) {
     const int c = i / kQuads, p = 4 * (i % kQuads);
     uint32_t x = 0;
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int key = ((p + j) & ~31) + Fp8VtKey((p + j) & 31);
-      x |= uint32_t(tile[key][c]) << (8 * j);
-    }
-    *reinterpret_cast<uint32_t*>(dst + int64_t(c) * n_pad + p) = x;
+    for (int j = 0; j < 4; ++j) x |= uint32_t(tile[Fp8VtKey(p + j)][c]) << (8 * j);
+    *reinterpret_cast<uint32_t*>(dst + int64_t(c) * kFp8VtAtomKeys + p) = x;
   }
 }
 
@@ -92,7 +94,10 @@ constexpr int kProducerRegs = 24, kConsumerRegs = 240;
 static_assert(kProducerRegs + kConsumers * kConsumerRegs <=
                   (1 + kConsumers) * (65536 / kThreads / 8 * 8),
               "setmaxnreg asks for more registers than the block was launched with");
-constexpr int kQBytes = kBr * kD, kKBytes = kBc * kD, kVBytes = kD * kBc;
+// A V^T tile: two atoms of [kD rows][128 bytes] (rows past d zero-filled).
+constexpr int kVAtomBytes = kD * kFp8VtAtomKeys;
+constexpr int kQBytes = kBr * kD, kKBytes = kBc * kD, kVBytes = kFp8VtAtomsPerTile * kVAtomBytes;
+static_assert(kBc <= kFp8VtAtomsPerTile * kFp8VtAtomKeys, "a key tile fits its atoms");
 // Shared memory from its 1024-aligned base: Q, the K slots, the V^T slots,
 // then the mbarriers (8 bytes each): Q's full, then per slot K full, V
 // full, K empty, V empty.
@@ -113,7 +118,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     FusedFp8Kernel(const __grid_constant__ CUtensorMap map_q,
                    const __grid_constant__ CUtensorMap map_k,
                    const __grid_constant__ CUtensorMap map_vt, __nv_bfloat16* __restrict__ o, int n,
-                   int d, int m_blocks, float scale_log2) {
+                   int d, int m_blocks, int vt_atoms, float scale_log2) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900 && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   extern __shared__ unsigned char smem_raw[];
   const uint32_t base = (ptx::SharedAddress(smem_raw) + 1023) & ~1023u;
@@ -153,7 +158,9 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int s = at.Slot();
       hopper::BarrierWait(base + VEmpty(s), at.Phase() ^ 1);
       hopper::BarrierArriveExpect(base + VFull(s), kVBytes);
-      hopper::TmaLoad3d(base + kV + s * kVBytes, &map_vt, base + VFull(s), j * kBc, 0, bh);
+      for (int a = 0; a < kFp8VtAtomsPerTile; ++a)
+        hopper::TmaLoad3d(base + kV + s * kVBytes + a * kVAtomBytes, &map_vt, base + VFull(s), 0, 0,
+                          bh * vt_atoms + kFp8VtAtomsPerTile * j + a);
     };
     hopper::PipeSlot<kStages> at;  // K's next place (V's is the one before)
     for (int j = 0; j < tiles; ++j) {
@@ -223,7 +230,11 @@ __global__ void __launch_bounds__(kThreads, 1)
     hopper::WgmmaFence();
 #pragma unroll
     for (int kk = 0; kk < kBc / 32; ++kk)
-      hopper::WgmmaRSFp8<kD>(acc_o, pa[kk], hopper::Descriptor(vt_tile + 32 * kk, 16, 1024), 1);
+      hopper::WgmmaRSFp8<kD>(acc_o, pa[kk],
+                             hopper::Descriptor(vt_tile + (32 * kk / kFp8VtAtomKeys) * kVAtomBytes +
+                                                    32 * kk % kFp8VtAtomKeys,
+                                                16, 1024),
+                             1);
     hopper::WgmmaCommit();
   };
 
@@ -291,16 +302,17 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <bool kCausal>
-cudaError_t LaunchKernel(const AttentionShape& shape, const AttentionTensors& x, int n_pad,
+cudaError_t LaunchKernel(const AttentionShape& shape, const AttentionTensors& x, int vt_atoms,
                          cudaStream_t stream) {
   const int n = int(shape.seq_len), d = int(shape.head_dim);
   const int m_blocks = (n + kBr - 1) / kBr;
   const int64_t bh = shape.BatchHeads(), blocks = bh * m_blocks;
-  if (blocks > INT32_MAX) return cudaErrorInvalidValue;
+  if (blocks > INT32_MAX || bh * vt_atoms > INT32_MAX) return cudaErrorInvalidValue;
   CUtensorMap map_q, map_k, map_vt;
-  for (cudaError_t e : {EncodeTensorMap(&map_q, DType::kFp8, x.q, d, n, bh, kBr),
-                        EncodeTensorMap(&map_k, DType::kFp8, x.k, d, n, bh, kBc),
-                        EncodeTensorMap(&map_vt, DType::kFp8, x.workspace, n_pad, d, bh, kD)})
+  for (cudaError_t e :
+       {EncodeTensorMap(&map_q, DType::kFp8, x.q, d, n, bh, kBr),
+        EncodeTensorMap(&map_k, DType::kFp8, x.k, d, n, bh, kBc),
+        EncodeTensorMap(&map_vt, DType::kFp8, x.workspace, kFp8VtAtomKeys, d, bh * vt_atoms, kD)})
     if (e != cudaSuccess) return e;
   auto kernel = FusedFp8Kernel<kCausal>;
   if (cudaError_t e =
@@ -309,16 +321,17 @@ cudaError_t LaunchKernel(const AttentionShape& shape, const AttentionTensors& x,
     return e;
   const float scale_log2 = SoftmaxScaleLog2(shape.head_dim) * kFp8InputScale * kFp8InputScale;
   kernel<<<unsigned(blocks), kThreads, kSmemBytes, stream>>>(
-      map_q, map_k, map_vt, static_cast<__nv_bfloat16*>(x.o), n, d, m_blocks, scale_log2);
+      map_q, map_k, map_vt, static_cast<__nv_bfloat16*>(x.o), n, d, m_blocks, vt_atoms, scale_log2);
   return cudaGetLastError();
 }
 
-int64_t PaddedKeys(const AttentionShape& shape) { return (shape.seq_len + kBc - 1) / kBc * kBc; }
+int64_t KeyTiles(const AttentionShape& shape) { return (shape.seq_len + kBc - 1) / kBc; }
 
 }  // namespace
 
 int64_t Fp8FusedWorkspaceBytes(const AttentionShape& shape) {
-  const int64_t bytes = shape.BatchHeads() * shape.head_dim * PaddedKeys(shape);
+  const int64_t bytes =
+      shape.BatchHeads() * KeyTiles(shape) * kFp8VtAtomsPerTile * shape.head_dim * kFp8VtAtomKeys;
   return (bytes + 255) / 256 * 256;
 }
 
@@ -328,14 +341,15 @@ cudaError_t LaunchAttentionFusedFp8(const AttentionShape& shape, const Attention
       tensors.workspace == nullptr)
     return cudaErrorInvalidValue;
   if (!Sm90aDevice()) return cudaErrorNotSupported;
-  const int64_t n_pad = PaddedKeys(shape), chunks = n_pad / kVtChunk;
+  const int64_t tiles = KeyTiles(shape), chunks = tiles * kVtGroups;
+  const int64_t atoms = tiles * kFp8VtAtomsPerTile;
   if (shape.BatchHeads() * chunks > INT32_MAX) return cudaErrorInvalidValue;
   TransposeVKernel<<<unsigned(shape.BatchHeads() * chunks), kVtThreads, 0, stream>>>(
       static_cast<const uint8_t*>(tensors.v), static_cast<uint8_t*>(tensors.workspace),
-      int(shape.seq_len), int(shape.head_dim), int(n_pad), int(chunks));
+      int(shape.seq_len), int(shape.head_dim), int(atoms), int(chunks));
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return e;
-  return shape.causal ? LaunchKernel<true>(shape, tensors, int(n_pad), stream)
-                      : LaunchKernel<false>(shape, tensors, int(n_pad), stream);
+  return shape.causal ? LaunchKernel<true>(shape, tensors, int(atoms), stream)
+                      : LaunchKernel<false>(shape, tensors, int(atoms), stream);
 }
 
 }  // namespace kbench::kernels::cuda

@@ -16,9 +16,10 @@
 //
 // Tiles: 128 query rows a block (two consumer warpgroups of 64, in
 // ping-pong, and a producer warpgroup issuing the copy engine), key tiles of
-// 128, head dims padded to 128 (the copy engine fills columns past d with
-// zeros); one block per query block, heaviest first when causal; no key
-// split.
+// 224 (FlashAttention-3's for fp8 at d <= 128: the per-tile work of the
+// softmax, the rescale of O and the barriers spread over more keys), head
+// dims padded to 128 (the copy engine fills columns past d with zeros); one
+// block per query block, heaviest first when causal; no key split.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -31,8 +32,15 @@
 namespace kbench::kernels::cuda {
 
 // Keys of one K/V tile, and query rows of one block.
-inline constexpr int kFp8KvTile = 128;
+inline constexpr int kFp8KvTile = 224;
 inline constexpr int kFp8QueryRows = 128;
+
+// V^T in the workspace: [batch * heads][atoms][head_dim][128] bytes, two
+// atoms a key tile (the copy engine's 128-byte rows): key j (< 224) of tile
+// t at atom 2 t + j / 128, byte j % 128, each 32 keys in Fp8VtKey's order;
+// bytes 96..127 of a tile's second atom are never read.
+inline constexpr int kFp8VtAtomKeys = 128;
+inline constexpr int kFp8VtAtomsPerTile = 2;
 
 // The key that position p (0..31) of a group of 32 in V^T holds. Thread q
 // (0..3) of a quad holds, in S's accumulators of one row, the keys 2 q,
@@ -45,8 +53,8 @@ __host__ __device__ constexpr int Fp8VtKey(int p) {
   return half + (j < 2 ? 2 * q + j : 2 * q + 8 + (j - 2));
 }
 
-// The workspace fp8 fused needs: V^T, [batch * heads][head_dim][keys]
-// bytes with the keys padded to a whole tile, 256-byte aligned.
+// The workspace fp8 fused needs: V^T as laid out above, for every key tile
+// of the sequence, 256-byte aligned.
 int64_t Fp8FusedWorkspaceBytes(const AttentionShape& shape);
 
 // The kernel on `shape`, tensors.workspace holding Fp8FusedWorkspaceBytes.

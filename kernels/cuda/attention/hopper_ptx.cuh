@@ -172,6 +172,9 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_R8 "%64,%65,%66,%67,%68,%69,%70,%71"
 #define KB_R9 "%72,%73,%74,%75,%76,%77,%78,%79"
 #define KB_R10 "%80,%81,%82,%83,%84,%85,%86,%87"
+#define KB_R11 "%88,%89,%90,%91,%92,%93,%94,%95"
+#define KB_R12 "%96,%97,%98,%99,%100,%101,%102,%103"
+#define KB_R13 "%104,%105,%106,%107,%108,%109,%110,%111"
 #define KB_RS1 KB_R0
 #define KB_RS2 KB_RS1 "," KB_R1
 #define KB_RS3 KB_RS2 "," KB_R2
@@ -183,6 +186,9 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_RS9 KB_RS8 "," KB_R8
 #define KB_RS10 KB_RS9 "," KB_R9
 #define KB_RS11 KB_RS10 "," KB_R10
+#define KB_RS12 KB_RS11 "," KB_R11
+#define KB_RS13 KB_RS12 "," KB_R12
+#define KB_RS14 KB_RS13 "," KB_R13
 #define KB_WGMMA_D8 "{" KB_RS1 "}"
 #define KB_WGMMA_D16 "{" KB_RS2 "}"
 #define KB_WGMMA_D24 "{" KB_RS3 "}"
@@ -194,6 +200,7 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_WGMMA_D72 "{" KB_RS9 "}"
 #define KB_WGMMA_D80 "{" KB_RS10 "}"
 #define KB_WGMMA_D88 "{" KB_RS11 "}"
+#define KB_WGMMA_D112 "{" KB_RS14 "}"
 #define KB_F8(i)                                                                              \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -207,6 +214,9 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_F72 KB_F64, KB_F8(64)
 #define KB_F80 KB_F72, KB_F8(72)
 #define KB_F88 KB_F80, KB_F8(80)
+#define KB_F96 KB_F88, KB_F8(88)
+#define KB_F104 KB_F96, KB_F8(96)
+#define KB_F112 KB_F104, KB_F8(104)
 
 // One specialisation each of (dtype, N): D registers, then the operands.
 // %P is scale_d (a predicate), numbered after D's registers.
@@ -297,12 +307,16 @@ __device__ __forceinline__ void WgmmaRSFp8(float (&d)[kN / 2], const uint32_t (&
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));         \
   }
 KB_WGMMA_SS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66)
+KB_WGMMA_SS_FP8(224, KB_WGMMA_D112, KB_F112, 112, 113, 114)
 KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_WGMMA_SS_FP8
 #undef KB_WGMMA_RS_FP8
 
 #undef KB_WGMMA_SS
 #undef KB_WGMMA_RS
+#undef KB_F112
+#undef KB_F104
+#undef KB_F96
 #undef KB_F88
 #undef KB_F80
 #undef KB_F72
@@ -314,6 +328,7 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_F24
 #undef KB_F16
 #undef KB_F8
+#undef KB_WGMMA_D112
 #undef KB_WGMMA_D88
 #undef KB_WGMMA_D80
 #undef KB_WGMMA_D72
@@ -337,6 +352,9 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_RS9
 #undef KB_RS10
 #undef KB_RS11
+#undef KB_RS12
+#undef KB_RS13
+#undef KB_RS14
 #undef KB_R1
 #undef KB_R2
 #undef KB_R3
@@ -347,5 +365,8 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_R8
 #undef KB_R9
 #undef KB_R10
+#undef KB_R11
+#undef KB_R12
+#undef KB_R13
 
 }  // namespace kbench::kernels::cuda::hopper
