@@ -397,12 +397,14 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
 }
 
 TEST(CudaAttentionFp8, PlanIsOnePassWithVTransposedIntoTheWorkspace) {
-  // Host only. 4 x 16 heads of 1000 keys padded to 1024, d 80: V^T's bytes.
+  // Host only. 4 x 16 heads of 1000 keys, 5 tiles of 224, each two atoms
+  // of d = 80 rows of 128 bytes: V^T's bytes.
   const FusedAttentionPlan plan =
       PlanAttentionFused(Shape(4, 16, 1000, 80, true), DType::kFp8, 132);
   EXPECT_EQ(plan.splits, 1);
   EXPECT_FALSE(plan.balanced_tail);
-  EXPECT_EQ(plan.workspace_bytes, int64_t(64) * 80 * 1024);
+  EXPECT_EQ(plan.workspace_bytes, int64_t(64) * 5 * 2 * 80 * 128);
+  EXPECT_NE(plan.description.find("key tiles of 224"), std::string::npos) << plan.description;
   EXPECT_EQ(plan.workspace_bytes, Fp8FusedWorkspaceBytes(Shape(4, 16, 1000, 80, true)));
   EXPECT_NE(plan.description.find("FP8 wgmma"), std::string::npos) << plan.description;
   EXPECT_NE(plan.description.find("512 query blocks"), std::string::npos) << plan.description;
