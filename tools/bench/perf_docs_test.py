@@ -15,6 +15,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import attention_fp8_table  # noqa: E402
+import attention_fp8_trials_table  # noqa: E402
 import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
 import cold_state_probe  # noqa: E402
@@ -193,6 +194,62 @@ class AttentionFp8Table(unittest.TestCase):
                       "n/a / n/a | wait 1.5, barrier 0.5 | XU pipe (exp2 of the softmax) busy "
                       "half the time or more |", text)
         self.assertIn("| fp16 1 16 16384 128 0 | no reading: no launch of a fused kernel |", text)
+
+
+class AttentionFp8Trials(unittest.TestCase):
+    @staticmethod
+    def fp8_run(fp8_ms, passed=True):
+        rows = [{"batch": 1, "heads": 16, "seq_len": 16384, "causal": False, "dtype": dtype,
+                 "round": r, "median_ms": ms, "passed": passed or dtype != "fp8",
+                 "rel_l2_error": 0.02}
+                for r, ms8 in enumerate(fp8_ms) for dtype, ms in (("fp16", 3.0), ("fp8", ms8))]
+        return {"device": "GPU", "rounds": len(fp8_ms), "rows": rows}
+
+    def data(self, variant_run):
+        return {"base_commit": "abc1234", "trials": [
+            {"name": "Trial", "call": 1, "question": "Faster?", "baseline": "base",
+             "variants": [{"id": "base", "change": "as committed", "runs": [self.fp8_run([2.0, 2.2])]},
+                          {"id": "new", "change": "the change", "runs": [variant_run]}]}]}
+
+    def test_speed_is_the_baselines_median_over_the_variants(self):
+        text = attention_fp8_trials_table.render(self.data(self.fp8_run([2.4, 2.6])))
+        # base median 2.1, variant median 2.5: 2.1 / 2.5 = 0.84, slower.
+        self.assertIn("| `new` | the change | 2.500 (2.400-2.600), 0.84x | every run |", text)
+        self.assertIn("| `base` | as committed | 2.100 (2.000-2.200), 1.00x | every run |", text)
+        self.assertIn("### Trial (call 1, GPU)", text)
+
+    def test_a_failed_run_is_named(self):
+        text = attention_fp8_trials_table.render(self.data(self.fp8_run([1.0], passed=False)))
+        self.assertIn("| `new` | the change | 1.000, 2.10x | NO: a run failed |", text)
+
+    def test_the_profile_finds_the_loops_exponentials_against_its_wait(self):
+        header = ["Address", "Source", "Warp Stall Sampling (All Samples)",
+                  "Instructions Executed", "stall_wait", "stall_barrier",
+                  "stall_wait (Not Issued)"]
+        body = [["0x10", "MUFU.EX2 R1, R1", "5", "100", "4", "1", "4"],  # the loop: 100 a piece
+                ["0x20", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "30", "100", "0", "30", "0"],
+                ["0x30", "MUFU.EX2 R2, R2", "10", "100", "9", "1", "9"],
+                ["0x40", "@!P0 BRA 0x10", "2", "100", "2", "0", "2"],
+                ["0x50", "MUFU.RCP R3, R3", "1", "4", "1", "0", "1"]]  # outside the loop
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "source.csv")
+            with open(path, "w") as f:
+                f.write('"Kernel Name","k"\n')
+                for row in [header] + body:
+                    f.write(",".join(f'"{cell}"' for cell in row) + "\n")
+            profile = attention_fp8_trials_table.read_profile(path, "fp8 point")
+        self.assertEqual(profile["samples"], 48)
+        self.assertEqual(profile["loop"], {"executed": 100, "mufu": 2, "mufu_after_wait": 1,
+                                           "wait_samples": 30})
+        self.assertEqual(profile["opcodes"][0]["opcode"], "WARPGROUP")
+        self.assertEqual(profile["opcodes"][1], {"opcode": "MUFU", "samples": 16,
+                                                 "executed": 204,
+                                                 "stalls": [("wait", 14), ("barrier", 2)]})
+        self.assertEqual(profile["stalls"][0], ("barrier", 32))
+        data = self.data(self.fp8_run([2.0]))
+        data["profile"] = profile
+        self.assertIn("1 of its 2 MUFU.EX2 come after the wait",
+                      attention_fp8_trials_table.render(data))
 
 
 class AttentionTable(unittest.TestCase):
