@@ -14,7 +14,7 @@ device reference).
       [--profile SOURCE.csv]
   attention_fp8_trials_table.py render --data DATA.json --doc DOC.md
 
-The manifest: {"base_commit", "trials": [{"name", "call", "question",
+The manifest: {"base_commit", "trials": [{"name", "question",
 "baseline": ID, "variants": [{"id", "change", "runs": [FILE, ...]}]}],
 "sass_probes": {...}}, FILE an attention_fp8_gpu.py output (relative to
 the manifest). `pack` puts each file's rows in place of its name, and
@@ -67,13 +67,13 @@ def fp8_times(variant):
     return times, passed
 
 
-def trial_lines(trial):
+def trial_lines(number, trial):
     variants = trial["variants"]
     base = next(v for v in variants if v["id"] == trial["baseline"])
     base_times, _ = fp8_times(base)
     shapes = list(base_times)
     devices = sorted({run["device"] for v in variants for run in v["runs"]})
-    lines = [f"### {trial['name']} (call {trial['call']}, {', '.join(devices)})", "",
+    lines = [f"### Trial {number}: {trial['name']} ({', '.join(devices)})", "",
              trial["question"], "",
              "| variant | change | " + " | ".join(shape_name(s) for s in shapes) +
              " | verified |",
@@ -137,8 +137,8 @@ def probe_lines(probes):
 def render(data):
     lines = [f"The kernels of commit {data['base_commit']} and variants of them; a speed "
              "is the committed kernel's time over the variant's in the same call.", ""]
-    for trial in data["trials"]:
-        lines += trial_lines(trial)
+    for number, trial in enumerate(data["trials"], 1):
+        lines += trial_lines(number, trial)
     if data.get("profile"):
         lines += profile_lines(data["profile"])
     if data.get("sass_probes"):

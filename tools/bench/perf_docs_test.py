@@ -207,7 +207,7 @@ class AttentionFp8Trials(unittest.TestCase):
 
     def data(self, variant_run):
         return {"base_commit": "abc1234", "trials": [
-            {"name": "Trial", "call": 1, "question": "Faster?", "baseline": "base",
+            {"name": "Faster", "question": "Faster?", "baseline": "base",
              "variants": [{"id": "base", "change": "as committed", "runs": [self.fp8_run([2.0, 2.2])]},
                           {"id": "new", "change": "the change", "runs": [variant_run]}]}]}
 
@@ -216,7 +216,7 @@ class AttentionFp8Trials(unittest.TestCase):
         # base median 2.1, variant median 2.5: 2.1 / 2.5 = 0.84, slower.
         self.assertIn("| `new` | the change | 2.500 (2.400-2.600), 0.84x | every run |", text)
         self.assertIn("| `base` | as committed | 2.100 (2.000-2.200), 1.00x | every run |", text)
-        self.assertIn("### Trial (call 1, GPU)", text)
+        self.assertIn("### Trial 1: Faster (GPU)", text)
 
     def test_a_failed_run_is_named(self):
         text = attention_fp8_trials_table.render(self.data(self.fp8_run([1.0], passed=False)))
