@@ -220,16 +220,12 @@ def main():
     p.add_argument("--manifest", required=True)
     p.add_argument("--profile")
     p.add_argument("--profile-point", default="fp8, B 1, H 16, N 16384, d 128")
-    r = sub.add_parser("render")
-    r.add_argument("--data", required=True)
-    r.add_argument("--doc", required=True)
+    perf_doc.add_render_command(sub)
     args = parser.parse_args()
     if args.what == "pack":
         pack(args)
         return
-    text = perf_doc.render_doc(args.doc, args.data, render)
-    with open(args.doc, "w") as f:
-        f.write(text)
+    perf_doc.render_command(args, render)
 
 
 if __name__ == "__main__":

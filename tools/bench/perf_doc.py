@@ -77,6 +77,21 @@ def pack_results(machine, results):
     return {"machine": machine, "runs": runs}
 
 
+def add_render_command(sub):
+    """The `render --data DATA.json --doc DOC.md` subcommand of a table
+    script (its argparse subparsers `sub`)."""
+    r = sub.add_parser("render")
+    r.add_argument("--data", required=True)
+    r.add_argument("--doc", required=True)
+
+
+def render_command(args, render):
+    """Runs `render`: rewrites args.doc's generated section (render_doc)."""
+    text = render_doc(args.doc, args.data, render)
+    with open(args.doc, "w") as f:
+        f.write(text)
+
+
 def table_main(render, packs=True):
     """The command line of a table script:
       pack --data OUT.json --machine TEXT RESULT.json...  (pack_results;
@@ -90,13 +105,9 @@ def table_main(render, packs=True):
         p.add_argument("--data", required=True)
         p.add_argument("--machine", required=True)
         p.add_argument("results", nargs="+")
-    r = sub.add_parser("render")
-    r.add_argument("--data", required=True)
-    r.add_argument("--doc", required=True)
+    add_render_command(sub)
     args = parser.parse_args()
     if args.what == "pack":
         save_data(args.data, pack_results(args.machine, args.results))
         return
-    text = render_doc(args.doc, args.data, render)
-    with open(args.doc, "w") as f:
-        f.write(text)
+    render_command(args, render)

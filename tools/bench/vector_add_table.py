@@ -223,16 +223,12 @@ def main():
     p.add_argument("--command", required=True)
     p.add_argument("--data", required=True)
     p.add_argument("--grid-log")
-    r = sub.add_parser("render")
-    r.add_argument("--data", required=True)
-    r.add_argument("--doc", required=True)
+    perf_doc.add_render_command(sub)
     args = parser.parse_args()
     if args.what == "pack":
         perf_doc.save_data(args.data, pack(args.dir, args.command, args.grid_log))
         return
-    text = perf_doc.render_doc(args.doc, args.data, render)
-    with open(args.doc, "w") as f:
-        f.write(text)
+    perf_doc.render_command(args, render)
 
 
 if __name__ == "__main__":
