@@ -4,9 +4,11 @@
 #   scripts/gpu_check.sh [build]   here, on a machine with nvcc and no GPU:
 #       configures BUILD_DIR (default build-gpu) for sm_90 (Release; ccache as
 #       the compiler launcher where installed), builds
-#       kbench-server, kbench-worker, kbench, the GPU tests (kbench_gpu_tests, kbench_gpu_attention_test)
-#       and kbench_attention_bench, and bundles them with the libraries the
-#       GPU machine lacks into .gpu/ (ignored by git), with tools/bench
+#       kbench-server, kbench-worker, kbench, the GPU tests (kbench_gpu_tests,
+#       kbench_gpu_attention_test) and the perf lab's binaries
+#       (kbench_attention_bench, kbench_cold_state_probe,
+#       lib/libkbench_vector_add_shapes.so), and bundles them with the
+#       libraries the GPU machine lacks into .gpu/ (ignored by git), with tools/bench
 #       beside them (scripts/bundle-for-device.sh). JOBS (default 2) is the
 #       build's parallelism.
 #
@@ -86,15 +88,16 @@ build() {
   cmake --build "$dir" -j"${JOBS:-2}" \
     --target kbench-server kbench-worker kbench-compile kbench kbench_gpu_tests \
     kbench_gpu_attention_test kbench_gpu_mutation_test kbench_attention_bench kbench_l2_flush \
-    kbench_kernel_clock
+    kbench_kernel_clock kbench_cold_state_probe kbench_vector_add_shapes
   rm -rf .gpu
   scripts/bundle-for-device.sh .gpu "$dir/server/kbench-server" \
     "$dir/server/kbench-worker" "$dir/server/kbench-compile" \
     "$dir/client/kbench" "$dir/tests/kbench_gpu_tests" \
     "$dir/tests/kbench_gpu_attention_test" "$dir/tests/kbench_gpu_mutation_test" \
-    "$dir/tools/bench/kbench_attention_bench"
+    "$dir/tools/bench/kbench_attention_bench" "$dir/tools/bench/kbench_cold_state_probe"
   cp -L "$dir/kernels/cuda_runtime/libkbench_l2_flush.so" \
-    "$dir/kernels/cuda_runtime/libkbench_kernel_clock.so" .gpu/lib/
+    "$dir/kernels/cuda_runtime/libkbench_kernel_clock.so" \
+    "$dir/tools/bench/libkbench_vector_add_shapes.so" .gpu/lib/
   cp -r tools/bench .gpu/bench
   rm -rf .gpu/bench/__pycache__
   local exclude

@@ -3,9 +3,8 @@
 // after several preparations, each ending in the state some cold timer
 // leaves, so that tools/bench/cold_state_probe.py can set CUDA events
 // beside Nsight Compute's durations of the same launches under each state.
-// Not part of the server; built on the GPU machine with
-//   nvcc -O3 -std=c++20 -arch=native -I. -o PROBE tools/bench/cold_state_probe.cu \
-//        kernels/cuda_runtime/l2_flush_kernel.cu
+// Not part of the server; built as kbench_cold_state_probe
+// (tools/bench/CMakeLists.txt; scripts/gpu_check.sh build bundles it in .gpu/)
 // and run as PROBE [--n N] [--samples S] [--only STATE]. Prints one JSON
 // object: the device, and for each state its name, what it does, and the
 // event times (ms) of its launches. The kernel of state k is

@@ -22,6 +22,7 @@ import cold_state_probe  # noqa: E402
 import cold_state_table  # noqa: E402
 import kernel_clock_table  # noqa: E402
 import perf_doc  # noqa: E402
+import vector_add_shapes_table  # noqa: E402
 import vector_add_table  # noqa: E402
 
 
@@ -95,6 +96,35 @@ class VectorAddTable(unittest.TestCase):
     def test_is_deterministic(self):
         self.assertEqual(vector_add_table.render(VECTOR_ADD),
                          vector_add_table.render(VECTOR_ADD))
+
+
+class VectorAddShapesTable(unittest.TestCase):
+    @staticmethod
+    def sweep(date, names, torch_ms, shape_ms):
+        entry = {"cold": [torch_ms] * 3, "hot": [torch_ms] * 3}
+        entries = {"torch.add": entry}
+        for name, ms in zip(names, shape_ms):
+            entries[name] = {"cold": [ms] * 3, "hot": [ms] * 3}
+        return {"date_utc": date, "device": "GPU", "torch": "t", "triton": "tr",
+                "cold_method": "clock", "rounds": 3, "rep_ms": 20,
+                "sizes": [{"n": 1 << 20, "entries": entries}]}
+
+    def test_old_float4_names_read_as_the_new_and_each_run_has_its_table(self):
+        old = self.sweep("2026-12-06", ["vecs=1 block=256 plain", "vecs=1 block=256 streaming",
+                                        "vecs=4 block=512 plain"], 0.010, [0.010, 0.020, 0.008])
+        new = self.sweep("2026-12-08", ["float4 x1 block=256 plain",
+                                        "float4 x1 block=256 streaming", "float2 x1 block=128 plain"],
+                         0.010, [0.005, 0.010, 0.004])
+        text = vector_add_shapes_table.render({"machine": "M", "runs": [old, new]})
+        tables = text.split("Measured on M: ")[1:]
+        self.assertEqual(len(tables), 2)
+        self.assertIn("2026-12-08", tables[0])  # newest first
+        self.assertIn("| float4 x1 block=256 plain / torch |", tables[1])
+        self.assertIn("| 2^20 | cold | 10.00 | 1.000 (1.000-1.000) | 0.500 (0.500-0.500) "
+                      "| float4 x4 block=512 plain | 1.250 (1.250-1.250) |", tables[1])
+        self.assertIn("| 2^20 | hot | 10.00 | 2.000 (2.000-2.000) | 1.000 (1.000-1.000) "
+                      "| float2 x1 block=128 plain | 2.500 (2.500-2.500) |", tables[0])
+        self.assertNotIn("vecs=", text)
 
 
 class ColdState(unittest.TestCase):

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Vector add shapes against torch.add, under one timer, on the GPU machine.
 
-Loads the shared library built from tools/bench/vector_add_shapes.cu (float4s
-per thread x threads per block x cache hints) and times each shape and
+Loads the shared library built from tools/bench/vector_add_shapes.cu (access
+width x accesses per thread x threads per block x cache hints) and times each shape and
 torch.add(a, b, out=c) cold as kbench times (cold_timing.py: the L2
 emptied before each call by kbench's own flush, --l2-flush-lib, the call
 timed by kbench's kernel clock beside it) and hot with triton's
@@ -13,9 +13,8 @@ Writes one JSON object to --out, rewritten after each size so that a run cut
 short keeps what it measured (medians of each round, per shape and mode)
 and prints, per n and mode, the best shapes against torch.add.
 
-  nvcc -O3 -std=c++20 -arch=sm_90a -shared -Xcompiler -fPIC \\
-    -o libvashapes.so tools/bench/vector_add_shapes.cu
-  python3 tools/bench/vector_add_shapes.py --lib ./libvashapes.so \\
+  scripts/gpu_check.sh build    # here: bundles .gpu/, with the shapes' library
+  python3 tools/bench/vector_add_shapes.py --lib .gpu/lib/libkbench_vector_add_shapes.so \\
     --l2-flush-lib .gpu/lib/libkbench_l2_flush.so --out shapes.json
 """
 import argparse
@@ -32,21 +31,27 @@ import triton.testing
 from cold_timing import bench_cold, cold_start
 
 
-def shapes(vecs, blocks):
-    return [(v, blk, s) for v in vecs for blk in blocks for s in (0, 1)]
+ACCESS = {1: "float", 2: "float2", 4: "float4"}
+
+
+def shapes(widths, vecs, blocks):
+    return [(w, v, blk, s) for w in widths for v in vecs for blk in blocks for s in (0, 1)]
 
 
 def name(shape):
-    v, blk, s = shape
-    return f"vecs={v} block={blk} {'streaming' if s else 'plain'}"
+    """E.g. "float4 x1 block=256 plain": one float4 of each array a thread."""
+    w, v, blk, s = shape
+    return f"{ACCESS[w]} x{v} block={blk} {'streaming' if s else 'plain'}"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lib", required=True, help="the built vector_add_shapes.cu")
+    parser.add_argument("--lib", required=True, help="libkbench_vector_add_shapes.so (the bundle's lib/)")
     parser.add_argument("--log2-sizes", default="16,18,20,22,24,26,28")
-    parser.add_argument("--vecs", default="1,2,4,8", help="float4s per thread")
+    parser.add_argument("--widths", default="1,2,4",
+                        help="floats an access: 1 (float), 2 (float2), 4 (float4)")
+    parser.add_argument("--vecs", default="1,2,4,8", help="accesses of each array per thread")
     parser.add_argument("--blocks", default="128,256,512", help="threads per block")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rep-ms", type=int, default=40)
@@ -58,7 +63,7 @@ def main():
     cold = cold_start(args.l2_flush_lib)
     lib = ctypes.CDLL(args.lib)
     lib.kbench_shapes_add.restype = ctypes.c_int
-    lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 3 + [
+    lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 4 + [ctypes.c_void_p] * 3 + [
         ctypes.c_int64, ctypes.c_void_p]
     sizes = [1 << int(s) for s in args.log2_sizes.split(",")]
     result = {
@@ -81,10 +86,10 @@ def main():
         want = a + b
 
         def ours(shape):
-            v, blk, s = shape
+            w, v, blk, s = shape
 
             def call():
-                err = lib.kbench_shapes_add(v, blk, s, a.data_ptr(), b.data_ptr(), c.data_ptr(),
+                err = lib.kbench_shapes_add(w, v, blk, s, a.data_ptr(), b.data_ptr(), c.data_ptr(),
                                            n, torch.cuda.current_stream().cuda_stream)
                 if err != 0:
                     raise RuntimeError(f"{name(shape)}: CUDA error {err}")
@@ -94,7 +99,8 @@ def main():
             torch.add(a, b, out=c)
 
         entries = {"torch.add": torch_add}
-        for shape in shapes([int(v) for v in args.vecs.split(",")],
+        for shape in shapes([int(w) for w in args.widths.split(",")],
+                            [int(v) for v in args.vecs.split(",")],
                             [int(b) for b in args.blocks.split(",")]):
             c.zero_()
             ours(shape)()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """docs/perf/vector_add_shapes.md's generated section, from
-docs/perf/data/vector_add_shapes.json: vector add shapes (float4s per thread,
-threads per block, cache hints) against torch.add under one timer, as
+docs/perf/data/vector_add_shapes.json: vector add shapes (an access's width,
+accesses per thread, threads per block, cache hints) against torch.add under one timer, as
 tools/bench/vector_add_shapes.py measured them on the GPU machine.
 
   vector_add_shapes_table.py pack --data OUT.json --machine TEXT SHAPES.json
@@ -10,14 +10,23 @@ tools/bench/vector_add_shapes.py measured them on the GPU machine.
   vector_add_shapes_table.py render --data DATA.json --doc DOC.md
       Rewrites the generated section of DOC.md (tools/bench/perf_doc.py).
 """
+import re
 import statistics
 
 import perf_doc
 
 # The shapes of kernels/cuda/vector_add/vector_add_vectorized.cu: plain
-# hints, or streaming ones where the arrays about fill the L2.
-PLAIN = "vecs=1 block=256 plain"
-STREAMING = "vecs=1 block=256 streaming"
+# hints, or streaming ones where the arrays about fill the L2
+# (vector_add_shapes.py's names).
+PLAIN = "float4 x1 block=256 plain"
+STREAMING = "float4 x1 block=256 streaming"
+
+
+def canonical(shape):
+    """A shape's name as vector_add_shapes.py names it now. Runs from before
+    it swept the access's width (float4 only) named "vecs=V block=B hint"."""
+    m = re.fullmatch(r"vecs=(\d+) (block=\d+ \w+)", shape)
+    return f"float4 x{m[1]} {m[2]}" if m else shape
 
 
 def ratios(entries, shape, mode):
@@ -26,10 +35,9 @@ def ratios(entries, shape, mode):
     return [t / s for t, s in zip(entries["torch.add"][mode], entries[shape][mode])]
 
 
-def render(data):
-    sweep = data["runs"][0]
+def render_run(machine, sweep):
     lines = [
-        f"Measured on {data['machine']}: {sweep['device']}, PyTorch {sweep['torch']}, "
+        f"Measured on {machine}: {sweep['device']}, PyTorch {sweep['torch']}, "
         f"Triton {sweep['triton']}, {sweep['date_utc'][:10]}. Cold: {sweep['cold_method']}; "
         "hot: do_bench_cudagraph. Each figure is a median of "
         f"{sweep['rounds']} rounds (each round a median over {sweep['rep_ms']} ms); "
@@ -45,7 +53,7 @@ def render(data):
         return f"{statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})"
 
     for size in sweep["sizes"]:
-        entries = size["entries"]
+        entries = {canonical(k): v for k, v in size["entries"].items()}
         shapes = [k for k in entries if k != "torch.add"]
         for mode in ("cold", "hot"):
             torch_us = statistics.median(entries["torch.add"][mode]) * 1e3
@@ -55,6 +63,15 @@ def render(data):
                 f"{cell(ratios(entries, PLAIN, mode))} | "
                 f"{cell(ratios(entries, STREAMING, mode))} | {best} | "
                 f"{cell(ratios(entries, best, mode))} |")
+    return lines
+
+
+def render(data):
+    """One table a run, newest first."""
+    runs = sorted(data["runs"], key=lambda run: run["date_utc"], reverse=True)
+    lines = []
+    for run in runs:
+        lines += ([""] if lines else []) + render_run(data["machine"], run)
     return "\n".join(lines) + "\n"
 
 
