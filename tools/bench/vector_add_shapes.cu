@@ -15,7 +15,9 @@
 namespace {
 
 __device__ __forceinline__ float Add(float x, float y) { return x + y; }
-__device__ __forceinline__ float2 Add(float2 x, float2 y) { return make_float2(x.x + y.x, x.y + y.y); }
+__device__ __forceinline__ float2 Add(float2 x, float2 y) {
+  return make_float2(x.x + y.x, x.y + y.y);
+}
 __device__ __forceinline__ float4 Add(float4 x, float4 y) {
   return make_float4(x.x + y.x, x.y + y.y, x.z + y.z, x.w + y.w);
 }
