@@ -47,10 +47,11 @@ def name(shape):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lib", required=True, help="libkbench_vector_add_shapes.so (the bundle's lib/)")
+    parser.add_argument("--lib", required=True,
+                        help="libkbench_vector_add_shapes.so (the bundle's lib/)")
     parser.add_argument("--log2-sizes", default="16,18,20,22,24,26,28")
-    parser.add_argument("--widths", default="1,2,4",
-                        help="floats an access: 1 (float), 2 (float2), 4 (float4)")
+    parser.add_argument("--widths", default="4",
+                        help="floats an access: 1 (float), 2 (float2), 4 (float4); e.g. 1,2,4")
     parser.add_argument("--vecs", default="1,2,4,8", help="accesses of each array per thread")
     parser.add_argument("--blocks", default="128,256,512", help="threads per block")
     parser.add_argument("--rounds", type=int, default=3)
