@@ -113,8 +113,8 @@ class VectorAddShapesTable(unittest.TestCase):
         old = self.sweep("2026-12-06", ["vecs=1 block=256 plain", "vecs=1 block=256 streaming",
                                         "vecs=4 block=512 plain"], 0.010, [0.010, 0.020, 0.008])
         new = self.sweep("2026-12-08", ["float4 x1 block=256 plain",
-                                        "float4 x1 block=256 streaming", "float2 x1 block=128 plain"],
-                         0.010, [0.005, 0.010, 0.004])
+                                        "float4 x1 block=256 streaming",
+                                        "float2 x1 block=128 plain"], 0.010, [0.005, 0.010, 0.004])
         text = vector_add_shapes_table.render({"machine": "M", "runs": [old, new]})
         tables = text.split("Measured on M: ")[1:]
         self.assertEqual(len(tables), 2)
