@@ -21,8 +21,8 @@
 #          kbench_gpu_mutation_test;
 #       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
 #          through it `kbench --json vector-add --variant naive,vectorized`
-#          for n = 2^16, 2^20, 2^22, 2^24, 2^28 cold and 2^16, 2^20, 2^22
-#          hot, each request twice
+#          for n = 2^16, 2^17, 2^18, 2^20 to 2^24, 2^26 and 2^28 cold and
+#          the same up to 2^24 hot, each request twice
 #          (the second checks that two runs agree); the peers
 #          (tools/bench/vector_add_peers.py: torch.add cold with kbench's
 #          own L2 flush, .gpu/lib/libkbench_l2_flush.so, hot with
@@ -59,9 +59,9 @@
 #       and then on all at once (tools/bench/multi_gpu_check.py).
 #       Reads only: it never changes the GPU's clocks or settings.
 #       KBENCH_BACKEND (default cuda) lets the vector add flow be tried on a
-#       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default
-#       2^16, 2^20, 2^22, 2^24 and 2^28) and KBENCH_HOT_SIZES (those also
-#       run hot; default 2^16, 2^20 and 2^22) smaller sizes for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out, KBENCH_SKIP_FP8=1 step 4. The results
+#       CPU machine with --backend cpu, and KBENCH_CHECK_SIZES (default as
+#       in step 2) and KBENCH_HOT_SIZES (those also run hot) smaller sizes
+#       for it; KBENCH_SKIP_ATTENTION=1 leaves step 3 out, KBENCH_SKIP_FP8=1 step 4. The results
 #       of such a run are not GPU figures. To fit the device tool's 10
 #       minutes a call, the steps can be split over calls:
 #       KBENCH_SKIP_TESTS=1 (step 1), KBENCH_SKIP_VECTOR_ADD=1 (the vector
@@ -73,8 +73,8 @@ cd "$(dirname "$0")/.."
 mode=${1:-build}
 # The vector add's sizes (KBENCH_CHECK_SIZES) and those also timed hot
 # (KBENCH_HOT_SIZES), unless the environment names others.
-default_sizes="65536 1048576 4194304 16777216 268435456"
-default_hot="65536 1048576 4194304"
+default_sizes="65536 131072 262144 1048576 2097152 4194304 8388608 16777216 67108864 268435456"
+default_hot="65536 131072 262144 1048576 2097152 4194304 8388608 16777216"
 
 build() {
   set -e

@@ -2,8 +2,9 @@
 // add: 12 bytes an element): cold and hot samples are positive and finite,
 // hot samples are per launch, bandwidth lands in a sane range of the copy
 // ceiling measured at start-up, and the clock watch reads the SM clock
-// around a real sample; a hot sample runs with CUPTI detached. Skipped where no CUDA device is
-// present.
+// around a real sample; a hot sample runs with CUPTI detached, and after
+// another key's replay with the L2 emptied and one untimed replay of its own
+// first. Skipped where no CUDA device is present.
 #include <cupti.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,11 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/cuda_runtime/cuda_status.h"
+#include "kernels/cuda_runtime/device_buffer.h"
+#include "kernels/cuda_runtime/l2_flusher.h"
+#include "kernels/cuda_runtime/sample_timer.h"
+#include "kernels/cuda_runtime/stream.h"
 #include "proto/ops/vector_add/vector_add_op.h"
 #include "server/worker/backends/cuda/cuda_device.h"
 #include "tests/cuda_device_test.h"
@@ -78,6 +84,44 @@ TEST_F(CudaTiming, AHotSampleIsTheTimeOfOneLaunch) {
   const double hot = MedianMs(*workload, kVectorized, v1::TIMING_MODE_HOT, 11);
   EXPECT_GT(hot, 0.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
   EXPECT_LT(hot, 1.5 * cold) << "cold " << cold << " ms, hot " << hot << " ms";
+}
+
+// Two keys alternating as a run's variants do (A B, B A, ...): a key whose
+// replay follows another key's (or a cold sample) gets the L2 emptied and
+// one untimed replay first, so that its sample meets caches warm with its
+// own work; one that follows itself, or is built (its build replays it),
+// gets no extra replay.
+TEST_F(CudaTiming, AHotSampleAfterAnotherKeysReplayFirstWarmsTheCachesWithItsOwn) {
+  using kernels::cuda_runtime::DeviceBuffer;
+  auto stream = kernels::cuda_runtime::Stream::Create();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  auto flusher = kernels::cuda_runtime::L2Flusher::Create(size_t(device_->Info().l2_bytes()));
+  ASSERT_TRUE(flusher.ok()) << flusher.status();
+  auto timer = kernels::cuda_runtime::SampleTimer::Create(stream->get(), &*flusher);
+  ASSERT_TRUE(timer.ok()) << timer.status();
+  auto buffer = DeviceBuffer::Allocate(size_t(1) << 20);
+  ASSERT_TRUE(buffer.ok()) << buffer.status();
+  auto fill = [&](int value) {
+    return [&, value](cudaStream_t s) -> absl::Status {
+      KBENCH_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(buffer->get(), value, buffer->bytes(), s));
+      return absl::OkStatus();
+    };
+  };
+  auto a = fill(1), b = fill(2);
+  const auto hot = [&](int key) {
+    const absl::StatusOr<double> ms = key == 0 ? timer->Hot(0, a) : timer->Hot(1, b);
+    EXPECT_TRUE(ms.ok() && *ms > 0) << (ms.ok() ? absl::OkStatus() : ms.status());
+    return timer->WarmReplays();
+  };
+  EXPECT_EQ(hot(0), 0);  // built
+  EXPECT_EQ(hot(1), 0);  // built
+  EXPECT_EQ(hot(1), 0);  // after itself
+  EXPECT_EQ(hot(0), 1);  // after key 1
+  EXPECT_EQ(hot(0), 1);
+  EXPECT_EQ(hot(1), 2);  // after key 0
+  ASSERT_TRUE(timer->Cold(a).ok());
+  EXPECT_EQ(hot(1), 3);  // after a cold sample
+  EXPECT_EQ(hot(1), 3);
 }
 
 // Cold samples leave CUPTI attached for the next one (the kernel clock);

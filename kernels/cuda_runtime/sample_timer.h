@@ -13,7 +13,18 @@
 //         event (recorded inside the graph, so the graph's launch latency is
 //         outside them), with K chosen once per key so a replay lasts at
 //         least kHotBatchMs; the sample is the replay's time / K, with caches
-//         warm and launch gaps as small as the device makes them.
+//         warm and launch gaps as small as the device makes them. Warm
+//         means warm with the key's own work: where the replay before was
+//         another key's (two variants alternate) or a cold sample, the L2
+//         is emptied (L2Flusher) and one untimed replay of the key's graph
+//         comes first (WarmReplays counts them; a graph's first build
+//         replays it anyway). Without it the other variant's lines stay in
+//         the L2: vectorized vector add at n = 2^22 (streaming hints, whose
+//         evict-first lines do not displace naive's plain ones) took 16.6
+//         us a launch after naive's replays and 13.8 us with the L2
+//         emptied and one warm replay first, on an H100 (a run of it
+//         alone, which empties nothing after its first checked round,
+//         15.1 us: docs/perf/vector_add.md).
 //   HOT, POISONED (HotPoisoned; a run with a learner's kernel, where no
 //         timed launch may meet an earlier launch's output): the same K
 //         runs in one graph, each preceded by `poison` (which rewrites the
@@ -63,6 +74,9 @@ class SampleTimer {
   // again with as many runs, uploads it with an untimed replay, then times
   // a replay as before. No effect before the first Hot(key).
   void Recapture(int key);
+  // Untimed replays made because another key's replay, or a cold sample,
+  // came last (a build's own replays not counted).
+  int WarmReplays() const { return warm_replays_; }
 
   // How Cold() and Hot() measure, in words for a result's reader.
   std::string ColdMethod() const;
@@ -99,6 +113,10 @@ class SampleTimer {
   // (replays never overlap); grown to the largest K.
   std::vector<EventPair> run_events_;
   std::map<int, HotGraph> hot_;
+  // The key whose graph replayed last; kNoKey after a cold sample.
+  static constexpr int kNoKey = -1;
+  int last_hot_key_ = kNoKey;
+  int warm_replays_ = 0;
 };
 
 }  // namespace kbench::kernels::cuda_runtime

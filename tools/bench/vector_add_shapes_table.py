@@ -15,11 +15,11 @@ import statistics
 
 import perf_doc
 
-# The shapes of kernels/cuda/vector_add/vector_add_vectorized.cu: plain
-# hints, or streaming ones where the arrays about fill the L2
-# (vector_add_shapes.py's names).
-PLAIN = "float4 x1 block=256 plain"
-STREAMING = "float4 x1 block=256 streaming"
+# The shapes kernels/cuda/vector_add/vector_add_vectorized.cu chooses from
+# (one float2 or float4 a thread, 256 threads, plain or streaming hints), a
+# column each (vector_add_shapes.py's names); n/a where a run lacks one.
+KERNEL_SHAPES = [f"{access} x1 block=256 {hints}"
+                 for access in ("float2", "float4") for hints in ("plain", "streaming")]
 
 
 def canonical(shape):
@@ -32,6 +32,8 @@ def canonical(shape):
 def ratios(entries, shape, mode):
     """torch.add's time over the shape's, per round (rounds were run in one
     order for all entries, so round i of each is paired)."""
+    if shape not in entries:
+        return []
     return [t / s for t, s in zip(entries["torch.add"][mode], entries[shape][mode])]
 
 
@@ -44,13 +46,14 @@ def render_run(machine, sweep):
         "a ratio is torch.add's time over the shape's (above 1: faster than torch.add), "
         "its range the rounds' lowest and highest.",
         "",
-        f"| n | mode | torch.add us | {PLAIN} / torch | {STREAMING} / torch | best shape "
-        "| best / torch |",
-        "|---|---|---:|---:|---:|---|---:|",
+        "| n | mode | torch.add us | "
+        + "".join(f"{shape} / torch | " for shape in KERNEL_SHAPES)
+        + "best shape | best / torch |",
+        "|---|---|---:|" + "---:|" * len(KERNEL_SHAPES) + "---|---:|",
     ]
 
     def cell(r):
-        return f"{statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})"
+        return f"{statistics.median(r):.3f} ({min(r):.3f}-{max(r):.3f})" if r else "n/a"
 
     for size in sweep["sizes"]:
         entries = {canonical(k): v for k, v in size["entries"].items()}
@@ -60,9 +63,8 @@ def render_run(machine, sweep):
             best = max(shapes, key=lambda k: statistics.median(ratios(entries, k, mode)))
             lines.append(
                 f"| 2^{size['n'].bit_length() - 1} | {mode} | {torch_us:.2f} | "
-                f"{cell(ratios(entries, PLAIN, mode))} | "
-                f"{cell(ratios(entries, STREAMING, mode))} | {best} | "
-                f"{cell(ratios(entries, best, mode))} |")
+                + "".join(f"{cell(ratios(entries, shape, mode))} | " for shape in KERNEL_SHAPES)
+                + f"{best} | {cell(ratios(entries, best, mode))} |")
     return lines
 
 

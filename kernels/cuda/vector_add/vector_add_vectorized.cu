@@ -10,6 +10,17 @@
 //     float4s a thread lose up to half the speed hot at small n (0.49x
 //     torch.add at 2^18), where one wave of blocks covers the array anyway
 //     (docs/perf/vector_add_shapes.md).
+//   - float4, not float2: in the shapes sweep (an H100, 2026-12-07) one
+//     float2 a thread beat one float4 at 2^20 (1.042 against 1.007 of
+//     torch.add cold, 1.045 against 1.008 hot) and 2^22, and lost at 2^24
+//     cold (0.994 against 1.010). This kernel with float2 accesses up to
+//     twice the L2, timed through kbench-server on the same H100 the same
+//     day (gpu_check's sizes), gained 1.5-3% cold at 2^20 to 2^22 (0.980,
+//     0.992 and 1.045 of torch.add against float4's 0.949, 0.960 and
+//     1.029) but lost hot at 2^17 to 2^21 (0.878 at 2^20 against 1.038,
+//     0.965 at 2^21 against 1.180) and cold at 2^17 (0.903, where float4's
+//     grid is too small and naive's launch runs: 1.000). So the width stays
+//     float4; why the two timers disagree at 2^20 hot is not settled.
 //   - Grid-stride: the grid covers the array, one float4 per thread, up to
 //     the caller's cap on blocks; past the cap each thread strides on. On
 //     an H200 a grid covering the array beat a persistent grid of one to
