@@ -23,8 +23,8 @@
 //         evict-first lines do not displace naive's plain ones) took 16.6
 //         us a launch after naive's replays and 13.8 us with the L2
 //         emptied and one warm replay first, on an H100 (a run of it
-//         alone, which empties nothing after its first checked round,
-//         15.1 us: docs/perf/vector_add.md).
+//         alone, where no switch empties the L2, 15.1 us: not explained
+//         yet, docs/perf/vector_add.md).
 //   HOT, POISONED (HotPoisoned; a run with a learner's kernel, where no
 //         timed launch may meet an earlier launch's output): the same K
 //         runs in one graph, each preceded by `poison` (which rewrites the
