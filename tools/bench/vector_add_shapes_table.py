@@ -15,9 +15,10 @@ import statistics
 
 import perf_doc
 
-# The shapes kernels/cuda/vector_add/vector_add_vectorized.cu chooses from
-# (one float2 or float4 a thread, 256 threads, plain or streaming hints), a
-# column each (vector_add_shapes.py's names); n/a where a run lacks one.
+# kernels/cuda/vector_add/vector_add_vectorized.cu's shapes (one float4 a
+# thread, 256 threads, plain or streaming hints) and the float2 ones tried in
+# it (its file comment), a column each (vector_add_shapes.py's names); n/a
+# where a run lacks one.
 KERNEL_SHAPES = [f"{access} x1 block=256 {hints}"
                  for access in ("float2", "float4") for hints in ("plain", "streaming")]
 
