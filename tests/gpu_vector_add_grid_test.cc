@@ -1,6 +1,7 @@
-// The grid sweep behind the vectorized kernel's grid (one float4 per thread,
-// covering the array): on large cold problems it is compared with grids
-// capped at 1, 2, 4 and 8 waves of resident blocks (threads then stride).
+// The grid sweep behind the vectorized kernel's grid (one float4 per thread
+// beyond the L2, covering the array): on large cold problems it is compared
+// with grids capped at 1, 2, 4 and 8 waves of resident blocks (threads then
+// stride), and capped grids write tails too.
 // The test specifies what every grid must do, write c = a + b exactly, and
 // that each timing is a positive, finite number; it prints the sweep
 // ("grid sweep: ..." lines), and tools/bench/vector_add_table.py reads
@@ -127,6 +128,29 @@ TEST(VectorAddVectorizedGrid, EveryGridOfTheSweepWritesExactSumsAndTimesSanely) 
           "grid sweep: n=%lld waves=%d (0: no cap) blocks<=%d "
           "median %.4f ms, %.0f GB/s\n",
           (long long)n, waves, max_blocks, median, 12.0 * double(n) / (median * 1e-3) / 1e9);
+    }
+  }
+}
+
+// A capped grid strides, and block 0 takes the tail: float2 accesses with a
+// tail of one (arrays within the L2) and float4 with a tail of three
+// (beyond it), each capped at one block and at one wave.
+TEST(VectorAddVectorizedGrid, CappedGridsWriteEveryElementTailsIncluded) {
+  if (const auto count = server::worker::backends::cuda::CudaDeviceCount(); !count.ok())
+    GTEST_SKIP() << count.status().message();
+  ASSERT_EQ(cudaSetDevice(0), cudaSuccess);
+  int wave = 0;
+  ASSERT_EQ(kernels::cuda::VectorAddVectorizedResidentBlocks(0, &wave), cudaSuccess);
+  auto stream = Stream::Create();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  for (const int64_t n : {(int64_t(1) << 20) + 1, (int64_t(1) << 24) + 3}) {
+    const absl::StatusOr<Arrays> arrays = MakeArrays(n, *stream);
+    ASSERT_TRUE(arrays.ok()) << arrays.status();
+    for (const int max_blocks : {1, wave}) {
+      SCOPED_TRACE(absl::StrCat("n = ", n, ", max_blocks = ", max_blocks));
+      const absl::StatusOr<int64_t> wrong = WrongElements(*arrays, max_blocks, *stream);
+      ASSERT_TRUE(wrong.ok()) << wrong.status();
+      EXPECT_EQ(*wrong, 0);
     }
   }
 }

@@ -91,12 +91,15 @@ TEST_P(CudaVectorAddSizes, EveryVariantWritesEveryElementExactly) {
 INSTANTIATE_TEST_SUITE_P(TailsAndBlocks, CudaVectorAddSizes,
                          ::testing::Values(int64_t(1), int64_t(3), int64_t(4), int64_t(5),
                                            int64_t(255), int64_t(256), int64_t(257),
-                                           // Around the small-n launch's edge: too
-                                           // few float4 blocks to cover the SMs.
+                                           // Around float4's small-n edge (under two
+                                           // float4 blocks an SM), then float2
+                                           // accesses with a tail of one.
                                            (int64_t(1) << 16) + 3, (int64_t(1) << 17) + 5,
+                                           (int64_t(1) << 18) + 5, (int64_t(1) << 19) + 1,
                                            int64_t(1) << 20, (int64_t(1) << 20) - 1,
                                            int64_t(1000003), (int64_t(1) << 24) + 3,
-                                           // Streaming hints: the arrays about fill the L2.
+                                           // float2 with streaming hints: the arrays
+                                           // about fill the L2; float4 above twice it.
                                            (int64_t(1) << 22) + 3, (int64_t(1) << 23) - 1));
 
 // The device reference is on the device only while a comparison runs: a

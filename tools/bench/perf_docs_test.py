@@ -115,20 +115,22 @@ class VectorAddShapesTable(unittest.TestCase):
         new = self.sweep("2026-12-08", ["float4 x1 block=256 plain",
                                         "float4 x1 block=256 streaming",
                                         "float2 x1 block=256 plain",
-                                        "float2 x1 block=128 plain"], 0.010,
-                         [0.005, 0.010, 0.008, 0.004])
+                                        "float2 x1 block=128 plain",
+                                        "kbench vectorized", "kbench naive"], 0.010,
+                         [0.005, 0.010, 0.008, 0.004, 0.0045, 0.002])
         text = vector_add_shapes_table.render({"machine": "M", "runs": [old, new]})
         tables = text.split("Measured on M: ")[1:]
         self.assertEqual(len(tables), 2)
         self.assertIn("2026-12-08", tables[0])  # newest first
         self.assertIn("| float4 x1 block=256 plain / torch |", tables[1])
-        # Columns: float2 plain, float2 streaming, float4 plain, float4
-        # streaming (256 threads), then the best; n/a where a run lacks one.
-        self.assertIn("| 2^20 | cold | 10.00 | n/a | n/a | 1.000 (1.000-1.000) "
+        # Columns: kbench's launcher, float2 plain, float2 streaming, float4
+        # plain, float4 streaming (256 threads), then the best shape (kbench's
+        # launchers are not shapes); n/a where a run lacks one.
+        self.assertIn("| 2^20 | cold | 10.00 | n/a | n/a | n/a | 1.000 (1.000-1.000) "
                       "| 0.500 (0.500-0.500) "
                       "| float4 x4 block=512 plain | 1.250 (1.250-1.250) |", tables[1])
-        self.assertIn("| 2^20 | hot | 10.00 | 1.250 (1.250-1.250) | n/a | 2.000 (2.000-2.000) "
-                      "| 1.000 (1.000-1.000) "
+        self.assertIn("| 2^20 | hot | 10.00 | 2.222 (2.222-2.222) | 1.250 (1.250-1.250) | n/a "
+                      "| 2.000 (2.000-2.000) | 1.000 (1.000-1.000) "
                       "| float2 x1 block=128 plain | 2.500 (2.500-2.500) |", tables[0])
         self.assertNotIn("vecs=", text)
 

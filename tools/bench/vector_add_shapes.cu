@@ -7,10 +7,15 @@
 // Built as a shared library the script loads with ctypes,
 // libkbench_vector_add_shapes.so (tools/bench/CMakeLists.txt;
 // scripts/gpu_check.sh build bundles it in .gpu/lib/); not part of the
-// server.
+// server. Beside the shapes it exports kbench's own launchers as shipped
+// (kernels/cuda/vector_add/vector_add.h: naive, and vectorized with its
+// rules choosing a width and hints by size, its grid and its tail), so
+// that the kernel the server times is timed under this harness too.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+
+#include "kernels/cuda/vector_add/vector_add.h"
 
 namespace {
 
@@ -111,6 +116,20 @@ extern "C" int kbench_shapes_add(int width, int vecs, int block, int streaming, 
       return LaunchVecs<float2>(vecs, streaming, block, a, b, c, n, s);
     case 4:
       return LaunchVecs<float4>(vecs, streaming, block, a, b, c, n, s);
+    default:
+      return int(cudaErrorInvalidValue);
+  }
+}
+
+// kbench's launchers as the server calls them: variant 0 naive, 1 vectorized.
+extern "C" int kbench_shapes_add_kbench(int variant, const float* a, const float* b, float* c,
+                                        int64_t n, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  switch (variant) {
+    case 0:
+      return int(kbench::kernels::cuda::LaunchVectorAddNaive(a, b, c, n, s));
+    case 1:
+      return int(kbench::kernels::cuda::LaunchVectorAddVectorized(a, b, c, n, s));
     default:
       return int(cudaErrorInvalidValue);
   }

@@ -9,6 +9,9 @@ timed by kbench's kernel clock beside it) and hot with triton's
 do_bench_cudagraph (back-to-back calls in a CUDA graph), for
 each n, in --rounds rounds whose order is shuffled, so drift spreads over
 all shapes alike. Each shape's output is checked equal to torch.add's first.
+Beside the shapes, kbench's own launchers as the server runs them ("kbench
+naive", "kbench vectorized": its rules by size, its grid and tail) are
+timed alike, so the shipped kernel and the shapes meet under one timer.
 Writes one JSON object to --out, rewritten after each size so that a run cut
 short keeps what it measured (medians of each round, per shape and mode)
 and prints, per n and mode, the best shapes against torch.add.
@@ -34,8 +37,12 @@ from cold_timing import bench_cold, cold_start
 ACCESS = {1: "float", 2: "float2", 4: "float4"}
 
 
-def shapes(widths, vecs, blocks):
-    return [(w, v, blk, s) for w in widths for v in vecs for blk in blocks for s in (0, 1)]
+HINTS = {"plain": 0, "streaming": 1}
+KBENCH = {"kbench naive": 0, "kbench vectorized": 1}  # kbench_shapes_add_kbench's variants
+
+
+def shapes(widths, vecs, blocks, hints):
+    return [(w, v, blk, s) for w in widths for v in vecs for blk in blocks for s in hints]
 
 
 def name(shape):
@@ -54,6 +61,8 @@ def main():
                         help="floats an access: 1 (float), 2 (float2), 4 (float4); e.g. 1,2,4")
     parser.add_argument("--vecs", default="1,2,4,8", help="accesses of each array per thread")
     parser.add_argument("--blocks", default="128,256,512", help="threads per block")
+    parser.add_argument("--hints", default="plain,streaming",
+                        help="cache hints: plain, streaming or both")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rep-ms", type=int, default=40)
     parser.add_argument("--l2-flush-lib", required=True,
@@ -66,6 +75,13 @@ def main():
     lib.kbench_shapes_add.restype = ctypes.c_int
     lib.kbench_shapes_add.argtypes = [ctypes.c_int] * 4 + [ctypes.c_void_p] * 3 + [
         ctypes.c_int64, ctypes.c_void_p]
+    lib.kbench_shapes_add_kbench.restype = ctypes.c_int
+    lib.kbench_shapes_add_kbench.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3 + [
+        ctypes.c_int64, ctypes.c_void_p]
+    try:
+        hints = [HINTS[h] for h in args.hints.split(",")]
+    except KeyError as e:
+        parser.error(f"--hints: {e} is not one of {', '.join(HINTS)}")
     sizes = [1 << int(s) for s in args.log2_sizes.split(",")]
     result = {
         "date_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(),
@@ -96,19 +112,31 @@ def main():
                     raise RuntimeError(f"{name(shape)}: CUDA error {err}")
             return call
 
+        def kbench(key):
+            def call():
+                err = lib.kbench_shapes_add_kbench(KBENCH[key], a.data_ptr(), b.data_ptr(),
+                                                   c.data_ptr(), n,
+                                                   torch.cuda.current_stream().cuda_stream)
+                if err != 0:
+                    raise RuntimeError(f"{key}: CUDA error {err}")
+            return call
+
         def torch_add():
             torch.add(a, b, out=c)
 
-        entries = {"torch.add": torch_add}
+        candidates = {key: kbench(key) for key in KBENCH}
         for shape in shapes([int(w) for w in args.widths.split(",")],
                             [int(v) for v in args.vecs.split(",")],
-                            [int(b) for b in args.blocks.split(",")]):
+                            [int(b) for b in args.blocks.split(",")], hints):
+            candidates[name(shape)] = ours(shape)
+        entries = {"torch.add": torch_add}
+        for key, fn in candidates.items():
             c.zero_()
-            ours(shape)()
+            fn()
             torch.cuda.synchronize()
             if not torch.equal(c, want):
-                raise SystemExit(f"n={n} {name(shape)}: wrong output")
-            entries[name(shape)] = ours(shape)
+                raise SystemExit(f"n={n} {key}: wrong output")
+            entries[key] = fn
         times = {key: {"cold": [], "hot": []} for key in entries}
         for _ in range(args.rounds):
             order = list(entries)
@@ -130,6 +158,7 @@ def main():
             med = {k: statistics.median(t[mode]) for k, t in times.items()}
             ref = med["torch.add"]
             best = sorted((k for k in med if k != "torch.add"), key=med.get)[:6]
+            best += [k for k in KBENCH if k not in best]
             print(f"n=2^{n.bit_length() - 1} {mode}: torch.add {ref * 1e3:.2f} us; " + "; ".join(
                 f"{k} {med[k] * 1e3:.2f} us ({ref / med[k]:.3f}x)" for k in best),
                 flush=True)

@@ -15,12 +15,14 @@ import statistics
 
 import perf_doc
 
-# kernels/cuda/vector_add/vector_add_vectorized.cu's shapes (one float4 a
-# thread, 256 threads, plain or streaming hints) and the float2 ones tried in
-# it (its file comment), a column each (vector_add_shapes.py's names); n/a
-# where a run lacks one.
-KERNEL_SHAPES = [f"{access} x1 block=256 {hints}"
-                 for access in ("float2", "float4") for hints in ("plain", "streaming")]
+# kbench's vectorized launcher as the server runs it (vector_add_shapes.py's
+# "kbench vectorized": its rules choose a shape a size), then the shapes it
+# chooses among (one float2 or float4 a thread, 256 threads, plain or
+# streaming hints), a column each; n/a where a run lacks one (runs before
+# 2026-12-07's second had no kbench row, the first ones no float2).
+KBENCH = "kbench vectorized"
+KERNEL_SHAPES = [KBENCH] + [f"{access} x1 block=256 {hints}"
+                            for access in ("float2", "float4") for hints in ("plain", "streaming")]
 
 
 def canonical(shape):
@@ -41,7 +43,8 @@ def ratios(entries, shape, mode):
 def render_run(machine, sweep):
     lines = [
         f"Measured on {machine}: {sweep['device']}, PyTorch {sweep['torch']}, "
-        f"Triton {sweep['triton']}, {sweep['date_utc'][:10]}. Cold: {sweep['cold_method']}; "
+        f"Triton {sweep['triton']}, {sweep['date_utc'][:16].replace('T', ' ')} UTC. "
+        f"Cold: {sweep['cold_method']}; "
         "hot: do_bench_cudagraph. Each figure is a median of "
         f"{sweep['rounds']} rounds (each round a median over {sweep['rep_ms']} ms); "
         "a ratio is torch.add's time over the shape's (above 1: faster than torch.add), "
@@ -58,7 +61,7 @@ def render_run(machine, sweep):
 
     for size in sweep["sizes"]:
         entries = {canonical(k): v for k, v in size["entries"].items()}
-        shapes = [k for k in entries if k != "torch.add"]
+        shapes = [k for k in entries if k != "torch.add" and not k.startswith("kbench ")]
         for mode in ("cold", "hot"):
             torch_us = statistics.median(entries["torch.add"][mode]) * 1e3
             best = max(shapes, key=lambda k: statistics.median(ratios(entries, k, mode)))

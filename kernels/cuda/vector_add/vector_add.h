@@ -3,10 +3,9 @@
 // (one fp32 rounding per element, so both are held to the fp32 tolerance of
 // kernels/dtype.h); they differ only in how threads map to elements:
 //   naive:      vector_add_naive.cu, one element per thread.
-//   vectorized: vector_add_vectorized.cu, float4 loads/stores, grid-stride,
-//               streaming cache hints when the arrays about fill the L2;
-//               naive's launch where n is too small for a float4 grid to
-//               cover the SMs.
+//   vectorized: vector_add_vectorized.cu, float2 accesses while the arrays
+//               fit the L2 (streaming hints in its upper half), float4
+//               beyond it and at small n; a grid covering the array.
 //
 // Contract: a, b, c are device pointers to n floats, and for `vectorized`
 // 16-byte aligned (cudaMalloc returns 256-byte aligned memory). A launcher
@@ -28,11 +27,11 @@ cudaError_t LaunchVectorAddNaive(const float* a, const float* b, float* c, int64
 // The largest grid a launch may have (gridDim.x).
 inline constexpr int kMaxGridBlocks = 0x7fffffff;
 
-// The grid covers the array, one float4 per thread, capped at max_blocks
-// blocks; past the cap threads stride through the array. Where that grid
-// would have fewer blocks than the device has SMs, naive's launch runs
-// instead (one float a thread; max_blocks does not apply). The default cap is
-// the launch limit: kbench's timings use it; grid sweeps pass others.
+// The grid covers the array, one float2 or float4 per thread (the file
+// comment of vector_add_vectorized.cu says which where), capped at
+// max_blocks blocks; past the cap threads stride through the array. The
+// default cap is the launch limit: kbench's timings use it; grid sweeps pass
+// others.
 cudaError_t LaunchVectorAddVectorized(const float* a, const float* b, float* c, int64_t n,
                                       cudaStream_t stream, int max_blocks = kMaxGridBlocks);
 

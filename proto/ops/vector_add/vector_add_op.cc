@@ -114,7 +114,8 @@ class VectorAdd final : public Op {
            {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
         {kVectorAddVectorized,
          {"vectorized",
-          "16-byte loads and stores (float4), grid-stride, scalar tail",
+          "8- or 16-byte loads and stores (float2 while the arrays fit the L2, float4 "
+          "beyond), a grid covering the array, scalar tail",
           {{std::string(kCpuBackend), {DType::kFp32}, {}},
            {std::string(kCudaBackend), {DType::kFp32}, {}}}}},
     });
