@@ -3,8 +3,9 @@
 // unrolls, which divides for its trip count before the first load.
 #include <cstdint>
 
-__global__ void VectorAddVectorizedKernel(const float4* __restrict__ a, const float4* __restrict__ b,
-                                          float4* __restrict__ c, int64_t n) {
+__global__ void VectorAddVectorizedKernel(const float4* __restrict__ a,
+                                          const float4* __restrict__ b, float4* __restrict__ c,
+                                          int64_t n) {
   const int64_t stride = int64_t(gridDim.x) * blockDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     const float4 x = a[i], y = b[i];

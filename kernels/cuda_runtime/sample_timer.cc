@@ -58,8 +58,9 @@ absl::StatusOr<double> SampleTimer::HotPoisoned(int key, Enqueue poison, Enqueue
 absl::StatusOr<double> SampleTimer::TimeHot(int key, const Enqueue* poison, Enqueue enqueue) {
   // CUPTI, left attached by cold samples, would slow every launch timed here.
   if (clock_ != nullptr) KBENCH_RETURN_IF_ERROR(clock_->Release());
-  // Another key's replay (or a cold sample) came last: what it left in the
-  // L2 goes first, so this key's sample meets caches warm with its own work.
+  // Another key's replay, a cold sample or other work came last: what it
+  // left in the L2 goes first, so this key's sample meets caches warm with
+  // its own work.
   const bool switched = last_hot_key_ != key;
   if (switched) KBENCH_RETURN_IF_ERROR(flusher_->Flush(stream_));
   last_hot_key_ = key;
@@ -153,8 +154,9 @@ std::string SampleTimer::HotMethod() const {
   return absl::StrFormat(
       "CUDA events around a CUDA graph of back-to-back launches lasting at "
       "least %.0f ms (at most %d launches), caches warm with the variant's own work "
-      "(where another variant's replay came last, the L2 emptied and one untimed "
-      "replay first); a sample is the graph's time divided by its launches",
+      "(where another variant's replay or the run's untimed work, a check, came last, "
+      "the L2 emptied and one untimed replay first); a sample is the graph's time divided by its "
+      "launches",
       kHotBatchMs, kMaxHotLaunches);
 }
 
@@ -162,8 +164,8 @@ std::string SampleTimer::HotPoisonedMethod() const {
   return absl::StrFormat(
       "CUDA events around each launch of a CUDA graph of launches lasting at "
       "least %.0f ms (at most %d launches), caches warm with the variant's own work "
-      "(where another variant's replay came last, the L2 emptied and one untimed "
-      "replay first), the output poisoned "
+      "(where another variant's replay or the run's untimed work, a check, came last, "
+      "the L2 emptied and one untimed replay first), the output poisoned "
       "before every launch, outside its events; a sample is the launches' "
       "times summed, divided by their number",
       kHotBatchMs, kMaxHotLaunches);

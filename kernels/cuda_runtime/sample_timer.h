@@ -15,16 +15,19 @@
 //         least kHotBatchMs; the sample is the replay's time / K, with caches
 //         warm and launch gaps as small as the device makes them. Warm
 //         means warm with the key's own work: where the replay before was
-//         another key's (two variants alternate) or a cold sample, the L2
-//         is emptied (L2Flusher) and one untimed replay of the key's graph
-//         comes first (WarmReplays counts them; a graph's first build
-//         replays it anyway). Without it the other variant's lines stay in
-//         the L2: vectorized vector add at n = 2^22 (streaming hints, whose
-//         evict-first lines do not displace naive's plain ones) took 16.6
-//         us a launch after naive's replays and 13.8 us with the L2
-//         emptied and one warm replay first, on an H100 (a run of it
-//         alone, where no switch empties the L2, 15.1 us: not explained
-//         yet, docs/perf/vector_add.md).
+//         another key's (two variants alternate), a cold sample, or other
+//         work on the device came since (OtherWorkRan: a check's
+//         comparison, a poison, new inputs), the L2 is emptied (L2Flusher)
+//         and one untimed replay of the key's graph comes first
+//         (WarmReplays counts them; a graph's first build replays it
+//         anyway). Without it what ran before stays in the L2: vectorized
+//         vector add at n = 2^22 (streaming hints, whose evict-first lines
+//         do not displace plain ones) took 16.6 us a launch after naive's
+//         replays and 13.8 us with the L2 emptied and one warm replay
+//         first, on an H100; run alone, after its first round's check (a
+//         comparison reading the output and the reference), 15.3 us
+//         before checks counted as other work, 13.6 us after, as beside
+//         naive (float2 streaming kernel, 2026-12-07).
 //   HOT, POISONED (HotPoisoned; a run with a learner's kernel, where no
 //         timed launch may meet an earlier launch's output): the same K
 //         runs in one graph, each preceded by `poison` (which rewrites the
@@ -74,8 +77,12 @@ class SampleTimer {
   // again with as many runs, uploads it with an untimed replay, then times
   // a replay as before. No effect before the first Hot(key).
   void Recapture(int key);
-  // Untimed replays made because another key's replay, or a cold sample,
-  // came last (a build's own replays not counted).
+  // Work other than this timer's ran on the device since its last sample
+  // (the caller's untimed work): the next Hot() or HotPoisoned() empties
+  // the L2 and replays once untimed first, as after another key's replay.
+  void OtherWorkRan() { last_hot_key_ = kNoKey; }
+  // Untimed replays made because another key's replay, a cold sample or
+  // other work came last (a build's own replays not counted).
   int WarmReplays() const { return warm_replays_; }
 
   // How Cold() and Hot() measure, in words for a result's reader.
@@ -113,7 +120,8 @@ class SampleTimer {
   // (replays never overlap); grown to the largest K.
   std::vector<EventPair> run_events_;
   std::map<int, HotGraph> hot_;
-  // The key whose graph replayed last; kNoKey after a cold sample.
+  // The key whose graph replayed last with nothing run since; kNoKey after
+  // a cold sample or OtherWorkRan.
   static constexpr int kNoKey = -1;
   int last_hot_key_ = kNoKey;
   int warm_replays_ = 0;

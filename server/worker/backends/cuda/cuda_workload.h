@@ -19,7 +19,10 @@
 //   TimeSample: kernels::cuda_runtime::SampleTimer's cold or hot sample of
 //     Enqueue; in a run with a learner's kernel, hot samples of every
 //     variant are SampleTimer::HotPoisoned, the output poisoned before each
-//     launch, so that no launch meets an earlier one's output.
+//     launch, so that no launch meets an earlier one's output. Every other
+//     call here that runs work on the device tells the timer
+//     (SampleTimer::OtherWorkRan), so the next hot sample meets caches warm
+//     with its own work, not with a check's or a poison's lines.
 //   CompareWithReference: the comparison kernel over every element, its
 //     per-block partials merged on the host; the reference is copied to the
 //     device for it and zeroed and freed after it.
@@ -78,6 +81,8 @@ class CudaWorkload : public Workload {
   absl::Status Run(int variant) final;
   absl::StatusOr<double> TimeSample(int variant, v1::TimingMode mode) final;
   std::string TimingMethod(v1::TimingMode mode) const final;
+  // The timer's SampleTimer::WarmReplays (for tests).
+  int WarmReplays() const { return timer_.WarmReplays(); }
   absl::StatusOr<kernels::Comparison> CompareWithReference(
       const kernels::ElementTolerance& tolerance) final;
   absl::Status Read(proto::ops::OutputBuffer buffer, int64_t first, std::span<float> out) final;
@@ -129,10 +134,13 @@ class CudaWorkload : public Workload {
 
  private:
   cudaStream_t stream() const { return context_->stream.get(); }
-  // Enters the device, runs `body`, and tracks its result for sticky errors.
+  // Enters the device, runs `body` (untimed work), and tracks its result for
+  // sticky errors. The timer hears of it: the next hot sample meets caches
+  // warm with its own work, not with what `body` left in the L2.
   template <typename F>
   absl::Status Guarded(F body) {
     KBENCH_RETURN_IF_ERROR(context_->Enter());
+    timer_.OtherWorkRan();
     return context_->Track(body());
   }
   // Makes the reference on first use, on the device, and keeps it on the
