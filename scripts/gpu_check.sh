@@ -21,8 +21,8 @@
 #          kbench_gpu_mutation_test;
 #       2. vector add: kbench-server --backend cuda on 127.0.0.1:0, and
 #          through it `kbench --json vector-add --variant naive,vectorized`
-#          for n = 2^16, 2^17, 2^18, 2^20 to 2^24, 2^26 and 2^28 cold and
-#          the same up to 2^24 hot, each request twice
+#          for n = 2^16, 2^17, 2^18, 2^20 to 2^24, 2^26 and 2^28, cold and
+#          hot, each request twice
 #          (the second checks that two runs agree); the peers
 #          (tools/bench/vector_add_peers.py: torch.add cold with kbench's
 #          own L2 flush, .gpu/lib/libkbench_l2_flush.so, hot with
@@ -74,7 +74,7 @@ mode=${1:-build}
 # The vector add's sizes (KBENCH_CHECK_SIZES) and those also timed hot
 # (KBENCH_HOT_SIZES), unless the environment names others.
 default_sizes="65536 131072 262144 1048576 2097152 4194304 8388608 16777216 67108864 268435456"
-default_hot="65536 131072 262144 1048576 2097152 4194304 8388608 16777216"
+default_hot="$default_sizes"
 
 build() {
   set -e

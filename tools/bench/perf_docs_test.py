@@ -79,6 +79,17 @@ class VectorAddTable(unittest.TestCase):
         self.assertIn("| 0.800 |", hot)    # 4000 / 5000: hot / hot
         self.assertIn("cold method", cold.splitlines()[0])
 
+    def test_a_ratio_carries_the_interval_of_kbenchs_median_and_the_second_request(self):
+        data = json.loads(json.dumps(VECTOR_ADD))
+        stats = data["runs"]["1048576_cold_1"]["results"][1]["stats"]
+        stats.update(median_ci_low_ms=0.95, median_ci_high_ms=1.05)
+        second = server_run("cold", 900, 1200)
+        second["results"][1]["stats"]["median_ms"] = 1.1
+        data["runs"]["1048576_cold_2"] = second
+        cold = vector_add_table.render(data).split("## Cold")[1].split("## Hot")[0]
+        # 1.2 / 1.05, 1.2 / 0.95; the second request's 1.1 ms: 1.2 / 1.1.
+        self.assertIn("| 1.200 (1.143-1.263; 1.091) |", cold)
+
     def test_asks_cold_over_hot_only_where_dram_reads_take_microseconds_and_fit_the_l2(self):
         data = json.loads(json.dumps(VECTOR_ADD))
         data["info"]["devices"][0]["l2_bytes"] = 50 << 20

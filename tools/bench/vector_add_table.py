@@ -86,6 +86,25 @@ def pct(x):
     return "n/a" if x is None else f"{100 * x:.2f}%"
 
 
+
+def ratio_cell(ratio, vec, second):
+    """kbench vectorized over torch.add, with the interval that kbench's
+    median carries (its 95% interval, the same torch.add time) and the
+    ratio of the second identical request, where the data has them: e.g.
+    "1.020 (1.019-1.021; 1.021)"."""
+    if ratio is None:
+        return fmt(None)
+    stats = vec.get("stats", {})
+    median, low, high = (stats.get(k) for k in ("median_ms", "median_ci_low_ms",
+                                                 "median_ci_high_ms"))
+    extra = []
+    if median and low and high:
+        extra.append(f"{ratio * median / high:.3f}-{ratio * median / low:.3f}")
+    median2 = (second or {}).get("stats", {}).get("median_ms")
+    if median and median2:
+        extra.append(f"{ratio * median / median2:.3f}")
+    return f"{ratio:.3f}" + (f" ({'; '.join(extra)})" if extra else "")
+
 def render(data):
     info, peers = data["info"], data["peers"]
     runs = {}
@@ -128,7 +147,8 @@ def render(data):
             continue
         w(f"\n## {mode.capitalize()}: kbench ({timing}) against torch.add ({peer_method})\n")
         w("| n | kbench naive GB/s | kbench vectorized GB/s | torch.add GB/s "
-          "| vectorized / torch | copy GB/s (torch copy_) | kbench vectorized "
+          "| vectorized / torch (95% interval of kbench's median; second request) "
+          "| copy GB/s (torch copy_) | kbench vectorized "
           "median ms | torch.add median ms | RSE naive / vectorized / "
           "torch | verified |")
         w("|---|---|---|---|---|---|---|---|---|---|")
@@ -142,10 +162,11 @@ def render(data):
             t_gbps = peer["gbps"] if peer else None
             vec_gbps = vec.get("throughput", {}).get("value")
             ratio = vec_gbps / t_gbps if vec_gbps and t_gbps else None
+            second = by_variant(runs[(n, m, 2)]).get("vectorized") if (n, m, 2) in runs else None
             verified = (run.get("summary") or {}).get("all_verified")
             w(f"| {perf_doc.pow2(n)} | "
               f"{fmt(naive.get('throughput', {}).get('value'))} | "
-              f"{fmt(vec_gbps)} | {fmt(t_gbps)} | {fmt(ratio, 3)} | "
+              f"{fmt(vec_gbps)} | {fmt(t_gbps)} | {ratio_cell(ratio, vec, second)} | "
               f"{fmt(copy_peer)} | "
               f"{fmt(vec.get('stats', {}).get('median_ms'), 4)} | "
               f"{fmt(peer['median_ms'] if peer else None, 4)} | "
