@@ -180,7 +180,7 @@ TEST(CudaAttentionSplitKv, RuleSplitsTheLowParallelismShapes) {
   // blocks, 4 splits.
   EXPECT_EQ(WgmmaSplits(Shape(2, 4, 1000, 64, false)), 1);
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 4000, 64, false)), 4);
-  // B = H = 1, N = 8192, d = 256 (key tiles of 64): 2 splits, one round of
+  // B = H = 1, N = 8192, d = 256 (key tiles of 80): 2 splits, one round of
   // 128 items (5 would take 3 rounds); causal 4.
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, false)), 2);
   EXPECT_EQ(WgmmaSplits(Shape(1, 1, 8192, 256, true)), 4);
@@ -271,14 +271,24 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 128, false), 132), 2);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 32, 16384, 64, false), 132), 192);
   EXPECT_EQ(WgmmaQueryRows(Shape(1, 1, 1000, 256, true), 132), 128);
-  // Key tiles of 176 only at d = 128 (padded too), non-causal, N >= 2048.
+  // The tiled head dims: 64, 96, 128, 256; one between is padded up.
+  EXPECT_EQ(WgmmaHeadDim(32), 64);
+  EXPECT_EQ(WgmmaHeadDim(64), 64);
+  EXPECT_EQ(WgmmaHeadDim(72), 96);
+  EXPECT_EQ(WgmmaHeadDim(96), 96);
+  EXPECT_EQ(WgmmaHeadDim(104), 128);
+  EXPECT_EQ(WgmmaHeadDim(136), 256);
+  // Key tiles of 176 only at d = 96 and 128 (padded too), non-causal,
+  // N >= 2048.
   EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 128, false)), 176);
+  EXPECT_EQ(WgmmaKvTile(Shape(2, 20, 2048, 96, false)), 176);
+  EXPECT_EQ(WgmmaKvTile(Shape(2, 20, 2048, 96, true)), 128);
   EXPECT_EQ(WgmmaKvTile(Shape(1, 66, 2100, 120, false)), 176);
   EXPECT_EQ(WgmmaKvTile(Shape(2, 2, 2049, 128, false)), 176);
   EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 128, true)), 128);
   EXPECT_EQ(WgmmaKvTile(Shape(16, 16, 1024, 128, false)), 128);
   EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 64, false)), 128);
-  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 256, false)), 64);
+  EXPECT_EQ(WgmmaKvTile(Shape(4, 16, 4096, 256, false)), 80);
   // Free consumers where an item is a few key tiles, ping-pong past that.
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, false)), WgmmaConfig::kFree);
   EXPECT_EQ(WgmmaConfigFor(Shape(32, 32, 512, 64, true)), WgmmaConfig::kPingPong);
@@ -344,7 +354,9 @@ TEST(CudaAttentionWgmma, BalancedTailRule) {
   for (int64_t n : {2048, 4096, 8192, 16384})
     EXPECT_EQ(tail(Shape(16384 / n, 16, n, 128, false), 1, 132), std::pair(1980, 68)) << n;
   // 204 items (a padded head dim) and 238.
-  EXPECT_EQ(tail(Shape(1, 12, 2100, 96, false), 1, 132), std::pair(132, 72));
+  EXPECT_EQ(tail(Shape(1, 12, 2100, 112, false), 1, 132), std::pair(132, 72));
+  // d = 96 has tiles of its own, and no tail.
+  EXPECT_EQ(tail(Shape(1, 12, 2100, 96, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(2, 7, 2100, 128, false), 1, 132), std::pair(132, 106));
   // 289 items: a last round of 25 takes the round before it along.
   EXPECT_EQ(tail(Shape(1, 17, 2100, 128, false), 1, 132), std::pair(132, 157));
@@ -391,6 +403,13 @@ TEST(CudaAttention, FusedRunsTheWgmmaKernelOnAHopperDevice) {
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp16, 132);
   EXPECT_NE(plan.description.find(hopper ? "wgmma" : "mma.sync"), std::string::npos)
       << plan.description;
+  // The wgmma kernel names a head dim it pads (d = 80 runs d = 96's tiles).
+  const std::string padded =
+      PlanAttentionFused(Shape(2, 16, 2048, 80, false), DType::kFp16, 132).description;
+  EXPECT_EQ(padded.find("head dim padded to 96") != std::string::npos, hopper) << padded;
+  const std::string exact =
+      PlanAttentionFused(Shape(2, 16, 2048, 96, false), DType::kFp16, 132).description;
+  EXPECT_EQ(exact.find("head dim padded"), std::string::npos) << exact;
   const FusedAttentionPlan fp32 =
       PlanAttentionFused(Shape(4, 16, 4096, 128, false), DType::kFp32, 132);
   EXPECT_NE(fp32.description.find("mma.sync 3xFP16"), std::string::npos) << fp32.description;
@@ -921,7 +940,7 @@ std::vector<Case> Cases() {
   // the consumers free (fused takes turns here).
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (const AttentionShape& shape :
-         {Shape(2, 7, 2049, 128, false), Shape(1, 12, 2100, 96, false),
+         {Shape(2, 7, 2049, 128, false), Shape(1, 12, 2100, 112, false),
           Shape(1, 17, 2100, 128, false)})
       for (Variant variant : {Variant::kFused, Variant::kFusedFree}) {
         Case c{variant, dtype, false, shape};
@@ -929,6 +948,14 @@ std::vector<Case> Cases() {
         c.launches = variant == Variant::kFused ? 3 : 1;
         cases.push_back(c);
       }
+  // d = 96's own tiles (head dims 72 to 96, WgmmaHeadDim): 176 keys
+  // non-causal at N >= 2048 (a short first tile), else 128; split or not.
+  for (DType dtype : {DType::kFp16, DType::kBf16})
+    for (bool causal : {false, true}) {
+      cases.push_back({Variant::kFused, dtype, causal, Shape(1, 20, 2100, 96, causal)});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(2, 3, 1000, 80, causal), 2});
+      cases.push_back({Variant::kFused, dtype, causal, Shape(1, 2, 5000, 88, causal)});
+    }
   return cases;
 }
 

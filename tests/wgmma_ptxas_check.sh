@@ -11,10 +11,10 @@
 #   wgmma_ptxas_check.sh NVCC REPO_ROOT [SOURCE KERNEL EXPECTED]
 # SOURCE defaults to kernels/cuda/attention/attention_fused_wgmma.cu, whose
 # kernels (KERNEL) are FusedWgmmaKernel, EXPECTED of them: fp16, bf16 x
-# (d 64 (1, 2 or 3 consumers), 128, 256 x causal or not, d 128 non-causal
-# with 176-key tiles) x persistent or not, and the persistent kernels with
-# items overlapped (kCrossItem: d 64 with 2 consumers, d 128 with 128-key
-# tiles, causal or not). The fp8 kernel (attention_fused_fp8.cu,
+# (d 64 (1, 2 or 3 consumers), 96, 128, 256 x causal or not, d 96 and 128
+# non-causal with 176-key tiles) x persistent or not, and the persistent
+# kernels with items overlapped (kCrossItem: d 64 with 2 consumers, d 96
+# and 128 with 128-key tiles, causal or not). The fp8 kernel (attention_fused_fp8.cu,
 # FusedFp8Kernel) is checked the same way; another file shows that the
 # check fails where it should.
 set -uo pipefail
@@ -22,7 +22,7 @@ nvcc=$1
 root=$2
 source=${3:-$root/kernels/cuda/attention/attention_fused_wgmma.cu}
 kernel=${4:-FusedWgmmaKernel}
-expected_kernels=${5:-52}
+expected_kernels=${5:-68}
 out=$("$nvcc" -std=c++17 -O3 -I"$root" -gencode=arch=compute_90a,code=sm_90a \
   -Xptxas -v -c "$source" -o /dev/null 2>&1) || { echo "$out"; exit 1; }
 kernels=$(grep -c "Compiling entry function '.*$kernel" <<<"$out")

@@ -87,6 +87,8 @@ FusedAttentionPlan PlanAttentionFused(const AttentionShape& shape, DType dtype, 
         (query_rows == 64                                                  ? ", one consumer"
          : query_rows > 128 || WgmmaConfigFor(shape) == WgmmaConfig::kFree ? ", free consumers"
                                                                            : ", ping-pong");
+  if (kernel == FusedKernel::kWgmma && WgmmaHeadDim(shape.head_dim) != shape.head_dim)
+    plan.description += ", head dim padded to " + std::to_string(WgmmaHeadDim(shape.head_dim));
   return plan;
 }
 

@@ -42,10 +42,13 @@
 //     exponentials come after the second: within a consumer little of the
 //     softmax overlaps P V, and the rest overlaps the other consumer's
 //     products.
-//   - Head dims: tiles for 64, 128 and 256 (kBc = 128, 128 or 176, 64:
-//     WgmmaKvTile); a head dim between is padded up for free: the copy
-//     engine fills columns past d with zeros, and only columns below d are
-//     stored.
+//   - Head dims: tiles for 64, 96, 128 and 256 (kBc = 128; 128 or 176;
+//     128 or 176; 80: WgmmaKvTile); a head dim between is padded up
+//     (WgmmaHeadDim): the copy engine fills columns past d with zeros, and
+//     only columns below d are stored. d = 96 keeps d = 128's two
+//     64-column boxes a row in shared memory (the second half zeros) but
+//     runs S over its 6 k-steps and P V with N = 96. P V is one wgmma a
+//     k-step, N the whole head dim.
 //   - Any N: the copy engine fills rows past N with zeros; their keys are
 //     masked to -inf and their queries never stored. Tiles of 176 keys end
 //     at key N instead, so that the first tile is the short one: its rows
@@ -207,10 +210,10 @@ struct WgmmaTiles {
   static constexpr int kConsumerRegs = kConsumers == 3 ? 160 : 240;
   // (A kernel with a balanced tail asks for others, FusedWgmmaKernel.)
   static constexpr int kLaunchRegs = 65536 / kThreads / 8 * 8;
-  static constexpr int kBoxes = kD / 64;  // 64-column boxes of a row
+  static constexpr int kBoxes = (kD + 63) / 64;  // 64-column boxes of a row (d = 96: 2)
   static constexpr int kQBox = kBr * 128, kKVBox = kBc * 128;
   static constexpr int kQBytes = kBoxes * kQBox, kKVBytes = kBoxes * kKVBox;
-  // Q slots: two where they fit beside the K/V stages (d = 64, and d = 128
+  // Q slots: two where they fit beside the K/V stages (d = 64, and d = 96 and 128
   // with two stages of 128 keys, as its persistent grid runs), so that a
   // persistent block loads the next item's Q while this item still reads
   // its own; else one, which the next item's load waits for. Measured on
@@ -235,9 +238,6 @@ struct WgmmaTiles {
   // + 1024: the dynamic base is aligned up to 1024 bytes (the swizzle's).
   static constexpr int kSmemBytes = kBars + 8 * (2 * kQSlots + 4 * kStages) + 1024;
   static_assert(kSmemBytes <= 227 * 1024, "more shared memory than an SM has");
-  // P V's N per instruction: the whole head dim up to 128.
-  static constexpr int kPvN = kD < 128 ? kD : 128;
-  static constexpr int kPvHalves = kD / kPvN;
 };
 
 // One work item: the query block of head bh whose rows start at q0, over
@@ -408,8 +408,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   constexpr int kSkipStep = 2;
   static_assert(!kShortFirst || (!kCausal && !kCrossItem), "kShortFirst: non-causal, one Q slot");
   const int pad = kShortFirst ? (n + kBc - 1) / kBc * kBc - n : 0;
-  static_assert(!kTail || (Tiles::kPvHalves * Tiles::kPvN / 2 + 4 == kTailFloats &&
-                           kConsumers * 4 == kTailWarps),
+  static_assert(!kTail || (kD / 2 + 4 == kTailFloats && kConsumers * 4 == kTailWarps),
                 "a tail's partials are laid out for two consumers at d = 128");
   // A kernel that can run a tail gives its producer 32 registers, not 24:
   // with 24, ptxas spilled the tail's schedule (NextPiece) to local memory.
@@ -495,16 +494,16 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   if constexpr (Tiles::kRealloc) hopper::RegAlloc<kConsumerRegs>();
   const int c = wg - 1, ct = tid - 128 * wg;
   const int w = ct / 32, g = ct % 32 / 4, qd = ct % 4;
-  constexpr int kN = Tiles::kPvN, kHalves = Tiles::kPvHalves;
   // kEarlyNext: a persistent consumer takes its next item while this one's
   // first S runs on the tensor cores, not between the two items. Measured
   // on the H200 (fp16, persistent, median of three, early against after
   // the item): B 16, H 32, N 1024, d 64 0.344 against 0.369 ms; B 32, H 32,
   // N 512, d 64 0.199 against 0.202; B 32, H 8, N 512, d 256 0.160 against
   // 0.163; but d = 128 lost (B 32, H 16, N 512 0.162 against 0.157), so
-  // there a consumer takes its next item once this one is stored, unless
-  // kCrossItem needs it before the item's last tile.
-  constexpr bool kEarlyNext = kD != 128 || kCrossItem;
+  // there (and at d = 96, which has its tiles) a consumer takes its next
+  // item once this one is stored, unless kCrossItem needs it before the
+  // item's last tile.
+  constexpr bool kEarlyNext = (kD != 96 && kD != 128) || kCrossItem;
   WgmmaSchedule<kBr, kBc, kCausal, kTail> schedule;
   WgmmaItem item, next{};
   hopper::PipeSlot<kStages> at;  // the place of the next item's first tile
@@ -514,13 +513,13 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   auto q_phase = [](int u) { return uint32_t(u / Tiles::kQSlots) & 1; };
   auto q_tile = [&](int u) { return base + q_slot(u) * Tiles::kQBytes + 64 * c * 128; };
 
-  float acc_o[kHalves][kN / 2];
+  // O of this thread's rows: one wgmma's accumulators, N the whole head
+  // dim (at d = 256 one wgmma of N 256 a k-step, not two of 128).
+  float acc_o[kD / 2];
   float row_max[2], row_sum[2];
   auto reset = [&] {
 #pragma unroll
-    for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-      for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] = 0;
+    for (int e = 0; e < kD / 2; ++e) acc_o[e] = 0;
     row_max[0] = row_max[1] = -INFINITY;
     row_sum[0] = row_sum[1] = 0;
   };
@@ -587,20 +586,14 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   auto issue_pv = [&](hopper::PipeSlot<kStages> p) {
     const int s = p.Slot();
 #pragma unroll
-    for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-      for (int e = 0; e < kN / 2; ++e) acc_o[hv][e] *= alpha[(e / 2) % 2];
+    for (int e = 0; e < kD / 2; ++e) acc_o[e] *= alpha[(e / 2) % 2];
     hopper::BarrierWait(base + Tiles::VFull(s), p.Phase());
     const uint32_t v_tile = base + Tiles::kV + s * Tiles::kKVBytes;
     hopper::WgmmaFence();
     ptx::StaticFor<0, kBc / 16>([&](auto kk_c) {
       constexpr int kk = decltype(kk_c)::value;
-      ptx::StaticFor<0, kHalves>([&](auto hv_c) {
-        constexpr int hv = decltype(hv_c)::value;
-        constexpr int kOff = hv * 2 * Tiles::kKVBox + kk * 16 * 128;
-        hopper::WgmmaRS<T, kN>(acc_o[hv], pa[kk],
-                               hopper::Descriptor(v_tile + kOff, Tiles::kKVBox, 1024), 1);
-      });
+      hopper::WgmmaRS<T, kD>(acc_o, pa[kk],
+                             hopper::Descriptor(v_tile + kk * 16 * 128, Tiles::kKVBox, 1024), 1);
     });
     hopper::WgmmaCommit();
   };
@@ -701,8 +694,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       // which is not here: see the top of this file.)
       softmax(acc_s, (j + 1) * kBc - pad, q0, alpha, std::bool_constant<!kShortFirst>{});
       hopper::WgmmaWait<0>();
-#pragma unroll
-      for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+      hopper::FenceRegisters(acc_o);
       hopper::BarrierArrive(base + Tiles::VEmpty(at.Slot()));
       to_p(acc_s);
       at = next_at;
@@ -727,22 +719,18 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
         if (part.splits > 1) {
           float* po = part.o + (first_row + r) * d + 2 * qd;
 #pragma unroll
-          for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-            for (int nb = 0; nb < kN / 8; ++nb)
-              if (hv * kN + nb * 8 < d)
-                *reinterpret_cast<float2*>(po + hv * kN + nb * 8) = make_float2(
-                    acc_o[hv][4 * nb + 2 * h] * inv, acc_o[hv][4 * nb + 2 * h + 1] * inv);
+          for (int nb = 0; nb < kD / 8; ++nb)
+            if (nb * 8 < d)
+              *reinterpret_cast<float2*>(po + nb * 8) =
+                  make_float2(acc_o[4 * nb + 2 * h] * inv, acc_o[4 * nb + 2 * h + 1] * inv);
           if (qd == 0) part.lse[first_row + r] = SplitKvLse(row_max[h], total, scale_log2);
         } else {
           T* out = o + (int64_t(bh) * n + r) * d + 2 * qd;
 #pragma unroll
-          for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-            for (int nb = 0; nb < kN / 8; ++nb)
-              if (hv * kN + nb * 8 < d)
-                *reinterpret_cast<uint32_t*>(out + hv * kN + nb * 8) = ptx::PackPair<T>(
-                    acc_o[hv][4 * nb + 2 * h] * inv, acc_o[hv][4 * nb + 2 * h + 1] * inv);
+          for (int nb = 0; nb < kD / 8; ++nb)
+            if (nb * 8 < d)
+              *reinterpret_cast<uint32_t*>(out + nb * 8) =
+                  ptx::PackPair<T>(acc_o[4 * nb + 2 * h] * inv, acc_o[4 * nb + 2 * h + 1] * inv);
         }
       }
     };
@@ -775,9 +763,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       if (counted < pieces - 1) {
         float* mine = slot(piece);
 #pragma unroll
-        for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-          for (int e = 0; e < kN / 2; ++e) __stcg(mine + (hv * kN / 2 + e) * 32, acc_o[hv][e]);
+        for (int e = 0; e < kD / 2; ++e) __stcg(mine + e * 32, acc_o[e]);
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
           __stcg(mine + (kTailFloats - 4 + h) * 32, row_max[h]);
@@ -806,11 +792,9 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
           row_max[h] = m;
         }
 #pragma unroll
-        for (int hv = 0; hv < kHalves; ++hv)
-#pragma unroll
-          for (int e = 0; e < kN / 2; ++e)
-            acc_o[hv][e] = fmaf(acc_o[hv][e], a_mine[(e / 2) % 2],
-                                __ldcg(theirs + (hv * kN / 2 + e) * 32) * a_theirs[(e / 2) % 2]);
+        for (int e = 0; e < kD / 2; ++e)
+          acc_o[e] =
+              fmaf(acc_o[e], a_mine[(e / 2) % 2], __ldcg(theirs + e * 32) * a_theirs[(e / 2) % 2]);
       }
       if (lane == 0) *count = 0;  // for the next launch
       return true;
@@ -836,8 +820,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       if constexpr (kCrossItem) issue_s(acc_s, q_tile(u + 1), first.Slot());
       turn_end();
       hopper::WgmmaWait<kCrossItem ? 1 : 0>();  // P V is done
-#pragma unroll
-      for (int hv = 0; hv < kHalves; ++hv) hopper::FenceRegisters(acc_o[hv]);
+      hopper::FenceRegisters(acc_o);
       hopper::BarrierArrive(base + Tiles::VEmpty(at.Slot()));
       at = first;
       if constexpr (kCrossItem) {
@@ -955,7 +938,7 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, 
   if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
       e != cudaSuccess)
     return e;
-  switch (FusedPaddedHeadDim(shape.head_dim)) {
+  switch (WgmmaHeadDim(shape.head_dim)) {
     case 64:
       switch (WgmmaConsumers(shape, sms)) {
         case 1:
@@ -973,8 +956,14 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, 
                                                    stream);
       return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
                                                 stream);
+    case 96:  // d = 128's tiles, over 6 k-steps of S and P V's N of 96
+      if (WgmmaKvTile(shape) == 176)
+        return Launch<T, 96, 176, 2, 2, 2, false>(shape, x, splits, sms, config, balanced_tail,
+                                                  stream);
+      return LaunchCausal<T, 96, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
+                                               stream);
     case 256:
-      return LaunchCausal<T, 256, 64, 2, 2, 2>(shape, x, splits, sms, config, balanced_tail,
+      return LaunchCausal<T, 256, 80, 2, 2, 2>(shape, x, splits, sms, config, balanced_tail,
                                                stream);
   }
   return cudaErrorInvalidValue;
@@ -982,10 +971,15 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, 
 
 }  // namespace
 
+int WgmmaHeadDim(int64_t head_dim) {
+  return head_dim <= 64 ? 64 : head_dim <= 96 ? 96 : head_dim <= 128 ? 128 : 256;
+}
+
 int WgmmaKvTile(const AttentionShape& shape) {  // as LaunchTyped
-  switch (FusedPaddedHeadDim(shape.head_dim)) {
+  switch (WgmmaHeadDim(shape.head_dim)) {
     case 256:
-      return 64;
+      return 80;
+    case 96:
     case 128:
       return !shape.causal && shape.seq_len >= 2048 ? 176 : 128;
   }
@@ -993,7 +987,7 @@ int WgmmaKvTile(const AttentionShape& shape) {  // as LaunchTyped
 }
 
 int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
-  if (FusedPaddedHeadDim(shape.head_dim) != 64) return 2;
+  if (WgmmaHeadDim(shape.head_dim) != 64) return 2;
   // (In closed form: this runs on every launch, where the split-KV rule's
   // model of the grid would cost tens of microseconds.)
   const int64_t blocks_of_128 = shape.BatchHeads() * ((shape.seq_len + 127) / 128);
@@ -1009,7 +1003,7 @@ int WgmmaQueryRows(const AttentionShape& shape, int num_sms) {
 }
 
 WgmmaConfig WgmmaConfigFor(const AttentionShape& shape) {
-  const int d = FusedPaddedHeadDim(shape.head_dim);
+  const int d = WgmmaHeadDim(shape.head_dim);
   const bool few_tiles = shape.seq_len <= 512 ? d > 64 || !shape.causal
                                               : shape.causal && shape.seq_len <= 1024 && d > 128;
   return few_tiles ? WgmmaConfig::kFree : WgmmaConfig::kPingPong;
@@ -1031,7 +1025,7 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
   // dim squared at most 2^26 (16384 keys at d = 64, 4096 at 128, 1024 at
   // 256).
   const int64_t keys = (shape.seq_len + splits - 1) / splits;
-  const int64_t d = FusedPaddedHeadDim(shape.head_dim);
+  const int64_t d = WgmmaHeadDim(shape.head_dim);
   if ((shape.causal ? keys / 2 : keys) * d * d > (int64_t(1) << 26)) return false;
   const int rows = WgmmaQueryRows(shape, num_sms);
   const int64_t chunks =
@@ -1042,7 +1036,7 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
 }
 
 WgmmaTail WgmmaTailFor(const AttentionShape& shape, int splits, int num_sms) {
-  if (num_sms < 1 || splits != 1 || shape.causal || FusedPaddedHeadDim(shape.head_dim) != 128 ||
+  if (num_sms < 1 || splits != 1 || shape.causal || WgmmaHeadDim(shape.head_dim) != 128 ||
       WgmmaKvTile(shape) != 176)
     return {};
   const int64_t rows = WgmmaQueryRows(shape, num_sms);

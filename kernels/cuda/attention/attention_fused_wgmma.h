@@ -22,10 +22,32 @@ bool Sm90aDevice();
 // an Sm90aDevice.
 bool WgmmaAttentionRuns(DType dtype);
 
-// Key rows of one K/V tile: 64 at d = 256 (head dims padded to 256), 128 at
-// d = 64, and at d = 128 176 for non-causal rows of N >= 2048 (two K/V
-// stages then fill shared memory), else 128, as FlashAttention-3's tiles
-// for d = 128 (128 x 176, causal 128 x 128). Measured on the H200 (fp16,
+// The head dim the kernel is tiled for: 64, 96, 128 or 256, the least of
+// them at least head_dim (a head dim between is padded up: the copy engine
+// fills the columns past it with zeros, and only columns below it are
+// stored). 96 has tiles of its own: d = 128's key tiles and shared memory
+// (two 64-column boxes a row, the second half zeros), but S over 6 k-steps
+// and P V with N = 96, where padding to 128 cost a third more products.
+// Measured on an H100 (bench, median of two rounds against d padded to
+// 128, fp16 and bf16, causal or not): 1.055 to 1.131 times as fast at all
+// 24 points, 1.086 in the geometric mean (B 2, H 20, N 2048 fp16 0.1274
+// against 0.1394 ms; B 16, H 16, N 1024 0.2161 against 0.2432; d = 80,
+// B 2, H 16, N 4096 0.3627 against 0.3827).
+int WgmmaHeadDim(int64_t head_dim);
+
+// Key rows of one K/V tile: 80 at d = 256 (head dims padded to 256), 128 at
+// d = 64, and at d = 96 and 128 176 for non-causal rows of N >= 2048 (two
+// K/V stages then fill shared memory), else 128, as FlashAttention-3's
+// tiles for d = 128 (128 x 176, causal 128 x 128) and d = 256 (128 x 80:
+// Q's 64 KB and two stages of 40 KB K and V tiles fill 224 KB). At d = 256,
+// 80 against the 64 it had (P V also one wgmma of N 256 a k-step, not two
+// of 128), measured on an H100 (bench, median of two rounds, fp16 and
+// bf16, causal or not, the 24 points of the FlashAttention grid and
+// B 1, H 2, N 5000 and B 1, H 1, N 8192): 1.05 to 1.10 times as fast at
+// N >= 1024 (B 1, H 8, N 16384 fp16 3.037 against 3.347 ms; B 4, H 8,
+// N 4096 0.781 against 0.841), but causal N = 1024 1.01 to 1.02 and N = 512
+// 0.99 (B 32, H 8, 0.1620 against 0.1597 ms): 1.057 in the geometric mean
+// over 32 points (the tiles alone, P V in two wgmmas: 1.055). Measured on the H200 (fp16,
 // one block per item, median of three, 176 against 128 keys): B 2, H 16,
 // N 8192 1.700 against 1.813 ms; B 4, H 16, N 4096 0.891 against 0.919;
 // B 8, H 16, N 2048 0.487 against 0.493; but B 16, H 16, N 1024 0.263

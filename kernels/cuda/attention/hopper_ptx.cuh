@@ -175,6 +175,8 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_R11 "%88,%89,%90,%91,%92,%93,%94,%95"
 #define KB_R12 "%96,%97,%98,%99,%100,%101,%102,%103"
 #define KB_R13 "%104,%105,%106,%107,%108,%109,%110,%111"
+#define KB_R14 "%112,%113,%114,%115,%116,%117,%118,%119"
+#define KB_R15 "%120,%121,%122,%123,%124,%125,%126,%127"
 #define KB_RS1 KB_R0
 #define KB_RS2 KB_RS1 "," KB_R1
 #define KB_RS3 KB_RS2 "," KB_R2
@@ -189,6 +191,8 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_RS12 KB_RS11 "," KB_R11
 #define KB_RS13 KB_RS12 "," KB_R12
 #define KB_RS14 KB_RS13 "," KB_R13
+#define KB_RS15 KB_RS14 "," KB_R14
+#define KB_RS16 KB_RS15 "," KB_R15
 #define KB_WGMMA_D8 "{" KB_RS1 "}"
 #define KB_WGMMA_D16 "{" KB_RS2 "}"
 #define KB_WGMMA_D24 "{" KB_RS3 "}"
@@ -201,6 +205,7 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_WGMMA_D80 "{" KB_RS10 "}"
 #define KB_WGMMA_D88 "{" KB_RS11 "}"
 #define KB_WGMMA_D112 "{" KB_RS14 "}"
+#define KB_WGMMA_D128 "{" KB_RS16 "}"
 #define KB_F8(i)                                                                              \
   "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
       "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -217,6 +222,8 @@ __device__ __forceinline__ void WgmmaRS(float (&d)[kN / 2], const uint32_t (&a)[
 #define KB_F96 KB_F88, KB_F8(88)
 #define KB_F104 KB_F96, KB_F8(96)
 #define KB_F112 KB_F104, KB_F8(104)
+#define KB_F120 KB_F112, KB_F8(112)
+#define KB_F128 KB_F120, KB_F8(120)
 
 // One specialisation each of (dtype, N): D registers, then the operands.
 // %P is scale_d (a predicate), numbered after D's registers.
@@ -269,8 +276,12 @@ KB_WGMMA_SS(__half, "f16", 176, KB_WGMMA_D88, KB_F88, 88, 89, 90)
 KB_WGMMA_SS(__nv_bfloat16, "bf16", 176, KB_WGMMA_D88, KB_F88, 88, 89, 90)
 KB_WGMMA_RS(__half, "f16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
 KB_WGMMA_RS(__nv_bfloat16, "bf16", 64, KB_WGMMA_D32, KB_F32, 32, 33, 34, 35, 36, 37)
+KB_WGMMA_RS(__half, "f16", 96, KB_WGMMA_D48, KB_F48, 48, 49, 50, 51, 52, 53)
+KB_WGMMA_RS(__nv_bfloat16, "bf16", 96, KB_WGMMA_D48, KB_F48, 48, 49, 50, 51, 52, 53)
 KB_WGMMA_RS(__half, "f16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 KB_WGMMA_RS(__nv_bfloat16, "bf16", 128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
+KB_WGMMA_RS(__half, "f16", 256, KB_WGMMA_D128, KB_F128, 128, 129, 130, 131, 132, 133)
+KB_WGMMA_RS(__nv_bfloat16, "bf16", 256, KB_WGMMA_D128, KB_F128, 128, 129, 130, 131, 132, 133)
 
 // FP8 (OCP E4M3) with k32 (attention_fused_fp8.cu): 8-bit operands must both
 // be K-major, so there is no transpose flag. D (64 x kN, fp32) = A B +
@@ -314,6 +325,8 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 
 #undef KB_WGMMA_SS
 #undef KB_WGMMA_RS
+#undef KB_F128
+#undef KB_F120
 #undef KB_F112
 #undef KB_F104
 #undef KB_F96
@@ -328,6 +341,7 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_F24
 #undef KB_F16
 #undef KB_F8
+#undef KB_WGMMA_D128
 #undef KB_WGMMA_D112
 #undef KB_WGMMA_D88
 #undef KB_WGMMA_D80
@@ -355,6 +369,8 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_RS12
 #undef KB_RS13
 #undef KB_RS14
+#undef KB_RS15
+#undef KB_RS16
 #undef KB_R1
 #undef KB_R2
 #undef KB_R3
@@ -368,5 +384,7 @@ KB_WGMMA_RS_FP8(128, KB_WGMMA_D64, KB_F64, 64, 65, 66, 67, 68, 69)
 #undef KB_R11
 #undef KB_R12
 #undef KB_R13
+#undef KB_R14
+#undef KB_R15
 
 }  // namespace kbench::kernels::cuda::hopper
