@@ -6,23 +6,22 @@
 // take the softmax's streaming path, and fp32 inputs far outside fp16's range
 // (each tensor scaled by a power of two); every element of the output is written
 // (it is poisoned with NaN before each run); unsupported head dims are
-// refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256
-// and dims padded up to them are checked); split-KV (kernels/cuda/attention/attention_split_kv.h):
-// the rule's splits on the H200's 132 SMs (host only), the auto plan on low-parallelism shapes (B =
-// H = 1, N = 3000; B = 1, H = 4, N = 4096 causal) and forced splits up to kMaxKvSplits, past the
-// key tiles (empty splits). fused runs the wgmma kernel on a Hopper device (checked), so the
-// mma.sync kernel has cases of its own, and the wgmma kernel's ping-pong config runs the shapes
-// that reuse every pipeline slot, as do its one and three consumers (d = 64) and its 176-key tiles
-// (d = 128), each persistent too, its persistent consumers overlapping items (kCrossItem), and its
-// balanced tail (items cut into up to three pieces, the counters zero after each launch; its rule
-// host only). Then through the CUDA backend (server/worker/backends/attention/cuda_attention.cc)
-// and the registry's attention op: what the backend offers and what admission refuses (host only),
-// refusals with the right codes, the device reference against the double reference, the device's
-// comparison against the host's, both variants checked and timed cold and
-// hot (a CUDA graph around cuBLAS and the kernels), and RunJob verifying
-// every variant x dtype x causal x head_dim, and a split-KV shape. Skipped,
-// with the reason, where no CUDA device is present, except the host-only
-// tests.
+// refused (fused runs every multiple of 8 from 32 to 256: 64, 128 and 256,
+// 96 on Hopper, and dims padded up to them are checked); split-KV
+// (kernels/cuda/attention/attention_split_kv.h): the rule's splits on the H200's 132 SMs (host
+// only), the auto plan on low-parallelism shapes (B = H = 1, N = 3000; B = 1, H = 4, N = 4096
+// causal) and forced splits up to kMaxKvSplits, past the key tiles (empty splits). fused runs the
+// wgmma kernel on a Hopper device (checked), so the mma.sync kernel has cases of its own, and the
+// wgmma kernel's ping-pong config runs the shapes that reuse every pipeline slot, as do its one and
+// three consumers (d = 64) and its 176-key tiles (d = 96 and 128), each persistent too, its
+// persistent consumers overlapping items (kCrossItem), and its balanced tail (items cut into up to
+// three pieces, the counters zero after each launch; its rule host only). Then through the CUDA
+// backend (server/worker/backends/attention/cuda_attention.cc) and the registry's attention op:
+// what the backend offers and what admission refuses (host only), refusals with the right codes,
+// the device reference against the double reference, the device's comparison against the host's,
+// both variants checked and timed cold and hot (a CUDA graph around cuBLAS and the kernels), and
+// RunJob verifying every variant x dtype x causal x head_dim, and a split-KV shape. Skipped, with
+// the reason, where no CUDA device is present, except the host-only tests.
 #include <cuda_runtime_api.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -783,8 +782,9 @@ std::vector<Case> Cases() {
     cases.push_back({Variant::kNaive, DType::kFp16, causal, Shape(1, 1, 33000, 64, causal)});
     cases.push_back({Variant::kNaive, DType::kFp32, causal, Shape(1, 1, 33001, 64, causal)});
   }
-  // Head dims padded up to the tiles of 64, 128 and 256, and 256 itself, in
-  // one pass and split (1000 keys on 2 query blocks), both dtypes' kernels.
+  // Head dims padded up to the tiles of 64, 128 and 256 (on Hopper, 72 to
+  // d = 96's and 96 itself), and 256 itself, in one pass and split (1000 keys
+  // on 2 query blocks), both dtypes' kernels.
   for (DType dtype : {DType::kFp32, DType::kFp16, DType::kBf16})
     for (bool causal : {false, true})
       for (int64_t d : {32, 72, 96, 200, 256}) {

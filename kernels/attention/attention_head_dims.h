@@ -5,10 +5,11 @@
 //     and the most the CUDA device reference holds of a row in registers
 //     (kernels/cuda/attention/reference_kernel.h).
 //   kFusedCudaHeadDims: the head dims the fused CUDA kernels run: every
-//     multiple of 8 from 32 to 256 (tiles specialised for 64, 128 and 256;
-//     the others padded up to the next). The one list that the attention op
-//     offers and the kernels' dispatcher (kernels/cuda/attention/
-//     attention_fused.cc, FusedAttentionSupports) accepts.
+//     multiple of 8 from 32 to 256 (tiles specialised for 64, 128 and 256,
+//     and for 96 in the Hopper kernel; the others padded up to the next).
+//     The one list that the attention op offers and the kernels'
+//     dispatcher (kernels/cuda/attention/attention_fused.cc,
+//     FusedAttentionSupports) accepts.
 //   kFusedCudaFp8HeadDims: those of them it runs in fp8 (kernels/cuda/
 //     attention/attention_fused_fp8.h): every multiple of 16 from 32 to 128
 //     (an fp8 row is a multiple of the copy engine's 16 bytes; the tiles'
