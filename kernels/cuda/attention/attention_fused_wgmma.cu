@@ -930,6 +930,15 @@ cudaError_t LaunchCausal(const AttentionShape& shape, const AttentionTensors& x,
                             shape, x, splits, sms, config, balanced_tail, stream);
 }
 
+// d = 96 and 128: 176-key tiles (non-causal only) or 128 (WgmmaKvTile).
+template <typename T, int kD>
+cudaError_t LaunchKvTile(const AttentionShape& shape, const AttentionTensors& x, int splits,
+                         int sms, WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
+  if (WgmmaKvTile(shape) == 176)
+    return Launch<T, kD, 176, 2, 2, 2, false>(shape, x, splits, sms, config, balanced_tail, stream);
+  return LaunchCausal<T, kD, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail, stream);
+}
+
 template <typename T>
 cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, int splits,
                         WgmmaConfig config, bool balanced_tail, cudaStream_t stream) {
@@ -950,18 +959,10 @@ cudaError_t LaunchTyped(const AttentionShape& shape, const AttentionTensors& x, 
       }
       return LaunchCausal<T, 64, 128, 4, 4, 2>(shape, x, splits, sms, config, balanced_tail,
                                                stream);
-    case 128:
-      if (WgmmaKvTile(shape) == 176)  // non-causal only
-        return Launch<T, 128, 176, 2, 2, 2, false>(shape, x, splits, sms, config, balanced_tail,
-                                                   stream);
-      return LaunchCausal<T, 128, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
-                                                stream);
     case 96:  // d = 128's tiles, over 6 k-steps of S and P V's N of 96
-      if (WgmmaKvTile(shape) == 176)
-        return Launch<T, 96, 176, 2, 2, 2, false>(shape, x, splits, sms, config, balanced_tail,
-                                                  stream);
-      return LaunchCausal<T, 96, 128, 3, 2, 2>(shape, x, splits, sms, config, balanced_tail,
-                                               stream);
+      return LaunchKvTile<T, 96>(shape, x, splits, sms, config, balanced_tail, stream);
+    case 128:
+      return LaunchKvTile<T, 128>(shape, x, splits, sms, config, balanced_tail, stream);
     case 256:
       return LaunchCausal<T, 256, 80, 2, 2, 2>(shape, x, splits, sms, config, balanced_tail,
                                                stream);
