@@ -242,8 +242,15 @@ def goal_of(point, peer):
 
 
 def ratio_value(variants, num, den):
-    a, b = tflops(variants.get(num)), tflops(variants.get(den))
-    return a / b if a is not None and b else None
+    """num's TFLOP/s over den's, or None when either has none or the two
+    were timed by different clocks (kernel_clock_timed differs: merged
+    calls, one timed by events around a call and the other by the
+    kernels' own span), which a ratio would mix."""
+    rn, rd = variants.get(num), variants.get(den)
+    a, b = tflops(rn), tflops(rd)
+    if a is None or not b or kernel_clock_timed(rn) != kernel_clock_timed(rd):
+        return None
+    return a / b
 
 
 def round_ratios(variants, num, den):
@@ -377,12 +384,19 @@ def bench_by_point(data):
     return bench
 
 
+def kernel_clock_timed(record):
+    """True when the record was timed by the kernels' own span on the device
+    (its "cold_method" names CUPTI and not its absence); False for CUDA
+    events around a call, and for data recorded before that field."""
+    m = record.get("cold_method")
+    return m is not None and "CUPTI" in m and "no kernel clock" not in m
+
+
 def cold_timing_words(records):
     """How the kernel bench and the peers timed a call, from the records'
     "cold_method": data recorded before that field was timed by CUDA events
     around one call; records timed both ways are said to be mixed."""
-    methods = {r.get("cold_method") for r in records if r.get("ms") is not None}
-    clock = {m is not None and "CUPTI)" in m and "no kernel clock" not in m for m in methods}
+    clock = {kernel_clock_timed(r) for r in records if r.get("ms") is not None}
     if clock == {True}:
         return "the kernels' own span on the device (CUPTI), L2 cleared before each"
     if clock <= {False}:
@@ -643,16 +657,28 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
     lines += ncu_section(bench, ncu, ncu_path, devices_of(data))
     lines += splits_section(bench, splits, splits_path, devices_of(data))
     lines += inputs_section(inputs, inputs_path)
-    extra = sorted({c for v in bench.values() for c in v if c.startswith("fused-")})
-    if extra:
+    # Each other tiling beside the fused of its point, where the two were
+    # timed by the same clock (merged calls may hold a tiling from a call
+    # before fused's last).
+    alike = {p: {c: r for c, r in v.items() if c.startswith("fused-") and "fused" in v and
+                 kernel_clock_timed(r) == kernel_clock_timed(v["fused"])}
+             for p, v in bench.items()}
+    extra = sorted({c for v in alike.values() for c in v})
+    stale = sum(1 for v in bench.values() for c in v if c.startswith("fused-")) - sum(
+        len(v) for v in alike.values())
+    if extra or stale:
         w("\n## Other tilings of the fused kernels (same timing)\n")
+    if stale:
+        w(f"Left out: {stale} timing{'s' if stale != 1 else ''} of other tilings from a "
+          "call before fused's last, by another clock than fused's.\n")
+    if extra:
         titles = SHAPE_HEAD + ["fused"] + extra
         w(row(titles))
         w("|" + "---|" * len(titles))
         for p in sorted(bench, key=grid_order):
-            v = bench[p]
-            if any(c in v for c in extra):
-                w(row(shape_columns(p) + [cell(v.get(c)) for c in ["fused"] + extra]))
+            if alike[p]:
+                w(row(shape_columns(p) + [cell(bench[p].get("fused"))] +
+                      [cell(alike[p].get(c)) for c in extra]))
     if data["server"]:
         methods = sorted({(r.get("started") or {}).get("timing_method", "")
                           for r in data["server"]})

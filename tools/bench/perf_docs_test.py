@@ -409,6 +409,31 @@ class AttentionGoals(unittest.TestCase):
                       goal_line(text, "fused/flash"))
         self.assertIn("≈ one that meets it by the median but not in every round", text)
 
+    def test_no_ratio_between_figures_timed_by_different_clocks(self):
+        # Merged calls: fused timed by the kernels' own span, the efficient
+        # peer by events around a call; flash by the same span as fused.
+        lines = point(150.0, flash=100.0, efficient=50.0)
+        lines[0]["cold_method"] = ("the kernels' own start and end times on the device "
+                                   "(CUPTI), from the first start to the last end")
+        lines[1]["cold_method"] = ("the call's kernels' own start and end times on the "
+                                   "device (CUPTI, kbench's kernel clock)")
+        text = attention_table.render({"command": "c", "server": [], "bench": lines})
+        c = self.cells(text, "| fp16 | 128 | no | 4096 |")
+        self.assertEqual(c["fused/flash"], "1.50")
+        self.assertEqual(c["fused/efficient"], "")
+
+    def test_other_tilings_only_beside_a_fused_timed_by_the_same_clock(self):
+        clock = "the kernels' own start and end times on the device (CUPTI)"
+        bench = [bench_line("kbench", "fused", 700.0, n=4096, cold_method=clock),
+                 bench_line("kbench", "fused-notail", 650.0, n=4096),
+                 bench_line("kbench", "fused", 720.0, n=8192, b=2, cold_method=clock),
+                 bench_line("kbench", "fused-notail", 660.0, n=8192, b=2, cold_method=clock)]
+        text = attention_table.render({"command": "c", "server": [], "bench": bench})
+        tilings = text.split("## Other tilings")[1]
+        self.assertIn("Left out: 1 timing of other tilings", tilings)
+        self.assertIn("| fp16 | 2 | 16 | 8192 | 128 | no | 720.0 | 660.0 |", tilings)
+        self.assertNotIn("| 4096 |", tilings)
+
     def test_rounds_of_unequal_counts_show_no_range(self):
         lines = self.timed_in_rounds(point(150.0, flash=100.0), [1.0, 1.0], [1.5, 1.5, 1.5])
         text = attention_table.render({"command": "c", "server": [], "bench": lines})

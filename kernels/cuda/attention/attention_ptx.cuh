@@ -1,5 +1,5 @@
 // Device helpers of the fused attention kernels: the PTX instructions they are
-// built from (cp.async, ldmatrix, mma.sync m16n8k16, ex2),
+// built from (cp.async, ldmatrix, mma.sync m16n8k16, ex2, a quad's shuffles),
 // each wrapped once so the kernels read as tile algebra. sm_80 and later
 // (built for sm_90).
 //
@@ -134,6 +134,30 @@ template <>
 __device__ __forceinline__ uint32_t PackPair<__nv_bfloat16>(float lo, float hi) {
   const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
   return *reinterpret_cast<const uint32_t*>(&h);
+}
+
+// A 4 x 4 transpose across the four lanes of a quad (lanes 4g .. 4g + 3, qd
+// = lane % 4): on entry a[k] is this lane's element k; on return a[j] is
+// lane j's element qd. Two butterfly stages of two shuffles each (xor 2,
+// then xor 1), each lane sending the half of its elements its partner
+// keeps. All 32 lanes must call it together. The fused kernels use it to
+// turn an accumulator's 4-byte pairs (quad lane qd holds columns 2 qd,
+// 2 qd + 1 of every 8-column block) into 16-byte rows of one block a lane.
+__device__ __forceinline__ void QuadTranspose(uint32_t (&a)[4], int qd) {
+  const bool hi = qd & 2;
+#pragma unroll
+  for (int l = 0; l < 2; ++l) {
+    const uint32_t got = __shfl_xor_sync(~0u, hi ? a[l] : a[l + 2], 2);
+    a[l] = hi ? got : a[l];
+    a[l + 2] = hi ? a[l + 2] : got;
+  }
+  const bool odd = qd & 1;
+#pragma unroll
+  for (int b = 0; b < 4; b += 2) {
+    const uint32_t got = __shfl_xor_sync(~0u, odd ? a[b] : a[b + 1], 1);
+    a[b] = odd ? got : a[b];
+    a[b + 1] = odd ? a[b + 1] : got;
+  }
 }
 
 // 2^x by the special-function unit (relative error about 2^-22); ex2(-inf)
