@@ -422,6 +422,22 @@ class AttentionGoals(unittest.TestCase):
         self.assertEqual(c["fused/flash"], "1.50")
         self.assertEqual(c["fused/efficient"], "")
 
+    def test_heading_names_the_kernel_clock_when_the_bench_and_peers_both_used_it(self):
+        lines = point(150.0, flash=100.0)
+        for line in lines:
+            line["ms"] = 1.0
+        lines[0]["cold_method"] = ("the kernels' own start and end times on the device "
+                                   "(CUPTI), from the first start to the last end")
+        lines[1]["cold_method"] = ("the call's kernels' own start and end times on the "
+                                   "device (CUPTI, kbench's kernel clock)")
+        text = attention_table.render({"command": "c", "server": [], "bench": lines})
+        self.assertIn("timed alike (the kernels' own span on the device (CUPTI)", text)
+        self.assertNotIn("MIXED", text)
+        lines[1]["cold_method"] = ("CUDA events around each call (no kernel clock: CUPTI: "
+                                   "another profiler holds it)")
+        text = attention_table.render({"command": "c", "server": [], "bench": lines})
+        self.assertIn("MIXED", text)
+
     def test_other_tilings_only_beside_a_fused_timed_by_the_same_clock(self):
         clock = "the kernels' own start and end times on the device (CUPTI)"
         bench = [bench_line("kbench", "fused", 700.0, n=4096, cold_method=clock),
