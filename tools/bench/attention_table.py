@@ -660,8 +660,8 @@ def render(data, ncu=None, ncu_path=NCU_DATA, splits=None, splits_path=SPLITS_DA
     # Each other tiling beside the fused of its point, where the two were
     # timed by the same clock (merged calls may hold a tiling from a call
     # before fused's last).
-    alike = {p: {c: r for c, r in v.items() if c.startswith("fused-") and "fused" in v and
-                 kernel_clock_timed(r) == kernel_clock_timed(v["fused"])}
+    alike = {p: {c: r for c, r in v.items() if c.startswith("fused-") and (
+                 "fused" not in v or kernel_clock_timed(r) == kernel_clock_timed(v["fused"]))}
              for p, v in bench.items()}
     extra = sorted({c for v in alike.values() for c in v})
     stale = sum(1 for v in bench.values() for c in v if c.startswith("fused-")) - sum(
