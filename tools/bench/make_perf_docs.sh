@@ -14,7 +14,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-docs=(vector_add vector_add_shapes attention attention_fp8 attention_fp8_trials store_scale
+docs=(vector_add vector_add_shapes attention attention_fp8 attention_fp8_trials attention_trials store_scale
   queue_scale learner_kernels cold_state kernel_clock)
 
 # render DOC OUT.md: the doc's generated section from its data, into OUT.md.

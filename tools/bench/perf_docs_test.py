@@ -18,6 +18,7 @@ import attention_fp8_table  # noqa: E402
 import attention_fp8_trials_table  # noqa: E402
 import attention_grid  # noqa: E402
 import attention_table  # noqa: E402
+import attention_trials_table  # noqa: E402
 import cold_state_probe  # noqa: E402
 import cold_state_table  # noqa: E402
 import kernel_clock_table  # noqa: E402
@@ -243,6 +244,55 @@ class AttentionFp8Table(unittest.TestCase):
                       "n/a / n/a | wait 1.5, barrier 0.5 | XU pipe (exp2 of the softmax) busy "
                       "half the time or more |", text)
         self.assertIn("| fp16 1 16 16384 128 0 | no reading: no launch of a fused kernel |", text)
+
+
+class AttentionTrials(unittest.TestCase):
+    @staticmethod
+    def write_round(directory, side, rnd, ms_by_n, failed=()):
+        with open(os.path.join(directory, f"ab_{side}_{rnd}.jsonl"), "w") as f:
+            for n, ms in ms_by_n.items():
+                f.write(json.dumps(dict(bench_line("kbench", "fused", 1.0, n=n), ms=ms,
+                                        ok=n not in failed)) + "\n")
+        with open(os.path.join(directory, f"ab_{side}_{rnd}.err"), "w") as f:
+            f.write("device: GPU X, 132 SMs\n[1/2] ...\n")
+
+    def trial(self, failed=()):
+        with tempfile.TemporaryDirectory() as d:
+            self.write_round(d, "base", 1, {512: 1.0, 1024: 2.0})
+            self.write_round(d, "new", 1, {512: 0.8, 1024: 2.0}, failed)
+            self.write_round(d, "base", 2, {512: 1.2, 1024: 2.0})
+            self.write_round(d, "new", 2, {512: 1.0, 1024: 2.5})
+            return attention_trials_table.pack(None, "T", "Faster?", "old", "new", "cmd", d)
+
+    def test_speed_is_the_bases_median_over_the_news_with_the_rounds_range(self):
+        data = self.trial()
+        text = attention_trials_table.render(data)
+        # N 512: medians 1.1 and 0.9; rounds 1.25 and 1.2.
+        self.assertIn("| fp16 | 4 | 16 | 512 | 128 | no | 1.1000 | 0.9000 | 1.222 (1.200–1.250) "
+                      "| yes |", text)
+        # N 1024: 2.0 against 2.25; rounds 1.0 and 0.8.
+        self.assertIn("| 2.0000 | 2.2500 | 0.889 (0.800–1.000) | yes |", text)
+        self.assertIn("on GPU X, 132 SMs, 2 rounds: `cmd`", text)
+        self.assertIn(f"{(1.1 / 0.9 * 2.0 / 2.25) ** 0.5:.3f} over 2 verified points", text)
+
+    def test_a_point_that_failed_verification_is_marked_and_left_out_of_the_mean(self):
+        text = attention_trials_table.render(self.trial(failed=(512,)))
+        self.assertIn("| 1.222 (1.200–1.250) | **no** |", text)
+        self.assertIn("0.889 over 1 verified points", text)
+
+    def test_pack_replaces_a_trial_of_the_same_name_and_keeps_the_others(self):
+        data = {"trials": [{"name": "T", "records": []}, {"name": "U", "records": []}]}
+        with tempfile.TemporaryDirectory() as d:
+            self.write_round(d, "base", 1, {512: 1.0})
+            self.write_round(d, "new", 1, {512: 0.5})
+            packed = attention_trials_table.pack(data, "T", "q", "b", "n", "c", d)
+        self.assertEqual([t["name"] for t in packed["trials"]], ["U", "T"])
+        self.assertEqual(len(packed["trials"][1]["records"]), 2)
+
+    def test_pack_of_a_folder_without_rounds_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            with self.assertRaises(SystemExit):
+                attention_trials_table.pack(None, "T", "q", "b", "n", "c", d)
 
 
 class AttentionFp8Trials(unittest.TestCase):

@@ -58,9 +58,9 @@
 //     (B 32, H 8 fp16 0.1385 against 0.1619 ms), N 1024 1.13-1.15; d = 128
 //     N 512 1.08-1.09, N 1024 1.05-1.08; d = 96 B 2, H 20, N 2048 1.04-1.05;
 //     d = 64 N 512 and 1024 1.01-1.02; at N 4096 d = 256 1.04-1.05, d = 128
-//     0.98-1.02, d = 64 0.996-1.005. (ncu had read d = 256, N 512 with
-//     4-byte stores as waiting on global memory, lg_throttle among its top
-//     stalls.)
+//     0.98-1.02, d = 64 0.996-1.005 (docs/perf/attention_trials.md, its
+//     every point). ncu had read d = 256, N 512 with 4-byte stores as
+//     waiting on global memory, lg_throttle among its top stalls.
 //   - Any N: the copy engine fills rows past N with zeros; their keys are
 //     masked to -inf and their queries never stored. Tiles of 176 keys end
 //     at key N instead, so that the first tile is the short one: its rows
