@@ -232,8 +232,8 @@ TEST(CudaAttentionSplitKv, RefusesSplitsWithoutWorkspaceOrPastTheCap) {
 }
 
 TEST(CudaAttentionWgmma, Rules) {
-  // Host only. Three consumers (192 rows) only at d = 64, N >= 2048 or
-  // non-causal N <= 512, and at least 4 waves of them.
+  // Host only. Three consumers (192 rows) only at d = 64, non-causal N >=
+  // 2048 or N <= 512, causal N >= 8192, and at least 4 waves of them.
   EXPECT_EQ(WgmmaConsumers(Shape(1, 32, 16384, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, false), 132), 2);
@@ -241,7 +241,8 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(32, 32, 512, 64, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(16, 32, 1024, 64, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(2, 32, 8192, 64, true), 132), 3);
-  EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(8, 32, 2048, 64, true), 132), 2);
+  EXPECT_EQ(WgmmaConsumers(Shape(4, 32, 4096, 64, true), 132), 2);
   // One consumer (64 rows) at N <= 1024 where 128-row blocks fill at most
   // half the SMs and 64-row ones more than half: 64 blocks of 128 rows,
   // 128 of 64 (d 48 padded to 64), and the split-KV rule leaves them
@@ -260,9 +261,13 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_EQ(WgmmaConsumers(Shape(2, 2, 2000, 64, false), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(4, 4, 1000, 64, false), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(2, 4, 1000, 128, false), 132), 2);
-  // The test shapes of three consumers (528 blocks of 192, 4 waves).
-  EXPECT_EQ(WgmmaConsumers(Shape(1, 48, 2100, 64, true), 132), 3);
+  // The test shapes of three consumers (at least 528 blocks of 192, 4
+  // waves).
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 48, 2100, 64, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 49, 2100, 64, false), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 18, 8200, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 13, 8200, 64, true), 132), 3);
+  EXPECT_EQ(WgmmaConsumers(Shape(1, 48, 2100, 64, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, false), 132), 3);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 176, 500, 48, true), 132), 2);
   EXPECT_EQ(WgmmaConsumers(Shape(1, 8, 8192, 64, false), 132), 2);    // 344 blocks
@@ -326,11 +331,13 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 32, 16384, 64, false), 1, 132));
   // 700 keys an item; 3366 chunks in 26 rounds (98%).
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 66, 2100, 120, false), 3, 132));
-  // Three consumers: 264 causal chunks of 11 blocks of 192 rows in 2
-  // rounds, 528 blocks in 4; 539 blocks in 5 rounds fill 82%.
-  EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, true), 1, 132));
+  // Three consumers: 528 blocks of 192 rows in 4 rounds; 539 blocks in 5
+  // rounds fill 82%; causal, 387 chunks of 43 blocks' pairs in 3 rounds
+  // (98%), 280 in 3 (71%).
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, false), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 49, 2100, 64, false), 1, 132));
+  EXPECT_TRUE(WgmmaPersistent(Shape(1, 18, 8200, 64, true), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 13, 8200, 64, true), 1, 132));
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 176, 500, 48, false), 1, 132));
   // 192 chunks (32 query blocks split 3 ways, paired) in 2 rounds: 73%.
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 4, 4096, 128, true), 3, 132));
@@ -357,16 +364,26 @@ TEST(CudaAttentionWgmma, BalancedTailRule) {
   // d = 96 has tiles of its own, and no tail.
   EXPECT_EQ(tail(Shape(1, 12, 2100, 96, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(2, 7, 2100, 128, false), 1, 132), std::pair(132, 106));
+  // d = 64 where two consumers run (WgmmaConsumers) at N >= 2048: B 1, H 8,
+  // N 8192 (512 items), and 272 items of 17 key tiles (the last round's 8
+  // take the round before them along; a padded head dim too).
+  EXPECT_EQ(tail(Shape(1, 8, 8192, 64, false), 1, 132), std::pair(396, 116));
+  EXPECT_EQ(tail(Shape(1, 16, 2100, 64, false), 1, 132), std::pair(132, 140));
+  EXPECT_EQ(tail(Shape(1, 16, 2100, 48, false), 1, 132), std::pair(132, 140));
   // 289 items: a last round of 25 takes the round before it along.
   EXPECT_EQ(tail(Shape(1, 17, 2100, 128, false), 1, 132), std::pair(132, 157));
-  // None: causal, split, another tiling (N < 2048, d 64 or 256), full
-  // rounds, idle SMs under 2% (16 of 2112 in one round; 28 of 132 in the
-  // last of 27), no round of whole items before the tail (128 items; 102;
-  // 153, whose last 21 would take the round before them along), or no SMs.
+  // None: causal, split, another tiling (d 128 at N < 2048, d 64 of three
+  // consumers or one, d 256), items under 2048 keys (d 64: 4096 items of 8
+  // key tiles), full rounds, idle SMs under 2% (16 of 2112 in one round; 28
+  // of 132 in the last of 27), no round of whole items before the tail (128
+  // items; 102; 153, whose last 21 would take the round before them along),
+  // or no SMs.
   EXPECT_EQ(tail(Shape(4, 16, 4096, 128, true), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(4, 16, 4096, 128, false), 2, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(16, 16, 1024, 128, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(4, 16, 4096, 64, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(2, 4, 1000, 64, false), 1, 132), std::pair(0, 0));
+  EXPECT_EQ(tail(Shape(16, 32, 1024, 64, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(4, 16, 4096, 256, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(4, 33, 4096, 128, false), 1, 132), std::pair(0, 0));
   EXPECT_EQ(tail(Shape(1, 131, 2048, 128, false), 1, 132 * 16), std::pair(0, 0));
@@ -885,11 +902,11 @@ std::vector<Case> Cases() {
         cases.push_back({Variant::kFusedPingPong, dtype, causal, Shape(5, 35, 300, d, causal), 3});
     }
   // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
-  // shapes run them): persistent with an odd number of query blocks a
-  // head (causal, the last chunk one middle block), a block per item (49
-  // heads fill 82% of 5 rounds), and non-causal persistent at short
-  // rows. Its one consumer (d = 64, the Rules too): 128 query blocks of 64
-  // rows over 8 key tiles (the 4 stages reused), and a padded head dim.
+  // shapes run them, and which run two): persistent (48 heads; causal, two
+  // consumers a block per item), a block per item (49 heads fill 82% of 5 rounds), and
+  // non-causal persistent at short rows. Its one consumer (d = 64, the
+  // Rules too): 128 query blocks of 64 rows over 8 key tiles (the 4 stages
+  // reused), and a padded head dim.
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true}) {
       cases.push_back({Variant::kFused, dtype, causal, Shape(1, 48, 2100, 64, causal)});
@@ -899,6 +916,14 @@ std::vector<Case> Cases() {
     }
   for (DType dtype : {DType::kFp16, DType::kBf16})
     cases.push_back({Variant::kFused, dtype, false, Shape(1, 49, 2100, 64, false)});
+  // Causal, three consumers (N >= 8192): persistent with an odd number of
+  // query blocks a head (43: the last chunk one middle block), a block per
+  // item (13 heads), and split 3 ways.
+  for (DType dtype : {DType::kFp16, DType::kBf16}) {
+    cases.push_back({Variant::kFused, dtype, true, Shape(1, 18, 8200, 64, true)});
+    cases.push_back({Variant::kFused, dtype, true, Shape(1, 13, 8200, 64, true)});
+    cases.push_back({Variant::kFused, dtype, true, Shape(1, 18, 8200, 64, true), 3});
+  }
   // The fp8 kernel (attention_fused_fp8.h): N of 1, of part of a key tile,
   // of many with the slots reused and a short last one, causal or not;
   // every head dim it pads up to 128 (32, 80, 96) and 128 itself; 150
@@ -935,13 +960,17 @@ std::vector<Case> Cases() {
   // cut (the round before the last's 25 too). The last query block and the
   // first key tile of each are short (N = 2049: the first tile's S skips 2
   // k-steps of its 63 keys before key 0, in the whole items and the first
-  // pieces).
+  // pieces). At d = 64 (128-key tiles, two consumers): 272 items of 17 key
+  // tiles, 132 whole and 140 cut into runs of 18 tiles, the last tile
+  // short; taking turns, a piece's consumers issue the next piece's first
+  // S with its last P V (kCrossItem).
   // Three launches on one workspace: its counters are zero after each; and
   // the consumers free (fused takes turns here).
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (const AttentionShape& shape :
          {Shape(2, 7, 2049, 128, false), Shape(1, 12, 2100, 112, false),
-          Shape(1, 17, 2100, 128, false)})
+          Shape(1, 17, 2100, 128, false), Shape(1, 16, 2100, 64, false),
+          Shape(1, 16, 2100, 48, false)})
       for (Variant variant : {Variant::kFused, Variant::kFusedFree}) {
         Case c{variant, dtype, false, shape};
         c.expect_tail = true;

@@ -15,8 +15,9 @@
 //     its first S this one's stores: kCrossItem); causal, a chunk is a
 //     head's longest query block with its shortest, so chunks are equal
 //     work. Where the last round of items would leave SMs idle (d = 128,
-//     non-causal), its items' key tiles are shared out evenly instead, an
-//     item's pieces merged by the last of them to finish (WgmmaTailFor).
+//     and d = 64 with two consumers, non-causal), its items' key tiles are
+//     shared out evenly instead, an item's pieces merged by the last of
+//     them to finish (WgmmaTailFor).
 //   - A shared-memory pipeline of kStages K and kStages V slots with
 //     mbarriers: a slot's "full" barrier completes when its bytes have
 //     landed, its "empty" barrier when every consumer thread is done
@@ -286,8 +287,8 @@ struct WgmmaTailArgs {
 };
 // Warps of a block's consumers that count pieces (two consumers of four).
 constexpr int kTailWarps = 8;
-// A lane's partial at d = 128: O's 64 accumulators, then its rows' maxima
-// and sums.
+// A lane's partial, laid out for d = 128: O's 64 accumulators (at d = 64
+// the first 32 of them), then its rows' maxima and sums.
 constexpr int kTailFloats = 64 + 4;
 
 // The items a block runs, in order: block b of g takes chunks b, b + g,
@@ -376,7 +377,8 @@ struct WgmmaSchedule {
 // says where one runs, within this).
 __host__ __device__ constexpr bool WgmmaTailRuns(int d, int bc, int consumers, bool causal,
                                                  bool persistent) {
-  return d == 128 && bc == 176 && consumers == 2 && !causal && persistent;
+  return ((d == 128 && bc == 176) || (d == 64 && bc == 128)) && consumers == 2 && !causal &&
+         persistent;
 }
 
 // kPersistent (WgmmaPersistent): the block runs its items in turn; else
@@ -420,7 +422,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
   constexpr int kSkipStep = 2;
   static_assert(!kShortFirst || (!kCausal && !kCrossItem), "kShortFirst: non-causal, one Q slot");
   const int pad = kShortFirst ? (n + kBc - 1) / kBc * kBc - n : 0;
-  static_assert(!kTail || (kD / 2 + 4 == kTailFloats && kConsumers * 4 == kTailWarps),
+  static_assert(!kTail || (kD / 2 + 4 <= kTailFloats && kConsumers * 4 == kTailWarps),
                 "a tail's partials are laid out for two consumers at d = 128");
   // A kernel that can run a tail gives its producer 32 registers, not 24:
   // with 24, ptxas spilled the tail's schedule (NextPiece) to local memory.
@@ -850,7 +852,7 @@ __global__ void __launch_bounds__(WgmmaTiles<kD, kBc, kStages, kConsumers>::kThr
       hopper::BarrierArrive(base + Tiles::VEmpty(at.Slot()));
       at = first;
       if constexpr (kCrossItem) {
-        store();
+        if (!kTail || tail.units == 0 || last_piece()) store();
         hopper::WgmmaWait<0>();
         hopper::FenceRegisters(acc_s);
         if (primes) {
@@ -1021,7 +1023,8 @@ int WgmmaConsumers(const AttentionShape& shape, int num_sms) {
   const int64_t blocks_of_64 = shape.BatchHeads() * ((shape.seq_len + 63) / 64);
   if (shape.seq_len <= 1024 && 2 * blocks_of_128 <= num_sms && 2 * blocks_of_64 > num_sms) return 1;
   const int64_t blocks_of_192 = shape.BatchHeads() * ((shape.seq_len + 191) / 192);
-  const bool rows = shape.seq_len >= 2048 || (!shape.causal && shape.seq_len <= 512);
+  const bool rows =
+      shape.causal ? shape.seq_len >= 8192 : shape.seq_len >= 2048 || shape.seq_len <= 512;
   return rows && blocks_of_192 >= 4 * int64_t(num_sms) ? 3 : 2;
 }
 
@@ -1063,8 +1066,15 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms) {
 }
 
 WgmmaTail WgmmaTailFor(const AttentionShape& shape, int splits, int num_sms) {
-  if (num_sms < 1 || splits != 1 || shape.causal || WgmmaHeadDim(shape.head_dim) != 128 ||
-      WgmmaKvTile(shape) != 176)
+  // Items of at least 2048 keys: shorter ones are too few key tiles for
+  // the pieces' start and merge. Measured on an H100 at d = 64 (bench,
+  // median of four rounds, with a tail against without, fp16 and bf16): B 1,
+  // H 8, N 8192 (64 tiles an item) 0.306 against 0.317 ms and 0.306
+  // against 0.316, but B 16, H 32, N 1024 (8 tiles) 0.342 against 0.336
+  // and 0.342 against 0.335 (docs/perf/attention_trials.md).
+  const int d = WgmmaHeadDim(shape.head_dim);
+  if (num_sms < 1 || splits != 1 || shape.causal || shape.seq_len < 2048 ||
+      !WgmmaTailRuns(d, WgmmaKvTile(shape), WgmmaConsumers(shape, num_sms), false, true))
     return {};
   const int64_t rows = WgmmaQueryRows(shape, num_sms);
   const int64_t items = shape.BatchHeads() * ((shape.seq_len + rows - 1) / rows);

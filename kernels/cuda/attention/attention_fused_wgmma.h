@@ -94,15 +94,28 @@ int WgmmaKvTile(const AttentionShape& shape);
 //     the launcher runs it on every launch: the split-KV rule's model of
 //     the grid there cost 23 us of host time a launch, which the
 //     benchmark's events around the call measured (0.027 to 0.054 ms);
-//   - 3 when 192-row blocks make at least 4 waves and N >= 2048, or N <= 512
-//     non-causal. Measured on the H200 (fp16, median of three, three consumers
-//     against two): their softmax overlaps more at long rows (B 8, H 32, N
-//     2048: 0.637 against 0.691 ms; causal 0.381 against 0.408; B 4, H 32, N
-//     4096 causal 0.667 against 0.723) and at B 32, H 32, N 512 (0.203 against
-//     0.214), while N 1024 is even (0.368 against 0.369) and causal short rows
-//     lose on the diagonal (N 1024 0.270 against 0.249; N 512 0.180 against
-//     0.159); 128-row blocks also fill the waves of a narrow grid (B 1, H 8, N
-//     8192: 0.320 against 0.352).
+//   - 3 when 192-row blocks make at least 4 waves and, non-causal, N >= 2048
+//     or N <= 512, causal N >= 8192. Measured on the H200 (fp16, median of
+//     three, three consumers against two): their softmax overlaps more at
+//     long rows (B 8, H 32, N 2048: 0.637 against 0.691 ms) and at B 32, H 32,
+//     N 512 (0.203 against 0.214), while N 1024 is even (0.368 against 0.369)
+//     and causal short rows lose on the diagonal (N 1024 0.270 against 0.249;
+//     N 512 0.180 against 0.159); 128-row blocks also fill the waves of a
+//     narrow grid (B 1, H 8, N 8192: 0.320 against 0.352). Causal, a block's
+//     consumers all run to the key tile of its last row: 128 keys a row
+//     past the diagonal on average with 192 rows, 64 with 128, which long
+//     rows amortise. Measured on H100s with the kernels of 2026-12-07
+//     (docs/perf/attention_trials.md, the median of each build's rounds,
+//     two consumers against three, causal, fp16 and bf16): B 8, H 32, N
+//     2048 0.369 against 0.375 ms and 0.367 against 0.374 (four rounds), B
+//     4, H 32, N 4096 0.661 against 0.655 and 0.657 against 0.655 (even),
+//     B 2, H 32, N 8192 1.250 against 1.214 and 1.230 against 1.206, B 1,
+//     H 32, N 16384 2.444 against 2.336 and 2.388 against 2.286 (two
+//     rounds, the three consumers' build leaving out their masked key
+//     tiles, which timed within the rounds' spread of these kernels). On
+//     the H200 with the kernels before the cross-item S
+//     (kCrossItem) three consumers had won at N 2048 and 4096 (0.381
+//     against 0.408 ms, 0.667 against 0.723).
 int WgmmaConsumers(const AttentionShape& shape, int num_sms);
 // Query rows of one block, 64 * WgmmaConsumers (for the split-KV rule).
 int WgmmaQueryRows(const AttentionShape& shape, int num_sms);
@@ -169,10 +182,12 @@ bool WgmmaPersistent(const AttentionShape& shape, int splits, int num_sms);
 // partials (fp32 O, row max and sum, through the workspace) and stores O.
 // Counted by an atomic a warp of rows: a piece never waits for another.
 //
-// Where: non-causal rows of a head dim padded to 128 in tiles of 176 keys
-// (WgmmaKvTile: N >= 2048), no split, a last round whose idle SMs are at
-// least 2% of the grid's (over all its rounds), and at least a round of
-// whole items before the tail. Measured on the H200 (fp16, bf16 in
+// Where: non-causal rows of at least 2048 keys, of a head dim padded to 128
+// (in tiles of 176 keys, WgmmaKvTile) or to 64 with two consumers
+// (WgmmaConsumers: a grid too narrow for three; WgmmaTailFor gives the
+// measurements), no split, a last round whose idle SMs are at least 2% of
+// the grid's (over all its rounds), and at least a round of whole items
+// before the tail. Measured on the H200 (fp16, bf16 in
 // brackets, with against without). Every point of the FlashAttention grid
 // with d = 128 has 2048 items (3% idle); the bench, median of three in one
 // call: N 2048 0.475 against 0.482 ms (0.466 against 0.465), N 4096 0.886
