@@ -333,8 +333,9 @@ TEST(CudaAttentionWgmma, Rules) {
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 66, 2100, 120, false), 3, 132));
   // Three consumers: 528 blocks of 192 rows in 4 rounds; 539 blocks in 5
   // rounds fill 82%; causal, 387 chunks of 43 blocks' pairs in 3 rounds
-  // (98%), 280 in 3 (71%).
+  // (98%), 280 in 3 (71%); two consumers, causal, 408 chunks in 4 (77%).
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 48, 2100, 64, false), 1, 132));
+  EXPECT_FALSE(WgmmaPersistent(Shape(1, 48, 2100, 64, true), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 49, 2100, 64, false), 1, 132));
   EXPECT_TRUE(WgmmaPersistent(Shape(1, 18, 8200, 64, true), 1, 132));
   EXPECT_FALSE(WgmmaPersistent(Shape(1, 13, 8200, 64, true), 1, 132));
@@ -903,10 +904,10 @@ std::vector<Case> Cases() {
     }
   // Its three consumers (d = 64; CudaAttentionWgmma.Rules checks that these
   // shapes run them, and which run two): persistent (48 heads; causal, two
-  // consumers a block per item), a block per item (49 heads fill 82% of 5 rounds), and
-  // non-causal persistent at short rows. Its one consumer (d = 64, the
-  // Rules too): 128 query blocks of 64 rows over 8 key tiles (the 4 stages
-  // reused), and a padded head dim.
+  // consumers, a block per item), a block per item (49 heads fill 82% of 5
+  // rounds), and non-causal persistent at short rows. Its one consumer
+  // (d = 64, the Rules too): 128 query blocks of 64 rows over 8 key tiles
+  // (the 4 stages reused), and a padded head dim.
   for (DType dtype : {DType::kFp16, DType::kBf16})
     for (bool causal : {false, true}) {
       cases.push_back({Variant::kFused, dtype, causal, Shape(1, 48, 2100, 64, causal)});
